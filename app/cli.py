@@ -1,0 +1,339 @@
+"""The ``progressive`` command."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from controller.clock import SystemClock
+from controller.engine import EngineError, HitPolicy, TableConfig
+from controller.export import ExportError, ExportKind, export, iso, parse_time
+from controller.games import Game, PaytableError
+from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
+from controller.regulations import RuleViolation, check_rate_of_progression
+from controller.settings import LedgerKeyError, Settings, load_ledger_key
+from controller.storage.database import make_engine, upgrade
+from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.storage.verify import verify_ledger
+
+T = TypeVar("T")
+
+# Errors that are the user's input or the installation's state, shown as a one-line message.
+USER_ERRORS = (
+    LedgerKeyError,
+    StoreError,
+    RuleViolation,
+    MoneyError,
+    PaytableError,
+    EngineError,
+    ExportError,
+)
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(coro)
+    except USER_ERRORS as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _settings(database_url: str | None) -> Settings:
+    s = Settings()  # read afresh: one command, one environment
+    return s.model_copy(update={"database_url": database_url}) if database_url else s
+
+
+db_option = click.option(
+    "--database-url",
+    envvar="PROGRESSIVE_DATABASE_URL",
+    default=None,
+    help="SQLAlchemy URL (default: the embedded SQLite file progressive.db).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Progressive jackpot controller for linked table games."""
+
+
+# --------------------------------------------------------------------------------------- db
+
+
+@main.group()
+def db() -> None:
+    """The database."""
+
+
+@db.command("upgrade")
+@db_option
+def db_upgrade(database_url: str | None) -> None:
+    """Run the migrations to the newest schema (creates the ledger key on first use)."""
+    settings = _settings(database_url)
+
+    async def go() -> None:
+        load_ledger_key(settings, create=True)
+        engine = make_engine(settings.database_url)
+        try:
+            await upgrade(engine)
+        finally:
+            await engine.dispose()
+
+    _run(go())
+    click.echo(f"database at {settings.database_url} is up to date")
+
+
+# --------------------------------------------------------------------------------------- ledger
+
+
+@main.group()
+def ledger() -> None:
+    """The meter history."""
+
+
+@ledger.command("verify")
+@db_option
+@click.option("--link", "links", multiple=True, help="Only these links (default: all).")
+def ledger_verify(database_url: str | None, links: tuple[str, ...]) -> None:
+    """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link."""
+    settings = _settings(database_url)
+    show = sys.stderr.isatty()
+
+    def progress(n: int) -> None:
+        if show:
+            click.echo(f"\r  {n:,} entries checked", nl=False, err=True)
+
+    async def go() -> Any:
+        key = load_ledger_key(settings)
+        engine = make_engine(settings.database_url)
+        try:
+            return await verify_ledger(engine, key, link_ids=list(links) or None, progress=progress)
+        finally:
+            await engine.dispose()
+
+    report = _run(go())
+    if show:
+        click.echo("", err=True)
+    for link_id, count in sorted(report.links.items()):
+        bad = [p for p in report.problems if p.link_id == link_id]
+        click.echo(f"link {link_id}: {count:,} entries " + ("BROKEN" if bad else "whole"))
+    for problem in report.problems:
+        click.echo(f"BROKEN: {problem}", err=True)
+    if report.ok:
+        click.echo(f"ledger whole: {report.entries:,} entries in {len(report.links)} links")
+    else:
+        click.echo(f"ledger NOT whole: {len(report.problems)} problem(s)", err=True)
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------------------- export
+
+
+@main.command("export")
+@db_option
+@click.argument("kind", type=click.Choice([k.value for k in ExportKind]))
+@click.option("--since", required=True, help="Start of the period (UTC), e.g. 2026-01-01.")
+@click.option("--until", required=True, help="End of the period (UTC, exclusive), e.g. 2026-02-01.")
+@click.option("--link", default=None, help="Only this link.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file (default: standard output).",
+)
+def export_cmd(
+    database_url: str | None,
+    kind: str,
+    since: str,
+    until: str,
+    link: str | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Meter history, hits or reductions for a period, for auditors."""
+    settings = _settings(database_url)
+    try:
+        since_us, until_us = parse_time(since), parse_time(until)
+    except ExportError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+    async def go() -> int:
+        engine = make_engine(settings.database_url)
+        try:
+            if output is None:
+                return await export(
+                    engine,
+                    sys.stdout,
+                    kind=ExportKind(kind),
+                    fmt=fmt,
+                    since_us=since_us,
+                    until_us=until_us,
+                    link_id=link,
+                )
+            tmp = output.with_suffix(output.suffix + ".part")
+            with tmp.open("w", newline="", encoding="utf-8") as fh:
+                n = await export(
+                    engine,
+                    fh,
+                    kind=ExportKind(kind),
+                    fmt=fmt,
+                    since_us=since_us,
+                    until_us=until_us,
+                    link_id=link,
+                )
+            tmp.replace(output)
+            return n
+        finally:
+            await engine.dispose()
+
+    n = _run(go())
+    click.echo(f"{n:,} {kind} rows from {iso(since_us)} to {iso(until_us)}", err=True)
+
+
+# --------------------------------------------------------------------------------------- links
+
+
+@main.group()
+def links() -> None:
+    """Links and their tables."""
+
+
+def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> TableSpec:
+    table_id, _, denom = text.partition(":")
+    if not table_id:
+        raise click.BadParameter(f"{text!r}: give a table as ID or ID:DENOMINATION, e.g. T1:$1")
+    fixed = game.fixed_wager_cents
+    try:
+        cents = parse_cents(denom) if denom else (fixed or 100)
+    except MoneyError as exc:
+        raise click.BadParameter(f"table {table_id}: {exc}") from exc
+    if fixed is not None and cents != fixed:
+        raise click.BadParameter(
+            f"table {table_id}: the {game.label} bet is {format_cents(fixed)} (68 IAC 10-7-5(b))"
+        )
+    return TableSpec(
+        config=TableConfig(
+            table_id=table_id,
+            denomination_cents=cents,
+            max_credits_per_seat_round=max_credits,
+            min_round_us=min_round_s * 1_000_000,
+        )
+    )
+
+
+@links.command("create")
+@db_option
+@click.option("--id", "link_id", required=True)
+@click.option("--name", default=None)
+@click.option("--game", type=click.Choice([g.value for g in Game]), required=True)
+@click.option("--rate", required=True, help="Rate of progression, e.g. 82.5%.")
+@click.option("--reset", "reset", required=True, help="Reset amount, e.g. $10,000.")
+@click.option(
+    "--table",
+    "tables",
+    multiple=True,
+    required=True,
+    help="ID or ID:DENOMINATION (e.g. T1:$1); repeat for each table.",
+)
+@click.option(
+    "--policy",
+    type=click.Choice([p.value for p in HitPolicy]),
+    default="split",
+    show_default=True,
+    help="Several hits in one round: split or sequential.",
+)
+@click.option(
+    "--min-round-seconds",
+    default=10,
+    show_default=True,
+    help="The fastest a table can deal a round (bounds plausible wagers).",
+)
+@click.option(
+    "--max-credits-per-seat",
+    default=1,
+    show_default=True,
+    help="Credits one seat can wager on the progressive in one round.",
+)
+@click.option("--actor", default="operator", show_default=True)
+def links_create(
+    database_url: str | None,
+    link_id: str,
+    name: str | None,
+    game: str,
+    rate: str,
+    reset: str,
+    tables: tuple[str, ...],
+    policy: str,
+    min_round_seconds: int,
+    max_credits_per_seat: int,
+    actor: str,
+) -> None:
+    """Create a link with its tables and the game's default paytable."""
+    settings = _settings(database_url)
+    g = Game(game)
+    try:
+        rate_bp = check_rate_of_progression(parse_rate_bp(rate))
+        reset_cents = parse_cents(reset)
+    except (MoneyError, RuleViolation) as exc:
+        raise click.BadParameter(str(exc)) from exc
+    specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
+
+    async def go() -> None:
+        key = load_ledger_key(settings)
+        engine = make_engine(settings.database_url)
+        try:
+            store = LedgerStore(engine, key)
+            await store.check_key()
+            await store.create_link(
+                link_id=link_id,
+                name=name or link_id,
+                game=g,
+                rate_bp=rate_bp,
+                reset_cents=reset_cents,
+                tables=specs,
+                at_us=SystemClock().now_us(),
+                actor=actor,
+                hit_policy=HitPolicy(policy),
+            )
+        finally:
+            await engine.dispose()
+
+    _run(go())
+    click.echo(
+        f"link {link_id}: {g.label}, rate {format_bp(rate_bp)}, reset "
+        f"{format_cents(reset_cents)}, {len(specs)} table(s)"
+    )
+
+
+@links.command("list")
+@db_option
+def links_list(database_url: str | None) -> None:
+    """Every link with its meter."""
+    settings = _settings(database_url)
+
+    async def go() -> list[Any]:
+        key = load_ledger_key(settings)
+        engine = make_engine(settings.database_url)
+        try:
+            store = LedgerStore(engine, key)
+            return [await store.load_link(lid) for lid in await store.link_ids()]
+        finally:
+            await engine.dispose()
+
+    for s in _run(go()):
+        click.echo(
+            f"{s.link_id}\t{s.game.label}\t{format_cents(s.meter_cents)}\t"
+            f"rate {format_bp(s.rate_bp)}\treset {format_cents(s.reset_cents)}\t"
+            f"{len(s.tables)} tables"
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,860 @@
+"""The link engine: from a link's state and one input to the new state and what happened.
+
+Pure and deterministic: no I/O, no clock reads, no randomness. Every input carries the time
+it happened (``at_us``, microseconds since the epoch, read by the caller). Every output is an
+``Outcome``: the new ``LinkState``, the ``MeterEvent`` entries to append to the link's history
+in order, and the hit and anomaly records to store, all in one transaction.
+
+The meter obeys, at every step, ``meter = seeds + contributions - awards + corrections``
+(``conservation_terms`` in each event lets a checker add it up from the history alone).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from controller.games import Game, Paytable, PaytableLine
+from controller.hands import HandCategory, InvalidCards, evaluate
+from controller.money import (
+    U32,
+    cents_to_units,
+    contribution_units,
+    displayed_cents,
+    format_cents,
+    percent_of_cents,
+)
+from controller.regulations import (
+    RuleViolation,
+    check_rate_change,
+    check_rate_of_progression,
+    check_reduction_explained,
+)
+
+NOT_REPORTED = 0xFFFF
+
+
+class EngineError(ValueError):
+    """An input the engine cannot apply (unknown table, malformed command)."""
+
+
+class EntryKind(enum.StrEnum):
+    LINK_OPENED = "link_opened"
+    CONTRIBUTION = "contribution"
+    AWARD = "award"
+    PAID_AT_TABLE = "paid_at_table"
+    JACKPOT_RESET = "jackpot_reset"
+    HIT_REFUSED = "hit_refused"
+    TABLE_BASELINE = "table_baseline"
+    TABLE_COUNTER_RESET = "table_counter_reset"
+    TABLE_OFFLINE = "table_offline"
+    TABLE_ONLINE = "table_online"
+    TABLE_RELEASED = "table_released"
+    ANOMALY_HELD = "anomaly_held"
+    ANOMALY_APPROVED = "anomaly_approved"
+    ANOMALY_REJECTED = "anomaly_rejected"
+    RATE_CHANGED = "rate_changed"
+    RESET_AMOUNT_CHANGED = "reset_amount_changed"
+    CORRECTION = "correction"
+
+
+# The only kinds that may lower a meter; the database refuses any other reduction.
+REDUCING_KINDS = frozenset({EntryKind.AWARD, EntryKind.CORRECTION})
+
+
+class HitPolicy(enum.StrEnum):
+    SPLIT = "split"
+    SEQUENTIAL = "sequential"
+
+
+# --------------------------------------------------------------------------------------------
+# State
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableConfig:
+    table_id: str
+    denomination_cents: int
+    seats: int = 7
+    # What one seat can physically wager on the progressive in one round, in credits.
+    max_credits_per_seat_round: int = 1
+    # The fastest a round can be dealt; bounds how much a table can take between readings.
+    min_round_us: int = 10_000_000
+
+    def __post_init__(self) -> None:
+        if not self.table_id:
+            raise EngineError("a table needs an id")
+        if self.denomination_cents <= 0:
+            raise EngineError(f"table {self.table_id}: denomination must be positive")
+        if not 1 <= self.seats <= 7:
+            raise EngineError(f"table {self.table_id}: seats must be 1 to 7")
+        if self.max_credits_per_seat_round <= 0 or self.min_round_us <= 0:
+            raise EngineError(f"table {self.table_id}: round limits must be positive")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HitClaim:
+    """One hit as the table reported it (or a technician entered it)."""
+
+    table_seq: int | None
+    seat: int
+    hand: HandCategory
+    round: int
+    cards: tuple[int, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table_seq": self.table_seq,
+            "seat": self.seat,
+            "hand": self.hand.name,
+            "round": self.round,
+            "cards": list(self.cards) if self.cards is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> HitClaim:
+        cards = d.get("cards")
+        return cls(
+            table_seq=d["table_seq"],
+            seat=d["seat"],
+            hand=HandCategory[d["hand"]],
+            round=d["round"],
+            cards=tuple(cards) if cards is not None else None,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableState:
+    config: TableConfig
+    poll_seq: int = 0  # the last reading applied; an older or equal one is a replay
+    credits: int | None = None  # None until the first reading sets the baseline
+    rounds: int | None = None
+    at_us: int | None = None
+    last_hit_seq: int = 0  # the last table hit sequence number taken
+    # Bumped when a table's hit numbering restarts, so hit ids stay unique.
+    hit_epoch: int = 0
+    open_claims: tuple[HitClaim, ...] = ()  # hits of one round still being collected
+    hit_pending: bool = False  # held for a technician after a hit
+    online: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LastWin:
+    won_cents: int
+    table_id: str
+    seats: tuple[int, ...]
+    hand: HandCategory
+    at_us: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinkState:
+    link_id: str
+    game: Game
+    rate_bp: int
+    reset_cents: int
+    paytable: Paytable
+    meter_units: int = 0
+    hit_policy: HitPolicy = HitPolicy.SPLIT
+    # 68 IAC 10-1-1.1(d): has a patron won the jackpot since the current rate was set?
+    jackpot_won_since_rate_set: bool = False
+    tables: Mapping[str, TableState] = field(default_factory=dict)
+    last_win: LastWin | None = None
+
+    @property
+    def meter_cents(self) -> int:
+        return displayed_cents(self.meter_units)
+
+    def table(self, table_id: str) -> TableState:
+        try:
+            return self.tables[table_id]
+        except KeyError:
+            raise EngineError(f"table {table_id!r} is not on link {self.link_id!r}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Outputs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterEvent:
+    """One entry of a link's history, before the ledger numbers and seals it."""
+
+    kind: EntryKind
+    at_us: int
+    meter_before_units: int
+    delta_units: int
+    explanation: str
+    table_id: str | None = None
+    hit_id: str | None = None
+    anomaly_id: str | None = None
+    correction_id: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def meter_after_units(self) -> int:
+        return self.meter_before_units + self.delta_units
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    hit_id: str
+    link_id: str
+    table_id: str
+    claim: HitClaim
+    source: str  # "table" or "technician"
+    at_us: int
+    status: str  # "awarded" or "refused"
+    award_cents: int = 0
+    paid_from: str | None = None  # "meter" or "table"
+    settlement_group: str = ""
+    settlement_order: int = 0
+    policy: HitPolicy = HitPolicy.SPLIT
+    refusal: str | None = None
+    entered_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Anomaly:
+    anomaly_id: str
+    link_id: str
+    table_id: str
+    at_us: int
+    credits: int
+    units: int
+    counter_before: int
+    counter_after: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    state: LinkState
+    events: tuple[MeterEvent, ...] = ()
+    hits: tuple[Hit, ...] = ()
+    anomalies: tuple[Anomaly, ...] = ()
+    # Tables whose counter state changed and must be committed with the events.
+    tables_touched: frozenset[str] = frozenset()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.events or self.tables_touched)
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableReading:
+    """One poll of one table, already decoded from its register map."""
+
+    table_id: str
+    poll_seq: int
+    at_us: int
+    credits: int
+    rounds: int | None = None
+    pending_hits: int = 0
+    head_hit: HitClaim | None = None
+
+
+class _Builder:
+    """Accumulates one outcome; keeps the meter and the events in step."""
+
+    def __init__(self, state: LinkState) -> None:
+        self.state = state
+        self.meter = state.meter_units
+        self.events: list[MeterEvent] = []
+        self.hits: list[Hit] = []
+        self.anomalies: list[Anomaly] = []
+        self.tables: dict[str, TableState] = dict(state.tables)
+        self.touched: set[str] = set()
+        self.fields: dict[str, Any] = {}
+
+    def emit(self, kind: EntryKind, at_us: int, delta: int, explanation: str, **refs: Any) -> None:
+        if delta < 0:
+            check_reduction_explained(delta_units=delta, reason=explanation)
+            if kind not in REDUCING_KINDS:
+                raise EngineError(f"a {kind} entry cannot lower the meter")
+        if self.meter + delta < 0:
+            raise EngineError(
+                f"link {self.state.link_id}: the meter cannot go below zero "
+                f"({format_cents(displayed_cents(self.meter))} {delta:+d} units)"
+            )
+        self.events.append(
+            MeterEvent(
+                kind=kind,
+                at_us=at_us,
+                meter_before_units=self.meter,
+                delta_units=delta,
+                explanation=explanation,
+                **refs,
+            )
+        )
+        self.meter += delta
+
+    def put_table(self, ts: TableState) -> None:
+        self.tables[ts.config.table_id] = ts
+        self.touched.add(ts.config.table_id)
+
+    def done(self) -> Outcome:
+        state = replace(self.state, meter_units=self.meter, tables=self.tables, **self.fields)
+        return Outcome(
+            state,
+            tuple(self.events),
+            tuple(self.hits),
+            tuple(self.anomalies),
+            frozenset(self.touched),
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Opening a link and configuring it
+
+
+def open_link(
+    *,
+    link_id: str,
+    game: Game,
+    rate_bp: int,
+    reset_cents: int,
+    paytable: Paytable,
+    tables: Sequence[TableConfig],
+    at_us: int,
+    hit_policy: HitPolicy = HitPolicy.SPLIT,
+) -> Outcome:
+    """A new link: the meter is seeded with the reset amount."""
+    check_rate_of_progression(rate_bp)
+    if reset_cents < 0:
+        raise EngineError("a reset amount cannot be negative")
+    if paytable.game is not game:
+        raise EngineError(f"the paytable is for {paytable.game.label}, the link plays {game.label}")
+    ids = [t.table_id for t in tables]
+    if len(set(ids)) != len(ids):
+        raise EngineError("a table appears twice on the link")
+    state = LinkState(
+        link_id=link_id,
+        game=game,
+        rate_bp=rate_bp,
+        reset_cents=reset_cents,
+        paytable=paytable,
+        hit_policy=hit_policy,
+        tables={t.table_id: TableState(config=t) for t in tables},
+    )
+    b = _Builder(state)
+    b.emit(
+        EntryKind.LINK_OPENED,
+        at_us,
+        cents_to_units(reset_cents),
+        f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}",
+        details={"rate_bp": rate_bp, "reset_cents": reset_cents, "paytable": paytable.to_dicts()},
+    )
+    b.touched.update(ids)
+    return b.done()
+
+
+def change_rate(state: LinkState, *, rate_bp: int, at_us: int, by: str) -> Outcome:
+    check_rate_change(
+        current_bp=state.rate_bp,
+        proposed_bp=rate_bp,
+        jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
+    )
+    b = _Builder(state)
+    b.emit(
+        EntryKind.RATE_CHANGED,
+        at_us,
+        0,
+        f"rate of progression {state.rate_bp} bp -> {rate_bp} bp by {by}",
+        details={"from_bp": state.rate_bp, "to_bp": rate_bp, "by": by},
+    )
+    b.fields.update(rate_bp=rate_bp, jackpot_won_since_rate_set=False)
+    return b.done()
+
+
+def change_reset_amount(state: LinkState, *, reset_cents: int, at_us: int, by: str) -> Outcome:
+    """The new reset amount is used at the next jackpot reset; the meter does not move now."""
+    if reset_cents < 0:
+        raise EngineError("a reset amount cannot be negative")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.RESET_AMOUNT_CHANGED,
+        at_us,
+        0,
+        f"reset amount {format_cents(state.reset_cents)} -> {format_cents(reset_cents)} by {by}",
+        details={"from_cents": state.reset_cents, "to_cents": reset_cents, "by": by},
+    )
+    b.fields.update(reset_cents=reset_cents)
+    return b.done()
+
+
+# --------------------------------------------------------------------------------------------
+# Readings: contributions, wraps, table resets, anomalies, hits
+
+
+def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
+    """Apply one poll of one table. A reading already applied (or older) changes nothing."""
+    ts = state.table(reading.table_id)
+    if reading.poll_seq <= ts.poll_seq:
+        return Outcome(state)
+    if not 0 <= reading.credits < U32 or (
+        reading.rounds is not None and not 0 <= reading.rounds < U32
+    ):
+        raise EngineError(f"table {reading.table_id}: counters are unsigned 32-bit")
+    b = _Builder(state)
+    at = reading.at_us
+    tid = reading.table_id
+    if not ts.online:
+        b.emit(EntryKind.TABLE_ONLINE, at, 0, f"table {tid} answers again", table_id=tid)
+        ts = replace(ts, online=True)
+
+    if ts.credits is None:
+        b.emit(
+            EntryKind.TABLE_BASELINE,
+            at,
+            0,
+            f"table {tid} first read: credits counter {reading.credits}",
+            table_id=tid,
+            details={"credits": reading.credits, "rounds": reading.rounds},
+        )
+    else:
+        _credit_delta(b, ts, reading)
+
+    ts = replace(
+        ts, poll_seq=reading.poll_seq, credits=reading.credits, rounds=reading.rounds, at_us=at
+    )
+    ts = _take_hit(b, ts, reading)
+    b.put_table(ts)
+    return b.done()
+
+
+def _plausible_credits(ts: TableState, reading: TableReading) -> int:
+    """The most a table can have taken since its last reading (68 IAC 10-6-5(f)(1))."""
+    cfg = ts.config
+    elapsed = max(0, reading.at_us - (ts.at_us if ts.at_us is not None else reading.at_us))
+    rounds = elapsed // cfg.min_round_us + 1
+    if reading.rounds is not None and ts.rounds is not None:
+        dealt = (reading.rounds - ts.rounds) % U32
+        if dealt < rounds:
+            # Bets for the round being dealt may already be counted: one round more.
+            rounds = dealt + 1
+    return cfg.seats * cfg.max_credits_per_seat_round * rounds
+
+
+def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
+    assert ts.credits is not None
+    tid = ts.config.table_id
+    old, new = ts.credits, reading.credits
+    delta = (new - old) % U32  # a wrap at 2**32 is an ordinary small delta
+    if delta == 0:
+        return
+    limit = _plausible_credits(ts, reading)
+    if delta <= limit:
+        _contribute(b, ts, delta, reading.at_us, wrapped=new < old)
+        return
+    if new < old and new <= limit:
+        # Backwards by a large amount: the table's counters restarted (power cycle, RAM clear).
+        # Never a negative contribution; what it counted since restarting is credited.
+        b.emit(
+            EntryKind.TABLE_COUNTER_RESET,
+            reading.at_us,
+            0,
+            f"table {tid} counters restarted: credits {old} -> {new}",
+            table_id=tid,
+            details={"credits_before": old, "credits_after": new},
+        )
+        if new:
+            _contribute(b, ts, new, reading.at_us, wrapped=False)
+        return
+    units = contribution_units(
+        credits=delta, denomination_cents=ts.config.denomination_cents, rate_bp=b.state.rate_bp
+    )
+    anomaly = Anomaly(
+        anomaly_id=f"{tid}#{reading.poll_seq}",
+        link_id=b.state.link_id,
+        table_id=tid,
+        at_us=reading.at_us,
+        credits=delta,
+        units=units,
+        counter_before=old,
+        counter_after=new,
+        reason=f"{delta} credits in one reading; at most {limit} are possible since the last one",
+    )
+    b.anomalies.append(anomaly)
+    b.emit(
+        EntryKind.ANOMALY_HELD,
+        reading.at_us,
+        0,
+        f"table {tid}: {anomaly.reason}; held for review, not added to the meter",
+        table_id=tid,
+        anomaly_id=anomaly.anomaly_id,
+        details={"credits": delta, "units": units, "counter_before": old, "counter_after": new},
+    )
+
+
+def _contribute(b: _Builder, ts: TableState, credits: int, at_us: int, *, wrapped: bool) -> None:
+    cfg = ts.config
+    units = contribution_units(
+        credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=b.state.rate_bp
+    )
+    b.emit(
+        EntryKind.CONTRIBUTION,
+        at_us,
+        units,
+        f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x {b.state.rate_bp} bp"
+        + (" (counter wrapped)" if wrapped else ""),
+        table_id=cfg.table_id,
+        details={
+            "credits": credits,
+            "denomination_cents": cfg.denomination_cents,
+            "rate_bp": b.state.rate_bp,
+        },
+    )
+
+
+def _take_hit(b: _Builder, ts: TableState, reading: TableReading) -> TableState:
+    """Collect the FIFO head into its round's group; settle a group once it is complete."""
+    claim = reading.head_hit
+    if claim is not None and claim.table_seq is not None and claim.table_seq < ts.last_hit_seq:
+        # Sequence numbers only grow, and the head shows the last one taken until our ack lands,
+        # so a lower one means the table's numbering restarted: this is a new hit.
+        tid = ts.config.table_id
+        b.emit(
+            EntryKind.TABLE_COUNTER_RESET,
+            reading.at_us,
+            0,
+            f"table {tid} hit numbering restarted: {ts.last_hit_seq} -> {claim.table_seq}",
+            table_id=tid,
+            details={"hit_seq_before": ts.last_hit_seq, "hit_seq_after": claim.table_seq},
+        )
+        ts = replace(ts, last_hit_seq=0, hit_epoch=ts.hit_epoch + 1)
+    if claim is None or claim.table_seq is None or claim.table_seq <= ts.last_hit_seq:
+        # Nothing new (a hit already taken stays at the head until the table sees our ack).
+        if reading.pending_hits == 0 and ts.open_claims:
+            ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+        return ts
+    if ts.open_claims and ts.open_claims[0].round != claim.round:
+        ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+    ts = replace(ts, last_hit_seq=claim.table_seq, open_claims=(*ts.open_claims, claim))
+    if reading.pending_hits <= 1:
+        ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+    return ts
+
+
+def enter_hit(
+    state: LinkState, *, hit_id: str, table_id: str, claim: HitClaim, at_us: int, entered_by: str
+) -> Outcome:
+    """A hit entered by a technician (the table could not report it)."""
+    b = _Builder(state)
+    ts = state.table(table_id)
+    ts = _settle(
+        b, ts, (claim,), at_us, source="technician", manual_id=hit_id, entered_by=entered_by
+    )
+    b.put_table(ts)
+    return b.done()
+
+
+def _settle(
+    b: _Builder,
+    ts: TableState,
+    claims: Sequence[HitClaim],
+    at_us: int,
+    *,
+    source: str,
+    manual_id: str | None = None,
+    entered_by: str | None = None,
+) -> TableState:
+    """Award one round's hits at one table under the link's policy; hold the table."""
+    state = b.state
+    tid = ts.config.table_id
+    group = f"{tid}@{claims[0].round}"
+    policy = state.hit_policy
+
+    def hit_id(c: HitClaim) -> str:
+        if manual_id is not None:
+            return manual_id
+        return (
+            f"{tid}#{c.table_seq}" if ts.hit_epoch == 0 else f"{tid}#{ts.hit_epoch}.{c.table_seq}"
+        )
+
+    valid: list[tuple[HitClaim, PaytableLine]] = []
+    for c in claims:
+        problem = _claim_problem(state, ts, c)
+        line = state.paytable.line_for(c.hand)
+        if problem is None and line is None:
+            problem = f"the paytable has no line for {c.hand.label}"
+        if problem is not None:
+            h = Hit(
+                hit_id=hit_id(c),
+                link_id=state.link_id,
+                table_id=tid,
+                claim=c,
+                source=source,
+                at_us=at_us,
+                status="refused",
+                settlement_group=group,
+                policy=policy,
+                refusal=problem,
+                entered_by=entered_by,
+            )
+            b.hits.append(h)
+            b.emit(
+                EntryKind.HIT_REFUSED,
+                at_us,
+                0,
+                f"hit at table {tid} seat {c.seat} refused: {problem}",
+                table_id=tid,
+                hit_id=h.hit_id,
+            )
+            continue
+        assert line is not None
+        valid.append((c, line))
+
+    # Settlement order. Sequential: as the table reported them. Split: best hand first, so the
+    # same hand's winners share one award computed from one meter amount.
+    if policy is HitPolicy.SPLIT:
+        valid.sort(key=lambda cl: -cl[0].hand)
+    order = 0
+    i = 0
+    while i < len(valid):
+        c, line = valid[i]
+        if policy is HitPolicy.SPLIT and line.from_meter:
+            j = i
+            while j < len(valid) and valid[j][0].hand is c.hand:
+                j += 1
+            sharers = [cl[0] for cl in valid[i:j]]
+        else:
+            j = i + 1
+            sharers = [c]
+        order = _award(b, ts, line, sharers, at_us, group, order, source, hit_id, entered_by)
+        i = j
+    if claims:
+        ts = replace(ts, open_claims=(), hit_pending=True)
+    return ts
+
+
+def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
+    if not 1 <= c.seat <= ts.config.seats:
+        return f"seat {c.seat} does not exist at a {ts.config.seats}-seat table"
+    if c.cards is None:
+        return None
+    try:
+        made = evaluate(c.cards).category
+    except InvalidCards as exc:
+        return f"the reported cards are not a hand: {exc}"
+    if made is not c.hand:
+        return f"the cards make {made.label}, not the claimed {c.hand.label}"
+    return None
+
+
+def _award(
+    b: _Builder,
+    ts: TableState,
+    line: PaytableLine,
+    sharers: Sequence[HitClaim],
+    at_us: int,
+    group: str,
+    order: int,
+    source: str,
+    hit_id: Any,
+    entered_by: str | None,
+) -> int:
+    state = b.state
+    tid = ts.config.table_id
+    if line.percent_bp is not None:
+        # Whole cents of the displayed amount; the sub-cent remainder stays on the meter.
+        total = percent_of_cents(displayed_cents(b.meter), line.percent_bp)
+        share, leftover = divmod(total, len(sharers))
+        amounts = [share + (leftover if k == 0 else 0) for k in range(len(sharers))]
+    else:
+        assert line.fixed_cents is not None
+        amounts = [line.fixed_cents] * len(sharers)
+    for c, cents in zip(sharers, amounts, strict=True):
+        h = Hit(
+            hit_id=hit_id(c),
+            link_id=state.link_id,
+            table_id=tid,
+            claim=c,
+            source=source,
+            at_us=at_us,
+            status="awarded",
+            award_cents=cents,
+            paid_from="meter" if line.from_meter else "table",
+            settlement_group=group,
+            settlement_order=order,
+            policy=state.hit_policy,
+            entered_by=entered_by,
+        )
+        b.hits.append(h)
+        order += 1
+        who = f"table {tid} seat {c.seat}"
+        if line.from_meter:
+            b.emit(
+                EntryKind.AWARD,
+                at_us,
+                -cents_to_units(cents),
+                f"hit: {who}, {line.describe()} = {format_cents(cents)}"
+                + (f" (split {len(sharers)} ways)" if len(sharers) > 1 else ""),
+                table_id=tid,
+                hit_id=h.hit_id,
+            )
+        else:
+            b.emit(
+                EntryKind.PAID_AT_TABLE,
+                at_us,
+                0,
+                f"hit: {who}, {format_cents(cents)} paid at the table",
+                table_id=tid,
+                hit_id=h.hit_id,
+            )
+    if line.from_meter:
+        b.fields["last_win"] = LastWin(
+            won_cents=sum(amounts),
+            table_id=tid,
+            seats=tuple(c.seat for c in sharers),
+            hand=line.hand,
+            at_us=at_us,
+        )
+    if line.resets_meter:
+        # 68 IAC 10-6-5(i), 10-8-5(i): reset to the reset amount at once and play on.
+        b.emit(
+            EntryKind.JACKPOT_RESET,
+            at_us,
+            cents_to_units(state.reset_cents),
+            f"jackpot won at table {tid}: meter reset with {format_cents(state.reset_cents)}",
+            table_id=tid,
+        )
+        b.fields["jackpot_won_since_rate_set"] = True
+    return order
+
+
+def release_table(state: LinkState, *, table_id: str, at_us: int, by: str) -> Outcome:
+    """A technician has verified the hit and reset the table: it may take bets again."""
+    ts = state.table(table_id)
+    if not ts.hit_pending:
+        raise EngineError(f"table {table_id} has no hit pending")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.TABLE_RELEASED,
+        at_us,
+        0,
+        f"table {table_id} reset by {by} after a hit",
+        table_id=table_id,
+    )
+    b.put_table(replace(ts, hit_pending=False))
+    return b.done()
+
+
+def table_offline(state: LinkState, *, table_id: str, at_us: int, reason: str) -> Outcome:
+    ts = state.table(table_id)
+    if not ts.online:
+        return Outcome(state)
+    b = _Builder(state)
+    b.emit(
+        EntryKind.TABLE_OFFLINE, at_us, 0, f"table {table_id} offline: {reason}", table_id=table_id
+    )
+    b.put_table(replace(ts, online=False))
+    return b.done()
+
+
+# --------------------------------------------------------------------------------------------
+# Anomalies and corrections
+
+
+def approve_anomaly(state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str) -> Outcome:
+    """Credit a held anomaly, at the rate it was detected under, in the reviewer's name."""
+    if not reviewer.strip():
+        raise EngineError("an anomaly is approved by a named reviewer")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.ANOMALY_APPROVED,
+        at_us,
+        anomaly.units,
+        f"anomaly {anomaly.anomaly_id} ({anomaly.credits} credits) approved by {reviewer}",
+        table_id=anomaly.table_id,
+        anomaly_id=anomaly.anomaly_id,
+        details={"reviewer": reviewer, "credits": anomaly.credits},
+    )
+    return b.done()
+
+
+def reject_anomaly(
+    state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str, reason: str
+) -> Outcome:
+    if not reviewer.strip() or not reason.strip():
+        raise EngineError("an anomaly is rejected by a named reviewer with a reason")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.ANOMALY_REJECTED,
+        at_us,
+        0,
+        f"anomaly {anomaly.anomaly_id} rejected by {reviewer}: {reason}",
+        table_id=anomaly.table_id,
+        anomaly_id=anomaly.anomaly_id,
+        details={"reviewer": reviewer, "reason": reason},
+    )
+    return b.done()
+
+
+def apply_correction(
+    state: LinkState,
+    *,
+    correction_id: str,
+    delta_units: int,
+    reason: str,
+    at_us: int,
+    document_sha256: str | None,
+) -> Outcome:
+    """A correcting entry: the only way other than a hit that a meter goes down."""
+    if delta_units == 0:
+        raise EngineError("a correction must change the meter")
+    if delta_units < 0 and not document_sha256:
+        raise RuleViolation(
+            "68 IAC 10-6-5(c)", "a reduction of the meter needs a supporting document"
+        )
+    b = _Builder(state)
+    b.emit(
+        EntryKind.CORRECTION,
+        at_us,
+        delta_units,
+        reason,
+        correction_id=correction_id,
+        details={"document_sha256": document_sha256},
+    )
+    return b.done()
+
+
+# --------------------------------------------------------------------------------------------
+# What the floor display shows
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayFrame:
+    amount_cents: int
+    mode: str  # "live", "won" or "reset"
+    win: LastWin | None = None
+
+
+def display_frame(
+    state: LinkState,
+    *,
+    now_us: int,
+    won_first_us: int = 10_000_000,
+    alternate_us: int = 4_000_000,
+    hit_phase_us: int = 120_000_000,
+) -> DisplayFrame:
+    """68 IAC 10-6-5(g)-(i): the won amount at once, then won and reset amounts in turn."""
+    win = state.last_win
+    live = DisplayFrame(state.meter_cents, "live")
+    if win is None:
+        return live
+    since = now_us - win.at_us
+    if since < 0 or since >= hit_phase_us:
+        return live
+    if since < won_first_us:
+        return DisplayFrame(win.won_cents, "won", win)
+    showing_won = ((since - won_first_us) // alternate_us) % 2 == 1
+    if showing_won:
+        return DisplayFrame(win.won_cents, "won", win)
+    return DisplayFrame(state.meter_cents, "reset", win)

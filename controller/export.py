@@ -1,0 +1,249 @@
+"""Exports for auditors: meter history, hits and reductions for a period, as CSV or JSON.
+
+Rows stream straight from the database to the output, so a five-year export does not sit in
+memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
+``*_cents``); times are ISO 8601 UTC.
+"""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TextIO
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.money import displayed_cents
+from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
+
+
+class ExportError(ValueError):
+    """A request for an export that cannot be answered (bad period, unknown format)."""
+
+
+class ExportKind(enum.StrEnum):
+    HISTORY = "history"
+    HITS = "hits"
+    REDUCTIONS = "reductions"
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+
+
+def iso(at_us: int) -> str:
+    return (EPOCH + timedelta(microseconds=at_us)).isoformat(timespec="microseconds")
+
+
+def parse_time(text: str) -> int:
+    """``2026-01-31`` or an ISO 8601 time (UTC unless it says otherwise) -> epoch microseconds."""
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ExportError(
+            f"{text!r} is not a date or time; write it like 2026-01-31 or 2026-01-31T08:00"
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return (dt - EPOCH) // MICROSECOND
+
+
+HISTORY_FIELDS = (
+    "link_id",
+    "seq",
+    "at",
+    "kind",
+    "meter_before_units",
+    "delta_units",
+    "meter_after_units",
+    "meter_after_cents",
+    "table_id",
+    "hit_id",
+    "anomaly_id",
+    "correction_id",
+    "explanation",
+    "details",
+    "prev_hash",
+    "hash",
+)
+HIT_FIELDS = (
+    "hit_id",
+    "link_id",
+    "table_id",
+    "at",
+    "seat",
+    "hand",
+    "round",
+    "cards",
+    "source",
+    "status",
+    "award_cents",
+    "paid_from",
+    "settlement_group",
+    "settlement_order",
+    "policy",
+    "refusal",
+    "entered_by",
+    "verified_by",
+    "released_by",
+)
+REDUCTION_FIELDS = (
+    "link_id",
+    "seq",
+    "at",
+    "kind",
+    "delta_units",
+    "meter_before_units",
+    "meter_after_units",
+    "explanation",
+    "hit_id",
+    "correction_id",
+    "correction_category",
+    "requested_by",
+    "approved_by",
+    "document_sha256",
+)
+
+
+def _history_row(r: Any) -> dict[str, Any]:
+    return {
+        "link_id": r.link_id,
+        "seq": r.seq,
+        "at": iso(r.at_us),
+        "kind": r.kind,
+        "meter_before_units": r.meter_before_units,
+        "delta_units": r.delta_units,
+        "meter_after_units": r.meter_after_units,
+        "meter_after_cents": displayed_cents(r.meter_after_units),
+        "table_id": r.table_id,
+        "hit_id": r.hit_id,
+        "anomaly_id": r.anomaly_id,
+        "correction_id": r.correction_id,
+        "explanation": r.explanation,
+        "details": r.details,
+        "prev_hash": r.prev_hash,
+        "hash": r.hash,
+    }
+
+
+def _hit_row(r: Any) -> dict[str, Any]:
+    return {
+        "hit_id": r.hit_id,
+        "link_id": r.link_id,
+        "table_id": r.table_id,
+        "at": iso(r.at_us),
+        "seat": r.seat,
+        "hand": r.hand,
+        "round": r.round,
+        "cards": r.cards,
+        "source": r.source,
+        "status": r.status,
+        "award_cents": r.award_cents,
+        "paid_from": r.paid_from,
+        "settlement_group": r.settlement_group,
+        "settlement_order": r.settlement_order,
+        "policy": r.policy,
+        "refusal": r.refusal,
+        "entered_by": r.entered_by,
+        "verified_by": r.verified_by,
+        "released_by": r.released_by,
+    }
+
+
+def _reduction_row(r: Any) -> dict[str, Any]:
+    return {
+        "link_id": r.link_id,
+        "seq": r.seq,
+        "at": iso(r.at_us),
+        "kind": r.kind,
+        "delta_units": r.delta_units,
+        "meter_before_units": r.meter_before_units,
+        "meter_after_units": r.meter_after_units,
+        "explanation": r.explanation,
+        "hit_id": r.hit_id,
+        "correction_id": r.correction_id,
+        "correction_category": r.category,
+        "requested_by": r.requested_by,
+        "approved_by": r.approved_by,
+        "document_sha256": r.document_sha256,
+    }
+
+
+def _query(
+    kind: ExportKind, link_id: str | None, since_us: int, until_us: int
+) -> tuple[Select[Any], tuple[str, ...], Callable[[Any], dict[str, Any]]]:
+    if kind is ExportKind.HITS:
+        q: Select[Any] = select(HitRow).where(HitRow.at_us >= since_us, HitRow.at_us < until_us)
+        if link_id:
+            q = q.where(HitRow.link_id == link_id)
+        return q.order_by(HitRow.at_us, HitRow.hit_id), HIT_FIELDS, _hit_row
+    m = MeterEntryRow
+    if kind is ExportKind.HISTORY:
+        q = select(m)
+        fields, conv = HISTORY_FIELDS, _history_row
+    else:
+        c = CorrectionRow
+        q = (
+            select(m, c.category, c.requested_by, c.approved_by, c.document_sha256)
+            .outerjoin(c, c.correction_id == m.correction_id)
+            .where(m.delta_units < 0)
+        )
+        fields, conv = REDUCTION_FIELDS, _reduction_row
+    q = q.where(m.at_us >= since_us, m.at_us < until_us)
+    if link_id:
+        q = q.where(m.link_id == link_id)
+    return q.order_by(m.link_id, m.seq), fields, conv
+
+
+async def _rows(
+    engine: AsyncEngine, kind: ExportKind, link_id: str | None, since_us: int, until_us: int
+) -> AsyncIterator[dict[str, Any]]:
+    q, _, conv = _query(kind, link_id, since_us, until_us)
+    async with engine.connect() as conn:
+        result = await conn.stream(q.execution_options(yield_per=5000))
+        async for row in result:
+            yield conv(row)
+
+
+async def export(
+    engine: AsyncEngine,
+    out: TextIO,
+    *,
+    kind: ExportKind,
+    fmt: str,
+    since_us: int,
+    until_us: int,
+    link_id: str | None = None,
+) -> int:
+    """Write the export to ``out``; returns the number of rows."""
+    if until_us <= since_us:
+        raise ExportError("the period is empty: --until must be after --since")
+    _, fields, _ = _query(kind, link_id, since_us, until_us)
+    n = 0
+    if fmt == "csv":
+        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        async for row in _rows(engine, kind, link_id, since_us, until_us):
+            writer.writerow(row)
+            n += 1
+    elif fmt == "json":
+        out.write(
+            '{"kind": %s, "since": %s, "until": %s, "link_id": %s, "rows": ['
+            % (
+                json.dumps(str(kind)),
+                json.dumps(iso(since_us)),
+                json.dumps(iso(until_us)),
+                json.dumps(link_id),
+            )
+        )
+        async for row in _rows(engine, kind, link_id, since_us, until_us):
+            out.write(("\n" if n == 0 else ",\n") + json.dumps(row, ensure_ascii=False))
+            n += 1
+        out.write("\n]}\n")
+    else:
+        raise ExportError(f"unknown format {fmt!r}; use csv or json")
+    return n

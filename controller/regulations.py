@@ -1,0 +1,75 @@
+"""The regulated rules the controller enforces, each in one place with its clause.
+
+Texts: Indiana 68 IAC 10 (shared seeds). Code elsewhere calls these checks; it never
+restates a limit.
+"""
+
+from __future__ import annotations
+
+from controller.money import format_bp
+
+
+class RuleViolation(ValueError):
+    """A request the regulations forbid. ``clause`` names the rule, for people and for logs."""
+
+    def __init__(self, clause: str, message: str) -> None:
+        super().__init__(f"{message} ({clause})")
+        self.clause = clause
+        self.message = message
+
+
+# 68 IAC 10-1-1.1(c): the rate of progression is at least 60% and not more than 100%.
+RATE_CLAUSE = "68 IAC 10-1-1.1(c)"
+MIN_RATE_BP = 6_000
+MAX_RATE_BP = 10_000
+
+# 68 IAC 10-1-1.1(d): once established, the rate is not changed until a patron wins the jackpot.
+RATE_LOCK_CLAUSE = "68 IAC 10-1-1.1(d)"
+
+# 68 IAC 10-6-5(c) and 10-8-5(c): supporting documents explain any reduction of the meter.
+REDUCTION_CLAUSE = "68 IAC 10-6-5(c)"
+
+# 68 IAC 10-6-5(d) and 10-8-5(d): meter records and documents are kept five years.
+RETENTION_CLAUSE = "68 IAC 10-6-5(d)"
+METER_RETENTION_YEARS = 5
+
+# 68 IAC 10-1-6.2: records of live gaming devices removed from play are kept one year.
+INTEGRITY_RETENTION_YEARS = 1
+
+# 68 IAC 10-7-5(b)-(c): the Let It Ride bonus bet is one dollar.
+LET_IT_RIDE_BONUS_BET_CENTS = 100
+
+
+def check_rate_of_progression(rate_bp: int) -> int:
+    """Return ``rate_bp`` when the regulations allow it; refuse it otherwise."""
+    if isinstance(rate_bp, bool) or not isinstance(rate_bp, int):
+        raise RuleViolation(
+            RATE_CLAUSE, f"a rate of progression is whole basis points, got {rate_bp!r}"
+        )
+    if not MIN_RATE_BP <= rate_bp <= MAX_RATE_BP:
+        raise RuleViolation(
+            RATE_CLAUSE,
+            f"rate of progression {format_bp(rate_bp)} is outside "
+            f"{format_bp(MIN_RATE_BP)} to {format_bp(MAX_RATE_BP)}",
+        )
+    return rate_bp
+
+
+def check_rate_change(
+    *, current_bp: int, proposed_bp: int, jackpot_won_since_rate_set: bool
+) -> int:
+    """A proposed new rate for a link that already plays at ``current_bp``."""
+    check_rate_of_progression(proposed_bp)
+    if proposed_bp != current_bp and not jackpot_won_since_rate_set:
+        raise RuleViolation(
+            RATE_LOCK_CLAUSE,
+            f"the rate of progression {format_bp(current_bp)} cannot change to "
+            f"{format_bp(proposed_bp)} until a patron wins the jackpot",
+        )
+    return proposed_bp
+
+
+def check_reduction_explained(*, delta_units: int, reason: str | None) -> None:
+    """Every entry that lowers a meter names its reason."""
+    if delta_units < 0 and not (reason and reason.strip()):
+        raise RuleViolation(REDUCTION_CLAUSE, "a reduction of the meter needs a stated reason")

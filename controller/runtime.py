@@ -1,0 +1,314 @@
+"""The links in memory, kept in step with the database.
+
+The engine computes; the store commits; only then does the new state replace the old one.
+If a commit fails, the link is reloaded from the database, so memory never runs ahead of
+what is recorded. Commands on one link are serialized by its lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller import engine as eng
+from controller.clock import Clock, SystemClock
+from controller.engine import HitClaim, LinkState, Outcome, TableReading
+from controller.money import UNITS_PER_CENT
+from controller.regulations import RuleViolation
+from controller.storage.models import AnomalyRow, CorrectionRow, HitRow
+from controller.storage.store import LedgerStore, StoreError
+
+Extra = Callable[[AsyncConnection], Awaitable[None]]
+
+
+class LinkRuntime:
+    def __init__(self, store: LedgerStore, clock: Clock | None = None) -> None:
+        self.store = store
+        self.clock: Clock = clock or SystemClock()
+        self.states: dict[str, LinkState] = {}
+        self.table_link: dict[str, str] = {}
+        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.listeners: list[Callable[[Outcome], None]] = []
+
+    async def load(self) -> None:
+        await self.store.check_key()
+        for link_id in await self.store.link_ids():
+            self._adopt(await self.store.load_link(link_id))
+
+    def _adopt(self, state: LinkState) -> None:
+        self.states[state.link_id] = state
+        for tid in state.tables:
+            self.table_link[tid] = state.link_id
+
+    async def _reload(self, link_ids: Sequence[str]) -> None:
+        for link_id in link_ids:
+            self._adopt(await self.store.load_link(link_id))
+
+    def link_of(self, table_id: str) -> str:
+        try:
+            return self.table_link[table_id]
+        except KeyError:
+            raise StoreError(f"no table {table_id!r}") from None
+
+    # ------------------------------------------------------------------------- the poll path
+
+    async def apply_readings(self, readings: Sequence[TableReading]) -> list[Outcome]:
+        """One poll cycle: every reading applied in order, all committed in one transaction."""
+        by_link: dict[str, list[TableReading]] = defaultdict(list)
+        for r in readings:
+            by_link[self.link_of(r.table_id)].append(r)
+        link_ids = sorted(by_link)
+        locks = [self._locks[lid] for lid in link_ids]
+        for lock in locks:
+            await lock.acquire()
+        try:
+            outcomes: list[Outcome] = []
+            for lid in link_ids:
+                state = self.states[lid]
+                for r in by_link[lid]:
+                    o = eng.apply_reading(state, r)
+                    if o.changed:
+                        outcomes.append(o)
+                    state = o.state
+            await self._commit(outcomes, link_ids)
+            return outcomes
+        finally:
+            for lock in locks:
+                lock.release()
+
+    async def _commit(
+        self,
+        outcomes: Sequence[Outcome],
+        link_ids: Sequence[str],
+        *,
+        audit: Mapping[str, Any] | None = None,
+        extra: Extra | None = None,
+    ) -> None:
+        try:
+            await self.store.commit(outcomes, audit=audit, extra=extra)
+        except BaseException:
+            await asyncio.shield(self._reload(link_ids))
+            raise
+        for o in outcomes:
+            self.states[o.state.link_id] = o.state
+        for o in outcomes:
+            for listener in self.listeners:
+                listener(o)
+
+    # ------------------------------------------------------------------------- commands
+
+    async def command(
+        self,
+        link_id: str,
+        step: Callable[[LinkState, int], Outcome],
+        *,
+        actor: str,
+        action: str,
+        target: str,
+        extra: Extra | None = None,
+        audit_after: Any = None,
+    ) -> Outcome:
+        """An operator command on one link: computed, audited and committed as one."""
+        if link_id not in self.states:
+            raise StoreError(f"no link {link_id!r}")
+        async with self._locks[link_id]:
+            at = self.clock.now_us()
+            before = self.states[link_id]
+            o = step(before, at)
+            audit = {
+                "at_us": at,
+                "actor": actor,
+                "action": action,
+                "target": target,
+                "before": {
+                    "meter_units": before.meter_units,
+                    "rate_bp": before.rate_bp,
+                    "reset_cents": before.reset_cents,
+                },
+                "after": {
+                    "meter_units": o.state.meter_units,
+                    "rate_bp": o.state.rate_bp,
+                    "reset_cents": o.state.reset_cents,
+                    **(audit_after or {}),
+                },
+            }
+            await self._commit([o], [link_id], audit=audit, extra=extra)
+            return o
+
+    async def change_rate(self, link_id: str, *, rate_bp: int, actor: str) -> Outcome:
+        return await self.command(
+            link_id,
+            lambda s, at: eng.change_rate(s, rate_bp=rate_bp, at_us=at, by=actor),
+            actor=actor,
+            action="link.rate",
+            target=f"link:{link_id}",
+        )
+
+    async def change_reset_amount(self, link_id: str, *, reset_cents: int, actor: str) -> Outcome:
+        return await self.command(
+            link_id,
+            lambda s, at: eng.change_reset_amount(s, reset_cents=reset_cents, at_us=at, by=actor),
+            actor=actor,
+            action="link.reset_amount",
+            target=f"link:{link_id}",
+        )
+
+    async def release_table(self, table_id: str, *, actor: str) -> Outcome:
+        link_id = self.link_of(table_id)
+
+        async def mark_hits(conn: AsyncConnection) -> None:
+            await conn.execute(
+                update(HitRow)
+                .where(HitRow.table_id == table_id, HitRow.released_by.is_(None))
+                .values(released_by=actor, released_at_us=self.clock.now_us())
+            )
+
+        return await self.command(
+            link_id,
+            lambda s, at: eng.release_table(s, table_id=table_id, at_us=at, by=actor),
+            actor=actor,
+            action="table.release",
+            target=f"table:{table_id}",
+            extra=mark_hits,
+        )
+
+    async def enter_hit(self, table_id: str, claim: HitClaim, *, actor: str) -> Outcome:
+        link_id = self.link_of(table_id)
+        hit_id = f"{table_id}#manual-{uuid.uuid4().hex[:12]}"
+        return await self.command(
+            link_id,
+            lambda s, at: eng.enter_hit(
+                s, hit_id=hit_id, table_id=table_id, claim=claim, at_us=at, entered_by=actor
+            ),
+            actor=actor,
+            action="hit.enter",
+            target=f"table:{table_id}",
+            audit_after={"hit_id": hit_id, "claim": claim.to_dict()},
+        )
+
+    async def table_offline(self, table_id: str, *, reason: str) -> Outcome:
+        link_id = self.link_of(table_id)
+        async with self._locks[link_id]:
+            o = eng.table_offline(
+                self.states[link_id], table_id=table_id, at_us=self.clock.now_us(), reason=reason
+            )
+            if o.changed:
+                await self._commit([o], [link_id])
+            return o
+
+    async def review_anomaly(
+        self, anomaly_id: str, *, approve: bool, reviewer: str, reason: str = ""
+    ) -> Outcome:
+        anomaly, status = await self.store.load_anomaly(anomaly_id)
+        if status != "held":
+            raise StoreError(f"anomaly {anomaly_id} was already {status}")
+        now = self.clock.now_us()
+
+        async def mark(conn: AsyncConnection) -> None:
+            result = await conn.execute(
+                update(AnomalyRow)
+                .where(AnomalyRow.anomaly_id == anomaly_id, AnomalyRow.status == "held")
+                .values(
+                    status="approved" if approve else "rejected",
+                    reviewer=reviewer,
+                    review_reason=reason or None,
+                    reviewed_at_us=now,
+                )
+            )
+            if result.rowcount != 1:
+                raise StoreError(f"anomaly {anomaly_id} was reviewed meanwhile")
+
+        def step(s: LinkState, at: int) -> Outcome:
+            if approve:
+                return eng.approve_anomaly(s, anomaly, at_us=at, reviewer=reviewer)
+            return eng.reject_anomaly(s, anomaly, at_us=at, reviewer=reviewer, reason=reason)
+
+        return await self.command(
+            anomaly.link_id,
+            step,
+            actor=reviewer,
+            action="anomaly.approve" if approve else "anomaly.reject",
+            target=f"anomaly:{anomaly_id}",
+            extra=mark,
+            audit_after={"credits": anomaly.credits, "reason": reason},
+        )
+
+    async def correct(
+        self,
+        link_id: str,
+        *,
+        delta_cents: int,
+        category: str,
+        reason: str,
+        requested_by: str,
+        approved_by: str | None,
+        document: bytes | None = None,
+        document_name: str = "",
+        document_type: str = "application/octet-stream",
+    ) -> Outcome:
+        """A correcting entry with its supporting document, all in one transaction."""
+        if not reason.strip():
+            raise RuleViolation("68 IAC 10-6-5(c)", "a correction needs a stated reason")
+        correction_id = uuid.uuid4().hex
+        digest = hashlib.sha256(document).hexdigest() if document is not None else None
+        now = self.clock.now_us()
+
+        async def record(conn: AsyncConnection) -> None:
+            if document is not None:
+                await self.store.store_document(
+                    conn,
+                    content=document,
+                    filename=document_name or "document",
+                    content_type=document_type,
+                    uploaded_by=requested_by,
+                    at_us=now,
+                )
+            await conn.execute(
+                CorrectionRow.__table__.insert().values(
+                    correction_id=correction_id,
+                    link_id=link_id,
+                    delta_units=delta_cents * UNITS_PER_CENT,
+                    category=category,
+                    reason=reason,
+                    document_sha256=digest,
+                    requested_by=requested_by,
+                    approved_by=approved_by,
+                    at_us=now,
+                )
+            )
+
+        return await self.command(
+            link_id,
+            lambda s, at: eng.apply_correction(
+                s,
+                correction_id=correction_id,
+                delta_units=delta_cents * UNITS_PER_CENT,
+                reason=f"correction ({category}) by {requested_by}: {reason}",
+                at_us=at,
+                document_sha256=digest,
+            ),
+            actor=requested_by,
+            action="meter.correct",
+            target=f"link:{link_id}",
+            extra=record,
+            audit_after={
+                "correction_id": correction_id,
+                "delta_cents": delta_cents,
+                "document_sha256": digest,
+                "approved_by": approved_by,
+            },
+        )
+
+    async def hits(self, link_id: str) -> list[Any]:
+        async with self.store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(HitRow).where(HitRow.link_id == link_id).order_by(HitRow.at_us.desc())
+            )
+            return list(rows.all())

@@ -1,0 +1,76 @@
+"""Engines and migrations for both supported databases.
+
+SQLite (the embedded default) runs with foreign keys on, WAL and a busy timeout; PostgreSQL
+through asyncpg. Everything above this module is the same on both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic.config import Config
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from alembic import command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_async_engine(url, **kwargs)
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=10000")
+            if parsed.database not in (None, "", ":memory:"):
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=FULL")
+            cur.close()
+
+        return engine
+    # ``?search_path=schema`` puts the controller's tables in a schema of their own.
+    search_path = parsed.query.get("search_path")
+    if search_path:
+        parsed = parsed.difference_update_query(["search_path"])
+        connect_args = dict(kwargs.pop("connect_args", {}))
+        connect_args.setdefault("server_settings", {})["search_path"] = str(search_path)
+        kwargs["connect_args"] = connect_args
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_async_engine(parsed, **kwargs)
+
+
+def alembic_config() -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(ROOT / "alembic"))
+    cfg.attributes["configure_logger"] = False
+    return cfg
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    cfg = alembic_config()
+    cfg.attributes["connection"] = connection
+    command.upgrade(cfg, revision)
+
+
+def _downgrade(connection: Connection, revision: str) -> None:
+    cfg = alembic_config()
+    cfg.attributes["connection"] = connection
+    command.downgrade(cfg, revision)
+
+
+async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
+    """Run the migrations to ``revision`` on ``engine``, in the caller's event loop."""
+    async with engine.begin() as conn:
+        await conn.run_sync(_upgrade, revision)
+
+
+async def downgrade(engine: AsyncEngine, revision: str) -> None:
+    async with engine.begin() as conn:
+        await conn.run_sync(_downgrade, revision)

@@ -1,0 +1,277 @@
+"""The database schema. The same on SQLite and PostgreSQL; times are integer microseconds UTC.
+
+History tables (``meter_entries``, ``corrections``, ``documents``, ``audit_log``) are
+append-only; the database itself refuses UPDATE and DELETE on them (see the migrations), the
+only exception being the retention purge of entries older than five years.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# SQLite only auto-numbers an INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for long logs.
+AutoId = BigInteger().with_variant(Integer(), "sqlite")
+Id = String(64)
+Hash = String(64)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class LinkRow(Base):
+    __tablename__ = "links"
+
+    link_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    game: Mapped[str] = mapped_column(String(32))
+    rate_bp: Mapped[int] = mapped_column(Integer)
+    reset_cents: Mapped[int] = mapped_column(BigInteger)
+    meter_units: Mapped[int] = mapped_column(BigInteger)
+    hit_policy: Mapped[str] = mapped_column(String(16))
+    jackpot_won_since_rate_set: Mapped[bool] = mapped_column(Boolean)
+    paytable_id: Mapped[int] = mapped_column(ForeignKey("paytables.paytable_id"))
+    last_win: Mapped[str | None] = mapped_column(Text)
+    last_seq: Mapped[int] = mapped_column(BigInteger)
+    last_hash: Mapped[str] = mapped_column(Hash)
+    created_at_us: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint("rate_bp BETWEEN 6000 AND 10000", name="rate_bp"),
+        CheckConstraint("meter_units >= 0", name="meter_units"),
+        CheckConstraint("reset_cents >= 0", name="reset_cents"),
+    )
+
+
+class PaytableRow(Base):
+    """Every paytable a link has had; never edited (a change is a new row)."""
+
+    __tablename__ = "paytables"
+
+    paytable_id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    link_id: Mapped[str] = mapped_column(Id, index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    lines: Mapped[str] = mapped_column(Text)  # canonical JSON
+    created_at_us: Mapped[int] = mapped_column(BigInteger)
+
+
+class TableRow(Base):
+    __tablename__ = "tables"
+
+    table_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    link_id: Mapped[str] = mapped_column(ForeignKey("links.link_id"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    location: Mapped[str] = mapped_column(String(200))
+    denomination_cents: Mapped[int] = mapped_column(Integer)
+    seats: Mapped[int] = mapped_column(Integer)
+    max_credits_per_seat_round: Mapped[int] = mapped_column(Integer)
+    min_round_us: Mapped[int] = mapped_column(BigInteger)
+    created_at_us: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint("denomination_cents > 0", name="denomination"),
+        CheckConstraint("seats BETWEEN 1 AND 7", name="seats"),
+    )
+
+
+class TableCounterRow(Base):
+    """The last reading applied per table, committed with the meter entries it produced."""
+
+    __tablename__ = "table_counters"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.table_id"), primary_key=True)
+    poll_seq: Mapped[int] = mapped_column(BigInteger)
+    credits: Mapped[int | None] = mapped_column(BigInteger)
+    rounds: Mapped[int | None] = mapped_column(BigInteger)
+    at_us: Mapped[int | None] = mapped_column(BigInteger)
+    last_hit_seq: Mapped[int] = mapped_column(BigInteger)
+    hit_epoch: Mapped[int] = mapped_column(Integer)
+    open_claims: Mapped[str] = mapped_column(Text)  # JSON list of claims being collected
+    hit_pending: Mapped[bool] = mapped_column(Boolean)
+    online: Mapped[bool] = mapped_column(Boolean)
+
+
+class MeterEntryRow(Base):
+    __tablename__ = "meter_entries"
+
+    link_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(32))
+    meter_before_units: Mapped[int] = mapped_column(BigInteger)
+    delta_units: Mapped[int] = mapped_column(BigInteger)
+    meter_after_units: Mapped[int] = mapped_column(BigInteger)
+    table_id: Mapped[str | None] = mapped_column(Id)
+    hit_id: Mapped[str | None] = mapped_column(Id)
+    anomaly_id: Mapped[str | None] = mapped_column(Id)
+    correction_id: Mapped[str | None] = mapped_column(Id)
+    explanation: Mapped[str] = mapped_column(Text)
+    details: Mapped[str] = mapped_column(Text)
+    prev_hash: Mapped[str] = mapped_column(Hash)
+    hash: Mapped[str] = mapped_column(Hash)
+
+    __table_args__ = (
+        CheckConstraint("meter_after_units = meter_before_units + delta_units", name="adds_up"),
+        CheckConstraint("meter_after_units >= 0", name="not_negative"),
+        # 68 IAC 10-6-5(c): a reduction names its reason: a hit or a documented correction.
+        CheckConstraint(
+            "delta_units >= 0 OR (length(explanation) > 0 AND ("
+            "(kind = 'award' AND hit_id IS NOT NULL) OR "
+            "(kind = 'correction' AND correction_id IS NOT NULL)))",
+            name="reduction_has_reason",
+        ),
+        Index("ix_meter_entries_link_at", "link_id", "at_us"),
+    )
+
+
+class HitRow(Base):
+    __tablename__ = "hits"
+
+    hit_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    link_id: Mapped[str] = mapped_column(Id, index=True)
+    table_id: Mapped[str] = mapped_column(Id)
+    table_seq: Mapped[int | None] = mapped_column(BigInteger)
+    seat: Mapped[int] = mapped_column(Integer)
+    hand: Mapped[str] = mapped_column(String(32))
+    round: Mapped[int] = mapped_column(BigInteger)
+    cards: Mapped[str | None] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    award_cents: Mapped[int] = mapped_column(BigInteger)
+    paid_from: Mapped[str | None] = mapped_column(String(8))
+    settlement_group: Mapped[str] = mapped_column(String(100))
+    settlement_order: Mapped[int] = mapped_column(Integer)
+    policy: Mapped[str] = mapped_column(String(16))
+    refusal: Mapped[str | None] = mapped_column(Text)
+    entered_by: Mapped[str | None] = mapped_column(String(100))
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    # Filled in by the technician afterwards; the columns above never change.
+    verified_by: Mapped[str | None] = mapped_column(String(100))
+    verified_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    verified_cards: Mapped[str | None] = mapped_column(String(64))
+    released_by: Mapped[str | None] = mapped_column(String(100))
+    released_at_us: Mapped[int | None] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_hits_link_at", "link_id", "at_us"),)
+
+
+class AnomalyRow(Base):
+    __tablename__ = "anomalies"
+
+    anomaly_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    link_id: Mapped[str] = mapped_column(Id, index=True)
+    table_id: Mapped[str] = mapped_column(Id)
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    credits: Mapped[int] = mapped_column(BigInteger)
+    units: Mapped[int] = mapped_column(BigInteger)
+    counter_before: Mapped[int] = mapped_column(BigInteger)
+    counter_after: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16))  # held, approved, rejected
+    reviewer: Mapped[str | None] = mapped_column(String(100))
+    review_reason: Mapped[str | None] = mapped_column(Text)
+    reviewed_at_us: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class DocumentRow(Base):
+    """A supporting document, stored whole, named by its SHA-256."""
+
+    __tablename__ = "documents"
+
+    sha256: Mapped[str] = mapped_column(Hash, primary_key=True)
+    filename: Mapped[str] = mapped_column(String(255))
+    content_type: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(BigInteger)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    uploaded_by: Mapped[str] = mapped_column(String(100))
+    at_us: Mapped[int] = mapped_column(BigInteger)
+
+
+class CorrectionRow(Base):
+    __tablename__ = "corrections"
+
+    correction_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    link_id: Mapped[str] = mapped_column(Id, index=True)
+    delta_units: Mapped[int] = mapped_column(BigInteger)
+    category: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(Text)
+    document_sha256: Mapped[str | None] = mapped_column(ForeignKey("documents.sha256"))
+    requested_by: Mapped[str] = mapped_column(String(100))
+    approved_by: Mapped[str | None] = mapped_column(String(100))
+    at_us: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint(
+            "delta_units >= 0 OR document_sha256 IS NOT NULL", name="reduction_documented"
+        ),
+    )
+
+
+class AuditRow(Base):
+    """Privileged actions: who, when, what, before and after."""
+
+    __tablename__ = "audit_log"
+
+    audit_id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    at_us: Mapped[int] = mapped_column(BigInteger, index=True)
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(200))
+    before: Mapped[str | None] = mapped_column(Text)
+    after: Mapped[str | None] = mapped_column(Text)
+
+
+class LedgerAnchorRow(Base):
+    """Where a link's chain resumes after the retention purge removed its oldest entries."""
+
+    __tablename__ = "ledger_anchors"
+
+    link_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[str] = mapped_column(Hash)
+    meter_units: Mapped[int] = mapped_column(BigInteger)
+    purged_at_us: Mapped[int] = mapped_column(BigInteger)
+
+
+class LedgerMetaRow(Base):
+    __tablename__ = "ledger_meta"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+__all__ = [
+    "AnomalyRow",
+    "AuditRow",
+    "Base",
+    "CorrectionRow",
+    "DocumentRow",
+    "HitRow",
+    "LedgerAnchorRow",
+    "LedgerMetaRow",
+    "LinkRow",
+    "MeterEntryRow",
+    "PaytableRow",
+    "TableCounterRow",
+    "TableRow",
+]

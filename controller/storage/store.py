@@ -1,0 +1,501 @@
+"""Persisting link state and history: every outcome of the engine lands in one transaction.
+
+A poll cycle's outcomes (meter entries, table counters, hits, anomalies, the link rows) are
+written together or not at all, so after a crash the database holds exactly the counters that
+produced the meter it shows. Each link row records its last entry's sequence number and seal;
+the update is conditional on them, so two writers can never interleave one chain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.engine import (
+    Anomaly,
+    HitClaim,
+    HitPolicy,
+    LastWin,
+    LinkState,
+    Outcome,
+    TableConfig,
+    TableState,
+    open_link,
+)
+from controller.games import Game, Paytable, default_paytable, make_paytable
+from controller.hands import HandCategory
+from controller.ledger import GENESIS, SealedEntry, canonical_details, key_fingerprint, seal
+from controller.storage.models import (
+    AnomalyRow,
+    AuditRow,
+    DocumentRow,
+    HitRow,
+    LedgerMetaRow,
+    LinkRow,
+    MeterEntryRow,
+    PaytableRow,
+    TableCounterRow,
+    TableRow,
+)
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+class StaleState(StoreError):
+    """The link's history moved on under us (another writer): reload before going on."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSpec:
+    config: TableConfig
+    name: str = ""
+    location: str = ""
+
+
+def _json(value: Any) -> str:
+    return canonical_details(value)
+
+
+def _claims_json(claims: Iterable[HitClaim]) -> str:
+    return _json([c.to_dict() for c in claims])
+
+
+def _last_win_json(win: LastWin | None) -> str | None:
+    if win is None:
+        return None
+    return _json(
+        {
+            "won_cents": win.won_cents,
+            "table_id": win.table_id,
+            "seats": list(win.seats),
+            "hand": win.hand.name,
+            "at_us": win.at_us,
+        }
+    )
+
+
+def _last_win(text: str | None) -> LastWin | None:
+    if text is None:
+        return None
+    d = json.loads(text)
+    return LastWin(
+        won_cents=d["won_cents"],
+        table_id=d["table_id"],
+        seats=tuple(d["seats"]),
+        hand=HandCategory[d["hand"]],
+        at_us=d["at_us"],
+    )
+
+
+def _cards_text(cards: Sequence[int] | None) -> str | None:
+    return None if cards is None else ",".join(str(c) for c in cards)
+
+
+class LedgerStore:
+    """The database side of links: load state, commit outcomes, keep the chain heads."""
+
+    def __init__(self, engine: AsyncEngine, key: bytes) -> None:
+        self.engine = engine
+        self.key = key
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    # ----------------------------------------------------------------------------- the key
+
+    async def check_key(self) -> None:
+        """Refuse to write with a key other than the one the history was sealed with."""
+        fp = key_fingerprint(self.key)
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(LedgerMetaRow.value).where(LedgerMetaRow.name == "key_fingerprint")
+                )
+            ).scalar_one_or_none()
+            if row is None:
+                await conn.execute(insert(LedgerMetaRow).values(name="key_fingerprint", value=fp))
+            elif row != fp:
+                raise StoreError(
+                    f"this ledger key (fingerprint {fp}) is not the one the history was sealed "
+                    f"with ({row}); refusing to write"
+                )
+
+    # ----------------------------------------------------------------------------- links
+
+    async def create_link(
+        self,
+        *,
+        link_id: str,
+        name: str,
+        game: Game,
+        rate_bp: int,
+        reset_cents: int,
+        tables: Sequence[TableSpec],
+        at_us: int,
+        actor: str,
+        paytable: Paytable | None = None,
+        hit_policy: HitPolicy = HitPolicy.SPLIT,
+    ) -> LinkState:
+        pt = paytable if paytable is not None else default_paytable(game)
+        outcome = open_link(
+            link_id=link_id,
+            game=game,
+            rate_bp=rate_bp,
+            reset_cents=reset_cents,
+            paytable=pt,
+            tables=[t.config for t in tables],
+            at_us=at_us,
+            hit_policy=hit_policy,
+        )
+        async with self.engine.begin() as conn:
+            exists = await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id))
+            if exists:
+                raise StoreError(f"link {link_id!r} already exists")
+            pt_id = await self._insert_paytable(conn, link_id, pt, at_us)
+            await conn.execute(
+                insert(LinkRow).values(
+                    link_id=link_id,
+                    name=name,
+                    game=str(game),
+                    rate_bp=rate_bp,
+                    reset_cents=reset_cents,
+                    meter_units=0,
+                    hit_policy=str(hit_policy),
+                    jackpot_won_since_rate_set=False,
+                    paytable_id=pt_id,
+                    last_win=None,
+                    last_seq=0,
+                    last_hash=GENESIS,
+                    created_at_us=at_us,
+                )
+            )
+            for spec in tables:
+                c = spec.config
+                await conn.execute(
+                    insert(TableRow).values(
+                        table_id=c.table_id,
+                        link_id=link_id,
+                        name=spec.name or c.table_id,
+                        location=spec.location,
+                        denomination_cents=c.denomination_cents,
+                        seats=c.seats,
+                        max_credits_per_seat_round=c.max_credits_per_seat_round,
+                        min_round_us=c.min_round_us,
+                        created_at_us=at_us,
+                    )
+                )
+            self._heads[link_id] = (0, GENESIS)
+            await self._write(conn, outcome, insert_tables=True)
+            await self.audit(
+                conn,
+                at_us=at_us,
+                actor=actor,
+                action="link.create",
+                target=f"link:{link_id}",
+                after={
+                    "game": str(game),
+                    "rate_bp": rate_bp,
+                    "reset_cents": reset_cents,
+                    "tables": [t.config.table_id for t in tables],
+                    "paytable": pt.to_dicts(),
+                },
+            )
+        return outcome.state
+
+    async def _insert_paytable(
+        self, conn: AsyncConnection, link_id: str, pt: Paytable, at_us: int
+    ) -> int:
+        result = await conn.execute(
+            insert(PaytableRow)
+            .values(
+                link_id=link_id, game=str(pt.game), lines=_json(pt.to_dicts()), created_at_us=at_us
+            )
+            .returning(PaytableRow.paytable_id)
+        )
+        return int(result.scalar_one())
+
+    async def link_ids(self) -> list[str]:
+        async with self.engine.connect() as conn:
+            return list(
+                (await conn.scalars(select(LinkRow.link_id).order_by(LinkRow.link_id))).all()
+            )
+
+    async def load_link(self, link_id: str) -> LinkState:
+        async with self.engine.connect() as conn:
+            return await self._load_link(conn, link_id)
+
+    async def _load_link(self, conn: AsyncConnection, link_id: str) -> LinkState:
+        link = (await conn.execute(select(LinkRow).where(LinkRow.link_id == link_id))).one_or_none()
+        if link is None:
+            raise StoreError(f"no link {link_id!r}")
+        pt_row = (
+            await conn.execute(
+                select(PaytableRow).where(PaytableRow.paytable_id == link.paytable_id)
+            )
+        ).one()
+        game = Game(link.game)
+        paytable = make_paytable(game, json.loads(pt_row.lines))
+        table_rows = (await conn.execute(select(TableRow).where(TableRow.link_id == link_id))).all()
+        counters = {
+            c.table_id: c
+            for c in await conn.execute(
+                select(TableCounterRow).where(
+                    TableCounterRow.table_id.in_([t.table_id for t in table_rows])
+                )
+            )
+        }
+        tables: dict[str, TableState] = {}
+        for t in table_rows:
+            c = counters[t.table_id]
+            cfg = TableConfig(
+                table_id=t.table_id,
+                denomination_cents=t.denomination_cents,
+                seats=t.seats,
+                max_credits_per_seat_round=t.max_credits_per_seat_round,
+                min_round_us=t.min_round_us,
+            )
+            tables[t.table_id] = TableState(
+                config=cfg,
+                poll_seq=c.poll_seq,
+                credits=c.credits,
+                rounds=c.rounds,
+                at_us=c.at_us,
+                last_hit_seq=c.last_hit_seq,
+                hit_epoch=c.hit_epoch,
+                open_claims=tuple(HitClaim.from_dict(d) for d in json.loads(c.open_claims)),
+                hit_pending=c.hit_pending,
+                online=c.online,
+            )
+        self._heads[link_id] = (link.last_seq, link.last_hash)
+        return LinkState(
+            link_id=link.link_id,
+            game=game,
+            rate_bp=link.rate_bp,
+            reset_cents=link.reset_cents,
+            paytable=paytable,
+            meter_units=link.meter_units,
+            hit_policy=HitPolicy(link.hit_policy),
+            jackpot_won_since_rate_set=link.jackpot_won_since_rate_set,
+            tables=tables,
+            last_win=_last_win(link.last_win),
+        )
+
+    # ----------------------------------------------------------------------------- commits
+
+    async def commit(
+        self,
+        outcomes: Sequence[Outcome],
+        *,
+        audit: Mapping[str, Any] | None = None,
+        extra: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+    ) -> list[SealedEntry]:
+        """Write the outcomes of one poll cycle (any links) in one transaction.
+
+        ``extra`` writes the records that belong with them (a review, a correction) in the
+        same transaction; ``audit`` adds the audit-log row of a privileged action.
+        """
+        todo = [o for o in outcomes if o.changed]
+        if not todo and extra is None:
+            return []
+        heads = dict(self._heads)
+        try:
+            async with self.engine.begin() as conn:
+                if extra is not None:
+                    await extra(conn)
+                sealed: list[SealedEntry] = []
+                for o in todo:
+                    sealed.extend(await self._write(conn, o))
+                if audit is not None:
+                    await self.audit(conn, **audit)
+        except BaseException:
+            self._heads = heads
+            raise
+        return sealed
+
+    async def _write(
+        self, conn: AsyncConnection, o: Outcome, *, insert_tables: bool = False
+    ) -> list[SealedEntry]:
+        state = o.state
+        link_id = state.link_id
+        try:
+            last_seq, last_hash = self._heads[link_id]
+        except KeyError:
+            raise StoreError(f"link {link_id!r} was not loaded through this store") from None
+        entries = seal(self.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)
+        new_seq, new_hash = (
+            (entries[-1].seq, entries[-1].hash) if entries else (last_seq, last_hash)
+        )
+        # Claim the chain head first: a stale writer stops here (and on PostgreSQL this row
+        # lock serializes writers of one link).
+        result = await conn.execute(
+            update(LinkRow)
+            .where(LinkRow.link_id == link_id, LinkRow.last_seq == last_seq)
+            .values(
+                meter_units=state.meter_units,
+                rate_bp=state.rate_bp,
+                reset_cents=state.reset_cents,
+                jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
+                last_win=_last_win_json(state.last_win),
+                last_seq=new_seq,
+                last_hash=new_hash,
+            )
+        )
+        if result.rowcount != 1:
+            raise StaleState(f"link {link_id}: its history moved on since it was loaded")
+        if entries:
+            await conn.execute(insert(MeterEntryRow), [e.as_row() for e in entries])
+        if o.tables_touched:
+            rows = [self._counter_row(state.tables[tid]) for tid in sorted(o.tables_touched)]
+            if insert_tables:
+                await conn.execute(insert(TableCounterRow), rows)
+            else:
+                await conn.execute(
+                    update(TableCounterRow)
+                    .where(TableCounterRow.table_id == _bind("b_table_id"))
+                    .values({k: _bind(f"b_{k}") for k in rows[0] if k != "table_id"}),
+                    [{f"b_{k}": v for k, v in r.items()} for r in rows],
+                )
+        if o.hits:
+            await conn.execute(
+                insert(HitRow),
+                [
+                    {
+                        "hit_id": h.hit_id,
+                        "link_id": h.link_id,
+                        "table_id": h.table_id,
+                        "table_seq": h.claim.table_seq,
+                        "seat": h.claim.seat,
+                        "hand": h.claim.hand.name,
+                        "round": h.claim.round,
+                        "cards": _cards_text(h.claim.cards),
+                        "source": h.source,
+                        "status": h.status,
+                        "award_cents": h.award_cents,
+                        "paid_from": h.paid_from,
+                        "settlement_group": h.settlement_group,
+                        "settlement_order": h.settlement_order,
+                        "policy": str(h.policy),
+                        "refusal": h.refusal,
+                        "entered_by": h.entered_by,
+                        "at_us": h.at_us,
+                    }
+                    for h in o.hits
+                ],
+            )
+        if o.anomalies:
+            await conn.execute(
+                insert(AnomalyRow),
+                [
+                    {
+                        "anomaly_id": a.anomaly_id,
+                        "link_id": a.link_id,
+                        "table_id": a.table_id,
+                        "at_us": a.at_us,
+                        "credits": a.credits,
+                        "units": a.units,
+                        "counter_before": a.counter_before,
+                        "counter_after": a.counter_after,
+                        "reason": a.reason,
+                        "status": "held",
+                    }
+                    for a in o.anomalies
+                ],
+            )
+        self._heads[link_id] = (new_seq, new_hash)
+        return entries
+
+    @staticmethod
+    def _counter_row(ts: TableState) -> dict[str, Any]:
+        return {
+            "table_id": ts.config.table_id,
+            "poll_seq": ts.poll_seq,
+            "credits": ts.credits,
+            "rounds": ts.rounds,
+            "at_us": ts.at_us,
+            "last_hit_seq": ts.last_hit_seq,
+            "hit_epoch": ts.hit_epoch,
+            "open_claims": _claims_json(ts.open_claims),
+            "hit_pending": ts.hit_pending,
+            "online": ts.online,
+        }
+
+    # ----------------------------------------------------------------------------- records
+
+    async def audit(
+        self,
+        conn: AsyncConnection,
+        *,
+        at_us: int,
+        actor: str,
+        action: str,
+        target: str,
+        before: Any = None,
+        after: Any = None,
+    ) -> None:
+        await conn.execute(
+            insert(AuditRow).values(
+                at_us=at_us,
+                actor=actor,
+                action=action,
+                target=target,
+                before=None if before is None else _json(before),
+                after=None if after is None else _json(after),
+            )
+        )
+
+    async def store_document(
+        self,
+        conn: AsyncConnection,
+        *,
+        content: bytes,
+        filename: str,
+        content_type: str,
+        uploaded_by: str,
+        at_us: int,
+    ) -> str:
+        """Keep a supporting document whole; it is named by its SHA-256 and never replaced."""
+        digest = hashlib.sha256(content).hexdigest()
+        known = await conn.scalar(select(DocumentRow.sha256).where(DocumentRow.sha256 == digest))
+        if known is None:
+            await conn.execute(
+                insert(DocumentRow).values(
+                    sha256=digest,
+                    filename=filename,
+                    content_type=content_type,
+                    size=len(content),
+                    content=content,
+                    uploaded_by=uploaded_by,
+                    at_us=at_us,
+                )
+            )
+        return digest
+
+    async def load_anomaly(self, anomaly_id: str) -> tuple[Anomaly, str]:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(select(AnomalyRow).where(AnomalyRow.anomaly_id == anomaly_id))
+            ).one_or_none()
+        if row is None:
+            raise StoreError(f"no anomaly {anomaly_id!r}")
+        a = Anomaly(
+            anomaly_id=row.anomaly_id,
+            link_id=row.link_id,
+            table_id=row.table_id,
+            at_us=row.at_us,
+            credits=row.credits,
+            units=row.units,
+            counter_before=row.counter_before,
+            counter_after=row.counter_after,
+            reason=row.reason,
+        )
+        return a, row.status
+
+
+def _bind(name: str) -> Any:
+    return bindparam(name)
