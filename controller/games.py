@@ -147,7 +147,10 @@ def _line_from_mapping(number: int, raw: Mapping[str, Any]) -> PaytableLine:
         raise PaytableError(f"paytable line {number}: {exc}") from exc
     unknown = set(raw) - {"hand", "percent_bp", "fixed_cents"}
     if unknown:
-        raise PaytableError(f"paytable line {number}: unknown field(s) {sorted(unknown)}")
+        raise PaytableError(
+            f"paytable line {number} ({hand.label}): unknown field(s) {sorted(unknown)}; "
+            "a line has 'hand' and either 'percent_bp' or 'fixed_cents'"
+        )
     return PaytableLine(
         hand=hand, percent_bp=raw.get("percent_bp"), fixed_cents=raw.get("fixed_cents")
     )

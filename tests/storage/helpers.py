@@ -62,11 +62,14 @@ async def runtime(store: LedgerStore) -> LinkRuntime:
 
 
 async def drop_guards(conn: AsyncConnection) -> None:
-    """What someone with database access could do: remove every trigger on the history."""
+    """What someone with database access could do: remove every trigger and check."""
     if conn.dialect.name == "postgresql":
         for t in ("meter_entries", "hits", "links", "anomalies", "corrections", "documents", "audit_log"):
             await conn.execute(text(f"ALTER TABLE {t} DISABLE TRIGGER USER"))
+        for ck in ("reduction_has_reason", "adds_up", "not_negative"):
+            await conn.execute(text(f"ALTER TABLE meter_entries DROP CONSTRAINT ck_meter_entries_{ck}"))
         return
+    await conn.execute(text("PRAGMA ignore_check_constraints = ON"))
     names = (await conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))).scalars()
     for name in list(names):
         await conn.execute(text(f"DROP TRIGGER {name}"))
