@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.games import Game, Paytable, PaytableLine
 from controller.hands import HandCategory, InvalidCards, evaluate
@@ -178,9 +178,11 @@ class LinkState:
 # Outputs
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeterEvent:
-    """One entry of a link's history, before the ledger numbers and seals it."""
+class MeterEvent(NamedTuple):
+    """One entry of a link's history, before the ledger numbers and seals it.
+
+    A tuple rather than a frozen dataclass: one is made for every table at every poll.
+    """
 
     kind: EntryKind
     at_us: int
@@ -191,7 +193,8 @@ class MeterEvent:
     hit_id: str | None = None
     anomaly_id: str | None = None
     correction_id: str | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
+    # Facts for auditors; a str is taken as already-canonical JSON (see ledger.canonical_details).
+    details: Mapping[str, Any] | str = "{}"
 
     @property
     def meter_after_units(self) -> int:
@@ -241,6 +244,16 @@ class Outcome:
     @property
     def changed(self) -> bool:
         return bool(self.events or self.tables_touched)
+
+    def then(self, later: Outcome) -> Outcome:
+        """This outcome followed by ``later`` (computed from this one's state), as one."""
+        return Outcome(
+            later.state,
+            self.events + later.events,
+            self.hits + later.hits,
+            self.anomalies + later.anomalies,
+            self.tables_touched | later.tables_touched,
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,20 +408,34 @@ def change_reset_amount(state: LinkState, *, reset_cents: int, at_us: int, by: s
 
 def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
     """Apply one poll of one table. A reading already applied (or older) changes nothing."""
-    ts = state.table(reading.table_id)
-    if reading.poll_seq <= ts.poll_seq:
+    return apply_readings(state, (reading,))
+
+
+def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcome:
+    """Apply a poll cycle's readings of one link's tables, in order, as one outcome."""
+    b = _Builder(state)
+    for reading in readings:
+        _apply(b, reading)
+    if not b.events and not b.touched:
         return Outcome(state)
+    return b.done()
+
+
+def _apply(b: _Builder, reading: TableReading) -> None:
+    tid = reading.table_id
+    try:
+        ts = b.tables[tid]
+    except KeyError:
+        raise EngineError(f"table {tid!r} is not on link {b.state.link_id!r}") from None
+    if reading.poll_seq <= ts.poll_seq:
+        return
     if not 0 <= reading.credits < U32 or (
         reading.rounds is not None and not 0 <= reading.rounds < U32
     ):
-        raise EngineError(f"table {reading.table_id}: counters are unsigned 32-bit")
-    b = _Builder(state)
+        raise EngineError(f"table {tid}: counters are unsigned 32-bit")
     at = reading.at_us
-    tid = reading.table_id
     if not ts.online:
         b.emit(EntryKind.TABLE_ONLINE, at, 0, f"table {tid} answers again", table_id=tid)
-        ts = replace(ts, online=True)
-
     if ts.credits is None:
         b.emit(
             EntryKind.TABLE_BASELINE,
@@ -420,13 +447,22 @@ def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
         )
     else:
         _credit_delta(b, ts, reading)
-
-    ts = replace(
-        ts, poll_seq=reading.poll_seq, credits=reading.credits, rounds=reading.rounds, at_us=at
+    # Built directly rather than with dataclasses.replace: this runs for every table every poll.
+    ts = TableState(
+        config=ts.config,
+        poll_seq=reading.poll_seq,
+        credits=reading.credits,
+        rounds=reading.rounds,
+        at_us=at,
+        last_hit_seq=ts.last_hit_seq,
+        hit_epoch=ts.hit_epoch,
+        open_claims=ts.open_claims,
+        hit_pending=ts.hit_pending,
+        online=True,
     )
-    ts = _take_hit(b, ts, reading)
+    if reading.head_hit is not None or ts.open_claims:
+        ts = _take_hit(b, ts, reading)
     b.put_table(ts)
-    return b.done()
 
 
 def _plausible_credits(ts: TableState, reading: TableReading) -> int:
@@ -495,21 +531,19 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
 
 def _contribute(b: _Builder, ts: TableState, credits: int, at_us: int, *, wrapped: bool) -> None:
     cfg = ts.config
+    rate = b.state.rate_bp
     units = contribution_units(
-        credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=b.state.rate_bp
+        credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=rate
     )
     b.emit(
         EntryKind.CONTRIBUTION,
         at_us,
         units,
-        f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x {b.state.rate_bp} bp"
+        f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x {rate} bp"
         + (" (counter wrapped)" if wrapped else ""),
         table_id=cfg.table_id,
-        details={
-            "credits": credits,
-            "denomination_cents": cfg.denomination_cents,
-            "rate_bp": b.state.rate_bp,
-        },
+        # Already canonical (keys sorted, no spaces): the same text canonical_details makes.
+        details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents},"rate_bp":{rate}}}',
     )
 
 
@@ -762,8 +796,17 @@ def table_offline(state: LinkState, *, table_id: str, at_us: int, reason: str) -
 # Anomalies and corrections
 
 
+def _check_anomaly_belongs(state: LinkState, anomaly: Anomaly) -> None:
+    if anomaly.link_id != state.link_id:
+        raise EngineError(
+            f"anomaly {anomaly.anomaly_id} belongs to link {anomaly.link_id}, not {state.link_id}"
+        )
+    state.table(anomaly.table_id)
+
+
 def approve_anomaly(state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str) -> Outcome:
     """Credit a held anomaly, at the rate it was detected under, in the reviewer's name."""
+    _check_anomaly_belongs(state, anomaly)
     if not reviewer.strip():
         raise EngineError("an anomaly is approved by a named reviewer")
     b = _Builder(state)
@@ -782,6 +825,7 @@ def approve_anomaly(state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer:
 def reject_anomaly(
     state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str, reason: str
 ) -> Outcome:
+    _check_anomaly_belongs(state, anomaly)
     if not reviewer.strip() or not reason.strip():
         raise EngineError("an anomaly is rejected by a named reviewer with a reason")
     b = _Builder(state)

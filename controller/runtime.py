@@ -71,12 +71,10 @@ class LinkRuntime:
         try:
             outcomes: list[Outcome] = []
             for lid in link_ids:
-                state = self.states[lid]
-                for r in by_link[lid]:
-                    o = eng.apply_reading(state, r)
-                    if o.changed:
-                        outcomes.append(o)
-                    state = o.state
+                # One outcome per link per cycle: one chain-head update, one batch of entries.
+                o = eng.apply_readings(self.states[lid], by_link[lid])
+                if o.changed:
+                    outcomes.append(o)
             await self._commit(outcomes, link_ids)
             return outcomes
         finally:
