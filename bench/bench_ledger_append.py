@@ -12,29 +12,25 @@ the same run, over the same sealed rows:
 
 Target: appends at least 10,000 entries/s and within 3x of the bare insert.
 
-    python bench/bench_ledger_append.py [--links 20] [--tables 50] [--cycles 40]
+    python -m bench.bench_ledger_append [--links 20] [--tables 50] [--cycles 40]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 
 import asyncpg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench._pg import PG_DSN, scratch_schema  # noqa: E402
-from controller import engine as eng  # noqa: E402
-from controller.engine import Outcome, TableConfig, TableReading  # noqa: E402
-from controller.games import Game  # noqa: E402
-from controller.ledger import ENTRY_COLUMNS, SealedEntry  # noqa: E402
-from controller.runtime import LinkRuntime  # noqa: E402
-from controller.storage.database import make_engine, upgrade  # noqa: E402
-from controller.storage.store import LedgerStore, TableSpec  # noqa: E402
+from bench._pg import PG_DSN, scratch_schema
+from controller import engine as eng
+from controller.engine import Outcome, TableConfig, TableReading
+from controller.games import Game
+from controller.ledger import ENTRY_COLUMNS, SealedEntry
+from controller.runtime import LinkRuntime
+from controller.storage.database import make_engine, upgrade
+from controller.storage.store import LedgerStore, TableSpec
 
 KEY = b"benchmark ledger key, 32 bytes!!"
 T0 = 1_767_225_600_000_000

@@ -84,8 +84,8 @@ class TableConfig:
     min_round_us: int = 10_000_000
 
     def __post_init__(self) -> None:
-        if not self.table_id:
-            raise EngineError("a table needs an id")
+        if not self.table_id or not self.table_id.isprintable():
+            raise EngineError(f"a table needs an id of printable characters, got {self.table_id!r}")
         if self.denomination_cents <= 0:
             raise EngineError(f"table {self.table_id}: denomination must be positive")
         if not 1 <= self.seats <= 7:
@@ -296,6 +296,9 @@ class _Builder:
                 f"link {self.state.link_id}: the meter cannot go below zero "
                 f"({format_cents(displayed_cents(self.meter))} {delta:+d} units)"
             )
+        if "\x1f" in explanation or "\x00" in explanation:
+            # Typed reasons end up here; the ledger's sealed form reserves these two.
+            explanation = explanation.replace("\x1f", " ").replace("\x00", " ")
         self.events.append(
             MeterEvent(
                 kind=kind,
@@ -562,6 +565,10 @@ def _take_hit(b: _Builder, ts: TableState, reading: TableReading) -> TableState:
             table_id=tid,
             details={"hit_seq_before": ts.last_hit_seq, "hit_seq_after": claim.table_seq},
         )
+        if ts.open_claims:
+            # The restarted table will not report the rest of that round: settle what it did
+            # report, under the numbering it was reported in.
+            ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
         ts = replace(ts, last_hit_seq=0, hit_epoch=ts.hit_epoch + 1)
     if claim is None or claim.table_seq is None or claim.table_seq <= ts.last_hit_seq:
         # Nothing new (a hit already taken stays at the head until the table sees our ack).
@@ -664,7 +671,9 @@ def _settle(
         order = _award(b, ts, line, sharers, at_us, group, order, source, hit_id, entered_by)
         i = j
     if claims:
-        ts = replace(ts, open_claims=(), hit_pending=True)
+        # A technician's entry settles only itself: the table's round being collected stays.
+        remaining = ts.open_claims if source == "technician" else ()
+        ts = replace(ts, open_claims=remaining, hit_pending=True)
     return ts
 
 

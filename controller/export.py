@@ -182,13 +182,14 @@ def _query(
             q = q.where(HitRow.link_id == link_id)
         return q.order_by(HitRow.at_us, HitRow.hit_id), HIT_FIELDS, _hit_row
     m = MeterEntryRow
+    fields: tuple[str, ...]
     if kind is ExportKind.HISTORY:
         q = select(m)
         fields, conv = HISTORY_FIELDS, _history_row
     else:
         c = CorrectionRow
         q = (
-            select(m, c.category, c.requested_by, c.approved_by, c.document_sha256)
+            select(m, c.category, c.requested_by, c.approved_by, c.document_sha256)  # type: ignore[assignment]
             .outerjoin(c, c.correction_id == m.correction_id)
             .where(m.delta_units < 0)
         )
@@ -231,15 +232,13 @@ async def export(
             writer.writerow(row)
             n += 1
     elif fmt == "json":
-        out.write(
-            '{"kind": %s, "since": %s, "until": %s, "link_id": %s, "rows": ['
-            % (
-                json.dumps(str(kind)),
-                json.dumps(iso(since_us)),
-                json.dumps(iso(until_us)),
-                json.dumps(link_id),
-            )
-        )
+        head = {
+            "kind": str(kind),
+            "since": iso(since_us),
+            "until": iso(until_us),
+            "link_id": link_id,
+        }
+        out.write(json.dumps(head)[:-1] + ', "rows": [')
         async for row in _rows(engine, kind, link_id, since_us, until_us):
             out.write(("\n" if n == 0 else ",\n") + json.dumps(row, ensure_ascii=False))
             n += 1

@@ -55,9 +55,10 @@ def format_cents(cents: int) -> str:
 
 
 def format_bp(bp: int) -> str:
-    """``8250`` -> ``82.5%``; ``6137`` -> ``61.37%``."""
-    whole, frac = divmod(bp, 100)
-    return f"{whole}%" if frac == 0 else f"{whole}.{frac:02d}".rstrip("0") + "%"
+    """``8250`` -> ``82.5%``; ``6137`` -> ``61.37%``; ``-50`` -> ``-0.5%``."""
+    sign = "-" if bp < 0 else ""
+    whole, frac = divmod(abs(bp), 100)
+    return sign + (f"{whole}%" if frac == 0 else f"{whole}.{frac:02d}".rstrip("0") + "%")
 
 
 _AMOUNT_RE = re.compile(r"^(?P<sign>-)?\$?(?P<num>(\d{1,3}(,\d{3})+|\d+)(\.\d+)?|\.\d+)$")

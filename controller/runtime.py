@@ -22,7 +22,7 @@ from controller.clock import Clock, SystemClock
 from controller.engine import HitClaim, LinkState, Outcome, TableReading
 from controller.money import UNITS_PER_CENT
 from controller.regulations import RuleViolation
-from controller.storage.models import AnomalyRow, CorrectionRow, HitRow
+from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
 from controller.storage.store import LedgerStore, StoreError
 
 Extra = Callable[[AsyncConnection], Awaitable[None]]
@@ -269,7 +269,9 @@ class LinkRuntime:
                     at_us=now,
                 )
             await conn.execute(
-                CorrectionRow.__table__.insert().values(
+                table_of(CorrectionRow)
+                .insert()
+                .values(
                     correction_id=correction_id,
                     link_id=link_id,
                     delta_units=delta_cents * UNITS_PER_CENT,

@@ -7,6 +7,8 @@ only exception being the retention purge of entries older than five years.
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -17,6 +19,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Table,
     Text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -37,6 +40,11 @@ Hash = String(64)
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a model, for statements that skip the ORM's per-row work."""
+    return cast(Table, model.__table__)
 
 
 class LinkRow(Base):
@@ -274,4 +282,5 @@ __all__ = [
     "PaytableRow",
     "TableCounterRow",
     "TableRow",
+    "table_of",
 ]

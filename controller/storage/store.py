@@ -50,6 +50,7 @@ from controller.storage.models import (
     PaytableRow,
     TableCounterRow,
     TableRow,
+    table_of,
 )
 
 
@@ -364,9 +365,9 @@ class LedgerStore:
                     _COUNTER_UPDATE, [{f"b_{k}": v for k, v in r.items()} for r in counters]
                 )
         if hits:
-            await conn.execute(HitRow.__table__.insert(), hits)
+            await conn.execute(table_of(HitRow).insert(), hits)
         if anomalies:
-            await conn.execute(AnomalyRow.__table__.insert(), anomalies)
+            await conn.execute(table_of(AnomalyRow).insert(), anomalies)
         return entries
 
     async def _claim_head(self, conn: AsyncConnection, o: Outcome) -> list[SealedEntry]:
@@ -510,9 +511,9 @@ def _anomaly_row(a: Anomaly) -> dict[str, Any]:
 
 # Core tables for the poll path: a list of parameters becomes one executemany (one prepared
 # statement, pipelined), where the ORM bulk path would build a statement per row.
-ENTRIES = MeterEntryRow.__table__
-LINKS = LinkRow.__table__
-COUNTERS = TableCounterRow.__table__
+ENTRIES = table_of(MeterEntryRow)
+LINKS = table_of(LinkRow)
+COUNTERS = table_of(TableCounterRow)
 _COUNTER_FIELDS = (
     "poll_seq",
     "credits",

@@ -1,24 +1,33 @@
 """``progressive ledger verify``: walk every link's chain straight from the database.
 
-Reads the entries in (link, sequence) order in large batches and stops each link at its first
-bad entry. Beyond the chain itself it checks that each link row ends where its chain ends, that
-no entries exist for unknown links, and that every hit paid from a meter has exactly one award
-entry (and every award entry a hit).
+Each chain is cut into segments by sequence number; a segment is checked on its own, starting
+from the entry just before it, so segments can be checked in parallel processes (a chain is
+whole when every segment is). Rows are read with the database's own driver in large batches.
+Beyond the chains it checks that each link row ends where its chain ends, that no history
+exists for unknown links, and that every hit paid from a meter has exactly one award entry
+(and every award entry a paid hit).
 """
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
+import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select, text
+from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.engine import EntryKind
-from controller.ledger import ENTRY_COLUMNS, Anchor, ChainHead, ChainProblem, ChainVerifier
+from controller.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
 from controller.storage.models import HitRow, LedgerAnchorRow, LinkRow, MeterEntryRow
+from controller.storage.scan import Segment, SegmentResult, check_segment
 
-BATCH = 20_000
+SEGMENT = 100_000  # entries per unit of parallel work
+PARALLEL_FROM = 150_000  # below this, starting worker processes costs more than it saves
 
 
 @dataclass(slots=True)
@@ -32,16 +41,32 @@ class VerifyReport:
         return not self.problems
 
 
+def _driver_target(url: URL, search_path: str | None) -> tuple[str, dict[str, Any]]:
+    if url.get_backend_name() == "sqlite":
+        return "sqlite", {"path": url.database}
+    query = {k: v for k, v in url.query.items() if k != "search_path"}
+    dsn = url.set(drivername="postgresql", query=query).render_as_string(hide_password=False)
+    return "postgresql", {"dsn": dsn, "server_settings": {"search_path": search_path or "public"}}
+
+
+# ----------------------------------------------------------------------------- the walk
+
+
 async def verify_ledger(
     engine: AsyncEngine,
     key: bytes,
     *,
     link_ids: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> VerifyReport:
     report = VerifyReport()
-    cols = [getattr(MeterEntryRow, c) for c in ENTRY_COLUMNS]
     async with engine.connect() as conn:
+        search_path = (
+            await conn.scalar(text("SELECT current_setting('search_path')"))
+            if conn.dialect.name == "postgresql"
+            else None
+        )
         heads = {
             r.link_id: ChainHead(r.last_seq, r.last_hash, r.meter_units)
             for r in await conn.execute(
@@ -52,6 +77,15 @@ async def verify_ledger(
             r.link_id: Anchor(r.seq, r.hash, r.meter_units)
             for r in await conn.execute(select(LedgerAnchorRow))
         }
+        m = MeterEntryRow
+        extents = {
+            r.link_id: (r.lo, r.hi)
+            for r in await conn.execute(
+                select(
+                    m.link_id, func.min(m.seq).label("lo"), func.max(m.seq).label("hi")
+                ).group_by(m.link_id)
+            )
+        }
         paid = {
             (r.link_id, r.hit_id)
             for r in await conn.execute(
@@ -60,52 +94,87 @@ async def verify_ledger(
                 )
             )
         }
-        wanted = set(link_ids) if link_ids is not None else None
-        stmt = select(*cols).order_by(MeterEntryRow.link_id, MeterEntryRow.seq)
-        if wanted is not None:
-            stmt = stmt.where(MeterEntryRow.link_id.in_(sorted(wanted)))
-        awards: set[tuple[str, str]] = set()
-        award_kind = str(EntryKind.AWARD)
-        current: ChainVerifier | None = None
-        seen: set[str] = set()
+    wanted = set(link_ids) if link_ids is not None else set(heads) | set(extents)
 
-        def close(v: ChainVerifier) -> None:
-            problem = v.finish(heads.get(v.link_id))
-            report.links[v.link_id] = v.count
-            if v.link_id not in heads:
-                report.problems.append(
-                    ChainProblem(
-                        v.link_id, None, "history exists for a link the database does not have"
-                    )
+    segments: list[Segment] = []
+    for link_id in sorted(wanted):
+        anchor = anchors.get(link_id)
+        first = anchor.seq + 1 if anchor else 1
+        last = max(
+            extents.get(link_id, (first, first - 1))[1],
+            heads[link_id].last_seq if link_id in heads else 0,
+        )
+        if link_id in extents and extents[link_id][0] < first:
+            first = extents[link_id][0]  # entries older than the anchor: check them too
+            anchor = None
+        lo = first
+        while lo <= last:
+            hi = min(last, lo + SEGMENT - 1)
+            segments.append(Segment(link_id, lo, hi, anchor if lo == first else None, lo == first))
+            lo = hi + 1
+
+    kind, target = _driver_target(engine.url, search_path)
+    total = sum(s.hi - s.lo + 1 for s in segments)
+    n_workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    results: list[SegmentResult] = []
+    if n_workers > 1 and total >= PARALLEL_FROM and len(segments) > 1:
+        # A fork server started clean (no threads, no open connections) forks the workers,
+        # with the light scanning module already imported.
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["controller.storage.scan"])
+        loop = asyncio.get_running_loop()
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx) as pool:
+            futures = [
+                loop.run_in_executor(pool, check_segment, kind, target, key, seg)
+                for seg in segments
+            ]
+            try:
+                for fut in asyncio.as_completed(futures):
+                    results.append(await fut)
+                    report.entries += results[-1].count
+                    if progress is not None:
+                        progress(report.entries)
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                await asyncio.gather(*futures, return_exceptions=True)
+                raise
+    else:
+        # A thread of our own, gone when we return (the PostgreSQL reader runs its own loop).
+        loop = asyncio.get_running_loop()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-verify") as thread:
+            for seg in segments:
+                results.append(
+                    await loop.run_in_executor(thread, check_segment, kind, target, key, seg)
                 )
-            elif problem is not None:
-                report.problems.append(problem)
+                report.entries += results[-1].count
+                if progress is not None:
+                    progress(report.entries)
 
-        result = await conn.stream(stmt.execution_options(yield_per=BATCH))
-        async for batch in result.partitions(BATCH):
-            for row in batch:
-                link_id = row[0]
-                if current is None or current.link_id != link_id:
-                    if current is not None:
-                        close(current)
-                    current = ChainVerifier(key, link_id, anchors.get(link_id))
-                    seen.add(link_id)
-                if current.problem is None:
-                    current.feed(row)
-                    if row[3] == award_kind and row[5] < 0:
-                        awards.add((link_id, row[8]))
-            report.entries += len(batch)
-            if progress is not None:
-                progress(report.entries)
-        if current is not None:
-            close(current)
+    by_link: dict[str, list[SegmentResult]] = {}
+    for r in results:
+        by_link.setdefault(r.segment.link_id, []).append(r)
+    awards: set[tuple[str, str]] = set()
+    for link_id in sorted(wanted):
+        parts = sorted(by_link.get(link_id, []), key=lambda r: r.segment.lo)
+        report.links[link_id] = sum(r.count for r in parts)
+        for r in parts:
+            awards.update((link_id, h) for h in r.awards)
+        problem = next((r.problem for r in parts if r.problem is not None), None)
+        if problem is None and link_id not in heads:
+            problem = ChainProblem(
+                link_id, None, "history exists for a link the database does not have"
+            )
+        if problem is None:
+            end = parts[-1].end if parts else anchors.get(link_id)
+            v = ChainVerifier(key, link_id, end)
+            problem = v.finish(heads[link_id])
+        if problem is not None:
+            report.problems.append(problem)
 
-    for link_id in heads:
-        if link_id not in seen and (wanted is None or link_id in wanted):
-            close(ChainVerifier(key, link_id, anchors.get(link_id)))
     broken = {p.link_id for p in report.problems}
     for link_id, hit_id in sorted(paid - awards):
-        if link_id not in broken and (wanted is None or link_id in wanted):
+        if link_id in wanted and link_id not in broken:
             report.problems.append(
                 ChainProblem(
                     link_id, None, f"hit {hit_id} was paid from the meter but has no award entry"

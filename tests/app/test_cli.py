@@ -19,14 +19,22 @@ from tests.conftest import KEY
 from tests.storage.helpers import Poller, drop_guards, make_link, runtime
 
 
-async def progressive(*args: str, db_url: str, cwd: Path | None = None, key: bool = True) -> tuple[int, str, str]:
+async def progressive(
+    *args: str, db_url: str, cwd: Path | None = None, key: bool = True
+) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
     env["PROGRESSIVE_DATABASE_URL"] = db_url
     if key:
         env["PROGRESSIVE_LEDGER_KEY"] = KEY.hex()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "app.cli", *args, env=env, cwd=cwd,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "app.cli",
+        *args,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await proc.communicate()
     assert proc.returncode is not None
@@ -62,8 +70,10 @@ async def _tamper(store: LedgerStore, *statements: str) -> None:
 
 TAMPERING = {
     "amount edited": (
-        ["UPDATE meter_entries SET delta_units = delta_units + 10000, "
-         "meter_after_units = meter_after_units + 10000 WHERE seq = 6"],
+        [
+            "UPDATE meter_entries SET delta_units = delta_units + 10000, "
+            "meter_after_units = meter_after_units + 10000 WHERE seq = 6"
+        ],
         "entry 6",
     ),
     "explanation edited": (
@@ -71,7 +81,7 @@ TAMPERING = {
         "entry 14: the seal does not match",
     ),
     "middle entry deleted": (["DELETE FROM meter_entries WHERE seq = 9"], "entry 9 missing"),
-    "last entry deleted": (["DELETE FROM meter_entries WHERE seq = 16"], "entries 16 to 16 are missing"),
+    "last entry deleted": (["DELETE FROM meter_entries WHERE seq = 16"], "entry 16 missing"),
     "reduction relabelled": (
         ["UPDATE meter_entries SET kind = 'contribution' WHERE seq = 14"],
         "entry 14: a reduction of kind 'contribution' without a stated reason",
@@ -81,17 +91,21 @@ TAMPERING = {
         "the link shows meter",
     ),
     "hit inserted with no award": (
-        ["INSERT INTO hits (hit_id, link_id, table_id, seat, hand, round, source, status, "
-         "award_cents, paid_from, settlement_group, settlement_order, policy, at_us) VALUES "
-         "('t2#99', 'stud', 't2', 1, 'ROYAL_FLUSH', 1, 'table', 'awarded', 500000, 'meter', "
-         "'g', 0, 'split', 1)"],
+        [
+            "INSERT INTO hits (hit_id, link_id, table_id, seat, hand, round, source, status, "
+            "award_cents, paid_from, settlement_group, settlement_order, policy, at_us) VALUES "
+            "('t2#99', 'stud', 't2', 1, 'ROYAL_FLUSH', 1, 'table', 'awarded', 500000, 'meter', "
+            "'g', 0, 'split', 1)"
+        ],
         "hit t2#99 was paid from the meter but has no award entry",
     ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(TAMPERING))
-async def test_verify_catches_each_kind_of_tampering(case: str, store: LedgerStore, db_url: str) -> None:
+async def test_verify_catches_each_kind_of_tampering(
+    case: str, store: LedgerStore, db_url: str
+) -> None:
     await play(store)
     statements, expected = TAMPERING[case]
     await _tamper(store, *statements)
@@ -108,39 +122,65 @@ async def test_verify_catches_an_inserted_entry_resealed_without_the_key(
     await play(store)
     async with store.engine.begin() as conn:
         await drop_guards(conn)
-        rows = (await conn.execute(text(
-            "SELECT link_id, seq, at_us, kind, meter_before_units, delta_units, meter_after_units, "
-            "table_id, hit_id, anomaly_id, correction_id, explanation, details, prev_hash, hash "
-            "FROM meter_entries ORDER BY seq"))).all()
+        rows = (
+            await conn.execute(
+                text(
+                    "SELECT link_id, seq, at_us, kind, meter_before_units, delta_units, meter_after_units, "
+                    "table_id, hit_id, anomaly_id, correction_id, explanation, details, prev_hash, hash "
+                    "FROM meter_entries ORDER BY seq"
+                )
+            )
+        ).all()
         await conn.execute(text("DELETE FROM meter_entries"))
         forged_key = b"guessed key, not the real one"
         prev = "0" * 64
         meter = 0
-        seq = 0
-        for r in rows:
-            seq += 1
+        for seq, r in enumerate(rows, start=1):
             delta = r.delta_units + (5_000_000 if r.seq == 8 else 0)  # an extra $5 slipped in
-            row = [r.link_id, seq, r.at_us, r.kind, meter, delta, meter + delta, r.table_id,
-                   r.hit_id, r.anomaly_id, r.correction_id, r.explanation, r.details, prev]
+            row = [
+                r.link_id,
+                seq,
+                r.at_us,
+                r.kind,
+                meter,
+                delta,
+                meter + delta,
+                r.table_id,
+                r.hit_id,
+                r.anomaly_id,
+                r.correction_id,
+                r.explanation,
+                r.details,
+                prev,
+            ]
             h = seal_hash(forged_key, row)
-            await conn.execute(text(
-                "INSERT INTO meter_entries VALUES (:a,:b,:c,:d,:e,:f,:g,:h,:i,:j,:k,:l,:m,:n,:o)"),
-                dict(zip("abcdefghijklmno", [*row, h], strict=True)))
+            await conn.execute(
+                text(
+                    "INSERT INTO meter_entries VALUES (:a,:b,:c,:d,:e,:f,:g,:h,:i,:j,:k,:l,:m,:n,:o)"
+                ),
+                dict(zip("abcdefghijklmno", [*row, h], strict=True)),
+            )
             prev, meter = h, meter + delta
-        await conn.execute(text("UPDATE links SET meter_units = :m, last_hash = :h"), {"m": meter, "h": prev})
+        await conn.execute(
+            text("UPDATE links SET meter_units = :m, last_hash = :h"), {"m": meter, "h": prev}
+        )
     code, _, err = await progressive("ledger", "verify", db_url=db_url)
     assert code == 1
     assert "link stud, entry 1: the seal does not match" in err
 
 
-async def test_verify_without_the_key_explains_how_to_provide_it(store: LedgerStore, db_url: str, tmp_path: Path) -> None:
+async def test_verify_without_the_key_explains_how_to_provide_it(
+    store: LedgerStore, db_url: str, tmp_path: Path
+) -> None:
     await play(store)
     code, _, err = await progressive("ledger", "verify", db_url=db_url, cwd=tmp_path, key=False)
     assert code == 1
     assert "no ledger key" in err and "PROGRESSIVE_LEDGER_KEY" in err
 
 
-async def test_export_history_hits_and_reductions(store: LedgerStore, db_url: str, tmp_path: Path) -> None:
+async def test_export_history_hits_and_reductions(
+    store: LedgerStore, db_url: str, tmp_path: Path
+) -> None:
     await play(store)
     period = ["--since", "2026-01-01", "--until", "2026-01-02"]
     code, out, err = await progressive("export", "history", *period, db_url=db_url)
@@ -151,18 +191,30 @@ async def test_export_history_hits_and_reductions(store: LedgerStore, db_url: st
         int(rows[-2]["meter_after_units"]) + int(rows[-1]["delta_units"])
     )
     target = tmp_path / "hits.json"
-    code, _, err = await progressive("export", "hits", *period, "--format", "json", "-o", str(target), db_url=db_url)
+    code, _, err = await progressive(
+        "export", "hits", *period, "--format", "json", "-o", str(target), db_url=db_url
+    )
     assert code == 0, err
     doc = json.loads(target.read_text())
     assert [h["hand"] for h in doc["rows"]] == ["ROYAL_FLUSH"]
     assert "1 hits rows" in err
-    code, out, _ = await progressive("export", "reductions", *period, "--format", "json", db_url=db_url)
+    code, out, _ = await progressive(
+        "export", "reductions", *period, "--format", "json", db_url=db_url
+    )
     reductions = json.loads(out)["rows"]
-    assert len(reductions) == 1 and reductions[0]["kind"] == "award" and reductions[0]["hit_id"] == "t1#1"
+    assert (
+        len(reductions) == 1
+        and reductions[0]["kind"] == "award"
+        and reductions[0]["hit_id"] == "t1#1"
+    )
     # A period before any play is empty, not an error; a reversed one is refused clearly.
-    code, out, _ = await progressive("export", "history", "--since", "2025-01-01", "--until", "2025-02-01", db_url=db_url)
+    code, out, _ = await progressive(
+        "export", "history", "--since", "2025-01-01", "--until", "2025-02-01", db_url=db_url
+    )
     assert code == 0 and out.strip() == ",".join(next(csv.reader(io.StringIO(out))))
-    code, _, err = await progressive("export", "hits", "--since", "2026-02-01", "--until", "2026-01-01", db_url=db_url)
+    code, _, err = await progressive(
+        "export", "hits", "--since", "2026-02-01", "--until", "2026-01-01", db_url=db_url
+    )
     assert code != 0 and "the period is empty" in err
 
 
@@ -174,14 +226,46 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     key_file = tmp_path / "progressive-ledger.key"
     assert key_file.exists() and oct(key_file.stat().st_mode & 0o777) == "0o600"
     env_args = ("--id", "lir", "--game", "let_it_ride_bonus", "--reset", "$0")
-    code, _, err = await progressive("links", "create", *env_args, "--rate", "100.01%", "--table", "T1",
-                                     db_url=db_url, cwd=tmp_path, key=False)
+    code, _, err = await progressive(
+        "links",
+        "create",
+        *env_args,
+        "--rate",
+        "100.01%",
+        "--table",
+        "T1",
+        db_url=db_url,
+        cwd=tmp_path,
+        key=False,
+    )
     assert code == 2 and "68 IAC 10-1-1.1(c)" in err
-    code, _, err = await progressive("links", "create", *env_args, "--rate", "75%", "--table", "T1:$5",
-                                     db_url=db_url, cwd=tmp_path, key=False)
+    code, _, err = await progressive(
+        "links",
+        "create",
+        *env_args,
+        "--rate",
+        "75%",
+        "--table",
+        "T1:$5",
+        db_url=db_url,
+        cwd=tmp_path,
+        key=False,
+    )
     assert code == 2 and "68 IAC 10-7-5(b)" in err
-    code, out, err = await progressive("links", "create", *env_args, "--rate", "75%", "--table", "T1",
-                                       "--table", "T2:$1.00", db_url=db_url, cwd=tmp_path, key=False)
+    code, out, err = await progressive(
+        "links",
+        "create",
+        *env_args,
+        "--rate",
+        "75%",
+        "--table",
+        "T1",
+        "--table",
+        "T2:$1.00",
+        db_url=db_url,
+        cwd=tmp_path,
+        key=False,
+    )
     assert code == 0, err
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
     assert "lir\tLet It Ride bonus\t$0.00\trate 75%" in out

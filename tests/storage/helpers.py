@@ -20,7 +20,9 @@ ROYAL = parse_cards("As Ks Qs Js Ts")
 def table(table_id: str, denom: int = 100) -> TableSpec:
     return TableSpec(
         config=TableConfig(
-            table_id=table_id, denomination_cents=denom, max_credits_per_seat_round=100,
+            table_id=table_id,
+            denomination_cents=denom,
+            max_credits_per_seat_round=100,
             min_round_us=1_000_000,
         )
     )
@@ -30,9 +32,15 @@ async def make_link(
     store: LedgerStore, link_id: str = "stud", tables: tuple[str, ...] = ("t1", "t2"), **kw: Any
 ) -> None:
     await store.create_link(
-        link_id=link_id, name="Caribbean Stud bank", game=kw.pop("game", Game.CARIBBEAN_STUD),
-        rate_bp=kw.pop("rate_bp", 8250), reset_cents=kw.pop("reset_cents", 10_000_00),
-        tables=[table(t) for t in tables], at_us=T0, actor="test", **kw,
+        link_id=link_id,
+        name="Caribbean Stud bank",
+        game=kw.pop("game", Game.CARIBBEAN_STUD),
+        rate_bp=kw.pop("rate_bp", 8250),
+        reset_cents=kw.pop("reset_cents", 10_000_00),
+        tables=[table(t) for t in tables],
+        at_us=T0,
+        actor="test",
+        **kw,
     )
 
 
@@ -46,12 +54,14 @@ class Poller:
     def reading(self, table_id: str, credits: int, **kw: Any) -> TableReading:
         self.seq[table_id] = self.seq.get(table_id, 0) + 1
         self.at += 1_000_000
-        return TableReading(table_id=table_id, poll_seq=self.seq[table_id], at_us=self.at,
-                            credits=credits, **kw)
+        return TableReading(
+            table_id=table_id, poll_seq=self.seq[table_id], at_us=self.at, credits=credits, **kw
+        )
 
     def royal(self, table_id: str, credits: int, seq: int, seat: int = 3) -> TableReading:
-        claim = HitClaim(table_seq=seq, seat=seat, hand=HandCategory.ROYAL_FLUSH, round=seq,
-                         cards=ROYAL)
+        claim = HitClaim(
+            table_seq=seq, seat=seat, hand=HandCategory.ROYAL_FLUSH, round=seq, cards=ROYAL
+        )
         return self.reading(table_id, credits, pending_hits=1, head_hit=claim)
 
 
@@ -64,12 +74,24 @@ async def runtime(store: LedgerStore) -> LinkRuntime:
 async def drop_guards(conn: AsyncConnection) -> None:
     """What someone with database access could do: remove every trigger and check."""
     if conn.dialect.name == "postgresql":
-        for t in ("meter_entries", "hits", "links", "anomalies", "corrections", "documents", "audit_log"):
+        for t in (
+            "meter_entries",
+            "hits",
+            "links",
+            "anomalies",
+            "corrections",
+            "documents",
+            "audit_log",
+        ):
             await conn.execute(text(f"ALTER TABLE {t} DISABLE TRIGGER USER"))
         for ck in ("reduction_has_reason", "adds_up", "not_negative"):
-            await conn.execute(text(f"ALTER TABLE meter_entries DROP CONSTRAINT ck_meter_entries_{ck}"))
+            await conn.execute(
+                text(f"ALTER TABLE meter_entries DROP CONSTRAINT ck_meter_entries_{ck}")
+            )
         return
     await conn.execute(text("PRAGMA ignore_check_constraints = ON"))
-    names = (await conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))).scalars()
+    names = (
+        await conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+    ).scalars()
     for name in list(names):
         await conn.execute(text(f"DROP TRIGGER {name}"))

@@ -25,7 +25,9 @@ async def test_poll_cycle_commits_and_restart_lands_on_exact_meter(store: Ledger
     await rt.apply_readings([p.reading("t1", 1000), p.reading("t2", 50)])  # baselines
     await rt.apply_readings([p.reading("t1", 1013), p.reading("t2", 57)])
     await rt.apply_readings([p.reading("t1", 1020)])
-    expected = RESET_UNITS + contribution_units(credits=20 + 7, denomination_cents=100, rate_bp=8250)
+    expected = RESET_UNITS + contribution_units(
+        credits=20 + 7, denomination_cents=100, rate_bp=8250
+    )
     assert rt.states["stud"].meter_units == expected
 
     # A new process: same store contents, fresh memory.
@@ -49,12 +51,16 @@ async def test_replaying_an_applied_reading_changes_nothing(store: LedgerStore) 
     await rt.apply_readings([second])
     before = rt.states["stud"]
     async with store.engine.connect() as conn:
-        n_before = await conn.scalar(select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1))
+        n_before = await conn.scalar(
+            select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1)
+        )
     assert await rt.apply_readings([second]) == []
     assert await rt.apply_readings([first]) == []
     assert rt.states["stud"] == before
     async with store.engine.connect() as conn:
-        n_after = await conn.scalar(select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1))
+        n_after = await conn.scalar(
+            select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1)
+        )
     assert n_after == n_before
 
 
@@ -86,7 +92,9 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
     assert outcome_state  # the engine did produce entries; none of them landed
     assert rt.states["stud"] == before
     async with store.engine.connect() as conn:
-        credits = dict((await conn.execute(select(TableCounterRow.table_id, TableCounterRow.credits))).all())
+        credits = dict(
+            (await conn.execute(select(TableCounterRow.table_id, TableCounterRow.credits))).all()
+        )
     assert credits == {"t1": 0, "t2": 0}
     # The same readings, retried, are credited exactly once.
     await rt.apply_readings([p.reading("t1", 10), p.reading("t2", 5)])
@@ -148,12 +156,26 @@ async def test_anomaly_review_and_documented_correction(store: LedgerStore) -> N
         await rt.review_anomaly(anomaly_id, approve=False, reviewer="x", reason="late")
 
     with pytest.raises(ValueError, match="supporting document"):
-        await rt.correct("stud", delta_cents=-100, category="malfunction", reason="meter glitch",
-                         requested_by="sup", approved_by="mgr")
+        await rt.correct(
+            "stud",
+            delta_cents=-100,
+            category="malfunction",
+            reason="meter glitch",
+            requested_by="sup",
+            approved_by="mgr",
+        )
     before = rt.states["stud"].meter_units
-    await rt.correct("stud", delta_cents=-100, category="malfunction", reason="meter glitch",
-                     requested_by="sup", approved_by="mgr", document=b"%PDF-1.4 report",
-                     document_name="report.pdf", document_type="application/pdf")
+    await rt.correct(
+        "stud",
+        delta_cents=-100,
+        category="malfunction",
+        reason="meter glitch",
+        requested_by="sup",
+        approved_by="mgr",
+        document=b"%PDF-1.4 report",
+        document_name="report.pdf",
+        document_type="application/pdf",
+    )
     assert rt.states["stud"].meter_units == before - 100 * 10_000
     assert (await verify_ledger(store.engine, KEY)).ok
 
@@ -179,7 +201,9 @@ async def _history(store: LedgerStore) -> None:
 
 async def test_database_refuses_edits_and_young_deletes_of_history(store: LedgerStore) -> None:
     await _history(store)
-    msg = await _refused(store, "UPDATE meter_entries SET delta_units = delta_units + 1 WHERE seq = 3")
+    msg = await _refused(
+        store, "UPDATE meter_entries SET delta_units = delta_units + 1 WHERE seq = 3"
+    )
     assert "append-only" in msg
     msg = await _refused(store, "DELETE FROM meter_entries WHERE seq = 3")
     assert "older than 5 years" in msg
@@ -196,14 +220,17 @@ async def test_database_refuses_edits_and_young_deletes_of_history(store: Ledger
 
 async def test_database_refuses_a_reduction_without_a_reason(store: LedgerStore) -> None:
     await _history(store)
-    cols = ("link_id, seq, at_us, kind, meter_before_units, delta_units, meter_after_units, "
-            "explanation, details, prev_hash, hash")
+    cols = (
+        "link_id, seq, at_us, kind, meter_before_units, delta_units, meter_after_units, "
+        "explanation, details, prev_hash, hash"
+    )
     for kind, explanation in (("contribution", "x"), ("award", "no hit named"), ("correction", "")):
         msg = await _refused(
             store,
             f"INSERT INTO meter_entries ({cols}) VALUES ('stud', 99, 1, :kind, 100, -1, 99, "
             ":explanation, '{{}}', 'p', 'h')",
-            kind=kind, explanation=explanation,
+            kind=kind,
+            explanation=explanation,
         )
         assert "reduction_has_reason" in msg
 
@@ -227,7 +254,11 @@ async def test_retention_purge_may_remove_only_entries_older_than_five_years(
     assert "68 IAC 10-6-5(d)" in msg
     async with store.engine.begin() as conn:
         await conn.execute(text("DELETE FROM meter_entries WHERE link_id = 'old' AND seq = 1"))
-        left = (await conn.execute(text("SELECT seq FROM meter_entries WHERE link_id = 'old'"))).scalars().all()
+        left = (
+            (await conn.execute(text("SELECT seq FROM meter_entries WHERE link_id = 'old'")))
+            .scalars()
+            .all()
+        )
     assert left == [2]
 
 
@@ -241,8 +272,14 @@ async def test_link_row_matches_its_chain_head(store: LedgerStore) -> None:
     await _history(store)
     async with store.engine.connect() as conn:
         link = (await conn.execute(select(LinkRow))).one()
-        last = (await conn.execute(select(MeterEntryRow).order_by(MeterEntryRow.seq.desc()).limit(1))).one()
-    assert (link.last_seq, link.last_hash, link.meter_units) == (last.seq, last.hash, last.meter_after_units)
+        last = (
+            await conn.execute(select(MeterEntryRow).order_by(MeterEntryRow.seq.desc()).limit(1))
+        ).one()
+    assert (link.last_seq, link.last_hash, link.meter_units) == (
+        last.seq,
+        last.hash,
+        last.meter_after_units,
+    )
     assert last.kind == EntryKind.JACKPOT_RESET
 
 

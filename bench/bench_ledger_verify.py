@@ -1,0 +1,162 @@
+"""``ledger verify`` throughput, against a bare fetch of the same rows in the same run.
+
+Builds a sealed history of ``--entries`` entries over ``--links`` links straight from the
+ledger module (COPY into PostgreSQL, executemany into SQLite), then times
+``verify_ledger`` on each database and, as the baseline, a bare streamed SELECT of the
+same columns through the same engine.
+
+Target: at least 200,000 entries/s.
+
+    python -m bench.bench_ledger_verify [--entries 400000] [--links 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+import asyncpg
+from sqlalchemy import insert, select, text
+
+from bench._pg import PG_DSN, scratch_schema
+from controller.engine import EntryKind, MeterEvent
+from controller.games import Game
+from controller.ledger import ENTRY_COLUMNS, GENESIS, SealedEntry, seal
+from controller.storage.database import make_engine, upgrade
+from controller.storage.models import LinkRow, MeterEntryRow, PaytableRow
+from controller.storage.verify import verify_ledger
+
+KEY = b"benchmark ledger key, 32 bytes!!"
+T0 = 1_767_225_600_000_000
+
+
+def history(entries: int, links: int) -> dict[str, list[SealedEntry]]:
+    per_link = entries // links
+    out: dict[str, list[SealedEntry]] = {}
+    for li in range(links):
+        events = [MeterEvent(EntryKind.LINK_OPENED, T0, 0, 10_000_000_000, "link opened")]
+        meter = 10_000_000_000
+        for n in range(1, per_link):
+            units = 825_000 * (1 + n % 7)
+            events.append(
+                MeterEvent(
+                    EntryKind.CONTRIBUTION,
+                    T0 + n * 1000,
+                    meter,
+                    units,
+                    f"table L{li}T{n % 50}: {1 + n % 7} credits x 100c x 8250 bp",
+                    f"L{li}T{n % 50}",
+                    details=f'{{"credits":{1 + n % 7},"denomination_cents":100,"rate_bp":8250}}',
+                )
+            )
+            meter += units
+        out[f"L{li}"] = seal(KEY, f"L{li}", events, last_seq=0, last_hash=GENESIS)
+    return out
+
+
+async def load(url: str, chains: dict[str, list[SealedEntry]], schema: str | None) -> None:
+    engine = make_engine(url)
+    await upgrade(engine)
+    async with engine.begin() as conn:
+        pt = (
+            await conn.execute(
+                insert(PaytableRow)
+                .values(
+                    link_id="-",
+                    game=str(Game.CARIBBEAN_STUD),
+                    lines="[]",
+                    created_at_us=T0,
+                )
+                .returning(PaytableRow.paytable_id)
+            )
+        ).scalar_one()
+        for link_id, entries in chains.items():
+            last = entries[-1]
+            await conn.execute(
+                insert(LinkRow).values(
+                    link_id=link_id,
+                    name=link_id,
+                    game=str(Game.CARIBBEAN_STUD),
+                    rate_bp=8250,
+                    reset_cents=10_000_00,
+                    meter_units=last.meter_after_units,
+                    hit_policy="split",
+                    jackpot_won_since_rate_set=False,
+                    paytable_id=pt,
+                    last_win=None,
+                    last_seq=last.seq,
+                    last_hash=last.hash,
+                    created_at_us=T0,
+                )
+            )
+    if schema is not None:
+        conn2 = await asyncpg.connect(PG_DSN, server_settings={"search_path": schema})
+        for entries in chains.values():
+            await conn2.copy_records_to_table(
+                "meter_entries", records=entries, columns=ENTRY_COLUMNS
+            )
+        await conn2.execute("ANALYZE meter_entries")
+        await conn2.close()
+    else:
+        async with engine.begin() as conn:
+            for entries in chains.values():
+                await conn.execute(MeterEntryRow.__table__.insert(), [e.as_row() for e in entries])
+    await engine.dispose()
+
+
+async def measure(url: str, label: str, n: int) -> tuple[float, float]:
+    engine = make_engine(url)
+    cols = [getattr(MeterEntryRow, c) for c in ENTRY_COLUMNS]
+    async with engine.connect() as conn:  # warm the cache the same way for both
+        await conn.execute(text("SELECT count(*) FROM meter_entries"))
+    start = time.perf_counter()
+    async with engine.connect() as conn:
+        result = await conn.stream(
+            select(*cols)
+            .order_by(MeterEntryRow.link_id, MeterEntryRow.seq)
+            .execution_options(yield_per=20_000)
+        )
+        fetched = 0
+        async for batch in result.partitions(20_000):
+            fetched += len(batch)
+    bare_s = time.perf_counter() - start
+    start = time.perf_counter()
+    report = await verify_ledger(engine, KEY)
+    verify_s = time.perf_counter() - start
+    await engine.dispose()
+    assert report.ok and report.entries == n == fetched, (report.problems, report.entries, fetched)
+    print(
+        f"{label:10s} bare fetch {n / bare_s:>10,.0f} entries/s   verify {n / verify_s:>10,.0f} "
+        f"entries/s   ratio {verify_s / bare_s:.2f}x"
+    )
+    return n / verify_s, verify_s / bare_s
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--entries", type=int, default=400_000)
+    ap.add_argument("--links", type=int, default=8)
+    args = ap.parse_args()
+    chains = history(args.entries, args.links)
+    n = sum(len(c) for c in chains.values())
+    rates = []
+    async with scratch_schema() as (url, schema):
+        await load(url, chains, schema)
+        rates.append((await measure(url, "postgresql", n))[0])
+    with tempfile.TemporaryDirectory() as d:
+        url = f"sqlite+aiosqlite:///{Path(d) / 'bench.db'}"
+        await load(url, chains, None)
+        rates.append((await measure(url, "sqlite", n))[0])
+    ok = min(rates) >= 200_000
+    print(
+        ("PASS" if ok else "FAIL") + f": slowest verify {min(rates):,.0f} entries/s "
+        "(target >= 200,000)"
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

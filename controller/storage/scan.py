@@ -1,0 +1,116 @@
+"""Checking one segment of one link's chain, with the database's own driver.
+
+Kept apart from the rest of storage (no SQLAlchemy) so that the worker processes of
+``progressive ledger verify`` start quickly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+
+from controller.engine import EntryKind
+from controller.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
+
+BATCH = 20_000
+_SELECT = (
+    f"SELECT {', '.join(ENTRY_COLUMNS)} FROM meter_entries "
+    "WHERE link_id = {link} AND seq >= {lo} AND seq <= {hi} ORDER BY seq"
+)
+_AWARD = str(EntryKind.AWARD)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    link_id: str
+    lo: int  # first sequence number checked
+    hi: int  # last sequence number checked
+    start: Anchor | None  # where the chain stands before ``lo`` if known (first segment)
+    first: bool
+
+
+@dataclass(slots=True)
+class SegmentResult:
+    segment: Segment
+    count: int
+    problem: ChainProblem | None
+    end: Anchor | None  # the last verified entry
+    awards: list[str]
+
+
+# ----------------------------------------------------------------------------- reading rows
+
+
+def _sqlite_rows(path: str, seg: Segment, lo: int) -> Iterator[list[Any]]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        cur = conn.execute(_SELECT.format(link="?", lo="?", hi="?"), (seg.link_id, lo, seg.hi))
+        while batch := cur.fetchmany(BATCH):
+            yield batch
+    finally:
+        conn.close()
+
+
+async def _pg_rows(target: dict[str, Any], seg: Segment, lo: int) -> list[list[Any]]:
+    conn = await asyncpg.connect(target["dsn"], server_settings=target["server_settings"])
+    try:
+        out: list[list[Any]] = []
+        async with conn.transaction(readonly=True):
+            cur = await conn.cursor(
+                _SELECT.format(link="$1", lo="$2", hi="$3"), seg.link_id, lo, seg.hi
+            )
+            while batch := await cur.fetch(BATCH):
+                out.append(batch)
+        return out
+    finally:
+        await conn.close()
+
+
+def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> SegmentResult:
+    """Verify one segment; runs in a worker process or in the caller's thread."""
+    if seg.first:
+        lo = seg.lo
+        verifier = ChainVerifier(key, seg.link_id, seg.start)
+    else:
+        lo = seg.lo - 1  # read the entry before: the chain resumes from its seal and meter
+        verifier = None
+    batches: Any = (
+        _sqlite_rows(target["path"], seg, lo)
+        if kind == "sqlite"
+        else asyncio.run(_pg_rows(target, seg, lo))
+    )
+    count = 0
+    awards: list[str] = []
+    for batch in batches:
+        for row in batch:
+            if verifier is None:
+                if row[1] != lo:
+                    verifier = ChainVerifier(key, seg.link_id, None)
+                    verifier.seq = lo
+                    verifier._fail(lo, f"entry {lo} missing (deleted?)")
+                    break
+                verifier = ChainVerifier(key, seg.link_id, Anchor(row[1], row[14], row[6]))
+                continue
+            if verifier.feed(row) is not None:
+                break
+            count += 1
+            if row[3] == _AWARD and row[5] < 0:
+                awards.append(row[8])
+        if verifier is not None and verifier.problem is not None:
+            break
+    if verifier is None:
+        verifier = ChainVerifier(key, seg.link_id, None)
+        verifier._fail(lo, f"entry {lo} missing (deleted?)")
+    elif verifier.problem is None and verifier.seq < seg.hi:
+        verifier._fail(verifier.seq + 1, f"entry {verifier.seq + 1} missing (deleted?)")
+    end = (
+        Anchor(verifier.seq, verifier.prev_hash, verifier.meter)
+        if verifier.problem is None
+        else None
+    )
+    return SegmentResult(seg, count, verifier.problem, end, awards)
