@@ -133,6 +133,7 @@ class TableState:
     rounds: int | None = None
     at_us: int | None = None
     last_hit_seq: int = 0  # the last table hit sequence number taken
+    last_hit_round: int | None = None  # and the round it was reported for
     # Bumped when a table's hit numbering restarts, so hit ids stay unique.
     hit_epoch: int = 0
     open_claims: tuple[HitClaim, ...] = ()  # hits of one round still being collected
@@ -458,6 +459,7 @@ def _apply(b: _Builder, reading: TableReading) -> None:
         rounds=reading.rounds,
         at_us=at,
         last_hit_seq=ts.last_hit_seq,
+        last_hit_round=ts.last_hit_round,
         hit_epoch=ts.hit_epoch,
         open_claims=ts.open_claims,
         hit_pending=ts.hit_pending,
@@ -506,6 +508,13 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
         if new:
             _contribute(b, ts, new, reading.at_us, wrapped=False)
         return
+    if new < old:
+        # Backwards, but not to near zero: no count of credits follows from it. Re-baseline and
+        # hold it for review with nothing to credit.
+        delta = 0
+        reason = f"credits counter went backwards from {old} to {new}; nothing credited"
+    else:
+        reason = f"{delta} credits in one reading; at most {limit} are possible since the last one"
     units = contribution_units(
         credits=delta, denomination_cents=ts.config.denomination_cents, rate_bp=b.state.rate_bp
     )
@@ -518,7 +527,7 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
         units=units,
         counter_before=old,
         counter_after=new,
-        reason=f"{delta} credits in one reading; at most {limit} are possible since the last one",
+        reason=reason,
     )
     b.anomalies.append(anomaly)
     b.emit(
@@ -553,9 +562,17 @@ def _contribute(b: _Builder, ts: TableState, credits: int, at_us: int, *, wrappe
 def _take_hit(b: _Builder, ts: TableState, reading: TableReading) -> TableState:
     """Collect the FIFO head into its round's group; settle a group once it is complete."""
     claim = reading.head_hit
-    if claim is not None and claim.table_seq is not None and claim.table_seq < ts.last_hit_seq:
-        # Sequence numbers only grow, and the head shows the last one taken until our ack lands,
-        # so a lower one means the table's numbering restarted: this is a new hit.
+    if (
+        claim is not None
+        and claim.table_seq is not None
+        and (
+            claim.table_seq < ts.last_hit_seq
+            or (claim.table_seq == ts.last_hit_seq and claim.round != ts.last_hit_round)
+        )
+    ):
+        # Sequence numbers only grow, and the head shows the last one taken (same number, same
+        # round) until our ack lands; a lower number, or the same number for another round,
+        # means the table's numbering restarted: this is a new hit.
         tid = ts.config.table_id
         b.emit(
             EntryKind.TABLE_COUNTER_RESET,
@@ -577,7 +594,12 @@ def _take_hit(b: _Builder, ts: TableState, reading: TableReading) -> TableState:
         return ts
     if ts.open_claims and ts.open_claims[0].round != claim.round:
         ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
-    ts = replace(ts, last_hit_seq=claim.table_seq, open_claims=(*ts.open_claims, claim))
+    ts = replace(
+        ts,
+        last_hit_seq=claim.table_seq,
+        last_hit_round=claim.round,
+        open_claims=(*ts.open_claims, claim),
+    )
     if reading.pending_hits <= 1:
         ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
     return ts

@@ -226,6 +226,17 @@ class ChainVerifier:
             ref = _REF_FOR.get(row[3])
             if row[3] not in _REDUCING or ref is None or not row[ref] or not row[11]:
                 return self._fail(seq, f"a reduction of kind {row[3]!r} without a stated reason")
+        t, h, a, c = row[7], row[8], row[9], row[10]
+        if (
+            US in row[3] or US in row[11] or US in row[12] or US in row[13]
+            or (t is not None and (US in t or NUL in t))
+            or (h is not None and (US in h or NUL in h))
+            or (a is not None and (US in a or NUL in a))
+            or (c is not None and (US in c or NUL in c))
+        ):  # fmt: skip
+            # Stored text holding the sealed form's reserved characters could shift fields
+            # without changing the seal: such a row was not written by the controller.
+            return self._fail(seq, "a field holds a reserved control character (edited)")
         if not hmac.compare_digest(seal_hash(self.key, row[:14]), row[14]):
             return self._fail(seq, "the seal does not match the entry's contents (edited)")
         self.seq = seq

@@ -244,6 +244,7 @@ def upgrade() -> None:
         sa.Column("rounds", sa.BigInteger(), nullable=True),
         sa.Column("at_us", sa.BigInteger(), nullable=True),
         sa.Column("last_hit_seq", sa.BigInteger(), nullable=False),
+        sa.Column("last_hit_round", sa.BigInteger(), nullable=True),
         sa.Column("hit_epoch", sa.Integer(), nullable=False),
         sa.Column("open_claims", sa.Text(), nullable=False),
         sa.Column("hit_pending", sa.Boolean(), nullable=False),

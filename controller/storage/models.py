@@ -113,6 +113,7 @@ class TableCounterRow(Base):
     rounds: Mapped[int | None] = mapped_column(BigInteger)
     at_us: Mapped[int | None] = mapped_column(BigInteger)
     last_hit_seq: Mapped[int] = mapped_column(BigInteger)
+    last_hit_round: Mapped[int | None] = mapped_column(BigInteger)
     hit_epoch: Mapped[int] = mapped_column(Integer)
     open_claims: Mapped[str] = mapped_column(Text)  # JSON list of claims being collected
     hit_pending: Mapped[bool] = mapped_column(Boolean)

@@ -276,6 +276,7 @@ class LedgerStore:
                 rounds=c.rounds,
                 at_us=c.at_us,
                 last_hit_seq=c.last_hit_seq,
+                last_hit_round=c.last_hit_round,
                 hit_epoch=c.hit_epoch,
                 open_claims=tuple(HitClaim.from_dict(d) for d in json.loads(c.open_claims)),
                 hit_pending=c.hit_pending,
@@ -410,6 +411,7 @@ class LedgerStore:
             "rounds": ts.rounds,
             "at_us": ts.at_us,
             "last_hit_seq": ts.last_hit_seq,
+            "last_hit_round": ts.last_hit_round,
             "hit_epoch": ts.hit_epoch,
             "open_claims": _claims_json(ts.open_claims),
             "hit_pending": ts.hit_pending,
@@ -520,6 +522,7 @@ _COUNTER_FIELDS = (
     "rounds",
     "at_us",
     "last_hit_seq",
+    "last_hit_round",
     "hit_epoch",
     "open_claims",
     "hit_pending",
@@ -527,7 +530,8 @@ _COUNTER_FIELDS = (
 )
 _PG_TYPES = {
     "table_id": "text", "poll_seq": "bigint", "credits": "bigint", "rounds": "bigint",
-    "at_us": "bigint", "last_hit_seq": "bigint", "hit_epoch": "integer", "open_claims": "text",
+    "at_us": "bigint", "last_hit_seq": "bigint", "last_hit_round": "bigint",
+    "hit_epoch": "integer", "open_claims": "text",
     "hit_pending": "boolean", "online": "boolean",
 }  # fmt: skip
 _PG_COUNTER_UPDATE = text(

@@ -1,0 +1,47 @@
+"""A stand-in for a table controller: real shuffles, real hands, the reference register map.
+
+Dependency rule (shared/DESIGN.md): this package may import the pure core ``controller.hands``
+and ``controller.games``, and nothing else of ``controller``.
+"""
+
+from link_adapters.simulator.registers import (
+    PROFILE_ID,
+    PROFILE_VERSION,
+    READ_COUNT,
+    READ_START,
+    apply_write,
+    encode_block,
+    from_pair,
+    u32_pair,
+)
+from link_adapters.simulator.table import (
+    RoundRecord,
+    SeatHand,
+    SimHit,
+    SimTable,
+    SimTableConfig,
+    all_hits,
+    build_hand,
+    draw_keep,
+    total_credits,
+)
+
+__all__ = [
+    "PROFILE_ID",
+    "PROFILE_VERSION",
+    "READ_COUNT",
+    "READ_START",
+    "RoundRecord",
+    "SeatHand",
+    "SimHit",
+    "SimTable",
+    "SimTableConfig",
+    "all_hits",
+    "apply_write",
+    "build_hand",
+    "draw_keep",
+    "encode_block",
+    "from_pair",
+    "total_credits",
+    "u32_pair",
+]

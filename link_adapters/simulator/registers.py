@@ -1,0 +1,173 @@
+"""The reference table-controller register map v1 (shared/DESIGN.md) as pure encode/decode.
+
+Holding registers, zero-based addresses, 32-bit values as two registers, high word first.
+The controller reads the block 0-33 in one poll and writes 100-105; a Modbus server wraps
+these two functions around a ``SimTable`` and adds nothing of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from link_adapters.simulator.table import U32, SimTable
+
+__all__ = [
+    "ADDR_ACK",
+    "ADDR_BET_BITMAP",
+    "ADDR_COMMAND",
+    "ADDR_CREDITS",
+    "ADDR_HEAD_CARDS",
+    "ADDR_HEAD_HAND",
+    "ADDR_HEAD_ROUND",
+    "ADDR_HEAD_SEAT",
+    "ADDR_HEAD_SEQ",
+    "ADDR_HEARTBEAT",
+    "ADDR_METER",
+    "ADDR_PENDING_HITS",
+    "ADDR_PROFILE_ID",
+    "ADDR_PROFILE_VERSION",
+    "ADDR_ROUNDS",
+    "ADDR_SEAT_CREDITS",
+    "ADDR_STATUS",
+    "CARD_NOT_REPORTED",
+    "PROFILE_ID",
+    "PROFILE_VERSION",
+    "READ_COUNT",
+    "READ_START",
+    "WRITE_COUNT",
+    "WRITE_START",
+    "apply_write",
+    "encode_block",
+    "from_pair",
+    "u32_pair",
+]
+
+PROFILE_ID: Final = 0x5450
+PROFILE_VERSION: Final = 1
+READ_START: Final = 0
+READ_COUNT: Final = 34
+WRITE_START: Final = 100
+WRITE_COUNT: Final = 6
+CARD_NOT_REPORTED: Final = 0xFFFF
+
+ADDR_PROFILE_ID: Final = 0
+ADDR_PROFILE_VERSION: Final = 1
+ADDR_STATUS: Final = 2
+ADDR_ROUNDS: Final = 3  # u32, 3-4
+ADDR_CREDITS: Final = 5  # u32, 5-6
+ADDR_BET_BITMAP: Final = 7
+ADDR_PENDING_HITS: Final = 8
+ADDR_HEAD_SEQ: Final = 9  # u32, 9-10
+ADDR_HEAD_SEAT: Final = 11
+ADDR_HEAD_HAND: Final = 12
+ADDR_HEAD_ROUND: Final = 13  # u32, 13-14
+ADDR_HEAD_CARDS: Final = 15  # five registers, 15-19
+ADDR_SEAT_CREDITS: Final = 20  # seven u32, 20-33
+
+ADDR_ACK: Final = 100  # u32, 100-101
+ADDR_COMMAND: Final = 102
+ADDR_METER: Final = 103  # u32, 103-104
+ADDR_HEARTBEAT: Final = 105
+
+_U16_MAX: Final = 0xFFFF
+_NAMES: Final = {
+    ADDR_ACK: "hit acknowledge",
+    ADDR_COMMAND: "command bits",
+    ADDR_METER: "meter display",
+    ADDR_HEARTBEAT: "heartbeat",
+}
+
+
+def u32_pair(value: int) -> tuple[int, int]:
+    """(high word, low word) of an unsigned 32-bit value."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < U32:
+        raise ValueError(f"{value!r} is not an unsigned 32-bit value")
+    return value >> 16, value & _U16_MAX
+
+
+def from_pair(hi: int, lo: int) -> int:
+    """The unsigned 32-bit value of a (high word, low word) register pair."""
+    _check_word(hi, "high word")
+    _check_word(lo, "low word")
+    return hi << 16 | lo
+
+
+def _check_word(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _U16_MAX:
+        raise ValueError(f"{what} {value!r} is not a register value 0-65535")
+    return value
+
+
+def encode_block(table: SimTable, now_us: int) -> list[int]:
+    """Registers 0-33 as the table shows them at ``now_us``."""
+    block = [0] * READ_COUNT
+    block[ADDR_PROFILE_ID] = PROFILE_ID
+    block[ADDR_PROFILE_VERSION] = PROFILE_VERSION
+    block[ADDR_STATUS] = table.status_bits(now_us)
+    block[ADDR_ROUNDS : ADDR_ROUNDS + 2] = u32_pair(table.rounds)
+    block[ADDR_CREDITS : ADDR_CREDITS + 2] = u32_pair(table.credits)
+    block[ADDR_BET_BITMAP] = table.bet_bitmap
+    # A register cannot say more than 65535; the controller only needs "some are pending".
+    block[ADDR_PENDING_HITS] = min(len(table.hit_fifo), _U16_MAX)
+    head = table.head_hit
+    if head is not None:
+        block[ADDR_HEAD_SEQ : ADDR_HEAD_SEQ + 2] = u32_pair(head.seq)
+        block[ADDR_HEAD_SEAT] = head.seat
+        block[ADDR_HEAD_HAND] = head.hand.register_code
+        block[ADDR_HEAD_ROUND : ADDR_HEAD_ROUND + 2] = u32_pair(head.round)
+        cards = head.cards if table.config.report_cards else (CARD_NOT_REPORTED,) * 5
+        block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = cards
+    for index, credits in enumerate(table.per_seat_credits):
+        start = ADDR_SEAT_CREDITS + 2 * index
+        block[start : start + 2] = u32_pair(credits)
+    return block
+
+
+def apply_write(table: SimTable, address: int, values: Sequence[int], now_us: int) -> None:
+    """A write of ``values`` to consecutive registers from ``address`` (100-105 only).
+
+    The whole write is checked before anything is applied, and a 32-bit field must be
+    written whole (both words in one write): a half-written acknowledge could pop the
+    wrong hit. Anything else raises ValueError naming the address.
+    """
+    address = _check_address(address)
+    if not values:
+        raise ValueError(f"write to register {address} carries no values")
+    words = [
+        _check_word(value, f"value for register {address + offset}")
+        for offset, value in enumerate(values)
+    ]
+    end = address + len(words)  # exclusive
+    for target in range(address, end):
+        if not WRITE_START <= target < WRITE_START + WRITE_COUNT:
+            kind = "read-only" if READ_START <= target < READ_START + READ_COUNT else "not mapped"
+            raise ValueError(
+                f"register {target} is {kind}; the controller may write only "
+                f"{WRITE_START}-{WRITE_START + WRITE_COUNT - 1}"
+            )
+    for pair in (ADDR_ACK, ADDR_METER):
+        if (address <= pair < end) != (address <= pair + 1 < end):
+            raise ValueError(
+                f"register {pair}-{pair + 1} ({_NAMES[pair]}) is a 32-bit value: "
+                "write both registers in one request"
+            )
+
+    def word(at: int) -> int | None:
+        return words[at - address] if address <= at < end else None
+
+    # In address order, as a device applies one multi-register write.
+    if (hi := word(ADDR_ACK)) is not None:
+        table.acknowledge(from_pair(hi, words[ADDR_ACK + 1 - address]))
+    if (bits := word(ADDR_COMMAND)) is not None:
+        table.set_command_bits(bits)
+    if (hi := word(ADDR_METER)) is not None:
+        table.set_meter_display(from_pair(hi, words[ADDR_METER + 1 - address]))
+    if (beat := word(ADDR_HEARTBEAT)) is not None:
+        table.heartbeat(beat, now_us)
+
+
+def _check_address(address: object) -> int:
+    if isinstance(address, bool) or not isinstance(address, int) or address < 0:
+        raise ValueError(f"register address {address!r} is not a non-negative int")
+    return address
