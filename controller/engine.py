@@ -297,9 +297,11 @@ class _Builder:
                 f"link {self.state.link_id}: the meter cannot go below zero "
                 f"({format_cents(displayed_cents(self.meter))} {delta:+d} units)"
             )
-        if "\x1f" in explanation or "\x00" in explanation:
-            # Typed reasons end up here; the ledger's sealed form reserves these two.
-            explanation = explanation.replace("\x1f", " ").replace("\x00", " ")
+        if "\x1f" in explanation or "\x1e" in explanation or "\x00" in explanation:
+            # Typed reasons end up here; the ledger's sealed form reserves U+001F and U+001E,
+            # and PostgreSQL text cannot hold U+0000.
+            for ch in "\x1f\x1e\x00":
+                explanation = explanation.replace(ch, " ")
         self.events.append(
             MeterEvent(
                 kind=kind,

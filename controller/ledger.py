@@ -80,21 +80,24 @@ ENTRY_COLUMNS: tuple[str, ...] = (
 )
 
 US = "\x1f"  # separates fields in the sealed form
-NUL = "\x00"  # stands for NULL; no stored text can hold it (PostgreSQL text cannot at all)
+NULL_MARK = "\x1e"  # stands for NULL_MARKL (U+001E, record separator); no stored text may hold it
+
+
+_NO_REFS = f"{NULL_MARK}\x1f{NULL_MARK}\x1f{NULL_MARK}"  # hit, anomaly, correction all NULL
 
 
 def sealed_form(row: Sequence[Any]) -> bytes:
     """The bytes a seal covers: the fields in ``ENTRY_COLUMNS`` order (without ``hash``),
-    separated by U+001F, NULL written as U+0000.
+    separated by U+001F, NULL_MARKL written as U+001E, integers in decimal.
 
     Unambiguous because ``seal`` refuses either character inside a field. An auditor can
     recompute it with any tool: ``b"\x1f".join(...)`` and keyed BLAKE2b-256.
     """
     a, b, c, d, e, f, g, h, i, j, k, m, n, p = row
     return (
-        f"{a}\x1f{b}\x1f{c}\x1f{d}\x1f{e}\x1f{f}\x1f{g}\x1f{NUL if h is None else h}"
-        f"\x1f{NUL if i is None else i}\x1f{NUL if j is None else j}"
-        f"\x1f{NUL if k is None else k}\x1f{m}\x1f{n}\x1f{p}"
+        f"{a}\x1f{b}\x1f{c}\x1f{d}\x1f{e}\x1f{f}\x1f{g}\x1f{NULL_MARK if h is None else h}"
+        f"\x1f{NULL_MARK if i is None else i}\x1f{NULL_MARK if j is None else j}"
+        f"\x1f{NULL_MARK if k is None else k}\x1f{m}\x1f{n}\x1f{p}"
     ).encode()
 
 
@@ -117,7 +120,7 @@ class SealError(ValueError):
 
 def _check_text(link_id: str, seq: int, row: Sequence[Any]) -> None:
     for value in row:
-        if isinstance(value, str) and (US in value or NUL in value):
+        if isinstance(value, str) and (US in value or NULL_MARK in value):
             raise SealError(f"link {link_id}, entry {seq}: a field holds a control character")
 
 
@@ -182,6 +185,7 @@ class Anchor:
 
 
 _REDUCING = frozenset(str(k) for k in REDUCING_KINDS)
+_AWARD_KIND = str(EntryKind.AWARD)
 _REF_FOR = {str(EntryKind.AWARD): 8, str(EntryKind.CORRECTION): 10}  # hit_id, correction_id
 
 
@@ -229,10 +233,10 @@ class ChainVerifier:
         t, h, a, c = row[7], row[8], row[9], row[10]
         if (
             US in row[3] or US in row[11] or US in row[12] or US in row[13]
-            or (t is not None and (US in t or NUL in t))
-            or (h is not None and (US in h or NUL in h))
-            or (a is not None and (US in a or NUL in a))
-            or (c is not None and (US in c or NUL in c))
+            or (t is not None and (US in t or NULL_MARK in t))
+            or (h is not None and (US in h or NULL_MARK in h))
+            or (a is not None and (US in a or NULL_MARK in a))
+            or (c is not None and (US in c or NULL_MARK in c))
         ):  # fmt: skip
             # Stored text holding the sealed form's reserved characters could shift fields
             # without changing the seal: such a row was not written by the controller.
@@ -243,6 +247,51 @@ class ChainVerifier:
         self.prev_hash = row[14]
         self.meter = row[6]
         self.count += 1
+        return None
+
+    def feed_many(
+        self, rows: Iterable[Sequence[Any]], awards: list[str] | None = None
+    ) -> ChainProblem | None:
+        """``feed`` for a batch: the ordinary entry (a contribution: no reduction, no hit,
+        anomaly or correction) is checked inline; any other, or any that fails, goes through
+        ``feed``, which names the problem. ``awards`` collects the hit ids of award entries.
+        """
+        if self.problem is not None:
+            return self.problem
+        link, seq, prev, meter = self.link_id, self.seq, self.prev_hash, self.meter
+        fresh = _keyed(self.key).copy
+        done = 0
+        for row in rows:
+            lid, s, at, kind, before, delta, after, t, h, a, c, expl, det, ph, hs = row
+            if (
+                lid != link or s != seq + 1 or ph != prev or before != meter or delta < 0
+                or after != before + delta or h is not None or a is not None or c is not None
+                or US in kind or US in expl or US in det or US in ph
+                or (t is not None and (US in t or NULL_MARK in t))
+            ):  # fmt: skip
+                ok = False
+            else:
+                m = fresh()
+                m.update(
+                    f"{lid}\x1f{s}\x1f{at}\x1f{kind}\x1f{before}\x1f{delta}\x1f{after}"
+                    f"\x1f{NULL_MARK if t is None else t}\x1f{_NO_REFS}\x1f{expl}"
+                    f"\x1f{det}\x1f{ph}".encode()
+                )
+                ok = m.hexdigest() == hs
+            if ok:
+                seq, prev, meter = s, hs, after
+                done += 1
+                continue
+            self.seq, self.prev_hash, self.meter = seq, prev, meter
+            self.count += done
+            done = 0
+            if self.feed(row) is not None:
+                return self.problem
+            if awards is not None and kind == _AWARD_KIND and delta < 0:
+                awards.append(h)
+            seq, prev, meter = self.seq, self.prev_hash, self.meter
+        self.seq, self.prev_hash, self.meter = seq, prev, meter
+        self.count += done
         return None
 
     def finish(self, head: ChainHead | None) -> ChainProblem | None:

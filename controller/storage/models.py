@@ -150,6 +150,8 @@ class MeterEntryRow(Base):
             name="reduction_has_reason",
         ),
         Index("ix_meter_entries_link_at", "link_id", "at_us"),
+        # Clustered by (link, sequence) on SQLite: verify and exports read in that order.
+        {"sqlite_with_rowid": False},
     )
 
 

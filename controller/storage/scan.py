@@ -14,7 +14,6 @@ from typing import Any
 
 import asyncpg
 
-from controller.engine import EntryKind
 from controller.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
 
 BATCH = 20_000
@@ -22,7 +21,6 @@ _SELECT = (
     f"SELECT {', '.join(ENTRY_COLUMNS)} FROM meter_entries "
     "WHERE link_id = {link} AND seq >= {lo} AND seq <= {hi} ORDER BY seq"
 )
-_AWARD = str(EntryKind.AWARD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +54,28 @@ def _sqlite_rows(path: str, seg: Segment, lo: int) -> Iterator[list[Any]]:
         conn.close()
 
 
-async def _pg_rows(target: dict[str, Any], seg: Segment, lo: int) -> list[list[Any]]:
+async def _pg_batches(target: dict[str, Any], seg: Segment, lo: int) -> list[list[Any]]:
     conn = await asyncpg.connect(target["dsn"], server_settings=target["server_settings"])
+    query = _SELECT.format(link="$1", lo="$2", hi="$3")
     try:
         out: list[list[Any]] = []
-        async with conn.transaction(readonly=True):
-            cur = await conn.cursor(
-                _SELECT.format(link="$1", lo="$2", hi="$3"), seg.link_id, lo, seg.hi
+        # Keyset chunks; the next is requested before this one is kept, so the server works
+        # on it meanwhile.
+        start = lo
+        pending = asyncio.ensure_future(
+            conn.fetch(query, seg.link_id, start, min(seg.hi, start + BATCH - 1))
+        )
+        while pending is not None:
+            batch = await pending
+            start += BATCH
+            pending = (
+                asyncio.ensure_future(
+                    conn.fetch(query, seg.link_id, start, min(seg.hi, start + BATCH - 1))
+                )
+                if start <= seg.hi
+                else None
             )
-            while batch := await cur.fetch(BATCH):
-                out.append(batch)
+            out.append(batch)
         return out
     finally:
         await conn.close()
@@ -82,26 +92,18 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
     batches: Any = (
         _sqlite_rows(target["path"], seg, lo)
         if kind == "sqlite"
-        else asyncio.run(_pg_rows(target, seg, lo))
+        else asyncio.run(_pg_batches(target, seg, lo))
     )
-    count = 0
     awards: list[str] = []
     for batch in batches:
-        for row in batch:
-            if verifier is None:
-                if row[1] != lo:
-                    verifier = ChainVerifier(key, seg.link_id, None)
-                    verifier.seq = lo
-                    verifier._fail(lo, f"entry {lo} missing (deleted?)")
-                    break
-                verifier = ChainVerifier(key, seg.link_id, Anchor(row[1], row[14], row[6]))
-                continue
-            if verifier.feed(row) is not None:
+        rows = batch
+        if verifier is None:
+            if not batch or batch[0][1] != lo:
                 break
-            count += 1
-            if row[3] == _AWARD and row[5] < 0:
-                awards.append(row[8])
-        if verifier is not None and verifier.problem is not None:
+            first = batch[0]
+            verifier = ChainVerifier(key, seg.link_id, Anchor(first[1], first[14], first[6]))
+            rows = batch[1:]
+        if verifier.feed_many(rows, awards) is not None:
             break
     if verifier is None:
         verifier = ChainVerifier(key, seg.link_id, None)
@@ -113,4 +115,4 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
         if verifier.problem is None
         else None
     )
-    return SegmentResult(seg, count, verifier.problem, end, awards)
+    return SegmentResult(seg, verifier.count, verifier.problem, end, awards)
