@@ -60,6 +60,54 @@ def main() -> None:
     """Progressive jackpot controller for linked table games."""
 
 
+# --------------------------------------------------------------------------------------- demo
+
+
+@main.command("demo")
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where the demo database and ledger key live.",
+)
+@click.option(
+    "--round-seconds",
+    default=2.0,
+    show_default=True,
+    help="About how often each simulated table deals a round.",
+)
+@click.option(
+    "--jackpot-every",
+    default=180.0,
+    show_default=True,
+    help="Seconds between demo royal flushes (real odds are 1 in 649,740 hands).",
+)
+@click.option("--seed", type=int, default=None, help="Repeatable play.")
+@click.option(
+    "--duration", type=float, default=None, help="Stop by itself after this many seconds."
+)
+def demo_cmd(
+    folder: Path,
+    round_seconds: float,
+    jackpot_every: float,
+    seed: int | None,
+    duration: float | None,
+) -> None:
+    """Three links of simulated tables played through the controller, on SQLite."""
+    from app.demo import DemoOptions, run_demo
+
+    folder.mkdir(parents=True, exist_ok=True)
+    options = DemoOptions(
+        folder=folder,
+        round_seconds=round_seconds,
+        jackpot_every_s=jackpot_every,
+        seed=seed,
+        duration_s=duration,
+    )
+    _run(run_demo(options, say=lambda line: click.echo(line)))
+
+
 # --------------------------------------------------------------------------------------- db
 
 

@@ -643,6 +643,7 @@ def _settle(
             f"{tid}#{c.table_seq}" if ts.hit_epoch == 0 else f"{tid}#{ts.hit_epoch}.{c.table_seq}"
         )
 
+    first_hit = len(b.hits)
     valid: list[tuple[HitClaim, PaytableLine]] = []
     for c in claims:
         problem = _claim_problem(state, ts, c)
@@ -694,11 +695,12 @@ def _settle(
             sharers = [c]
         order = _award(b, ts, line, sharers, at_us, group, order, source, hit_id, entered_by)
         i = j
-    if claims:
-        # A technician's entry settles only itself: the table's round being collected stays.
-        remaining = ts.open_claims if source == "technician" else ()
-        ts = replace(ts, open_claims=remaining, hit_pending=True)
-    return ts
+    # A technician's entry settles only itself: the table's round being collected stays.
+    remaining = ts.open_claims if source == "technician" else ()
+    # The table waits for a technician after a hit paid from the meter (the jackpot and its
+    # percentages) or a claim refused; a fixed payout is paid by the dealer and play goes on.
+    hold = any(h.paid_from == "meter" or h.status == "refused" for h in b.hits[first_hit:])
+    return replace(ts, open_claims=remaining, hit_pending=ts.hit_pending or hold)
 
 
 def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:

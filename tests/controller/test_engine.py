@@ -528,6 +528,17 @@ def test_fixed_line_is_paid_at_the_table_and_meter_unchanged():
     assert hit.paid_from == "table"
     assert hit.status == "awarded"
     assert out.state.last_win is None
+    # The dealer pays a fixed amount and play goes on: no technician hold.
+    assert not out.state.table("t1").hit_pending
+
+
+def test_meter_paid_and_refused_hits_hold_the_table_for_a_technician():
+    sf = read(hit_ready(), 2, 0, head=claim(1, H.STRAIGHT_FLUSH, cards=None))
+    assert sf.hits[0].paid_from == "meter" and sf.state.table("t1").hit_pending
+    refused = read(
+        hit_ready(), 2, 0, head=claim(1, H.FOUR_OF_A_KIND, cards=parse_cards("2c 3d 5h 9s Kc"))
+    )
+    assert refused.hits[0].status == "refused" and refused.state.table("t1").hit_pending
 
 
 def test_hit_without_cards_is_taken_on_the_claim():

@@ -441,7 +441,9 @@ class Run:
             assert h.hit_id.startswith(f"{t.tid}#")
             if t.epoch == 0:
                 assert h.hit_id == f"{t.tid}#{h.claim.table_seq}"
-        t.hit_pending = True
+        # Held for a technician after a meter-paid award or a refused claim, not a fixed payout.
+        pct_paid = any(self.paytable[c.hand][0] == "pct" for c in valid)
+        t.hit_pending = t.hit_pending or bool(refused) or pct_paid
 
     def op_numbering_restart(self) -> None:
         t = self.draw(st.sampled_from(self.tables))
