@@ -14,14 +14,14 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
-from itertools import combinations
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.controller.reference_hands import reference  # noqa: E402
 
 _import_started = time.perf_counter()
 from controller.hands import evaluate  # noqa: E402
@@ -34,45 +34,6 @@ SEVEN_CARD_HANDS = 100_000
 FIVE_CARD_TARGET = 200_000
 SEVEN_CARD_TARGET = 50_000
 IMPORT_TARGET_SECONDS = 0.5
-
-
-def reference_five(cards: Sequence[int]) -> tuple[int, tuple[int, ...]]:
-    """(category, tie-break ranks) of exactly five cards, by sorting and counting."""
-    ranks = sorted((card // 4 for card in cards), reverse=True)
-    suits = {card % 4 for card in cards}
-    counts = Counter(ranks)
-    by_count = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
-    pattern = sorted(counts.values(), reverse=True)
-    flush = len(suits) == 1
-    straight_high = None
-    if len(counts) == 5:
-        if ranks[0] - ranks[4] == 4:
-            straight_high = ranks[0]
-        elif ranks == [12, 3, 2, 1, 0]:
-            straight_high = 3
-    if straight_high is not None and flush:
-        return (9 if straight_high == 12 else 8), (straight_high,)
-    if pattern == [4, 1]:
-        return 7, tuple(by_count)
-    if pattern == [3, 2]:
-        return 6, tuple(by_count)
-    if flush:
-        return 5, tuple(ranks)
-    if straight_high is not None:
-        return 4, (straight_high,)
-    if pattern == [3, 1, 1]:
-        return 3, tuple(by_count)
-    if pattern == [2, 2, 1]:
-        return 2, tuple(by_count)
-    if pattern == [2, 1, 1, 1]:
-        return 1, tuple(by_count)
-    return 0, tuple(ranks)
-
-
-def reference(cards: Sequence[int]) -> tuple[int, tuple[int, ...]]:
-    if len(cards) == 5:
-        return reference_five(cards)
-    return max(reference_five(five) for five in combinations(cards, 5))
 
 
 def deal(rng: random.Random, size: int, count: int) -> list[tuple[int, ...]]:

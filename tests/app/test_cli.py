@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,30 +12,8 @@ from sqlalchemy import text
 
 from controller.ledger import seal_hash
 from controller.storage.store import LedgerStore
-from tests.conftest import KEY
+from tests.app.helpers import progressive
 from tests.storage.helpers import Poller, drop_guards, make_link, runtime
-
-
-async def progressive(
-    *args: str, db_url: str, cwd: Path | None = None, key: bool = True
-) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
-    env["PROGRESSIVE_DATABASE_URL"] = db_url
-    if key:
-        env["PROGRESSIVE_LEDGER_KEY"] = KEY.hex()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.cli",
-        *args,
-        env=env,
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate()
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
 
 
 async def play(store: LedgerStore) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -12,23 +9,7 @@ from sqlalchemy import func, select
 from controller.engine import EntryKind
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
-
-
-async def run(*args: str, cwd: Path) -> tuple[int, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.cli",
-        *args,
-        cwd=cwd,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    out, _ = await proc.communicate()
-    assert proc.returncode is not None
-    return proc.returncode, out.decode()
+from tests.app.helpers import progressive
 
 
 async def test_demo_plays_pays_a_jackpot_and_resumes_exactly(tmp_path: Path) -> None:
@@ -43,34 +24,20 @@ async def test_demo_plays_pays_a_jackpot_and_resumes_exactly(tmp_path: Path) -> 
         "--seed",
         "11",
     )
-    code, out = await run(*demo, cwd=tmp_path)
+    code, out, _ = await progressive(*demo, cwd=tmp_path, key=False)
     assert code == 0, out
     assert "12 simulated tables on 3 links" in out
     assert "royal flush" in out and "jackpot won, meter reset" in out
     assert "stopped; every committed entry is in the database" in out
 
     env_url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
-    code, out = await run("ledger", "verify", "--database-url", env_url, cwd=tmp_path)
-    assert code == 1 and "no ledger key" in out  # the demo's key is its own file...
-    os.environ["PROGRESSIVE_LEDGER_KEY_FILE"] = str(tmp_path / "progressive-demo.key")
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "app.cli",
-            "ledger",
-            "verify",
-            "--database-url",
-            env_url,
-            cwd=tmp_path,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        verified, _ = await proc.communicate()
-    finally:
-        del os.environ["PROGRESSIVE_LEDGER_KEY_FILE"]
-    assert proc.returncode == 0, verified.decode()
-    assert "ledger whole" in verified.decode()
+    code, _, err = await progressive("ledger", "verify", db_url=env_url, cwd=tmp_path, key=False)
+    assert code == 1 and "no ledger key" in err  # the demo keeps its key in its own file
+    key_file = {"PROGRESSIVE_LEDGER_KEY_FILE": str(tmp_path / "progressive-demo.key")}
+    code, out, err = await progressive(
+        "ledger", "verify", db_url=env_url, cwd=tmp_path, key=False, env=key_file
+    )
+    assert code == 0 and "ledger whole" in out, err
 
     engine = make_engine(env_url)
     async with engine.connect() as conn:
@@ -83,7 +50,7 @@ async def test_demo_plays_pays_a_jackpot_and_resumes_exactly(tmp_path: Path) -> 
 
     # Stopped and started again: the simulated tables resume from the committed counters, so
     # the controller sees no counter restart and simply goes on.
-    code, out = await run(*demo, cwd=tmp_path)
+    code, out, _ = await progressive(*demo, cwd=tmp_path, key=False)
     assert code == 0, out
     async with engine.connect() as conn:
         restarts = await conn.scalar(

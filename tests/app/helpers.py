@@ -1,0 +1,44 @@
+"""Running the ``progressive`` command as a user would: a real process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from tests.conftest import KEY
+
+
+async def progressive(
+    *args: str,
+    db_url: str | None = None,
+    cwd: Path | None = None,
+    key: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> tuple[int, str, str]:
+    """Exit code, standard output and standard error of ``progressive ARGS``.
+
+    The environment is the test's, less every ``PROGRESSIVE_`` setting, plus ``db_url``, the
+    test ledger key (unless ``key`` is false) and ``env``.
+    """
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    if db_url is not None:
+        full["PROGRESSIVE_DATABASE_URL"] = db_url
+    if key:
+        full["PROGRESSIVE_LEDGER_KEY"] = KEY.hex()
+    full.update(env or {})
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.cli",
+        *args,
+        env=full,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await proc.communicate()
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
