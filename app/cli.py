@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -16,6 +17,7 @@ from controller.export import ExportError, ExportKind, export, iso, parse_time
 from controller.games import Game, PaytableError
 from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
 from controller.regulations import RuleViolation, check_rate_of_progression
+from controller.service import FloorMismatch
 from controller.settings import LedgerKeyError, Settings, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
@@ -24,7 +26,8 @@ from controller.storage.verify import verify_ledger
 T = TypeVar("T")
 
 # Errors that are the user's input or the installation's state, shown as a one-line message.
-USER_ERRORS = (
+USER_ERRORS: tuple[type[Exception], ...] = (
+    FloorMismatch,
     LedgerKeyError,
     StoreError,
     RuleViolation,
@@ -106,6 +109,149 @@ def demo_cmd(
         duration_s=duration,
     )
     _run(run_demo(options, say=lambda line: click.echo(line)))
+
+
+# --------------------------------------------------------------------------------------- simulate
+
+
+@main.command("simulate")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A TOML file of gateways and tables (default: one TCP gateway per game, 15020-15022).",
+)
+@click.option(
+    "--tables",
+    type=click.IntRange(1, 247),
+    default=None,
+    help="Tables (unit ids 1..N) per gateway, without --config.  [default: 4]",
+)
+@click.option(
+    "--rounds-per-second",
+    type=click.FloatRange(min=0, max=10_000, min_open=True),
+    default=None,
+    help="Rounds each table deals per second (overrides the config).  [default: 1/60]",
+)
+@click.option("--seed", type=int, default=None, help="Repeatable cards and timing.")
+@click.option(
+    "--serial-port",
+    default=None,
+    help="Serve one game's tables over Modbus RTU on this serial device (needs --game).",
+)
+@click.option(
+    "--baudrate",
+    type=click.IntRange(min=1),
+    default=19200,
+    show_default=True,
+    help="Serial line speed, with --serial-port.",
+)
+@click.option(
+    "--game",
+    type=click.Choice([g.value for g in Game]),
+    default=None,
+    help="Only this game's gateway.",
+)
+def simulate_cmd(
+    config_file: Path | None,
+    tables: int | None,
+    rounds_per_second: float | None,
+    seed: int | None,
+    serial_port: str | None,
+    baudrate: int,
+    game: str | None,
+) -> None:
+    """Simulated table controllers on Modbus TCP or a serial line, until Ctrl-C."""
+    from link_adapters.simulator.config import SimConfigError, load_config
+    from link_adapters.simulator.server import (
+        DEFAULT_PORTS,
+        DEFAULT_ROUNDS_PER_SECOND,
+        GatewaySpec,
+        SimFloor,
+        SimulatorError,
+    )
+
+    if config_file is not None:
+        clash = [
+            flag
+            for flag, given in (
+                ("--tables", tables is not None),
+                ("--serial-port", serial_port is not None),
+                ("--game", game is not None),
+            )
+            if given
+        ]
+        if clash:
+            raise click.UsageError(f"--config and {', '.join(clash)} cannot be combined")
+        try:
+            config = load_config(config_file)
+        except SimConfigError as exc:
+            raise click.ClickException(str(exc)) from exc
+        gateways = list(config.gateways)
+        rate = rounds_per_second if rounds_per_second is not None else config.rounds_per_second
+        seed = seed if seed is not None else config.seed
+    else:
+        if serial_port is not None and game is None:
+            raise click.UsageError("--serial-port needs --game: a serial line carries one game")
+        games = [Game(game)] if game is not None else list(Game)
+        n = tables if tables is not None else 4
+        gateways = [
+            GatewaySpec(game=g, tables=n, serial_port=serial_port, baudrate=baudrate)
+            if serial_port is not None
+            else GatewaySpec(game=g, tables=n, port=DEFAULT_PORTS[g])
+            for g in games
+        ]
+        rate = rounds_per_second if rounds_per_second is not None else DEFAULT_ROUNDS_PER_SECOND
+
+    pace = f"a round every {1 / rate:g} s" if rate < 1 else f"{rate:g} rounds a second"
+
+    async def go() -> None:
+        floor = SimFloor(gateways, rounds_per_second=rate, seed=seed)
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        try:
+            await floor.start()
+            for line in floor.describe():
+                click.echo(line)
+            click.echo(f"each table deals {pace}; Ctrl-C stops")
+            await stop.wait()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
+            await floor.stop()
+        click.echo("stopped")
+
+    try:
+        _run(go())
+    except SimulatorError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+# --------------------------------------------------------------------------------------- run
+
+
+@main.command("run")
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The floor: buses, links, tables.",
+)
+@db_option
+def run_cmd(config_path: Path, database_url: str | None) -> None:
+    """The controller for real tables: poll, credit, pay, until Ctrl-C."""
+    from app.daemon import run_daemon
+    from controller.config import ConfigError, load_floor_config
+
+    try:
+        floor = load_floor_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _run(run_daemon(_settings(database_url), floor, say=lambda line: click.echo(line, err=True)))
 
 
 # --------------------------------------------------------------------------------------- db

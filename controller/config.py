@@ -197,7 +197,7 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
                     "profile",
                     "seats",
                     "max_credits_per_seat",
-                    "min_round_seconds",
+                    "min_round_ms",
                     "poll_interval_ms",
                     "name",
                     "location",
@@ -233,7 +233,7 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
                     denomination_cents=denom,
                     seats=ts.get("seats", int, 7),
                     max_credits_per_seat_round=ts.get("max_credits_per_seat", int, 1),
-                    min_round_us=ts.get("min_round_seconds", int, 10) * 1_000_000,
+                    min_round_us=ts.get("min_round_ms", int, 10_000) * 1_000,
                 )
             except ValueError as exc:
                 raise ConfigError(f"{t_where}: {exc}") from None

@@ -14,7 +14,13 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "floor.example.toml"
 
 def minimal(**link: object) -> dict[str, object]:
     table = {"id": "T1", "bus": "b", "unit": 1}
-    base = {"id": "L", "game": "caribbean_stud", "rate": "80%", "reset": "$10,000", "table": [table]}
+    base = {
+        "id": "L",
+        "game": "caribbean_stud",
+        "rate": "80%",
+        "reset": "$10,000",
+        "table": [table],
+    }
     base.update(link)
     return {"bus": [{"name": "b", "kind": "tcp", "host": "127.0.0.1"}], "link": [base]}
 
@@ -24,7 +30,9 @@ def test_the_documented_example_parses() -> None:
     assert [link.link_id for link in floor.links] == ["stud", "draw", "lir"]
     assert {b.kind for b in floor.buses.values()} == {"tcp", "rtu_over_tcp", "rtu"}
     stud = floor.links[0]
-    assert stud.rate_bp == 8250 and stud.reset_cents == 10_000_00 and stud.game is Game.CARIBBEAN_STUD
+    assert (
+        stud.rate_bp == 8250 and stud.reset_cents == 10_000_00 and stud.game is Game.CARIBBEAN_STUD
+    )
     assert stud.tables[0].poll_interval_ms == 250
     lir = floor.links[2]
     assert lir.tables[0].config.min_round_us == 30_000_000
@@ -42,11 +50,26 @@ def test_the_documented_example_parses() -> None:
         ({"table": []}, "at least one [[link.table]]"),
         ({"table": [{"id": "T1", "bus": "nope", "unit": 1}]}, "no bus named 'nope'"),
         ({"table": [{"id": "T1", "bus": "b", "unit": 0}]}, "unit id 1-247"),
-        ({"table": [{"id": "T1", "bus": "b", "unit": 1}, {"id": "T2", "bus": "b", "unit": 1}]}, "already another table"),
-        ({"table": [{"id": "T1", "bus": "b", "unit": 1}, {"id": "T1", "bus": "b", "unit": 2}]}, "used twice"),
+        (
+            {"table": [{"id": "T1", "bus": "b", "unit": 1}, {"id": "T2", "bus": "b", "unit": 1}]},
+            "already another table",
+        ),
+        (
+            {"table": [{"id": "T1", "bus": "b", "unit": 1}, {"id": "T1", "bus": "b", "unit": 2}]},
+            "used twice",
+        ),
         ({"table": [{"id": "T1", "bus": "b", "unit": 1, "seats": 9}]}, "seats must be 1 to 7"),
-        ({"table": [{"id": "T1", "bus": "b", "unit": 1, "colour": "red"}]}, "unknown setting(s) ['colour']"),
-        ({"game": "let_it_ride_bonus", "table": [{"id": "T1", "bus": "b", "unit": 1, "denomination": "$5"}]}, "68 IAC 10-7-5(b)"),
+        (
+            {"table": [{"id": "T1", "bus": "b", "unit": 1, "colour": "red"}]},
+            "unknown setting(s) ['colour']",
+        ),
+        (
+            {
+                "game": "let_it_ride_bonus",
+                "table": [{"id": "T1", "bus": "b", "unit": 1, "denomination": "$5"}],
+            },
+            "68 IAC 10-7-5(b)",
+        ),
     ],
 )
 def test_mistakes_are_refused_naming_the_place(change: dict[str, object], message: str) -> None:

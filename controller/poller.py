@@ -1,0 +1,257 @@
+"""The polling daemon: every table read at its interval, its reading committed, then written to.
+
+One task per table, so a table is never polled twice at once and a silent table delays only
+itself (the link's lock keeps one request on a bus at a time). Readings are committed in
+groups: whatever readings arrive while a commit is running go into the next one, so a floor of
+a thousand tables makes a few commits a second, not a thousand. A table is written to only
+after its reading is committed: the hit acknowledgement can never precede the record of the
+hit (68 IAC 10-6-5(b)), so a hit is taken exactly once across any crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.clock import Clock, SystemClock
+from controller.config import BusConfig, FloorConfig, TableEntry
+from controller.engine import HitClaim, TableReading, display_frame
+from controller.hands import HandCategory, InvalidCards
+from controller.runtime import LinkRuntime
+from link_adapters.errors import AdapterError
+from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
+from link_adapters.profiles import TableRegisters, load_profile
+from link_adapters.table import TableHandle
+
+log = logging.getLogger(__name__)
+
+# Register map v1, address 102.
+COMMAND_DISABLE_PROGRESSIVE = 1 << 0
+COMMAND_HIT_PENDING = 1 << 1
+
+
+def make_link(bus: BusConfig) -> ModbusLink:
+    timing: dict[str, Any] = {}
+    if bus.timeout_ms is not None:
+        timing["timeout_s"] = bus.timeout_ms / 1000
+    if bus.min_gap_ms is not None:
+        timing["min_gap_s"] = bus.min_gap_ms / 1000
+    if bus.kind == "rtu":
+        assert bus.device is not None
+        serial = SerialParams(
+            port=bus.device, baudrate=bus.baudrate, parity=bus.parity, retries=bus.retries, **timing
+        )
+        return ModbusLink(serial, name=bus.name)
+    assert bus.host is not None and bus.port is not None
+    tcp = TcpParams(
+        host=bus.host,
+        port=bus.port,
+        rtu_over_tcp=bus.kind == "rtu_over_tcp",
+        retries=bus.retries,
+        **timing,
+    )
+    return ModbusLink(tcp, name=bus.name)
+
+
+def to_reading(regs: TableRegisters, *, table_id: str, poll_seq: int, at_us: int) -> TableReading:
+    """What the engine needs from one block read."""
+    claim = None
+    if regs.head is not None and regs.pending_hits > 0:
+        h = regs.head
+        try:
+            hand = HandCategory.from_register_code(h.hand_code)
+        except InvalidCards:
+            # Not a hand the map knows: taken as a claim of no paying hand, which the engine
+            # refuses and holds the table for a technician, rather than blocking the FIFO.
+            hand = HandCategory.HIGH_CARD
+        claim = HitClaim(table_seq=h.seq, seat=h.seat, hand=hand, round=h.round, cards=h.cards)
+    return TableReading(
+        table_id=table_id,
+        poll_seq=poll_seq,
+        at_us=at_us,
+        credits=regs.credits,
+        rounds=regs.rounds,
+        pending_hits=regs.pending_hits,
+        head_hit=claim,
+    )
+
+
+@dataclass(slots=True)
+class TablePoll:
+    """What the poller keeps per table between polls."""
+
+    entry: TableEntry
+    link_id: str
+    handle: TableHandle
+    poll_seq: int
+    failures: int = 0
+    heartbeat: int = 0
+    written_command: int | None = None
+    written_meter: int | None = None
+    last: TableRegisters | None = None
+    polls: int = 0
+    errors: int = 0
+
+
+class GroupCommitter:
+    """Gathers readings from every table task and commits them together, one batch at a time."""
+
+    def __init__(self, apply: Callable[[Sequence[TableReading]], Awaitable[object]]) -> None:
+        self._apply = apply
+        self._waiting: list[tuple[TableReading, asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="group-commit")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        for _, fut in self._waiting:
+            if not fut.done():
+                fut.cancel()
+        self._waiting.clear()
+
+    async def submit(self, reading: TableReading) -> None:
+        """Returns once the reading is committed; raises what the commit raised."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((reading, fut))
+        self._wake.set()
+        await fut
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._waiting = self._waiting, []
+            if not batch:
+                continue
+            try:
+                await self._apply([r for r, _ in batch])
+            except Exception as exc:  # every waiter learns of it; the next batch tries again
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+            else:
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_result(None)
+
+
+@dataclass(slots=True)
+class Poller:
+    runtime: LinkRuntime
+    floor: FloorConfig
+    clock: Clock = field(default_factory=SystemClock)
+    links: dict[str, ModbusLink] = field(default_factory=dict)
+    tables: dict[str, TablePoll] = field(default_factory=dict)
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _committer: GroupCommitter | None = None
+    _stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
+        self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
+        profiles: dict[str, object] = {}
+        for link in self.floor.links:
+            state = self.runtime.states[link.link_id]
+            for entry in link.tables:
+                profile = profiles.get(entry.profile) or load_profile(entry.profile)
+                profiles[entry.profile] = profile
+                handle = TableHandle(
+                    self.links[entry.bus],
+                    entry.unit,
+                    profile,  # type: ignore[arg-type]
+                    name=entry.config.table_id,
+                )
+                ts = state.table(entry.config.table_id)
+                self.tables[entry.config.table_id] = TablePoll(
+                    entry=entry, link_id=link.link_id, handle=handle, poll_seq=ts.poll_seq
+                )
+
+    async def start(self) -> None:
+        self._committer = GroupCommitter(self.runtime.apply_readings)
+        self._committer.start()
+        for tid, tp in self.tables.items():
+            self._tasks.append(asyncio.create_task(self._poll_forever(tp), name=f"poll {tid}"))
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self._committer is not None:
+            await self._committer.stop()
+        for link in self.links.values():
+            await link.close()
+
+    async def _poll_forever(self, tp: TablePoll) -> None:
+        interval = tp.entry.poll_interval_ms / 1000
+        loop = asyncio.get_running_loop()
+        while not self._stopping.is_set():
+            started = loop.time()
+            await self.poll_once(tp)
+            delay = interval - (loop.time() - started)
+            if tp.failures:
+                # A table that does not answer is retried at its interval, at least every
+                # second, so a dead table does not monopolise its bus.
+                delay = max(delay, min(1.0, interval or 1.0))
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+
+    async def poll_once(self, tp: TablePoll) -> None:
+        """Read, commit, write. Errors are counted; a table that keeps failing goes offline."""
+        tid = tp.entry.config.table_id
+        tp.polls += 1
+        try:
+            regs = await tp.handle.read()
+        except AdapterError as exc:
+            tp.errors += 1
+            tp.failures += 1
+            if tp.failures == self.floor.offline_after_failures:
+                log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
+                await self.runtime.table_offline(tid, reason=f"{tp.failures} polls failed: {exc}")
+            return
+        tp.failures = 0
+        tp.last = regs
+        tp.poll_seq += 1
+        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=self.clock.now_us())
+        assert self._committer is not None
+        await self._committer.submit(reading)
+        await self._write_back(tp, regs)
+
+    async def _write_back(self, tp: TablePoll, regs: TableRegisters) -> None:
+        tid = tp.entry.config.table_id
+        state = self.runtime.states[tp.link_id]
+        ts = state.table(tid)
+        ack = None
+        if regs.head is not None and regs.pending_hits > 0 and regs.head.seq <= ts.last_hit_seq:
+            ack = regs.head.seq  # taken and committed: the table may drop it
+        command = COMMAND_HIT_PENDING if ts.hit_pending else 0
+        meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
+        tp.heartbeat = (tp.heartbeat + 1) % 65536
+        try:
+            await tp.handle.write(
+                ack_seq=ack,
+                command_bits=command if command != tp.written_command else None,
+                meter_cents=meter if meter != tp.written_meter else None,
+                heartbeat=tp.heartbeat,
+            )
+        except AdapterError as exc:
+            tp.errors += 1
+            log.info("table %s: write failed (%s); it is repeated at the next poll", tid, exc)
+            tp.written_command = tp.written_meter = None
+            return
+        tp.written_command, tp.written_meter = command, meter
+
+
+def floor_tables(floor: FloorConfig) -> Mapping[str, TableEntry]:
+    return {t.config.table_id: t for t in floor.tables}

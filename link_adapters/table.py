@@ -1,0 +1,153 @@
+"""One table controller: a unit on a link, read and written through its register-map profile.
+
+A poll is one block read (``profile.read_start``/``read_count``) decoded by the profile; the
+writes carry only what changed plus the heartbeat, in as few requests as the profile's layout
+allows, because on an RS-485 bus every request costs every other table on it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from link_adapters.errors import AdapterError
+from link_adapters.modbus import ModbusLink
+from link_adapters.profiles import Profile, TableRegisters, decode, encode_u32
+
+__all__ = ["TableHandle"]
+
+_U16_MAX: Final = 0xFFFF
+_U32_MAX: Final = (1 << 32) - 1
+
+
+def _check_int(name: str, value: object, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if not 0 <= value <= high:
+        raise ValueError(f"{name} must be between 0 and {high}, got {value}")
+    return value
+
+
+class TableHandle:
+    """One table controller: a unit id on a link, read with a profile."""
+
+    def __init__(self, link: ModbusLink, unit: int, profile: Profile, *, name: str) -> None:
+        if not isinstance(link, ModbusLink):
+            raise ValueError(f"link must be a ModbusLink, got {link!r}")
+        if not isinstance(profile, Profile):
+            raise ValueError(f"profile must be a Profile, got {profile!r}")
+        _check_int("unit", unit, 255)
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name must be a non-empty string, got {name!r}")
+        self._link = link
+        self._unit = unit
+        self._profile = profile
+        self._name = name
+        # What this handle last asked the table to hold, used to fill a one-request write of
+        # the whole write span. Remembered when sent, not when confirmed: after a failed write
+        # the fill must repeat what the controller wants, never revert to an older value.
+        # Before the first write these zeros are harmless for the acknowledge (the table pops
+        # only a matching head sequence); a controller gives every field on its first write.
+        self._ack_seq = 0
+        self._command_bits = 0
+        self._meter_cents = 0
+
+    def __repr__(self) -> str:
+        return f"TableHandle({self._name!r}, unit {self._unit} on {self._link.name})"
+
+    @property
+    def link(self) -> ModbusLink:
+        return self._link
+
+    @property
+    def unit(self) -> int:
+        return self._unit
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def read(self) -> TableRegisters:
+        """One block read, decoded. Raises the link's errors, or ProfileMismatch/DeviceError
+        from decoding, each naming this table."""
+        profile = self._profile
+        try:
+            block = await self._link.read_holding(
+                self._unit, profile.read_start, profile.read_count
+            )
+        except AdapterError as exc:
+            _name_table(exc, self._name)
+            raise
+        return decode(profile, block, table=self._name)
+
+    async def write(
+        self,
+        *,
+        ack_seq: int | None = None,
+        command_bits: int | None = None,
+        meter_cents: int | None = None,
+        heartbeat: int,
+    ) -> None:
+        """Write what is given, plus the heartbeat, in as few requests as possible.
+
+        Only a heartbeat: one single-register write. Otherwise, when the profile's write
+        registers form one run (reference v1: 100-105), one write of the whole run with the
+        fields not given filled from this handle's last values; else one write per run of
+        adjacent given fields, in address order.
+        """
+        given: dict[str, int] = {}
+        if ack_seq is not None:
+            given["ack"] = _check_int("ack_seq", ack_seq, _U32_MAX)
+        if command_bits is not None:
+            given["command"] = _check_int("command_bits", command_bits, _U16_MAX)
+        if meter_cents is not None:
+            given["meter"] = _check_int("meter_cents", meter_cents, _U32_MAX)
+        _check_int("heartbeat", heartbeat, _U16_MAX)
+        try:
+            await self._write(given, heartbeat)
+        except AdapterError as exc:
+            _name_table(exc, self._name)
+            raise
+
+    async def _write(self, given: dict[str, int], heartbeat: int) -> None:
+        profile, link, unit = self._profile, self._link, self._unit
+        if not given:
+            await link.write_register(unit, profile.heartbeat_address, heartbeat)
+            return
+        self._ack_seq = given.get("ack", self._ack_seq)
+        self._command_bits = given.get("command", self._command_bits)
+        self._meter_cents = given.get("meter", self._meter_cents)
+        words = {
+            "ack": (profile.ack_address, encode_u32(profile, self._ack_seq)),
+            "command": (profile.command_address, [self._command_bits]),
+            "meter": (profile.meter_address, encode_u32(profile, self._meter_cents)),
+            "heartbeat": (profile.heartbeat_address, [heartbeat]),
+        }
+        span = profile.write_span
+        if span is not None:
+            start, count = span
+            values = [0] * count
+            for address, field_words in words.values():
+                values[address - start : address - start + len(field_words)] = field_words
+            await link.write_registers(unit, start, values)
+            return
+        chosen = sorted(words[field] for field in (*given, "heartbeat"))
+        runs: list[tuple[int, list[int]]] = []
+        for address, field_words in chosen:
+            if runs and runs[-1][0] + len(runs[-1][1]) == address:
+                runs[-1][1].extend(field_words)
+            else:
+                runs.append((address, list(field_words)))
+        for address, run in runs:
+            if len(run) == 1:
+                await link.write_register(unit, address, run[0])
+            else:
+                await link.write_registers(unit, address, run)
+
+
+def _name_table(error: AdapterError, table: str) -> None:
+    # The same exception, reworded: callers still branch on its type.
+    error.args = (f"table {table}: {error}",)

@@ -1,0 +1,103 @@
+"""``progressive simulate`` and ``progressive run`` as real processes, stopped with Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from tests.app.helpers import progressive
+from tests.conftest import KEY
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def start(*args: str, env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.cli",
+        *args,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def stop(proc: asyncio.subprocess.Process) -> tuple[int, str]:
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGINT)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=20)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode() + err.decode()
+
+
+async def test_run_polls_the_simulated_floor_and_stops_cleanly(tmp_path: Path) -> None:
+    port = free_port()
+    (tmp_path / "sim.toml").write_text(
+        f'seed = 3\nrounds_per_second = 10\n[[gateway]]\ngame = "caribbean_stud"\nport = {port}\ntables = 2\n'
+    )
+    (tmp_path / "floor.toml").write_text(f"""
+[[bus]]
+name = "gw"
+kind = "tcp"
+host = "127.0.0.1"
+port = {port}
+
+[[link]]
+id = "stud"
+game = "caribbean_stud"
+rate = "80%"
+reset = "$500"
+  [[link.table]]
+  id = "CS-1"
+  bus = "gw"
+  unit = 1
+  poll_interval_ms = 100
+  min_round_ms = 50
+  [[link.table]]
+  id = "CS-2"
+  bus = "gw"
+  unit = 2
+  poll_interval_ms = 100
+  min_round_ms = 50
+""")
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env |= {"PROGRESSIVE_DATABASE_URL": db_url, "PROGRESSIVE_LEDGER_KEY": KEY.hex()}
+
+    code, _, err = await progressive(
+        "run", "--config", str(tmp_path / "floor.toml"), db_url=db_url, cwd=tmp_path
+    )
+    assert code == 1 and "run `progressive db upgrade` first" in err
+    code, _, err = await progressive("db", "upgrade", db_url=db_url, cwd=tmp_path)
+    assert code == 0, err
+
+    sim = await start("simulate", "--config", str(tmp_path / "sim.toml"), env=env, cwd=tmp_path)
+    run = None
+    try:
+        await asyncio.sleep(1.5)
+        run = await start("run", "--config", str(tmp_path / "floor.toml"), env=env, cwd=tmp_path)
+        await asyncio.sleep(5)
+    finally:
+        run_result = await stop(run) if run is not None else (None, "")
+        sim_result = await stop(sim)
+    assert run_result[0] == 0, run_result[1]
+    assert "polling 2 tables on 1 buses for 1 links" in run_result[1]
+    assert "stopped; every committed entry is in the database" in run_result[1]
+    assert sim_result[0] == 0, sim_result[1]
+
+    code, out, err = await progressive("links", "list", db_url=db_url, cwd=tmp_path)
+    assert code == 0, err
+    meter = out.split("\t")[2]
+    assert meter.startswith("$") and meter != "$500.00"  # bets were credited
+    code, out, err = await progressive("ledger", "verify", db_url=db_url, cwd=tmp_path)
+    assert code == 0 and "ledger whole" in out, err

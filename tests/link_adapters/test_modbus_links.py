@@ -1,0 +1,448 @@
+"""Links and table handles against real peers: pymodbus servers over TCP, RTU over TCP, and a
+serial line made of pseudo-terminals. Timings are measured, never assumed."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from itertools import pairwise
+
+import pytest
+from pymodbus import FramerType
+
+from link_adapters.errors import DeviceError, LinkDown, ProfileMismatch, ResponseTimeout
+from link_adapters.modbus import ModbusLink, SerialParams, TcpParams, rtu_frame_gap_s
+from link_adapters.profiles import load_profile
+from link_adapters.table import TableHandle
+from tests.link_adapters.conftest import (
+    JUNK_MODES,
+    JunkServer,
+    Layout,
+    LoopbackServer,
+    SerialLine,
+    reference_block,
+    reference_layout,
+    u32,
+)
+
+REFERENCE = load_profile()
+LEGACY = load_profile("legacy-no-seats-v1")
+FC_READ, FC_WRITE_ONE, FC_WRITE_MANY = 3, 6, 16
+
+StartLoopback = Callable[..., Awaitable[LoopbackServer]]
+StartSerial = Callable[..., Awaitable[SerialLine]]
+MakeLink = Callable[..., ModbusLink]
+
+
+def fast_tcp(port: int, **overrides: float) -> TcpParams:
+    settings: dict[str, float] = {
+        "timeout_s": 0.5,
+        "retries": 1,
+        "backoff_s": 0.02,
+        "reconnect_min_s": 0.05,
+        "reconnect_max_s": 0.4,
+    }
+    settings.update(overrides)
+    return TcpParams(host="127.0.0.1", port=port, **settings)  # type: ignore[arg-type]
+
+
+def fast_serial(port: str, **overrides: float | None) -> SerialParams:
+    settings: dict[str, float | None] = {
+        "timeout_s": 0.1,
+        "retries": 1,
+        "backoff_s": 0.02,
+        "reconnect_min_s": 0.05,
+    }
+    settings.update(overrides)
+    return SerialParams(port=port, **settings)  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    """A port nobody listens on: the OS picks it, we let it go."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+# --- Modbus TCP ----------------------------------------------------------------------------
+
+
+async def test_tcp_table_read_decodes_the_block(loopback: StartLoopback, links: MakeLink) -> None:
+    server = await loopback({1: reference_layout(credits=70_000, rounds=12, status=0b0001)})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
+    regs = await table.read()
+    assert (regs.credits, regs.rounds, regs.lockout) == (70_000, 12, True)
+    assert regs.head is None
+    assert server.requests == [(1, FC_READ, 0, 34)]  # one block read per poll
+
+
+async def test_tcp_several_units_share_one_link(loopback: StartLoopback, links: MakeLink) -> None:
+    server = await loopback({unit: reference_layout(credits=1000 * unit) for unit in (1, 2, 3)})
+    link = links(fast_tcp(server.port), name="pit 4")
+    tables = [TableHandle(link, unit, REFERENCE, name=f"T{unit}") for unit in (1, 2, 3)]
+    readings = await asyncio.gather(*(table.read() for table in tables))
+    assert [regs.credits for regs in readings] == [1000, 2000, 3000]
+    assert link.stats.requests == 3 and link.stats.timeouts == link.stats.errors == 0
+    assert link.stats.last_latency_s > 0
+
+
+async def test_tcp_wrong_profile_is_refused(loopback: StartLoopback, links: MakeLink) -> None:
+    server = await loopback({1: reference_layout(profile_id=0x1234)})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T3")
+    with pytest.raises(ProfileMismatch, match="table T3: address 0 reads 0x1234"):
+        await table.read()
+
+
+async def test_tcp_writes_land_in_the_datastore_in_few_requests(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout()})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
+
+    await table.write(ack_seq=0x12345, command_bits=2, meter_cents=123_456, heartbeat=7)
+    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 7]
+    assert server.requests == [(1, FC_WRITE_MANY, 100, 6)]
+
+    await table.write(heartbeat=8)  # only the heartbeat: one single-register write
+    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 8]
+    assert server.requests[-1] == (1, FC_WRITE_ONE, 105, 1)
+
+    # One field given: still one request for the whole run, the others as last written.
+    await table.write(meter_cents=99, heartbeat=9)
+    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(99), 9]
+    assert server.requests[-1] == (1, FC_WRITE_MANY, 100, 6)
+    assert len(server.requests) == 3
+
+
+async def test_tcp_legacy_profile_writes_each_run(loopback: StartLoopback, links: MakeLink) -> None:
+    layout: Layout = [(200, [0x4C47, 2] + [0] * 13), (300, [0] * 4), (310, [0] * 2)]
+    server = await loopback({5: layout})
+    table = TableHandle(links(fast_tcp(server.port)), 5, LEGACY, name="L5")
+    assert (await table.read()).per_seat_credits is None
+
+    await table.write(ack_seq=0x10002, meter_cents=0x30004, heartbeat=1)
+    assert await server.registers(5, 300, 4) == [2, 1, 4, 3]  # low word first, one run
+    assert await server.registers(5, 310, 2) == [0, 1]
+    assert server.requests[1:] == [(5, FC_WRITE_MANY, 300, 4), (5, FC_WRITE_ONE, 311, 1)]
+
+    await table.write(command_bits=1, heartbeat=2)  # adjacent: one request
+    assert await server.registers(5, 310, 2) == [1, 2]
+    assert server.requests[-1] == (5, FC_WRITE_MANY, 310, 2)
+
+
+async def test_tcp_exception_response_is_a_device_error(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout()})
+    link = links(fast_tcp(server.port))
+    with pytest.raises(DeviceError, match="illegal data address") as caught:
+        await link.read_holding(1, 40, 10)
+    assert caught.value.exception_code == 2
+    assert link.stats.requests == 1  # the unit's answer stands: not retried
+    assert (await link.read_holding(1, 0, 2)) == [0x5450, 1]  # and the link carries on
+
+
+async def test_tcp_slow_unit_times_out_and_the_others_still_answer(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
+    server.delays[2] = 0.4
+    link = links(fast_tcp(server.port, timeout_s=0.1, retries=1, backoff_s=0.02))
+    slow = TableHandle(link, 2, REFERENCE, name="T2")
+    started = time.monotonic()
+    with pytest.raises(ResponseTimeout) as caught:
+        await slow.read()
+    elapsed = time.monotonic() - started
+    assert str(caught.value).startswith("table T2: link 127.0.0.1:")
+    assert "unit 2 did not answer the read of 34 registers at 0 within 0.1 s (2 attempts)" in str(
+        caught.value
+    )
+    assert 0.2 <= elapsed < 0.4
+    assert link.stats.timeouts == 2
+    # The late answers of unit 2 arrive while unit 1 is read: transaction ids keep them apart.
+    for _ in range(3):
+        assert (await TableHandle(link, 1, REFERENCE, name="T1").read()).credits == 11
+    await asyncio.sleep(0.45)  # let the server's delayed handlers finish before teardown
+
+
+async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout(credits=5)})
+    link = links(fast_tcp(server.port, timeout_s=1.0))
+    table = TableHandle(link, 1, REFERENCE, name="T1")
+    assert (await table.read()).credits == 5
+
+    server.delays[1] = 0.3  # the next poll is in flight when the server goes away
+    poll = asyncio.create_task(table.read())
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await server.stop()
+    with pytest.raises(LinkDown, match=r"table T1: link 127\.0\.0\.1"):
+        await poll
+    assert time.monotonic() - started < 0.5  # noticed at once, not after the 1 s timeout
+    assert not link.connected
+    with pytest.raises(LinkDown):
+        await table.read()
+
+    await server.start()  # same port, fresh datastore
+    deadline = time.monotonic() + 3
+    while True:
+        try:
+            regs = await table.read()
+            break
+        except LinkDown:
+            assert time.monotonic() < deadline, "the link did not come back"
+            await asyncio.sleep(0.02)
+    assert regs.credits == 5 and link.connected
+    assert link.stats.reconnects == 1
+
+
+async def test_tcp_connect_refused_backs_off_exponentially(links: MakeLink) -> None:
+    link = links(fast_tcp(free_port(), reconnect_min_s=0.1, reconnect_max_s=0.3), name="dead")
+    with pytest.raises(
+        LinkDown, match=r"link dead: cannot connect to .*next connection attempt in 0\.1 s"
+    ):
+        await link.connect()
+    # Inside the backoff nothing touches the wire: the answer is immediate.
+    started = time.monotonic()
+    with pytest.raises(LinkDown, match=r"link dead is down .*next connection attempt in"):
+        await link.read_holding(1, 0, 1)
+    assert time.monotonic() - started < 0.01
+    await asyncio.sleep(0.11)
+    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.2 s"):
+        await link.connect()
+    await asyncio.sleep(0.21)
+    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.3 s"):
+        await link.connect()
+    await asyncio.sleep(0.31)
+    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.3 s"):  # capped
+        await link.connect()
+    assert link.stats.requests == 0
+
+
+GARBAGE_OUTCOMES: dict[str, tuple[type[Exception], str]] = {
+    # Nothing that frames as an answer: as good as silence.
+    "noise": (ResponseTimeout, "did not answer"),
+    "wrong_unit": (ResponseTimeout, "did not answer"),
+    # Framed, but not the answer asked for.
+    "short_answer": (DeviceError, "answered 2 registers where 34 were asked"),
+    "odd_exception": (DeviceError, r"unknown exception \(Modbus exception 153\)"),
+    # pymodbus cannot decode it and drops the connection.
+    "bad_byte_count": (DeviceError, "bytes that are not a Modbus answer"),
+    "unknown_function": (DeviceError, "bytes that are not a Modbus answer"),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(JUNK_MODES))
+async def test_tcp_garbage_is_never_a_value(
+    junk_server: JunkServer, links: MakeLink, mode: str
+) -> None:
+    junk_server.mode = mode
+    error, message = GARBAGE_OUTCOMES[mode]
+    link = links(fast_tcp(junk_server.port, timeout_s=0.1, retries=1))
+    with pytest.raises(error, match=message):
+        await TableHandle(link, 1, REFERENCE, name="T1").read()
+    with pytest.raises((DeviceError, ResponseTimeout)):
+        await link.write_registers(1, 100, [1, 2])
+
+
+async def test_close_is_idempotent_final_and_ends_a_request_in_flight(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout()})
+    server.delays[1] = 0.3
+    link = links(fast_tcp(server.port, timeout_s=1.0))
+    poll = asyncio.create_task(link.read_holding(1, 0, 34))
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await link.close()
+    await link.close()
+    with pytest.raises(LinkDown, match="was closed during the read"):
+        await poll
+    assert time.monotonic() - started < 0.1
+    with pytest.raises(LinkDown, match="is closed"):
+        await link.read_holding(1, 0, 34)
+    await asyncio.sleep(0.3)  # the server's delayed handler
+
+
+async def test_requests_are_checked_before_they_leave(links: MakeLink) -> None:
+    link = links(fast_tcp(free_port()))
+    with pytest.raises(ValueError, match="count must be between 1 and 125"):
+        await link.read_holding(1, 0, 126)
+    with pytest.raises(ValueError, match="value for register 101 must be between 0 and 65535"):
+        await link.write_registers(1, 100, [0, 70_000])
+    with pytest.raises(ValueError, match="unit must be between 0 and 255"):
+        await link.read_holding(256, 0, 1)
+
+
+# --- RTU over TCP ----------------------------------------------------------------------------
+
+
+async def test_rtu_over_tcp_reads_and_writes(loopback: StartLoopback, links: MakeLink) -> None:
+    server = await loopback(
+        {1: reference_layout(credits=7), 2: reference_layout(credits=8)}, framer=FramerType.RTU
+    )
+    link = links(fast_tcp(server.port, rtu_over_tcp=True))
+    assert [
+        (await TableHandle(link, u, REFERENCE, name=f"T{u}").read()).credits for u in (1, 2)
+    ] == [
+        7,
+        8,
+    ]
+    await TableHandle(link, 2, REFERENCE, name="T2").write(command_bits=3, heartbeat=4)
+    assert await server.registers(2, 100, 6) == [0, 0, 3, 0, 0, 4]
+    with pytest.raises(DeviceError, match="illegal data address"):
+        await link.read_holding(1, 50, 1)
+    with pytest.raises(ValueError, match="unit must be between 1 and 247"):
+        await link.read_holding(0, 0, 1)  # broadcast: nobody would answer
+
+
+# --- RTU on a serial line ------------------------------------------------------------------
+
+
+async def test_serial_reads_several_units_and_writes(
+    serial_line: StartSerial, links: MakeLink
+) -> None:
+    line = await serial_line({unit: reference_layout(credits=unit * 10) for unit in (1, 2, 3)})
+    link = links(fast_serial(line.port))
+    tables = {unit: TableHandle(link, unit, REFERENCE, name=f"S{unit}") for unit in (1, 2, 3)}
+    readings = await asyncio.gather(*(table.read() for table in tables.values()))
+    assert [regs.credits for regs in readings] == [10, 20, 30]
+    await tables[2].write(ack_seq=5, command_bits=1, meter_cents=1_000_000, heartbeat=1)
+    assert await line.server.registers(2, 100, 6) == [0, 5, 1, *u32(1_000_000), 1]
+    assert await line.server.registers(3, 100, 6) == [0] * 6
+
+
+async def test_serial_silent_unit_costs_only_its_own_timeout(
+    serial_line: StartSerial, links: MakeLink
+) -> None:
+    line = await serial_line({1: reference_layout(credits=1), 2: reference_layout(credits=2)})
+    line.bus.silent.add(9)
+    timeout, retries = 0.1, 1
+    link = links(fast_serial(line.port, timeout_s=timeout, retries=retries, backoff_s=0.02))
+    silent = TableHandle(link, 9, REFERENCE, name="S9")
+    for _ in range(2):
+        started = time.monotonic()
+        assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 1
+        assert time.monotonic() - started < 0.05
+        started = time.monotonic()
+        with pytest.raises(ResponseTimeout, match=r"table S9: .*unit 9 did not answer"):
+            await silent.read()
+        cost = time.monotonic() - started
+        # timeout x attempts, plus the quiet drain after each timeout and one backoff
+        assert timeout * (retries + 1) <= cost < timeout * (retries + 1) + 0.12
+        started = time.monotonic()
+        assert (await TableHandle(link, 2, REFERENCE, name="S2").read()).credits == 2
+        assert time.monotonic() - started < 0.05
+    assert [frame.unit for frame in line.bus.requests()].count(9) == 4
+    assert link.stats.timeouts == 4 and link.stats.errors == 0
+
+
+async def test_serial_pacer_keeps_the_gap_and_one_talker(
+    serial_line: StartSerial, links: MakeLink
+) -> None:
+    line = await serial_line({unit: reference_layout(credits=unit) for unit in (1, 2, 3)})
+    gap = 0.03
+    link = links(fast_serial(line.port, min_gap_s=gap))
+
+    async def poll(unit: int) -> None:
+        table = TableHandle(link, unit, REFERENCE, name=f"S{unit}")
+        for _ in range(3):
+            assert (await table.read()).credits == unit
+
+    await asyncio.gather(*(poll(unit) for unit in (1, 2, 3)))
+    frames = line.bus.frames
+    assert len(frames) == 18
+    # One talker: every request is answered before the next one starts.
+    assert [frame.kind for frame in frames] == ["request", "answer"] * 9
+    for answer, request in pairwise(frames[1:]):
+        if answer.kind == "answer":
+            assert request.started - answer.ended >= gap
+
+
+async def test_serial_unit_gap(serial_line: StartSerial, links: MakeLink) -> None:
+    line = await serial_line({1: reference_layout(), 2: reference_layout()})
+    link = links(fast_serial(line.port, min_gap_s=0.0))
+    link.set_unit_gap(1, 0.08)
+    for _ in range(3):
+        await link.read_holding(1, 0, 2)
+        await link.read_holding(2, 0, 2)
+    unit_one = [frame for frame in line.bus.frames if frame.unit == 1]
+    for answer, request in pairwise(unit_one[1:]):
+        if answer.kind == "answer":
+            assert request.started - answer.ended >= 0.08
+    # Unit 2 is not held to unit 1's gap.
+    first_two = next(frame for frame in line.bus.frames if frame.unit == 2)
+    assert first_two.started - unit_one[1].ended < 0.03
+
+
+def test_serial_default_gap_is_three_and_a_half_characters() -> None:
+    assert SerialParams(port="/dev/ttyS0").frame_gap_s == pytest.approx(3.5 * 10 / 19200)
+    assert SerialParams(port="/dev/ttyS0", baudrate=9600, parity="E").frame_gap_s == (
+        pytest.approx(3.5 * 11 / 9600)
+    )
+    assert rtu_frame_gap_s(115200) == 0.00175  # fixed above 19200 baud
+    assert SerialParams(port="/dev/ttyS0", min_gap_s=0.01).frame_gap_s == 0.01
+
+
+async def test_serial_late_answer_is_drained_not_taken(
+    serial_line: StartSerial, links: MakeLink
+) -> None:
+    """RTU has no transaction ids: the late answer must not become the next one's."""
+    line = await serial_line({3: reference_layout(credits=100)})
+    link = links(fast_serial(line.port, timeout_s=0.1, retries=0))
+    table = TableHandle(link, 3, REFERENCE, name="S3")
+    # The first answer comes after the timeout; the next one takes a little while too, so
+    # without a drain the late answer would be the first to arrive after the next request.
+    line.bus.hold[3] = [0.115, 0.03]
+    with pytest.raises(ResponseTimeout):
+        await table.read()
+    await line.server.set_registers(3, 5, u32(200))
+    assert (await table.read()).credits == 200
+    first, second = line.bus.requests()
+    late = next(frame for frame in line.bus.frames if frame.kind == "answer")
+    assert first.started + 0.1 < late.ended < second.started
+
+
+async def test_serial_corrupt_answer_is_retried(serial_line: StartSerial, links: MakeLink) -> None:
+    line = await serial_line({4: reference_layout(credits=44)})
+    link = links(fast_serial(line.port, timeout_s=0.1, retries=1))
+    line.bus.corrupt_next.add(4)
+    assert (await TableHandle(link, 4, REFERENCE, name="S4").read()).credits == 44
+    assert (link.stats.requests, link.stats.timeouts) == (2, 1)
+
+
+async def test_serial_port_that_does_not_exist_is_link_down(links: MakeLink) -> None:
+    link = links(fast_serial("/dev/does-not-exist-0"))
+    with pytest.raises(LinkDown, match="cannot open serial port /dev/does-not-exist-0"):
+        await link.connect()
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: TcpParams(host=""), "host must be"),
+        (lambda: TcpParams(host="h", port=0), "port must be between 1 and 65535"),
+        (lambda: TcpParams(host="h", timeout_s=0), "timeout_s must be greater than 0"),
+        (lambda: TcpParams(host="h", retries=-1), "retries must be between 0 and 10"),
+        (lambda: TcpParams(host="h", reconnect_max_s=0.1), "reconnect_max_s"),
+        (lambda: TcpParams(host="h", min_gap_s=float("nan")), "min_gap_s must be a finite"),
+        (lambda: SerialParams(port="p", bytesize=7), "bytesize must be 8"),
+        (lambda: SerialParams(port="p", parity="M"), "parity must be"),
+        (lambda: SerialParams(port="p", stopbits=3), "stopbits must be 1 or 2"),
+    ],
+)
+def test_bad_parameters_are_refused(make: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_reference_block_helper_matches_the_profile() -> None:
+    assert len(reference_block()) == REFERENCE.read_count
