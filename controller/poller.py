@@ -56,6 +56,16 @@ def make_link(bus: BusConfig) -> ModbusLink:
     return ModbusLink(tcp, name=bus.name)
 
 
+FAILURE_BACKOFF_MIN_S = 0.5
+FAILURE_BACKOFF_MAX_S = 5.0
+
+
+def failure_backoff_s(failures: int, interval_s: float) -> float:
+    """How long a table that failed ``failures`` polls in a row waits before the next try."""
+    base = max(interval_s, FAILURE_BACKOFF_MIN_S)
+    return float(min(FAILURE_BACKOFF_MAX_S, base * 2 ** min(failures - 1, 8)))
+
+
 def to_reading(regs: TableRegisters, *, table_id: str, poll_seq: int, at_us: int) -> TableReading:
     """What the engine needs from one block read."""
     claim = None
@@ -199,9 +209,9 @@ class Poller:
             await self.poll_once(tp)
             delay = interval - (loop.time() - started)
             if tp.failures:
-                # A table that does not answer is retried at its interval, at least every
-                # second, so a dead table does not monopolise its bus.
-                delay = max(delay, min(1.0, interval or 1.0))
+                # Each poll of a table that does not answer holds its bus for a whole timeout:
+                # back off, so the tables that do answer keep their poll rate.
+                delay = max(delay, failure_backoff_s(tp.failures, interval))
             if delay > 0:
                 await asyncio.sleep(delay)
             else:

@@ -1,0 +1,132 @@
+"""Faults on a polled floor, each ending with the meter exact to the simulator's own record."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+
+from controller.engine import EntryKind
+from controller.games import Game
+from controller.hands import HandCategory
+from controller.storage.models import MeterEntryRow
+from controller.storage.store import LedgerStore
+from link_adapters.errors import LinkDown
+from link_adapters.simulator.table import SimTableConfig
+from tests.integration.harness import FloorHarness, LinkPlan, wait_until
+
+GW = "caribbean_stud"
+
+
+def stud(tables: int = 2, **table: object) -> LinkPlan:
+    cfg = SimTableConfig(game=Game.CARIBBEAN_STUD, **table) if table else None  # type: ignore[arg-type]
+    return LinkPlan("stud", GW, GW, tables=tables, rate_bp=8000, table=cfg)
+
+
+async def test_counters_wrapping_at_2_32(store: LedgerStore) -> None:
+    h = FloorHarness(store, (stud(start_credits=2**32 - 25),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        await h.play(3.0)
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    async with store.engine.connect() as conn:
+        wrapped = await conn.scalar(
+            select(func.count()).where(MeterEntryRow.explanation.like("%counter wrapped%"))
+        )
+    assert wrapped >= 1  # the wrap happened and was an ordinary contribution
+
+
+async def test_a_table_power_cycled(store: LedgerStore) -> None:
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        await h.play(1.5)
+        await h.drained()
+        assert h.floor is not None
+        h.floor.power_cycle(GW, 1)  # counters back to zero
+        await h.play(1.5)
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.TABLE_COUNTER_RESET, "stud-1") == 1
+
+
+async def test_a_hit_reported_while_the_controller_is_down(store: LedgerStore) -> None:
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        await h.play(1.0)
+        await h.drained()
+        await h.stop_controller()
+        assert h.floor is not None
+        h.floor.force_hand(GW, 2, 4, HandCategory.ROYAL_FLUSH)
+        h.floor.play_round_now(GW, 2)
+        await h.play(1.0)  # the floor plays on while nobody polls
+        await h.start_controller()  # a new process: state from the database
+        await h.play(1.0)
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.JACKPOT_RESET) == 1
+
+
+async def test_a_restart_between_committing_a_hit_and_acknowledging_it(store: LedgerStore) -> None:
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        await h.play(0.5)
+        await h.drained()
+        assert h.floor is not None and h.poller is not None and h.runtime is not None
+
+        async def writes_never_arrive(**_: object) -> None:
+            raise LinkDown("the controller died before its write reached the table")
+
+        h.poller.tables["stud-1"].handle.write = writes_never_arrive  # type: ignore[method-assign]
+        h.floor.force_hand(GW, 1, 2, HandCategory.ROYAL_FLUSH)
+        record = h.floor.play_round_now(GW, 1)
+        royal = next(x for x in record.hits if x.hand is HandCategory.ROYAL_FLUSH)
+        runtime = h.runtime
+        await wait_until(lambda: runtime.states["stud"].table("stud-1").last_hit_seq == royal.seq)
+        await h.stop_controller()
+        assert h.sim(h.plans[0], 1).head_hit.seq == royal.seq  # committed, never acknowledged
+        await h.start_controller()
+        await h.drained()  # the new controller acknowledges it without taking it again
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.AWARD) == 1
+    assert await h.entries(EntryKind.JACKPOT_RESET) == 1
+
+
+async def test_a_table_that_stops_answering_and_comes_back(store: LedgerStore) -> None:
+    h = FloorHarness(store, (stud(tables=3),), offline_after_failures=2)
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.floor is not None and h.poller is not None
+        h.clock.resume()
+        await asyncio.sleep(0.5)
+        h.floor.set_silent(GW, 2, True)
+        polls_before = h.poller.tables["stud-1"].polls
+        await asyncio.sleep(1.5)
+        polls_during = h.poller.tables["stud-1"].polls - polls_before
+        h.floor.set_silent(GW, 2, False)
+        await asyncio.sleep(0.5)
+        h.clock.pause()
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()  # what it counted while silent is credited when it answers again
+    assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
+    assert await h.entries(EntryKind.TABLE_ONLINE, "stud-2") == 1
+    # Its neighbours on the same gateway kept their 40 ms poll rate meanwhile.
+    assert polls_during >= 15, polls_during
