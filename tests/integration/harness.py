@@ -8,6 +8,7 @@ with the simulator's own record of every bet and hit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ from controller.storage.verify import verify_ledger
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig, total_credits
 from tests.conftest import KEY
+from tests.serial_line import pty_line
+
+SERIAL_BAUD = 115_200
 
 
 class PausableClock:
@@ -70,6 +74,7 @@ class LinkPlan:
     tables: int
     rate_bp: int
     table: SimTableConfig | None = None
+    serial: bool = False  # an RS-485 line (a pseudo-terminal pair) instead of a TCP gateway
 
 
 @dataclass
@@ -84,6 +89,7 @@ class FloorHarness:
     runtime: LinkRuntime | None = None
     poller: Poller | None = None
     config: FloorConfig | None = None
+    _lines: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
 
     def table_id(self, plan: LinkPlan, unit: int) -> str:
         return f"{plan.link_id}-{unit}"
@@ -91,8 +97,14 @@ class FloorHarness:
     async def start_floor(self) -> None:
         self.clock.pause()
         specs = []
+        devices: dict[str, str] = {}
         for p in self.plans:
-            kw: dict[str, Any] = {"game": Game(p.game), "tables": p.tables, "port": 0}
+            kw: dict[str, Any] = {"game": Game(p.game), "tables": p.tables}
+            if p.serial:
+                server_end, devices[p.link_id] = await self._lines.enter_async_context(pty_line())
+                kw |= {"serial_port": server_end, "baudrate": SERIAL_BAUD}
+            else:
+                kw["port"] = 0
             if p.table is not None:
                 kw["table"] = p.table
             specs.append(GatewaySpec(**kw))
@@ -106,12 +118,19 @@ class FloorHarness:
         ports = self.floor.ports
         self.config = parse_floor_config({
             "controller": {"offline_after_failures": self.offline_after_failures},
-            "bus": [{"name": p.link_id, "kind": "tcp", "host": "127.0.0.1",
-                     "port": ports[p.gateway], "timeout_ms": 300, "retries": 0} for p in self.plans],
+            "bus": [
+                {"name": p.link_id, "kind": "rtu", "device": devices[p.link_id],
+                 "baudrate": SERIAL_BAUD, "timeout_ms": 150, "retries": 0}
+                if p.serial else
+                {"name": p.link_id, "kind": "tcp", "host": "127.0.0.1",
+                 "port": ports[p.gateway], "timeout_ms": 300, "retries": 0}
+                for p in self.plans
+            ],
             "link": [
                 {"id": p.link_id, "game": p.game, "rate": f"{p.rate_bp / 100}%", "reset": "$1,000",
                  "table": [{"id": self.table_id(p, u), "bus": p.link_id, "unit": u,
-                            "poll_interval_ms": 40, "min_round_ms": 10, "max_credits_per_seat": 1}
+                            "poll_interval_ms": 0 if p.serial else 40, "min_round_ms": 10,
+                            "max_credits_per_seat": 1}
                            for u in range(1, p.tables + 1)]}
                 for p in self.plans
             ],
@@ -141,6 +160,7 @@ class FloorHarness:
         await self.stop_controller()
         if self.floor is not None:
             await self.floor.stop()
+        await self._lines.aclose()
 
     def sim(self, plan: LinkPlan, unit: int) -> Any:
         assert self.floor is not None

@@ -130,3 +130,33 @@ async def test_a_table_that_stops_answering_and_comes_back(store: LedgerStore) -
     assert await h.entries(EntryKind.TABLE_ONLINE, "stud-2") == 1
     # Its neighbours on the same gateway kept their 40 ms poll rate meanwhile.
     assert polls_during >= 15, polls_during
+
+
+async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> None:
+    line = LinkPlan("stud", GW, GW, tables=4, rate_bp=8000, serial=True)
+    h = FloorHarness(store, (line,), offline_after_failures=2)
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.floor is not None and h.poller is not None
+        h.clock.resume()
+        await asyncio.sleep(0.5)
+        before = {t: h.poller.tables[t].polls for t in ("stud-1", "stud-3", "stud-4")}
+        await asyncio.sleep(1.0)
+        quiet_rate = {t: h.poller.tables[t].polls - before[t] for t in before}
+        h.floor.set_silent(GW, 2, True)  # never answers, on the same wire as the others
+        before = {t: h.poller.tables[t].polls for t in quiet_rate}
+        await asyncio.sleep(1.0)
+        silent_rate = {t: h.poller.tables[t].polls - before[t] for t in before}
+        h.floor.set_silent(GW, 2, False)
+        await asyncio.sleep(0.5)
+        h.clock.pause()
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
+    assert min(quiet_rate.values()) >= 10  # the line really is polled as fast as it allows
+    # The others keep (most of) their rate: the silent one costs a timeout now and then.
+    for t in quiet_rate:
+        assert silent_rate[t] >= quiet_rate[t] * 0.6, (quiet_rate, silent_rate)

@@ -9,13 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import pty
 import re
 import signal
 import sys
 import textwrap
 import time
-import tty
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -60,6 +58,7 @@ from link_adapters.simulator.table import (
     SimTable,
     SimTableConfig,
 )
+from tests.serial_line import pty_line
 
 STUD, DRAW, LIR = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS
 HEARTBEAT_TIMEOUT_US = 300_000
@@ -405,33 +404,6 @@ async def test_a_port_in_use_is_a_clear_error_and_nothing_is_left_running() -> N
 
 
 # --------------------------------------------------------------------------------- serial
-
-
-@contextlib.asynccontextmanager
-async def pty_line() -> AsyncIterator[tuple[str, str]]:
-    """Two serial device paths joined like a null-modem cable (two pty pairs, bridged)."""
-    loop = asyncio.get_running_loop()
-    (m1, s1), (m2, s2) = pty.openpty(), pty.openpty()
-    for fd in (s1, s2):
-        tty.setraw(fd)
-    for fd in (m1, m2):
-        os.set_blocking(fd, False)
-
-    def pump(src: int, dst: int) -> None:
-        with contextlib.suppress(BlockingIOError):
-            data = os.read(src, 4096)
-            if data:
-                os.write(dst, data)
-
-    loop.add_reader(m1, pump, m1, m2)
-    loop.add_reader(m2, pump, m2, m1)
-    try:
-        yield os.ttyname(s1), os.ttyname(s2)
-    finally:
-        loop.remove_reader(m1)
-        loop.remove_reader(m2)
-        for fd in (m1, s1, m2, s2):
-            os.close(fd)
 
 
 async def test_several_units_on_one_rtu_line() -> None:
