@@ -328,16 +328,17 @@ async def test_serial_silent_unit_costs_only_its_own_timeout(
     for _ in range(2):
         started = time.monotonic()
         assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 1
-        assert time.monotonic() - started < 0.05
+        assert time.monotonic() - started < 0.25  # generous: the machine may be busy
         started = time.monotonic()
         with pytest.raises(ResponseTimeout, match=r"table S9: .*unit 9 did not answer"):
             await silent.read()
         cost = time.monotonic() - started
-        # timeout x attempts, plus the quiet drain after each timeout and one backoff
-        assert timeout * (retries + 1) <= cost < timeout * (retries + 1) + 0.12
+        # timeout x attempts, plus the quiet drain after each timeout and one backoff; far less
+        # than a second attempt round would cost (slack for a busy machine)
+        assert timeout * (retries + 1) <= cost < timeout * (retries + 1) + 0.3
         started = time.monotonic()
         assert (await TableHandle(link, 2, REFERENCE, name="S2").read()).credits == 2
-        assert time.monotonic() - started < 0.05
+        assert time.monotonic() - started < 0.25
     assert [frame.unit for frame in line.bus.requests()].count(9) == 4
     assert link.stats.timeouts == 4 and link.stats.errors == 0
 
