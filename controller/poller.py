@@ -187,8 +187,14 @@ class Poller:
     async def start(self) -> None:
         self._committer = GroupCommitter(self.runtime.apply_readings)
         self._committer.start()
-        for tid, tp in self.tables.items():
-            self._tasks.append(asyncio.create_task(self._poll_forever(tp), name=f"poll {tid}"))
+        # Spread the first polls over each table's interval: tables started together would
+        # stay in step and hit their buses and the committer in one burst every interval.
+        count = len(self.tables)
+        for i, (tid, tp) in enumerate(self.tables.items()):
+            offset = tp.entry.poll_interval_ms / 1000 * i / count
+            self._tasks.append(
+                asyncio.create_task(self._poll_forever(tp, offset), name=f"poll {tid}")
+            )
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -201,9 +207,11 @@ class Poller:
         for link in self.links.values():
             await link.close()
 
-    async def _poll_forever(self, tp: TablePoll) -> None:
+    async def _poll_forever(self, tp: TablePoll, offset_s: float = 0.0) -> None:
         interval = tp.entry.poll_interval_ms / 1000
         loop = asyncio.get_running_loop()
+        if offset_s > 0:
+            await asyncio.sleep(offset_s)
         while not self._stopping.is_set():
             started = loop.time()
             await self.poll_once(tp)

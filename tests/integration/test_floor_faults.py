@@ -128,8 +128,9 @@ async def test_a_table_that_stops_answering_and_comes_back(store: LedgerStore) -
     await h.check_exact()  # what it counted while silent is credited when it answers again
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
     assert await h.entries(EntryKind.TABLE_ONLINE, "stud-2") == 1
-    # Its neighbours on the same gateway kept their 40 ms poll rate meanwhile.
-    assert polls_during >= 15, polls_during
+    # Its neighbours on the same gateway kept most of their 40 ms poll rate meanwhile (about
+    # 22 polls in the 1.5 s measured; about 5 when the silent table held the link every turn).
+    assert polls_during >= 10, polls_during
 
 
 async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> None:

@@ -1,0 +1,284 @@
+"""Shared pieces of the polling benchmarks: a floor configuration, its SQLite runtime, the
+real poller driven by hand, and small statistics.
+
+Only 127.0.0.1 is ever a target. The database is SQLite in a folder of the caller's (a temp
+folder), migrated here, with a fixed benchmark ledger key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import statistics
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.clock import SystemClock
+from controller.config import FloorConfig, parse_floor_config
+from controller.engine import TableReading
+from controller.games import Game
+from controller.poller import GroupCommitter, Poller, TablePoll
+from controller.runtime import LinkRuntime
+from controller.service import open_floor
+from controller.storage.database import make_engine, upgrade
+from controller.storage.store import LedgerStore
+
+HOST = "127.0.0.1"
+KEY = b"benchmark ledger key, 32 bytes!!"
+# Games in turn, one per gateway; a link's tables are the tables of one gateway.
+GAMES: tuple[Game, ...] = (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS)
+RATES = ("82.5%", "75%", "61.37%")
+
+# The reference register map v1: the read block and the heartbeat register.
+READ_START = 0
+READ_COUNT = 34
+HEARTBEAT_ADDRESS = 105
+
+
+@dataclass(frozen=True, slots=True)
+class Bus:
+    """One bus of the floor: a TCP gateway (host, port) or a serial device."""
+
+    name: str
+    game: Game
+    units: int
+    port: int | None = None
+    device: str | None = None
+    baudrate: int = 19200
+
+
+def floor_config(
+    buses: Sequence[Bus],
+    *,
+    poll_interval_ms: int,
+    min_round_ms: int,
+    timeout_ms: int | None = None,
+    min_gap_ms: int | None = None,
+) -> FloorConfig:
+    """One link per bus, one table per unit, written as an operator writes floor.toml."""
+    bus_rows: list[dict[str, Any]] = []
+    for bus in buses:
+        row: dict[str, Any] = {"name": bus.name}
+        if bus.device is not None:
+            row |= {"kind": "rtu", "device": bus.device, "baudrate": bus.baudrate}
+        else:
+            assert bus.port is not None
+            row |= {"kind": "tcp", "host": HOST, "port": bus.port}
+        if timeout_ms is not None:
+            row["timeout_ms"] = timeout_ms
+        if min_gap_ms is not None:
+            row["min_gap_ms"] = min_gap_ms
+        bus_rows.append(row)
+    links = [
+        {
+            "id": bus.name,
+            "game": bus.game.value,
+            "rate": RATES[GAMES.index(bus.game)],
+            "reset": "$10,000",
+            "table": [
+                {
+                    "id": f"{bus.name}-{unit}",
+                    "bus": bus.name,
+                    "unit": unit,
+                    "poll_interval_ms": poll_interval_ms,
+                    "min_round_ms": min_round_ms,
+                }
+                for unit in range(1, bus.units + 1)
+            ],
+        }
+        for bus in buses
+    ]
+    return parse_floor_config({"bus": bus_rows, "link": links}, source="bench")
+
+
+async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime, AsyncEngine]:
+    """A migrated SQLite database in ``folder`` with the floor's links, opened as the daemon
+    opens it (``open_floor``)."""
+    engine = make_engine(f"sqlite+aiosqlite:///{folder / 'bench.db'}")
+    await upgrade(engine)
+    runtime = await open_floor(LedgerStore(engine, KEY), floor, SystemClock())
+    return runtime, engine
+
+
+@dataclass(slots=True)
+class CommitTimes:
+    """What the group committer did: how many commits, how long they took."""
+
+    commits: int = 0
+    readings: int = 0
+    seconds: float = 0.0
+
+    def reset(self) -> None:
+        self.commits = self.readings = 0
+        self.seconds = 0.0
+
+
+def timed_apply(
+    apply: Callable[[Sequence[TableReading]], Awaitable[object]], times: CommitTimes
+) -> Callable[[Sequence[TableReading]], Awaitable[object]]:
+    """``apply`` counted and timed (perf_counter around each whole commit)."""
+
+    async def run(readings: Sequence[TableReading]) -> object:
+        started = time.perf_counter()
+        try:
+            return await apply(readings)
+        finally:
+            times.seconds += time.perf_counter() - started
+            times.commits += 1
+            times.readings += len(readings)
+
+    return run
+
+
+async def no_commit(readings: Sequence[TableReading]) -> None:
+    """A committer's apply that commits nothing (for the read+decode+write part alone)."""
+    return None
+
+
+def hand_driven_poller(
+    runtime: LinkRuntime,
+    floor: FloorConfig,
+    apply: Callable[[Sequence[TableReading]], Awaitable[object]],
+) -> tuple[Poller, GroupCommitter]:
+    """The real Poller, built, with its group committer running as ``Poller.start()`` sets it
+    up, but without the per-table forever loops: the caller drives ``poll_once``."""
+    poller = Poller(runtime, floor)
+    poller.build()
+    committer = GroupCommitter(apply)
+    committer.start()
+    poller._committer = committer
+    return poller, committer
+
+
+async def poll_cycle(poller: Poller, tables: Sequence[TablePoll]) -> None:
+    """One cycle: every table polled once, concurrently (each link's lock orders its bus)."""
+    await asyncio.gather(*(poller.poll_once(tp) for tp in tables))
+
+
+def failures(tables: Sequence[TablePoll]) -> int:
+    return sum(tp.errors for tp in tables)
+
+
+# --- statistics ----------------------------------------------------------------------------
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    index = max(0, min(len(ordered) - 1, round(0.95 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.2f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+# --- the simulator in a process of its own -------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+_DESCRIBED = re.compile(r"^(\S+): .* on Modbus TCP [0-9.]+:(\d+), unit")
+
+
+@dataclass(frozen=True, slots=True)
+class SimProcess:
+    """``progressive simulate`` running in a child process: its pid and TCP ports by name."""
+
+    pid: int
+    ports: dict[str, int]
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the simulator process has used so far (Linux /proc)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _simulate_toml(buses: Sequence[Bus], rounds_per_second: float, seed: int) -> str:
+    lines = [f"seed = {seed}", f"rounds_per_second = {rounds_per_second!r}", ""]
+    for bus in buses:
+        lines += [
+            "[[gateway]]",
+            f'game = "{bus.game.value}"',
+            f'name = "{bus.name}"',
+            f'host = "{HOST}"',
+            "port = 0",
+            f"tables = {bus.units}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+@asynccontextmanager
+async def simulator_process(
+    folder: Path, buses: Sequence[Bus], *, rounds_per_second: float, seed: int
+) -> AsyncIterator[SimProcess]:
+    """``python -m app.cli simulate --config FILE`` with every gateway on a port the OS picks;
+    the ports are read from what it prints. Stopped with SIGTERM (then killed) on exit."""
+    config = folder / "simulate.toml"
+    config.write_text(_simulate_toml(buses, rounds_per_second, seed), encoding="utf-8")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.cli",
+        "simulate",
+        "--config",
+        str(config),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    try:
+        ports: dict[str, int] = {}
+        said: list[str] = []
+        async with asyncio.timeout(60):
+            while True:
+                raw = await proc.stdout.readline()
+                if not raw:
+                    raise RuntimeError("the simulator stopped:\n" + "".join(said))
+                line = raw.decode(errors="replace")
+                said.append(line)
+                if found := _DESCRIBED.match(line):
+                    ports[found[1]] = int(found[2])
+                if "Ctrl-C stops" in line:
+                    break
+        missing = {bus.name for bus in buses} - set(ports)
+        if missing:
+            raise RuntimeError(f"the simulator did not say the ports of {sorted(missing)}")
+        # Keep its output drained so that it can never block on a full pipe.
+        drain = asyncio.create_task(_drain(proc.stdout))
+        try:
+            yield SimProcess(pid=proc.pid, ports=ports)
+        finally:
+            drain.cancel()
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                async with asyncio.timeout(10):
+                    await proc.wait()
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.readline():
+        pass

@@ -1,0 +1,232 @@
+"""One poll cycle of 64 simulated tables over Modbus TCP, against a bare pymodbus loop.
+
+64 simulated tables (default 4 gateways x 16 units, ``SimFloor`` on ports the OS assigns,
+in this process unless ``--separate-simulator``) are polled cycle after cycle. Measured in
+the same run, the variants interleaved cycle by cycle (their order rotating) so that the
+noise of a shared machine falls on all of them alike:
+
+* ours: one full cycle through the real path: every table's ``Poller.poll_once``
+  concurrently (``asyncio.gather``): block read over ``ModbusLink``, decode, the reading
+  committed to SQLite through the ``GroupCommitter``, then the write-back (heartbeat, meter,
+  command bits, hit acknowledgement);
+* ours without the commit: the same through a second Poller whose group committer commits
+  nothing (the read + decode + write part alone), for the breakdown;
+* baseline: a bare loop, one ``AsyncModbusTcpClient`` per gateway, reading registers 0-33
+  of every unit concurrently (``asyncio.gather`` of ``read_holding_registers``);
+* context only: the bare loop reading and then writing the heartbeat register of every unit
+  (the same number of round trips as ours).
+
+Target: the median full cycle at most 1.3x the bare read loop's median.
+
+    python -m bench.bench_poll_cycle [--gateways 4] [--units 16] [--cycles 50]
+        [--rounds-per-second 0.5] [--separate-simulator]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+from pymodbus.client import AsyncModbusTcpClient
+
+from bench._floor import (
+    GAMES,
+    HEARTBEAT_ADDRESS,
+    HOST,
+    READ_COUNT,
+    READ_START,
+    Bus,
+    CommitTimes,
+    failures,
+    floor_config,
+    hand_driven_poller,
+    median,
+    ms,
+    no_commit,
+    p95,
+    poll_cycle,
+    simulator_process,
+    sqlite_runtime,
+    timed_apply,
+    verdict,
+)
+from link_adapters.simulator.server import GatewaySpec, SimFloor
+
+TARGET_RATIO = 1.3
+SEED = 20260101
+
+
+@contextlib.asynccontextmanager
+async def served(
+    folder: Path, buses: list[Bus], rounds_per_second: float, separate: bool
+) -> AsyncIterator[dict[str, int]]:
+    """The gateways' ports, served in this process (SimFloor) or by ``progressive simulate``."""
+    if separate:
+        async with simulator_process(
+            folder, buses, rounds_per_second=rounds_per_second, seed=SEED
+        ) as sim:
+            yield sim.ports
+        return
+    floor = SimFloor(
+        [GatewaySpec(game=b.game, tables=b.units, port=0, name=b.name) for b in buses],
+        rounds_per_second=rounds_per_second,
+        seed=SEED,
+    )
+    await floor.start()
+    try:
+        yield floor.ports
+    finally:
+        await floor.stop()
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gateways", type=int, default=4)
+    ap.add_argument("--units", type=int, default=16, help="tables per gateway")
+    ap.add_argument("--cycles", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=5, help="cycles of each variant, untimed")
+    ap.add_argument("--rounds-per-second", type=float, default=0.5, help="per table")
+    ap.add_argument(
+        "--separate-simulator",
+        action="store_true",
+        help="serve the tables from `python -m app.cli simulate` in a child process",
+    )
+    args = ap.parse_args()
+    buses = [
+        Bus(name=f"gw{i + 1}", game=GAMES[i % len(GAMES)], units=args.units)
+        for i in range(args.gateways)
+    ]
+    tables = args.gateways * args.units
+
+    with tempfile.TemporaryDirectory(prefix="bench-poll-cycle-") as tmp:
+        folder = Path(tmp)
+        async with served(folder, buses, args.rounds_per_second, args.separate_simulator) as ports:
+            buses = [Bus(b.name, b.game, b.units, port=ports[b.name]) for b in buses]
+            # A round every 1-3 s at the default pace: 1 s is a plausible fastest round.
+            floor = floor_config(buses, poll_interval_ms=250, min_round_ms=1000)
+            runtime, engine = await sqlite_runtime(folder, floor)
+            times = CommitTimes()
+            ours, ours_committer = hand_driven_poller(
+                runtime, floor, timed_apply(runtime.apply_readings, times)
+            )
+            bare_ours, bare_committer = hand_driven_poller(runtime, floor, no_commit)
+            ours_tables = list(ours.tables.values())
+            nc_tables = list(bare_ours.tables.values())
+            clients = {
+                b.name: AsyncModbusTcpClient(HOST, port=b.port or 0, timeout=2, retries=0)
+                for b in buses
+            }
+            try:
+                for client in clients.values():
+                    if not await client.connect():
+                        raise RuntimeError("the bare client cannot connect")
+                units = [(clients[b.name], u) for b in buses for u in range(1, b.units + 1)]
+                beat = 0
+
+                async def bare_read() -> None:
+                    answers = await asyncio.gather(
+                        *(
+                            c.read_holding_registers(READ_START, count=READ_COUNT, device_id=u)
+                            for c, u in units
+                        )
+                    )
+                    if any(a.isError() or len(a.registers) != READ_COUNT for a in answers):
+                        raise RuntimeError("the bare loop got an error answer")
+
+                async def bare_read_write() -> None:
+                    nonlocal beat
+                    beat = (beat + 1) % 65536
+
+                    async def one(client: AsyncModbusTcpClient, unit: int) -> None:
+                        a = await client.read_holding_registers(
+                            READ_START, count=READ_COUNT, device_id=unit
+                        )
+                        w = await client.write_registers(HEARTBEAT_ADDRESS, [beat], device_id=unit)
+                        if a.isError() or w.isError():
+                            raise RuntimeError("the bare loop got an error answer")
+
+                    await asyncio.gather(*(one(c, u) for c, u in units))
+
+                variants: dict[str, Callable[[], Awaitable[None]]] = {
+                    "ours": lambda: poll_cycle(ours, ours_tables),
+                    "ours_no_commit": lambda: poll_cycle(bare_ours, nc_tables),
+                    "bare_read": bare_read,
+                    "bare_read_write": bare_read_write,
+                }
+                names = list(variants)
+                for _ in range(args.warmup):
+                    for name in names:
+                        await variants[name]()
+                errors_before = failures(ours_tables) + failures(nc_tables)
+                times.reset()
+                samples: dict[str, list[float]] = {name: [] for name in names}
+                cpu: dict[str, float] = dict.fromkeys(names, 0.0)
+                for i in range(args.cycles):
+                    for name in names[i % len(names) :] + names[: i % len(names)]:
+                        cpu_started = time.process_time()
+                        started = time.perf_counter()
+                        await variants[name]()
+                        samples[name].append(time.perf_counter() - started)
+                        cpu[name] += time.process_time() - cpu_started
+                errors = failures(ours_tables) + failures(nc_tables) - errors_before
+            finally:
+                for client in clients.values():
+                    client.close()
+                await ours_committer.stop()
+                await bare_committer.stop()
+                for poller in (ours, bare_ours):
+                    for link in poller.links.values():
+                        await link.close()
+                await engine.dispose()
+
+    med = {name: median(s) for name, s in samples.items()}
+    base = med["bare_read"]
+    where = "a child process" if args.separate_simulator else "this process (same event loop)"
+    print(
+        f"{tables} simulated tables ({args.gateways} gateways x {args.units} units, Modbus TCP on "
+        f"127.0.0.1, served from {where}); {args.cycles} timed cycles per variant after "
+        f"{args.warmup} warm-up, interleaved; SQLite (WAL, synchronous=FULL) in a temp folder"
+    )
+    cpu_what = "client only" if args.separate_simulator else "client + simulator"
+    print(f"{'variant':<46}{'median':>11}{'p95':>12}{'ratio':>8}   CPU/cycle ({cpu_what})")
+    rows = (
+        ("bare pymodbus: read 0-33 of every unit", "bare_read"),
+        ("bare pymodbus: read + write heartbeat (context)", "bare_read_write"),
+        ("ours without commit (read+decode+write)", "ours_no_commit"),
+        ("ours: full cycle (read+decode+commit+write)", "ours"),
+    )
+    for label, name in rows:
+        print(
+            f"{label:<46}{ms(med[name])}{ms(p95(samples[name])):>12}"
+            f"{med[name] / base:>7.2f}x   {ms(cpu[name] / args.cycles)}"
+        )
+    per_cycle = times.commits / args.cycles
+    print(
+        f"group commits: {per_cycle:.1f} per cycle, {times.readings / max(1, times.commits):.1f} "
+        f"readings each, {ms(times.seconds / args.cycles).strip()} of commit time per cycle "
+        "(wall, overlapping the reads)"
+    )
+    print(
+        f"full cycle vs bare read+write: {med['ours'] / med['bare_read_write']:.2f}x; "
+        f"without commit vs bare read+write: "
+        f"{med['ours_no_commit'] / med['bare_read_write']:.2f}x"
+    )
+    ratio = med["ours"] / base
+    if errors:
+        print(f"poll errors during the timed cycles: {errors} (the measurement is not valid)")
+    ok = ratio <= TARGET_RATIO and errors == 0
+    print(
+        f"{verdict(ok)}: full poll cycle {ms(med['ours']).strip()} median, "
+        f"{ratio:.2f}x the bare read loop (target <= {TARGET_RATIO}x); "
+        f"read+decode+write alone {med['ours_no_commit'] / base:.2f}x"
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))
