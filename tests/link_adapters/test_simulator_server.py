@@ -161,8 +161,10 @@ async def test_every_unit_of_three_gateways_serves_its_live_block() -> None:
                 for u in units:
                     block = await u.block()
                     table = floor.tables[(name, u.unit)]
-                    assert u32(block, ADDR_ROUNDS) == table.rounds > 0
-                    assert u32(block, ADDR_CREDITS) == table.credits > 0
+                    # The dealer goes on between the read and this look at the table (40 rounds
+                    # a second): the block is the table's state of a moment ago.
+                    assert 0 < u32(block, ADDR_ROUNDS) <= table.rounds <= u32(block, ADDR_ROUNDS) + 8
+                    assert 0 < u32(block, ADDR_CREDITS) <= table.credits
 
 
 async def test_royal_flush_is_reported_in_the_fifo_and_popped_by_its_ack() -> None:
