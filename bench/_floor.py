@@ -14,7 +14,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +162,30 @@ def hand_driven_poller(
 async def poll_cycle(poller: Poller, tables: Sequence[TablePoll]) -> None:
     """One cycle: every table polled once, concurrently (each link's lock orders its bus)."""
     await asyncio.gather(*(poller.poll_once(tp) for tp in tables))
+
+
+async def warm_up(variants: Mapping[str, Callable[[], Awaitable[None]]], rounds: int) -> None:
+    for _ in range(rounds):
+        for run in variants.values():
+            await run()
+
+
+async def measure_rotating(
+    variants: Mapping[str, Callable[[], Awaitable[None]]], cycles: int
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Every variant once per cycle, in an order that rotates from cycle to cycle, so a noisy
+    moment on the machine falls on all of them alike. Wall time per run; CPU per variant."""
+    names = list(variants)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, float] = dict.fromkeys(names, 0.0)
+    for i in range(cycles):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            cpu_started = time.process_time()
+            started = time.perf_counter()
+            await variants[name]()
+            samples[name].append(time.perf_counter() - started)
+            cpu[name] += time.process_time() - cpu_started
+    return samples, cpu
 
 
 def failures(tables: Sequence[TablePoll]) -> int:

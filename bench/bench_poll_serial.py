@@ -34,7 +34,6 @@ import contextlib
 import os
 import pty
 import tempfile
-import time
 import tty
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -52,6 +51,7 @@ from bench._floor import (
     failures,
     floor_config,
     hand_driven_poller,
+    measure_rotating,
     median,
     ms,
     no_commit,
@@ -60,6 +60,7 @@ from bench._floor import (
     sqlite_runtime,
     timed_apply,
     verdict,
+    warm_up,
 )
 from link_adapters.modbus import rtu_frame_gap_s
 from link_adapters.simulator.server import GatewaySpec, SimFloor
@@ -212,21 +213,10 @@ async def main() -> int:
                 "bare_read": bare_read,
                 "bare_read_write": bare_read_write,
             }
-            names = list(variants)
-            for _ in range(args.warmup):
-                for name in names:
-                    await variants[name]()
+            await warm_up(variants, args.warmup)
             errors_before = failures(ours_tables) + failures(nc_tables)
             times.reset()
-            samples: dict[str, list[float]] = {name: [] for name in names}
-            cpu: dict[str, float] = dict.fromkeys(names, 0.0)
-            for i in range(args.cycles):
-                for name in names[i % len(names) :] + names[: i % len(names)]:
-                    cpu_started = time.process_time()
-                    started = time.perf_counter()
-                    await variants[name]()
-                    samples[name].append(time.perf_counter() - started)
-                    cpu[name] += time.process_time() - cpu_started
+            samples, cpu = await measure_rotating(variants, args.cycles)
             errors = failures(ours_tables) + failures(nc_tables) - errors_before
             written6 = sum(1 for tp in ours_tables if tp.written_meter is not None)
 
