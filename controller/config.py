@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.engine import HitPolicy, TableConfig
 from controller.games import Game
-from controller.money import MoneyError, parse_cents, parse_rate_bp
+from controller.money import MoneyError, format_cents, parse_cents, parse_rate_bp
 from controller.regulations import RuleViolation, check_rate_of_progression
 
 
@@ -221,7 +221,9 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
             except MoneyError as exc:
                 raise ConfigError(f"{t_where}: denomination: {exc}") from None
             if fixed is not None and denom != fixed:
-                raise ConfigError(f"{t_where}: the {game.label} bet is $1 (68 IAC 10-7-5(b))")
+                raise ConfigError(
+                    f"{t_where}: the {game.label} bet is {format_cents(fixed)} (68 IAC 10-7-5(b))"
+                )
             default_interval = (
                 _DEFAULT_SERIAL_INTERVAL_MS
                 if buses[bus].kind == "rtu"
