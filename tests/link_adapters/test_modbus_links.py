@@ -357,9 +357,14 @@ async def test_serial_pacer_keeps_the_gap_and_one_talker(
 
     await asyncio.gather(*(poll(unit) for unit in (1, 2, 3)))
     frames = line.bus.frames
-    assert len(frames) == 18
-    # One talker: every request is answered before the next one starts.
-    assert [frame.kind for frame in frames] == ["request", "answer"] * 9
+    # Nine reads, nine answers; a busy machine may add a retry, never a second talker.
+    assert sum(frame.kind == "answer" for frame in frames) == 9
+    assert frames[0].kind == "request"
+    # One talker: no answer ever follows another, no request goes out while one is answered.
+    for first, second in pairwise(frames):
+        assert not (first.kind == "answer" and second.kind == "answer")
+        if first.kind == "request" and second.kind == "request":
+            assert second.unit == first.unit  # only a retry of the request that went unanswered
     for answer, request in pairwise(frames[1:]):
         if answer.kind == "answer":
             assert request.started - answer.ended >= gap
