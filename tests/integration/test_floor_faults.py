@@ -157,7 +157,7 @@ async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> N
         await h.stop()
     await h.check_exact()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
-    assert min(quiet_rate.values()) >= 10  # the line really is polled as fast as it allows
+    assert min(quiet_rate.values()) >= 5  # the line really is polled (about 37/s when idle)
     # The others keep most of their rate (about 70% measured on an idle machine): the silent
     # one costs a timeout now and then. Polled at every turn, it would leave them about 11%.
     for t in quiet_rate:
