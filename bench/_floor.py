@@ -188,6 +188,21 @@ async def measure_rotating(
     return samples, cpu
 
 
+def judge_cycle(
+    med: Mapping[str, float], *, base: float, errors: int, target: float, against: str
+) -> int:
+    """Print the verdict on the full poll cycle against ``base``; the exit code."""
+    ratio = med["ours"] / base
+    if errors:
+        print(f"poll errors during the timed cycles: {errors} (the measurement is not valid)")
+    ok = ratio <= target and errors == 0
+    print(
+        f"{verdict(ok)}: full poll cycle {ms(med['ours']).strip()} median, {ratio:.2f}x "
+        f"{against}; read+decode+write alone {med['ours_no_commit'] / base:.2f}x"
+    )
+    return 0 if ok else 1
+
+
 def failures(tables: Sequence[TablePoll]) -> int:
     return sum(tp.errors for tp in tables)
 

@@ -44,6 +44,7 @@ from bench._floor import (
     failures,
     floor_config,
     hand_driven_poller,
+    judge_cycle,
     measure_rotating,
     median,
     ms,
@@ -53,7 +54,6 @@ from bench._floor import (
     simulator_process,
     sqlite_runtime,
     timed_apply,
-    verdict,
     warm_up,
 )
 from link_adapters.simulator.server import GatewaySpec, SimFloor
@@ -206,16 +206,13 @@ async def main() -> int:
         f"without commit vs bare read+write: "
         f"{med['ours_no_commit'] / med['bare_read_write']:.2f}x"
     )
-    ratio = med["ours"] / base
-    if errors:
-        print(f"poll errors during the timed cycles: {errors} (the measurement is not valid)")
-    ok = ratio <= TARGET_RATIO and errors == 0
-    print(
-        f"{verdict(ok)}: full poll cycle {ms(med['ours']).strip()} median, "
-        f"{ratio:.2f}x the bare read loop (target <= {TARGET_RATIO}x); "
-        f"read+decode+write alone {med['ours_no_commit'] / base:.2f}x"
+    return judge_cycle(
+        med,
+        base=base,
+        errors=errors,
+        target=TARGET_RATIO,
+        against=f"the bare read loop (target <= {TARGET_RATIO}x)",
     )
-    return 0 if ok else 1
 
 
 if __name__ == "__main__":

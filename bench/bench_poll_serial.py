@@ -51,6 +51,7 @@ from bench._floor import (
     failures,
     floor_config,
     hand_driven_poller,
+    judge_cycle,
     measure_rotating,
     median,
     ms,
@@ -59,7 +60,6 @@ from bench._floor import (
     poll_cycle,
     sqlite_runtime,
     timed_apply,
-    verdict,
     warm_up,
 )
 from link_adapters.modbus import rtu_frame_gap_s
@@ -263,16 +263,16 @@ async def main() -> int:
         f"{gap_ms:.2f} ms before each of its {2 * units} requests "
         f"({2 * units * gap_ms:.1f} ms per cycle, in the figures)"
     )
-    ratio = med["ours"] / base
-    if errors:
-        print(f"poll errors during the timed cycles: {errors} (the measurement is not valid)")
-    ok = ratio <= TARGET_RATIO and errors == 0
-    print(
-        f"{verdict(ok)}: full poll cycle {ms(med['ours']).strip()} median, {ratio:.2f}x the bare "
-        f"serial read loop (threshold of this benchmark: <= {TARGET_RATIO}x; the issue sets "
-        f"no target); read+decode+write alone {med['ours_no_commit'] / base:.2f}x"
+    return judge_cycle(
+        med,
+        base=base,
+        errors=errors,
+        target=TARGET_RATIO,
+        against=(
+            f"the bare serial read loop (threshold of this benchmark: <= {TARGET_RATIO}x; "
+            "the issue sets no target)"
+        ),
     )
-    return 0 if ok else 1
 
 
 if __name__ == "__main__":
