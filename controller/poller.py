@@ -102,6 +102,7 @@ class TablePoll:
     written_command: int | None = None
     written_meter: int | None = None
     last: TableRegisters | None = None
+    last_ok_us: int | None = None  # when the table last answered a poll
     polls: int = 0
     errors: int = 0
 
@@ -241,7 +242,8 @@ class Poller:
         tp.failures = 0
         tp.last = regs
         tp.poll_seq += 1
-        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=self.clock.now_us())
+        tp.last_ok_us = now = self.clock.now_us()
+        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
         assert self._committer is not None
         await self._committer.submit(reading)
         await self._write_back(tp, regs)

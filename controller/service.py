@@ -1,15 +1,64 @@
-"""Opening a configured floor: the links of the configuration, as the database holds them."""
+"""The controller as one object: database, links in memory, and (for a floor) the poller.
+
+``FloorService`` is what the daemon, the web application and the demo start and stop. It owns
+the database engine, the ledger store, the ``LinkRuntime`` and, when a floor configuration is
+given, the ``Poller`` of its tables. Everything that shows a table's state asks it here, so a
+page, the API and a display agree on what "offline" or "hit pending" means.
+"""
 
 from __future__ import annotations
 
-from controller.clock import Clock
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
+from controller.poller import Poller, TablePoll
 from controller.runtime import LinkRuntime
-from controller.storage.store import LedgerStore, TableSpec
+from controller.settings import Settings, load_ledger_key
+from controller.storage.database import check_schema, make_engine, upgrade
+from controller.storage.store import LedgerStore, StoreError, TableSpec
+
+TableStateName = Literal["online", "offline", "hit_pending", "unpolled"]
+
+# A link counts as polled recently when one of its tables answered within this many of the
+# slowest table's poll intervals (and never less than this floor).
+READY_INTERVALS = 5
+READY_FLOOR_US = 5_000_000
 
 
 class FloorMismatch(ValueError):
     """The configuration file and the database disagree about a link."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """What people are shown about one table, from the engine's state and the last poll."""
+
+    table_id: str
+    link_id: str
+    state: TableStateName
+    online: bool
+    hit_pending: bool
+    credits: int | None
+    rounds: int | None
+    last_reading_us: int | None  # the last reading applied to the meter
+    last_answer_us: int | None  # the last poll the table answered (None: not polled here)
+    failures: int  # failed polls in a row
+    bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
+    status_bits: int | None  # the table's own status register
+    progressive_disabled: bool | None
+
+    @property
+    def seats_with_bets(self) -> tuple[int, ...]:
+        if self.bet_bitmap is None:
+            return ()
+        return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
 
 
 async def open_floor(store: LedgerStore, floor: FloorConfig, clock: Clock) -> LinkRuntime:
@@ -62,3 +111,157 @@ async def open_floor(store: LedgerStore, floor: FloorConfig, clock: Clock) -> Li
                     f"{where}: table {tid} is configured differently in the database"
                 )
     return runtime
+
+
+class FloorService:
+    """Start, run and stop the controller: ``await start()`` ... ``await stop()``.
+
+    With ``floor`` the configured links are opened (created when new) and their tables polled;
+    without it the links in the database are loaded and nothing is polled (a web process in
+    front of a controller running elsewhere, or a test driving readings itself). ``migrate``
+    upgrades the schema first (the demo, tests); otherwise a schema that is not current is
+    refused with the command that fixes it.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        floor: FloorConfig | None = None,
+        clock: Clock | None = None,
+        migrate: bool = False,
+        create_key: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.floor = floor
+        self.clock: Clock = clock or SystemClock()
+        self._migrate = migrate
+        self._create_key = create_key
+        self._engine: AsyncEngine | None = None
+        self._store: LedgerStore | None = None
+        self._runtime: LinkRuntime | None = None
+        self.poller: Poller | None = None
+        self.started = False
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            raise RuntimeError("the service is not started")
+        return self._engine
+
+    @property
+    def store(self) -> LedgerStore:
+        if self._store is None:
+            raise RuntimeError("the service is not started")
+        return self._store
+
+    @property
+    def runtime(self) -> LinkRuntime:
+        if self._runtime is None:
+            raise RuntimeError("the service is not started")
+        return self._runtime
+
+    async def start(self) -> None:
+        key = load_ledger_key(self.settings, create=self._create_key)
+        engine = make_engine(self.settings.database_url)
+        self._engine = engine
+        try:
+            if self._migrate:
+                await upgrade(engine)
+            else:
+                await check_schema(engine)
+            self._store = store = LedgerStore(engine, key)
+            if self.floor is not None:
+                self._runtime = await open_floor(store, self.floor, self.clock)
+                self.poller = Poller(self._runtime, self.floor, self.clock)
+                self.poller.build()
+                await self.poller.start()
+            else:
+                await store.check_key()
+                self._runtime = LinkRuntime(store, self.clock)
+                await self._runtime.load()
+        except BaseException:
+            await self.stop()
+            raise
+        self.started = True
+
+    async def stop(self) -> None:
+        """Finish the polls under way, then close the database. Idempotent."""
+        poller, self.poller = self.poller, None
+        if poller is not None:
+            await poller.stop()
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            await engine.dispose()
+        self.started = False
+
+    # ------------------------------------------------------------------------- what is shown
+
+    def table_status(self, table_id: str) -> TableStatus:
+        runtime = self.runtime
+        link_id = runtime.link_of(table_id)
+        ts = runtime.states[link_id].table(table_id)
+        tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
+        regs = tp.last if tp is not None else None
+        state: TableStateName
+        if not ts.online:
+            state = "offline"
+        elif ts.hit_pending:
+            state = "hit_pending"
+        elif ts.credits is None:
+            state = "unpolled"
+        else:
+            state = "online"
+        return TableStatus(
+            table_id=table_id,
+            link_id=link_id,
+            state=state,
+            online=ts.online,
+            hit_pending=ts.hit_pending,
+            credits=ts.credits,
+            rounds=ts.rounds,
+            last_reading_us=ts.at_us,
+            last_answer_us=tp.last_ok_us if tp is not None else None,
+            failures=tp.failures if tp is not None else 0,
+            bet_bitmap=regs.bet_bitmap if regs is not None else None,
+            status_bits=regs.status if regs is not None else None,
+            progressive_disabled=regs.progressive_disabled if regs is not None else None,
+        )
+
+    def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
+        states = self.runtime.states
+        if link_id is not None and link_id not in states:
+            raise StoreError(f"no link {link_id!r}")
+        ids = [link_id] if link_id is not None else sorted(states)
+        return [self.table_status(tid) for lid in ids for tid in sorted(states[lid].tables)]
+
+    async def readiness(self) -> Mapping[str, str]:
+        """Problems that make this controller not ready, by subject; empty when ready.
+
+        Ready means the database answers and, when this process polls, every link had a table
+        answer recently (DESIGN.md: ``/readyz``).
+        """
+        problems: dict[str, str] = {}
+        if not self.started:
+            return {"service": "not started"}
+        try:
+            async with asyncio.timeout(2.0):
+                async with self.engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+        except Exception as exc:  # any failure to reach it is the answer
+            problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
+        poller = self.poller
+        if poller is not None:
+            now = self.clock.now_us()
+            by_link: dict[str, list[TablePoll]] = {}
+            for tp in poller.tables.values():
+                by_link.setdefault(tp.link_id, []).append(tp)
+            for link_id, tps in sorted(by_link.items()):
+                slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
+                window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
+                latest = max((tp.last_ok_us or 0) for tp in tps)
+                if now - latest > window:
+                    problems[f"link {link_id}"] = (
+                        f"no table answered in the last {window // 1_000_000} s"
+                    )
+        return problems

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -74,3 +76,21 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
 async def downgrade(engine: AsyncEngine, revision: str) -> None:
     async with engine.begin() as conn:
         await conn.run_sync(_downgrade, revision)
+
+
+class SchemaNotCurrent(RuntimeError):
+    """The database is not migrated to the revision this code needs."""
+
+
+async def check_schema(engine: AsyncEngine) -> None:
+    """Raise SchemaNotCurrent unless the database is at the newest migration."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    async with engine.connect() as conn:
+        current = await conn.run_sync(
+            lambda c: MigrationContext.configure(c).get_current_revision()
+        )
+    if current != head:
+        raise SchemaNotCurrent(
+            f"the database schema is at {current or 'nothing'}, this controller needs {head}: "
+            "run `progressive db upgrade` first"
+        )

@@ -1,0 +1,109 @@
+"""The web application: ``create_app(service)`` builds it; its lifespan runs the service.
+
+Starting the application starts the controller service (database, links, poller when a floor
+is configured) and stopping it finishes the polls under way before the database closes, so a
+web process is the controller process and one Ctrl-C stops both cleanly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from controller.engine import EngineError
+from controller.regulations import RuleViolation
+from controller.service import FloorService
+from controller.storage.store import StoreError
+
+API_DESCRIPTION = """
+The progressive jackpot controller's JSON API.
+
+Amounts are integer cents in fields named `*_cents`; rates are basis points in fields named
+`*_bp` (8250 = 82.50 %). Times are integer microseconds since the Unix epoch (UTC) in fields
+named `*_us`. Errors are JSON objects with a `detail` a person can read.
+
+Current amounts are public (they are shown on the floor); everything else needs a bearer
+token from `POST /api/v1/auth/token` and the role each operation names.
+"""
+
+
+def _error(status: int, detail: object) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"detail": detail})
+
+
+def create_app(service: FloorService) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # A caller that started the service itself (to see its errors first) also stops it.
+        owned = not service.started
+        if owned:
+            await service.start()
+        try:
+            yield
+        finally:
+            if owned:
+                await service.stop()
+
+    app = FastAPI(
+        title="Progressive jackpot controller",
+        version="1",
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        response = _error(exc.status_code, exc.detail)
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_input(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [
+            {
+                "where": ".".join(str(p) for p in err.get("loc", ())),
+                "problem": err.get("msg", "invalid"),
+            }
+            for err in exc.errors()
+        ]
+        return _error(422, {"message": "the request is not valid", "problems": problems})
+
+    @app.exception_handler(RuleViolation)
+    async def rule_violation(_: Request, exc: RuleViolation) -> JSONResponse:
+        return _error(409, str(exc))
+
+    @app.exception_handler(EngineError)
+    async def engine_refusal(_: Request, exc: EngineError) -> JSONResponse:
+        return _error(409, str(exc))
+
+    @app.exception_handler(StoreError)
+    async def store_refusal(_: Request, exc: StoreError) -> JSONResponse:
+        message = str(exc)
+        return _error(404 if message.startswith("no ") else 409, message)
+
+    @app.get("/healthz", tags=["health"], summary="The process is alive")
+    async def healthz() -> dict[str, str]:
+        return {"status": "alive"}
+
+    @app.get(
+        "/readyz",
+        tags=["health"],
+        summary="Database reachable and every link polled recently",
+        responses={503: {"description": "not ready, with the reasons"}},
+    )
+    async def readyz() -> JSONResponse:
+        problems = await service.readiness()
+        if problems:
+            return JSONResponse(
+                status_code=503, content={"status": "not ready", "problems": problems}
+            )
+        return JSONResponse(content={"status": "ready", "problems": {}})
+
+    return app

@@ -1,0 +1,100 @@
+"""A whole floor for web tests: simulated tables on loopback Modbus, the controller, the web.
+
+The same assembly as production: ``SimFloor`` serves Modbus TCP gateways on ports the system
+chooses, the ``FloorService`` polls them through the real poller, engine and SQLite ledger,
+and ``create_app`` is served by uvicorn on a free port of 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.serve import Served, serve
+from app.web import create_app
+from controller.config import parse_floor_config
+from controller.games import Game
+from controller.service import FloorService
+from controller.settings import Settings
+from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.table import SimTable
+
+# link id -> (game, tables)
+DEFAULT_LINKS: dict[str, tuple[Game, int]] = {
+    "stud": (Game.CARIBBEAN_STUD, 2),
+    "lir": (Game.LET_IT_RIDE_BONUS, 2),
+}
+
+
+@dataclass
+class WebFloor:
+    served: Served
+    service: FloorService
+    sim: SimFloor
+    links: dict[str, tuple[Game, int]]
+    folder: Path
+
+    @property
+    def base_url(self) -> str:
+        return self.served.base_url
+
+    def table(self, link_id: str, unit: int) -> SimTable:
+        game, _ = self.links[link_id]
+        return self.sim.tables[(game.value, unit)]
+
+
+def settings_in(folder: Path) -> Settings:
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{folder / 'progressive.db'}",
+        ledger_key_file=folder / "progressive-ledger.key",
+    )
+
+
+@contextlib.asynccontextmanager
+async def web_floor(
+    folder: Path,
+    *,
+    links: dict[str, tuple[Game, int]] | None = None,
+    rounds_per_second: float = 2.0,
+    poll_interval_ms: int = 100,
+    seed: int = 11,
+    settings: Settings | None = None,
+) -> AsyncIterator[WebFloor]:
+    links = links or DEFAULT_LINKS
+    sim = SimFloor(
+        [GatewaySpec(game=game, tables=n, port=0) for game, n in links.values()],
+        rounds_per_second=rounds_per_second,
+        seed=seed,
+    )
+    await sim.start()
+    try:
+        ports = sim.ports
+        floor = parse_floor_config({
+            "controller": {"offline_after_failures": 3},
+            "bus": [
+                {"name": link_id, "kind": "tcp", "host": "127.0.0.1", "port": ports[game.value],
+                 "timeout_ms": 300, "retries": 0}
+                for link_id, (game, _) in links.items()
+            ],
+            "link": [
+                {"id": link_id, "game": game.value, "rate": "80%", "reset": "$1,000",
+                 "table": [{"id": f"{link_id}-{u}", "bus": link_id, "unit": u,
+                            "poll_interval_ms": poll_interval_ms, "min_round_ms": 10,
+                            "max_credits_per_seat": 1, "location": f"pit 1, table {u}"}
+                           for u in range(1, n + 1)]}
+                for link_id, (game, n) in links.items()
+            ],
+        })  # fmt: skip
+        service = FloorService(
+            settings or settings_in(folder), floor=floor, migrate=True, create_key=True
+        )
+        await service.start()
+        try:
+            async with serve(create_app(service), port=0) as served:
+                yield WebFloor(served, service, sim, links, folder)
+        finally:
+            await service.stop()
+    finally:
+        await sim.stop()
