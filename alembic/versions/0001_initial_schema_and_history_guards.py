@@ -144,7 +144,7 @@ def upgrade() -> None:
         ),
         sa.CheckConstraint("meter_after_units >= 0", name=op.f("ck_meter_entries_not_negative")),
         sa.PrimaryKeyConstraint("link_id", "seq", name=op.f("pk_meter_entries")),
-        sqlite_with_rowid=False
+        sqlite_with_rowid=False,
     )
     with op.batch_alter_table("meter_entries", schema=None) as batch_op:
         batch_op.create_index("ix_meter_entries_link_at", ["link_id", "at_us"], unique=False)

@@ -182,6 +182,10 @@ class HitRow(Base):
     verified_cards: Mapped[str | None] = mapped_column(String(64))
     released_by: Mapped[str | None] = mapped_column(String(100))
     released_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    # A hand paid at the table (a fixed paytable line), recorded by the technician.
+    hand_paid_by: Mapped[str | None] = mapped_column(String(100))
+    hand_paid_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    hand_paid_cents: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_hits_link_at", "link_id", "at_us"),)
 
@@ -252,6 +256,33 @@ class AuditRow(Base):
     after: Mapped[str | None] = mapped_column(Text)
 
 
+class UserRow(Base):
+    """A person who logs in. Passwords are kept only as argon2 hashes."""
+
+    __tablename__ = "users"
+
+    username: Mapped[str] = mapped_column(String(100), primary_key=True)
+    role: Mapped[str] = mapped_column(String(32))
+    password_hash: Mapped[str] = mapped_column(Text)
+    created_at_us: Mapped[int] = mapped_column(BigInteger)
+    created_by: Mapped[str] = mapped_column(String(100))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class DeviceTokenRow(Base):
+    """A read-only token of one floor display; only its SHA-256 is kept."""
+
+    __tablename__ = "device_tokens"
+
+    token_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(32))
+    token_sha256: Mapped[str] = mapped_column(Hash, unique=True)
+    created_at_us: Mapped[int] = mapped_column(BigInteger)
+    created_by: Mapped[str] = mapped_column(String(100))
+    revoked_at_us: Mapped[int | None] = mapped_column(BigInteger)
+
+
 class LedgerAnchorRow(Base):
     """Where a link's chain resumes after the retention purge removed its oldest entries."""
 
@@ -276,6 +307,7 @@ __all__ = [
     "AuditRow",
     "Base",
     "CorrectionRow",
+    "DeviceTokenRow",
     "DocumentRow",
     "HitRow",
     "LedgerAnchorRow",
@@ -285,5 +317,6 @@ __all__ = [
     "PaytableRow",
     "TableCounterRow",
     "TableRow",
+    "UserRow",
     "table_of",
 ]
