@@ -39,6 +39,6 @@ async def test_hand_pay_may_be_filled_in_but_the_facts_stay_fixed(store: LedgerS
             .where(HitRow.hit_id == hit_id)
             .values(hand_paid_by="tech", hand_paid_at_us=1, hand_paid_cents=500_00)
         )
-    with pytest.raises(DBAPIError, match="facts|never edited"):
+    with pytest.raises(DBAPIError, match=r"facts|never edited"):
         async with store.engine.begin() as conn:
             await conn.execute(update(HitRow).where(HitRow.hit_id == hit_id).values(award_cents=1))
