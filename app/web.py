@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.staticfiles import StaticFiles
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -19,6 +21,8 @@ from controller.engine import EngineError
 from controller.regulations import RuleViolation
 from controller.service import FloorService
 from controller.storage.store import StoreError
+
+STATIC = Path(__file__).parent / "static"
 
 API_DESCRIPTION = """
 The progressive jackpot controller's JSON API.
@@ -106,4 +110,7 @@ def create_app(service: FloorService) -> FastAPI:
             )
         return JSONResponse(content={"status": "ready", "problems": {}})
 
+    # Pages' scripts and styles: plain files, no build step.
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # Routers are included below.
     return app
