@@ -20,10 +20,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller import engine as eng
 from controller.clock import Clock, SystemClock
 from controller.engine import HitClaim, LinkState, Outcome, TableReading
+from controller.hands import HandCategory
 from controller.money import UNITS_PER_CENT
 from controller.regulations import RuleViolation
 from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
 from controller.storage.store import LedgerStore, StoreError
+from controller.verification import (
+    check_hand_pay,
+    check_release,
+    confirmed_cards,
+    parse_stored_cards,
+)
 
 Extra = Callable[[AsyncConnection], Awaitable[None]]
 
@@ -159,9 +166,23 @@ class LinkRuntime:
         )
 
     async def release_table(self, table_id: str, *, actor: str) -> Outcome:
+        """Reset a table held for a hit; refused until its awards are verified."""
         link_id = self.link_of(table_id)
 
         async def mark_hits(conn: AsyncConnection) -> None:
+            # Checked in the transaction that releases, so a verification cannot race it.
+            unverified = await conn.scalars(
+                select(HitRow.hit_id)
+                .where(
+                    HitRow.table_id == table_id,
+                    HitRow.released_by.is_(None),
+                    HitRow.status == "awarded",
+                    HitRow.paid_from == "meter",
+                    HitRow.verified_by.is_(None),
+                )
+                .order_by(HitRow.at_us, HitRow.hit_id)
+            )
+            check_release(table_id=table_id, unverified_hit_ids=list(unverified.all()))
             await conn.execute(
                 update(HitRow)
                 .where(HitRow.table_id == table_id, HitRow.released_by.is_(None))
@@ -312,3 +333,97 @@ class LinkRuntime:
                 select(HitRow).where(HitRow.link_id == link_id).order_by(HitRow.at_us.desc())
             )
             return list(rows.all())
+
+    async def hit(self, hit_id: str) -> Any:
+        async with self.store.engine.connect() as conn:
+            row = (await conn.execute(select(HitRow).where(HitRow.hit_id == hit_id))).one_or_none()
+        if row is None:
+            raise StoreError(f"no hit {hit_id!r}")
+        return row
+
+    async def verify_hit(
+        self, hit_id: str, *, actor: str, cards: Sequence[int] | None = None
+    ) -> Any:
+        """The technician's verification of a hit's hand, recorded once and audited.
+
+        Cards the table reported are confirmed; when it reported none, ``cards`` are the five
+        the technician saw, and they must make the claimed hand.
+        """
+        row = await self.hit(hit_id)
+        if row.verified_by is not None:
+            raise StoreError(f"hit {hit_id} was already verified by {row.verified_by}")
+        reported = parse_stored_cards(row.cards)
+        confirmed = confirmed_cards(
+            hit_id=hit_id,
+            status=row.status,
+            claimed=HandCategory[row.hand],
+            reported=reported,
+            entered=None if cards is None else tuple(cards),
+        )
+        stored = ",".join(str(c) for c in confirmed)
+        async with self._locks[row.link_id]:
+            now = self.clock.now_us()
+
+            async def mark(conn: AsyncConnection) -> None:
+                result = await conn.execute(
+                    update(HitRow)
+                    .where(HitRow.hit_id == hit_id, HitRow.verified_by.is_(None))
+                    .values(verified_by=actor, verified_at_us=now, verified_cards=stored)
+                )
+                if result.rowcount != 1:
+                    raise StoreError(f"hit {hit_id} was verified meanwhile")
+
+            await self.store.commit(
+                [],
+                extra=mark,
+                audit={
+                    "at_us": now,
+                    "actor": actor,
+                    "action": "hit.verify",
+                    "target": f"hit:{hit_id}",
+                    "before": {"verified_by": None, "reported_cards": reported},
+                    "after": {
+                        "verified_by": actor,
+                        "verified_cards": list(confirmed),
+                        "entered_by_technician": reported is None,
+                    },
+                },
+            )
+        return await self.hit(hit_id)
+
+    async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> Any:
+        """A verified award paid by hand at the table, recorded once and audited."""
+        row = await self.hit(hit_id)
+        check_hand_pay(
+            hit_id=hit_id,
+            status=row.status,
+            award_cents=row.award_cents,
+            amount_cents=amount_cents,
+            verified=row.verified_by is not None,
+            already_paid_cents=row.hand_paid_cents,
+        )
+        async with self._locks[row.link_id]:
+            now = self.clock.now_us()
+
+            async def mark(conn: AsyncConnection) -> None:
+                result = await conn.execute(
+                    update(HitRow)
+                    .where(HitRow.hit_id == hit_id, HitRow.hand_paid_by.is_(None))
+                    .values(hand_paid_by=actor, hand_paid_at_us=now, hand_paid_cents=amount_cents)
+                )
+                if result.rowcount != 1:
+                    raise StoreError(f"hit {hit_id}: a hand pay was recorded meanwhile")
+
+            await self.store.commit(
+                [],
+                extra=mark,
+                audit={
+                    "at_us": now,
+                    "actor": actor,
+                    "action": "hit.hand_pay",
+                    "target": f"hit:{hit_id}",
+                    "before": {"hand_paid_cents": None, "award_cents": row.award_cents},
+                    "after": {"hand_paid_by": actor, "hand_paid_cents": amount_cents},
+                },
+            )
+        return await self.hit(hit_id)
