@@ -113,4 +113,7 @@ def create_app(service: FloorService) -> FastAPI:
     # Pages' scripts and styles: plain files, no build step.
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # Routers are included below.
+    from app.api import auth
+
+    app.include_router(auth.router)
     return app

@@ -7,7 +7,7 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -19,6 +19,14 @@ class Settings(BaseSettings):
     # write to the database but lacks the key cannot rewrite history undetected.
     ledger_key: SecretStr | None = None
     ledger_key_file: Path = Path("progressive-ledger.key")
+    # The key that signs login tokens. Without a file name it lives next to the ledger key.
+    secret_key: SecretStr | None = None
+    secret_key_file: Path | None = None
+    # Login tokens are short-lived: a lost token is useless within minutes.
+    token_minutes: int = Field(default=15, ge=1, le=24 * 60)
+    # Current amounts are on the floor for everyone to see; a casino may still want only its
+    # own displays (a display device token) or signed-in people to read them.
+    display_requires_token: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -60,3 +68,56 @@ def load_ledger_key(settings: Settings, *, create: bool = False) -> bytes:
     with os.fdopen(fd, "w") as fh:
         fh.write(secrets.token_hex(32) + "\n")
     return bytes.fromhex(path.read_text().strip())
+
+
+class SecretKeyError(RuntimeError):
+    pass
+
+
+SECRET_KEY_FILE = "progressive-secret.key"
+
+
+def secret_key_path(settings: Settings) -> Path:
+    if settings.secret_key_file is not None:
+        return settings.secret_key_file
+    return settings.ledger_key_file.with_name(SECRET_KEY_FILE)
+
+
+def load_secret_key(settings: Settings, *, create: bool = True) -> bytes:
+    """The token-signing key from ``PROGRESSIVE_SECRET_KEY`` (hex) or its key file.
+
+    A missing key file is created with a fresh random key, readable by its owner only: losing
+    it only signs everyone out.
+    """
+    if settings.secret_key is not None:
+        try:
+            key = bytes.fromhex(settings.secret_key.get_secret_value())
+        except ValueError as exc:
+            raise SecretKeyError("PROGRESSIVE_SECRET_KEY must be hexadecimal") from exc
+        if len(key) < 32:
+            raise SecretKeyError("PROGRESSIVE_SECRET_KEY must be at least 32 bytes (64 hex digits)")
+        return key
+    path = secret_key_path(settings)
+    if not path.exists():
+        if not create:
+            raise SecretKeyError(f"no secret key: set PROGRESSIVE_SECRET_KEY or provide {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole under another name, then linked: a process starting at the same moment
+        # never reads a half-written key, and the first one linked wins.
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32) + "\n")
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    try:
+        key = bytes.fromhex(path.read_text().strip())
+    except ValueError as exc:
+        raise SecretKeyError(f"{path} does not hold a hexadecimal key") from exc
+    if len(key) < 32:
+        raise SecretKeyError(f"{path} holds a key shorter than 32 bytes")
+    return key

@@ -1,0 +1,246 @@
+"""Who may do what: sign-in tokens, roles, and the dependencies routers declare.
+
+People sign in with the OAuth2 password flow (``POST /api/v1/auth/token``) and get a short-lived
+signed token (JWT, HS256) naming them and their role. Floor displays get a long-lived,
+revocable device token of role ``display`` from an admin. A route states the roles it admits
+with ``Depends(require(Role.TECHNICIAN, Role.SUPERVISOR))``; there is no implicit admin: an
+admin does what the admin role is given and nothing more (a commission approval is a
+commission agent's alone).
+
+A disabled user's tokens stop working within ``USER_CHECK_S`` seconds (at once in the process
+that disabled them).
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import jwt
+from fastapi import Depends, HTTPException, Query, Request, status
+from fastapi.security import OAuth2PasswordBearer
+
+from app.api.deps import get_service
+from app.throttle import LoginThrottle
+from controller import users
+from controller.service import FloorService
+from controller.settings import load_secret_key
+from controller.users import DEVICE_TOKEN_PREFIX, Role
+
+__all__ = [
+    "Authority",
+    "Principal",
+    "Role",
+    "RoleRequirement",
+    "authority",
+    "display_access",
+    "display_access_ok",
+    "require",
+]
+
+TOKEN_URL = "/api/v1/auth/token"
+ALGORITHM = "HS256"
+ISSUER = "progressive"
+USER_CHECK_S = 3.0
+
+oauth2_scheme = OAuth2PasswordBearer(
+    tokenUrl=TOKEN_URL,
+    auto_error=False,
+    description="A person's token from the password flow, or a display's device token.",
+)
+
+
+@dataclass(frozen=True)
+class Principal:
+    username: str
+    role: Role
+    device: bool = False
+
+
+class TokenRefused(Exception):
+    """Why a token does not sign anyone in, in words for the person holding it."""
+
+
+class Authority:
+    """Signs and checks tokens for one running service; holds the sign-in throttle."""
+
+    def __init__(self, service: FloorService) -> None:
+        self.service = service
+        self._key = load_secret_key(service.settings, create=True)
+        self.throttle = LoginThrottle()
+        # username -> (checked at, role or None when disabled or gone)
+        self._checked: dict[str, tuple[float, Role | None]] = {}
+
+    @property
+    def token_seconds(self) -> int:
+        return self.service.settings.token_minutes * 60
+
+    def issue(self, username: str, role: Role, *, lifetime_s: int | None = None) -> str:
+        now = int(time.time())
+        lifetime = self.token_seconds if lifetime_s is None else lifetime_s
+        claims = {
+            "iss": ISSUER,
+            "sub": username,
+            "role": role.value,
+            "iat": now,
+            "exp": now + lifetime,
+        }
+        return jwt.encode(claims, self._key, algorithm=ALGORITHM)
+
+    def forget(self, username: str) -> None:
+        """Re-read the user at the next request (after disabling them, say)."""
+        self._checked.pop(username, None)
+
+    async def _current_role(self, username: str) -> Role | None:
+        now = time.monotonic()
+        seen = self._checked.get(username)
+        if seen is not None and now - seen[0] < USER_CHECK_S:
+            return seen[1]
+        user = await users.get_user(self.service.engine, username)
+        role = None if user is None or user.disabled else user.role
+        if len(self._checked) > 10_000:
+            self._checked.clear()
+        self._checked[username] = (now, role)
+        return role
+
+    async def principal(self, token: str) -> Principal:
+        """Who ``token`` signs in, or ``TokenRefused`` saying why not."""
+        if token.startswith(DEVICE_TOKEN_PREFIX):
+            device = await users.verify_device_token(self.service.engine, token)
+            if device is None:
+                raise TokenRefused("the device token is unknown or has been revoked")
+            return Principal(username=f"display {device.name}", role=device.role, device=True)
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                self._key,
+                algorithms=[ALGORITHM],
+                issuer=ISSUER,
+                options={"require": ["exp", "iat", "sub", "iss"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise TokenRefused("the token has expired; sign in again") from None
+        except jwt.InvalidTokenError:
+            raise TokenRefused("the token is not valid; sign in again") from None
+        username, role_name = claims.get("sub"), claims.get("role")
+        if not isinstance(username, str) or role_name not in {r.value for r in Role}:
+            raise TokenRefused("the token is not valid; sign in again")
+        role = Role(role_name)
+        current = await self._current_role(username)
+        if current is None:
+            raise TokenRefused(f"the account {username!r} is disabled or no longer exists")
+        if current is not role:
+            raise TokenRefused(f"the role of {username!r} has changed; sign in again")
+        return Principal(username=username, role=role)
+
+
+_authorities: weakref.WeakKeyDictionary[FloorService, Authority] = weakref.WeakKeyDictionary()
+
+
+def authority(service: FloorService) -> Authority:
+    found = _authorities.get(service)
+    if found is None:
+        found = _authorities[service] = Authority(service)
+    return found
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(
+        status_code=status.HTTP_401_UNAUTHORIZED,
+        detail=detail,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+def _roles_text(roles: frozenset[Role]) -> str:
+    names = [r.value for r in Role if r in roles]  # in the enum's order, always the same
+    if len(names) == 1:
+        return f"the role {names[0]}"
+    return "the role " + ", ".join(names[:-1]) + f" or {names[-1]}"
+
+
+class RoleRequirement:
+    """A dependency admitting only signed-in callers of ``roles``; returns the Principal."""
+
+    def __init__(self, roles: frozenset[Role]) -> None:
+        if not roles:
+            raise ValueError("a route must admit at least one role")
+        self.roles = roles
+
+    def __repr__(self) -> str:
+        return f"require({', '.join(sorted(r.value for r in self.roles))})"
+
+    async def __call__(
+        self,
+        request: Request,
+        token: Annotated[str | None, Depends(oauth2_scheme)],
+    ) -> Principal:
+        if not token:
+            raise _unauthorized(
+                f"this needs a sign-in: send a bearer token from POST {TOKEN_URL} "
+                f"({_roles_text(self.roles)})"
+            )
+        try:
+            principal = await authority(get_service(request)).principal(token)
+        except TokenRefused as exc:
+            raise _unauthorized(str(exc)) from None
+        if principal.role not in self.roles:
+            raise HTTPException(
+                status_code=status.HTTP_403_FORBIDDEN,
+                detail=(
+                    f"this needs {_roles_text(self.roles)}; "
+                    f"you are signed in as {principal.role.value}"
+                ),
+            )
+        request.state.principal = principal
+        return principal
+
+
+def require(*roles: Role) -> RoleRequirement:
+    """``Depends(require(Role.X, ...))``: the caller's Principal when their role is one of these."""
+    return RoleRequirement(frozenset(roles))
+
+
+# ------------------------------------------------------------------------- public reading
+
+
+async def display_access_ok(service: FloorService, token: str | None) -> bool:
+    """May this caller read current amounts? Always, unless the setting asks for a token;
+    then a display device token or any signed-in person's token will do."""
+    if not service.settings.display_requires_token:
+        return True
+    if not token:
+        return False
+    try:
+        await authority(service).principal(token)
+    except TokenRefused:
+        return False
+    return True
+
+
+async def display_access(
+    request: Request,
+    bearer: Annotated[str | None, Depends(oauth2_scheme)],
+    token: Annotated[
+        str | None,
+        Query(
+            description=(
+                "A display device token or a sign-in token, for displays that cannot send "
+                "headers; needed only when the installation requires display tokens."
+            ),
+        ),
+    ] = None,
+) -> None:
+    """Dependency of the public read paths: refuses with 401 when a token is required and
+    neither the ``Authorization`` header nor ``?token=`` carries a valid one."""
+    service = get_service(request)
+    if not await display_access_ok(service, bearer or token):
+        raise _unauthorized(
+            "this installation shows current amounts to its displays and signed-in people "
+            "only: send a display device token (Authorization: Bearer, or ?token=)"
+        )
+
+
+DisplayAccess = Annotated[None, Depends(display_access)]
