@@ -227,11 +227,25 @@ class Poller:
                 await asyncio.sleep(0)
 
     async def poll_once(self, tp: TablePoll) -> None:
-        """Read, commit, write. Errors are counted; a table that keeps failing goes offline."""
+        """Read, commit, write. Errors are counted; a table that keeps failing goes offline.
+
+        With a profile that reads and writes in one request (function 23) the writes decided
+        after the previous reading was committed travel with this poll's read; otherwise
+        they are written right after the commit. Either way nothing is acknowledged before
+        it is recorded.
+        """
         tid = tp.entry.config.table_id
         tp.polls += 1
+        one_request = tp.handle.profile.read_write
         try:
-            regs = await tp.handle.read()
+            if one_request:
+                ack, command, meter = self._wanted(tp)
+                tp.heartbeat = (tp.heartbeat + 1) % 65536
+                regs = await tp.handle.exchange(
+                    ack_seq=ack, command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
+                )
+            else:
+                regs = await tp.handle.read()
         except AdapterError as exc:
             tp.errors += 1
             tp.failures += 1
@@ -246,17 +260,33 @@ class Poller:
         reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
         assert self._committer is not None
         await self._committer.submit(reading)
-        await self._write_back(tp, regs)
+        if not one_request:
+            await self._write_back(tp)
 
-    async def _write_back(self, tp: TablePoll, regs: TableRegisters) -> None:
-        tid = tp.entry.config.table_id
+    def _wanted(self, tp: TablePoll) -> tuple[int | None, int, int]:
+        """What the table should hold now: (acknowledge, command bits, meter cents).
+
+        The acknowledgement is the head hit of the last reading once that hit is committed
+        (the runtime's state is only ever what the database holds).
+        """
         state = self.runtime.states[tp.link_id]
-        ts = state.table(tid)
+        ts = state.table(tp.entry.config.table_id)
+        regs = tp.last
         ack = None
-        if regs.head is not None and regs.pending_hits > 0 and regs.head.seq <= ts.last_hit_seq:
+        if (
+            regs is not None
+            and regs.head is not None
+            and regs.pending_hits > 0
+            and regs.head.seq <= ts.last_hit_seq
+        ):
             ack = regs.head.seq  # taken and committed: the table may drop it
         command = COMMAND_HIT_PENDING if ts.hit_pending else 0
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
+        return ack, command, meter
+
+    async def _write_back(self, tp: TablePoll) -> None:
+        tid = tp.entry.config.table_id
+        ack, command, meter = self._wanted(tp)
         tp.heartbeat = (tp.heartbeat + 1) % 65536
         try:
             await tp.handle.write(

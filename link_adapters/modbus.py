@@ -49,6 +49,8 @@ _MAX_RETRIES: Final = 10
 _FC_READ_HOLDING: Final = 3
 _FC_WRITE_SINGLE: Final = 6
 _FC_WRITE_MULTIPLE: Final = 16
+_FC_READ_WRITE: Final = 23
+_MAX_READ_WRITE_WRITE: Final = 121  # registers written by one read/write request (function 23)
 
 # Modbus exception codes the unit (or a gateway) may answer with.
 _EXCEPTION_NAMES: Final = {
@@ -496,16 +498,59 @@ class ModbusLink:
         )
         return list(pdu.registers)
 
-    async def write_registers(self, unit: int, address: int, values: Sequence[int]) -> None:
-        """Write ``values`` to consecutive holding registers from ``address`` (function 16)."""
+    async def read_write(
+        self,
+        unit: int,
+        *,
+        read_address: int,
+        read_count: int,
+        write_address: int,
+        values: Sequence[int],
+    ) -> list[int]:
+        """Write ``values`` from ``write_address``, then read ``read_count`` registers from
+        ``read_address``, in one request (function 23; the unit writes before it reads)."""
         self._check_unit(unit)
+        _check_int("read address", read_address, 0, _U16_MAX)
+        _check_int("read count", read_count, 1, _MAX_READ)
+        _check_int("last read address", read_address + read_count - 1, 0, _U16_MAX)
+        words = self._check_words(write_address, values, _MAX_READ_WRITE_WRITE)
+
+        def check(pdu: ModbusPDU) -> str | None:
+            if pdu.function_code != _FC_READ_WRITE:
+                return f"answered function {pdu.function_code} to a read/write (function 23)"
+            if len(pdu.registers) != read_count:
+                return f"answered {len(pdu.registers)} registers where {read_count} were asked"
+            return None
+
+        pdu = await self._request(
+            unit,
+            f"read of {read_count} registers at {read_address} with a write of {len(words)} "
+            f"at {write_address}",
+            lambda client: client.readwrite_registers(
+                read_address=read_address,
+                read_count=read_count,
+                write_address=write_address,
+                values=words,
+                device_id=unit,
+            ),
+            check,
+        )
+        return list(pdu.registers)
+
+    def _check_words(self, address: int, values: Sequence[int], most: int) -> list[int]:
         _check_int("address", address, 0, _U16_MAX)
         words = [
             _check_int(f"value for register {address + offset}", value, 0, _U16_MAX)
             for offset, value in enumerate(values)
         ]
-        _check_int("number of values", len(words), 1, _MAX_WRITE)
+        _check_int("number of values", len(words), 1, most)
         _check_int("last address", address + len(words) - 1, 0, _U16_MAX)
+        return words
+
+    async def write_registers(self, unit: int, address: int, values: Sequence[int]) -> None:
+        """Write ``values`` to consecutive holding registers from ``address`` (function 16)."""
+        self._check_unit(unit)
+        words = self._check_words(address, values, _MAX_WRITE)
 
         def check(pdu: ModbusPDU) -> str | None:
             if pdu.function_code != _FC_WRITE_MULTIPLE:

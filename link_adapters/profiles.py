@@ -121,6 +121,9 @@ class Profile:
     command_address: int
     meter_address: int
     heartbeat_address: int
+    # The controller answers function 23 (read/write multiple registers): a poll is then one
+    # request that writes the whole write span and reads the block, half the round trips.
+    read_write: bool = False
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -141,7 +144,7 @@ class Profile:
             raise ProfileError(
                 f"word_order: expected 'high_first' or 'low_first', got {self.word_order!r}"
             )
-        for flag in ("has_per_seat", "has_cards"):
+        for flag in ("has_per_seat", "has_cards", "read_write"):
             if not isinstance(getattr(self, flag), bool):
                 raise ProfileError(f"{flag}: expected true or false, got {getattr(self, flag)!r}")
         _int_in("seats", self.seats, 1, MAX_SEATS)
@@ -151,6 +154,11 @@ class Profile:
         object.__setattr__(self, "addresses", MappingProxyType(dict(self.addresses)))
         self._check_read_fields()
         self._check_write_fields()
+        if self.read_write and self.write_span is None:
+            raise ProfileError(
+                "read_write: one read/write request needs the ack, command, meter and heartbeat "
+                "registers to form one run"
+            )
 
     # --- checks --------------------------------------------------------------------------
 
@@ -239,7 +247,7 @@ def _check_no_overlap(taken: list[tuple[int, int, str]]) -> None:
 # --- loading -------------------------------------------------------------------------------
 
 _FILE_KEYS: Final = tuple(f.name for f in fields(Profile))
-_OPTIONAL_FILE_KEYS: Final = frozenset({"description"})
+_OPTIONAL_FILE_KEYS: Final = frozenset({"description", "read_write"})
 
 
 def bundled_profiles() -> tuple[str, ...]:

@@ -83,6 +83,39 @@ class TableHandle:
             raise
         return decode(profile, block, table=self._name)
 
+    async def exchange(
+        self,
+        *,
+        ack_seq: int | None = None,
+        command_bits: int | None = None,
+        meter_cents: int | None = None,
+        heartbeat: int,
+    ) -> TableRegisters:
+        """One poll in one request, for profiles with ``read_write``: the whole write span
+        (fields not given repeat this handle's last values) is written, then the block read.
+
+        The unit writes before it reads, so the block already reflects the acknowledgement.
+        """
+        profile = self._profile
+        span = profile.write_span
+        if not profile.read_write or span is None:
+            raise ValueError(f"profile {profile.name} does not read and write in one request")
+        given = _given(ack_seq, command_bits, meter_cents)
+        _check_int("heartbeat", heartbeat, _U16_MAX)
+        start, values = self._span_values(given, heartbeat, span)
+        try:
+            block = await self._link.read_write(
+                self._unit,
+                read_address=profile.read_start,
+                read_count=profile.read_count,
+                write_address=start,
+                values=values,
+            )
+        except AdapterError as exc:
+            _name_table(exc, self._name)
+            raise
+        return decode(profile, block, table=self._name)
+
     async def write(
         self,
         *,
@@ -98,13 +131,7 @@ class TableHandle:
         fields not given filled from this handle's last values; else one write per run of
         adjacent given fields, in address order.
         """
-        given: dict[str, int] = {}
-        if ack_seq is not None:
-            given["ack"] = _check_int("ack_seq", ack_seq, _U32_MAX)
-        if command_bits is not None:
-            given["command"] = _check_int("command_bits", command_bits, _U16_MAX)
-        if meter_cents is not None:
-            given["meter"] = _check_int("meter_cents", meter_cents, _U32_MAX)
+        given = _given(ack_seq, command_bits, meter_cents)
         _check_int("heartbeat", heartbeat, _U16_MAX)
         try:
             await self._write(given, heartbeat)
@@ -112,28 +139,38 @@ class TableHandle:
             _name_table(exc, self._name)
             raise
 
-    async def _write(self, given: dict[str, int], heartbeat: int) -> None:
-        profile, link, unit = self._profile, self._link, self._unit
-        if not given:
-            await link.write_register(unit, profile.heartbeat_address, heartbeat)
-            return
+    def _words(self, given: dict[str, int], heartbeat: int) -> dict[str, tuple[int, list[int]]]:
+        """Every write field's (address, registers), remembering what is given."""
+        profile = self._profile
         self._ack_seq = given.get("ack", self._ack_seq)
         self._command_bits = given.get("command", self._command_bits)
         self._meter_cents = given.get("meter", self._meter_cents)
-        words = {
+        return {
             "ack": (profile.ack_address, encode_u32(profile, self._ack_seq)),
             "command": (profile.command_address, [self._command_bits]),
             "meter": (profile.meter_address, encode_u32(profile, self._meter_cents)),
             "heartbeat": (profile.heartbeat_address, [heartbeat]),
         }
+
+    def _span_values(
+        self, given: dict[str, int], heartbeat: int, span: tuple[int, int]
+    ) -> tuple[int, list[int]]:
+        start, count = span
+        values = [0] * count
+        for address, field_words in self._words(given, heartbeat).values():
+            values[address - start : address - start + len(field_words)] = field_words
+        return start, values
+
+    async def _write(self, given: dict[str, int], heartbeat: int) -> None:
+        profile, link, unit = self._profile, self._link, self._unit
+        if not given:
+            await link.write_register(unit, profile.heartbeat_address, heartbeat)
+            return
         span = profile.write_span
         if span is not None:
-            start, count = span
-            values = [0] * count
-            for address, field_words in words.values():
-                values[address - start : address - start + len(field_words)] = field_words
-            await link.write_registers(unit, start, values)
+            await link.write_registers(unit, *self._span_values(given, heartbeat, span))
             return
+        words = self._words(given, heartbeat)
         chosen = sorted(words[field] for field in (*given, "heartbeat"))
         runs: list[tuple[int, list[int]]] = []
         for address, field_words in chosen:
@@ -146,6 +183,19 @@ class TableHandle:
                 await link.write_register(unit, address, run[0])
             else:
                 await link.write_registers(unit, address, run)
+
+
+def _given(
+    ack_seq: int | None, command_bits: int | None, meter_cents: int | None
+) -> dict[str, int]:
+    given: dict[str, int] = {}
+    if ack_seq is not None:
+        given["ack"] = _check_int("ack_seq", ack_seq, _U32_MAX)
+    if command_bits is not None:
+        given["command"] = _check_int("command_bits", command_bits, _U16_MAX)
+    if meter_cents is not None:
+        given["meter"] = _check_int("meter_cents", meter_cents, _U32_MAX)
+    return given
 
 
 def _name_table(error: AdapterError, table: str) -> None:

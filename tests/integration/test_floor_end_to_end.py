@@ -21,6 +21,11 @@ async def test_the_meter_matches_the_simulators_own_record(store: LedgerStore) -
         h.floor.force_hand("caribbean_stud", 2, 3, HandCategory.ROYAL_FLUSH)
         await h.play(3.0)
         await h.drained()
+        assert h.poller is not None
+        for bus, link in h.poller.links.items():
+            # The reference profile reads and writes in one request: one request per poll.
+            polls = sum(tp.polls for tp in h.poller.tables.values() if tp.entry.bus == bus)
+            assert polls - 3 <= link.stats.requests <= polls, (bus, polls, link.stats)
     finally:
         await h.stop()
     await h.check_exact()

@@ -29,7 +29,7 @@ from tests.link_adapters.conftest import (
 
 REFERENCE = load_profile()
 LEGACY = load_profile("legacy-no-seats-v1")
-FC_READ, FC_WRITE_ONE, FC_WRITE_MANY = 3, 6, 16
+FC_READ, FC_WRITE_ONE, FC_WRITE_MANY, FC_READ_WRITE = 3, 6, 16, 23
 
 StartLoopback = Callable[..., Awaitable[LoopbackServer]]
 StartSerial = Callable[..., Awaitable[SerialLine]]
@@ -115,6 +115,29 @@ async def test_tcp_writes_land_in_the_datastore_in_few_requests(
     assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(99), 9]
     assert server.requests[-1] == (1, FC_WRITE_MANY, 100, 6)
     assert len(server.requests) == 3
+
+
+async def test_tcp_exchange_writes_then_reads_in_one_request(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout(credits=70_000, rounds=12)})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
+
+    regs = await table.exchange(ack_seq=0x12345, command_bits=2, meter_cents=123_456, heartbeat=7)
+    assert (regs.credits, regs.rounds) == (70_000, 12)
+    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 7]
+    # One request on the wire: the unit applies its write part, then answers its read part.
+    assert server.requests == [(1, FC_READ_WRITE, 100, 6), (1, FC_READ_WRITE, 0, 34)]
+
+    await table.exchange(heartbeat=8)  # the other fields repeat what was last asked
+    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 8]
+    assert len(server.requests) == 4
+
+
+async def test_exchange_needs_a_profile_that_reads_and_writes_at_once(links: MakeLink) -> None:
+    table = TableHandle(links(fast_tcp(1502)), 5, LEGACY, name="L5")
+    with pytest.raises(ValueError, match="does not read and write in one request"):
+        await table.exchange(heartbeat=1)
 
 
 async def test_tcp_legacy_profile_writes_each_run(loopback: StartLoopback, links: MakeLink) -> None:
