@@ -103,6 +103,7 @@ class TablePoll:
     written_meter: int | None = None
     last: TableRegisters | None = None
     last_ok_us: int | None = None  # when the table last answered a poll
+    commit_failing: bool = False  # its last reading could not be recorded
     polls: int = 0
     errors: int = 0
 
@@ -259,7 +260,19 @@ class Poller:
         tp.last_ok_us = now = self.clock.now_us()
         reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
         assert self._committer is not None
-        await self._committer.submit(reading)
+        try:
+            await self._committer.submit(reading)
+        except Exception as exc:
+            # Nothing of this reading is recorded and memory was reloaded from the database;
+            # the counters are cumulative, so the next poll credits what this one carried.
+            tp.errors += 1
+            if not tp.commit_failing:
+                log.warning("table %s: its reading could not be recorded: %s", tid, exc)
+            tp.commit_failing = True
+            return
+        if tp.commit_failing:
+            log.info("table %s: readings are recorded again", tid)
+            tp.commit_failing = False
         if not one_request:
             await self._write_back(tp)
 

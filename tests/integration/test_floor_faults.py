@@ -174,3 +174,31 @@ async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> N
     # one costs a timeout now and then. Polled at every turn, it would leave them about 11%.
     for t in quiet_rate:
         assert silent_rate[t] >= quiet_rate[t] * 0.4, (quiet_rate, silent_rate)
+
+
+async def test_readings_that_cannot_be_recorded_are_credited_later(store: LedgerStore) -> None:
+    """A commit that fails (the database briefly unwritable) loses nothing and stops no poll."""
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.runtime is not None and h.poller is not None
+        commit = h.runtime.store.commit
+        failed = 0
+
+        async def refused(*args: Any, **kwargs: Any) -> Any:
+            nonlocal failed
+            failed += 1
+            raise OSError("disk I/O error")
+
+        h.runtime.store.commit = refused  # type: ignore[method-assign]
+        await h.play(0.5)
+        await wait_until(lambda: failed >= 6)
+        h.runtime.store.commit = commit  # type: ignore[method-assign]
+        await h.play(0.5)
+        await h.drained()
+        assert all(not t.done() for t in h.poller._tasks)
+        assert all(not tp.commit_failing for tp in h.poller.tables.values())
+    finally:
+        await h.stop()
+    await h.check_exact()
