@@ -113,7 +113,16 @@ def create_app(service: FloorService) -> FastAPI:
     # Pages' scripts and styles: plain files, no build step.
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # Routers are included below.
-    from app.api import auth
+    from app.api import audit_log, auth, users
 
     app.include_router(auth.router)
+    app.include_router(users.router)
+    app.include_router(audit_log.router)
+    from app.api import hits, links, pages, records, tables
+
+    app.include_router(links.router)
+    app.include_router(tables.router)
+    app.include_router(hits.router)
+    app.include_router(records.router)
+    app.include_router(pages.router)
     return app

@@ -1,0 +1,96 @@
+"""The audit log: every privileged action with who, when, and before and after."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from pydantic import BaseModel, ConfigDict
+
+from app.api.deps import get_service
+from app.security import Principal, Role, require
+from controller import users
+from controller.export import ExportError, parse_time
+from controller.service import FloorService
+
+router = APIRouter(prefix="/api/v1", tags=["audit"])
+
+
+class AuditEntryRead(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "audit_id": 42,
+                    "at_us": 1767225600000000,
+                    "actor": "admin",
+                    "action": "user.disable",
+                    "target": "user pat.tech",
+                    "before": '{"disabled":false,"role":"technician"}',
+                    "after": '{"disabled":true,"role":"technician"}',
+                }
+            ]
+        }
+    )
+
+    audit_id: int
+    at_us: int
+    actor: str
+    action: str
+    target: str
+    before: str | None  # canonical JSON
+    after: str | None
+
+    @classmethod
+    def of(cls, entry: users.AuditEntry) -> AuditEntryRead:
+        return cls(
+            audit_id=entry.audit_id,
+            at_us=entry.at_us,
+            actor=entry.actor,
+            action=entry.action,
+            target=entry.target,
+            before=entry.before,
+            after=entry.after,
+        )
+
+
+def _time(where: str, text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except (ExportError, OverflowError) as exc:
+        raise HTTPException(
+            status_code=422,
+            detail={
+                "message": "the request is not valid",
+                "problems": [{"where": where, "problem": str(exc)}],
+            },
+        ) from None
+
+
+@router.get("/audit-log", summary="Privileged actions of a period, newest first")
+async def audit_log(
+    _: Annotated[Principal, Depends(require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN))],
+    service: Annotated[FloorService, Depends(get_service)],
+    since: Annotated[
+        str | None,
+        Query(
+            description="start (included): a date or ISO 8601 time, UTC unless it says "
+            "otherwise; default: the beginning",
+            examples=["2026-01-01"],
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        Query(description="end (excluded); default: now", examples=["2026-01-02T08:00"]),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000, description="at most this many")] = 1000,
+) -> list[AuditEntryRead]:
+    entries = await users.audit_entries(
+        service.engine,
+        since_us=_time("query.since", since),
+        until_us=_time("query.until", until),
+        limit=limit,
+    )
+    return [AuditEntryRead.of(e) for e in entries]
