@@ -1,0 +1,391 @@
+"""Response and request schemas of the floor's JSON API: links, tables, hits, records.
+
+Amounts are integer cents (``*_cents``), rates basis points (``*_bp``), times integer
+microseconds since the epoch, UTC (``*_us``). Cards travel as two-character text ("As", "Td").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, HTTPException, Query
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.api.deps import get_service
+from controller.engine import LinkState
+from controller.export import ExportError, parse_time
+from controller.hands import HandCategory, InvalidCards, card_code, card_text
+from controller.records import PeriodError, check_period
+from controller.service import FloorService, TableStatus
+from controller.verification import parse_stored_cards
+
+ServiceDep = Annotated[FloorService, Depends(get_service)]
+
+DEFAULT_PERIOD_US = 24 * 3600 * 1_000_000
+
+
+def _example(value: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": [value]})
+
+
+class TableRead(BaseModel):
+    model_config = _example(
+        {
+            "table_id": "stud-1",
+            "link_id": "stud",
+            "state": "online",
+            "online": True,
+            "hit_pending": False,
+            "denomination_cents": 100,
+            "seats": 7,
+            "credits": 1234,
+            "rounds": 410,
+            "last_reading_us": 1767225600000000,
+            "last_answer_us": 1767225600000000,
+            "failures": 0,
+            "seats_with_bets": [1, 3, 4],
+            "status_bits": 0,
+            "progressive_disabled": False,
+        }
+    )
+
+    table_id: str
+    link_id: str
+    state: Literal["online", "offline", "hit_pending", "unpolled"] = Field(
+        description="offline: not answering; hit_pending: held for a technician after a hit; "
+        "unpolled: no reading applied yet"
+    )
+    online: bool
+    hit_pending: bool
+    denomination_cents: int
+    seats: int
+    credits: int | None = Field(description="cumulative progressive credits wagered (counter)")
+    rounds: int | None = Field(description="the table's round counter: the round being dealt")
+    last_reading_us: int | None
+    last_answer_us: int | None
+    failures: int = Field(description="failed polls in a row")
+    seats_with_bets: list[int] = Field(
+        description="seats whose side bet the wagering devices accepted this round"
+    )
+    status_bits: int | None
+    progressive_disabled: bool | None
+
+    @classmethod
+    def of(cls, status: TableStatus, state: LinkState) -> TableRead:
+        cfg = state.table(status.table_id).config
+        return cls(
+            table_id=status.table_id,
+            link_id=status.link_id,
+            state=status.state,
+            online=status.online,
+            hit_pending=status.hit_pending,
+            denomination_cents=cfg.denomination_cents,
+            seats=cfg.seats,
+            credits=status.credits,
+            rounds=status.rounds,
+            last_reading_us=status.last_reading_us,
+            last_answer_us=status.last_answer_us,
+            failures=status.failures,
+            seats_with_bets=list(status.seats_with_bets),
+            status_bits=status.status_bits,
+            progressive_disabled=status.progressive_disabled,
+        )
+
+
+class PaytableLineRead(BaseModel):
+    hand: str = Field(examples=["ROYAL_FLUSH"])
+    percent_bp: int | None = Field(default=None, description="share of the meter")
+    fixed_cents: int | None = Field(default=None, description="fixed amount paid at the table")
+    description: str = Field(examples=["royal flush: 100% of the meter"])
+
+
+class LastWinRead(BaseModel):
+    won_cents: int
+    table_id: str
+    seats: list[int]
+    hand: str
+    at_us: int
+
+
+class LinkRead(BaseModel):
+    model_config = _example(
+        {
+            "link_id": "stud",
+            "name": "Caribbean Stud bank",
+            "game": "caribbean_stud",
+            "game_label": "Caribbean Stud Poker",
+            "meter_cents": 1234567,
+            "reset_cents": 1000000,
+            "rate_bp": 8000,
+            "hit_policy": "split",
+            "state": "playing",
+            "last_win": None,
+            "paytable": [
+                {
+                    "hand": "ROYAL_FLUSH",
+                    "percent_bp": 10000,
+                    "fixed_cents": None,
+                    "description": "royal flush: 100% of the meter",
+                }
+            ],
+            "tables": [],
+        }
+    )
+
+    link_id: str
+    name: str
+    game: str
+    game_label: str
+    meter_cents: int
+    reset_cents: int
+    rate_bp: int
+    hit_policy: str
+    state: Literal["playing", "hit_pending", "offline"] = Field(
+        description="offline: no table answers; hit_pending: a table waits for a technician "
+        "(the link itself plays on); playing otherwise"
+    )
+    last_win: LastWinRead | None
+    paytable: list[PaytableLineRead]
+    tables: list[TableRead]
+
+    @classmethod
+    def of(cls, state: LinkState, name: str, tables: list[TableRead]) -> LinkRead:
+        win = state.last_win
+        link_state: Literal["playing", "hit_pending", "offline"] = "playing"
+        if tables and not any(t.online for t in tables):
+            link_state = "offline"
+        elif any(t.hit_pending for t in tables):
+            link_state = "hit_pending"
+        return cls(
+            link_id=state.link_id,
+            name=name,
+            game=str(state.game),
+            game_label=state.game.label,
+            meter_cents=state.meter_cents,
+            reset_cents=state.reset_cents,
+            rate_bp=state.rate_bp,
+            hit_policy=str(state.hit_policy),
+            state=link_state,
+            last_win=None
+            if win is None
+            else LastWinRead(
+                won_cents=win.won_cents,
+                table_id=win.table_id,
+                seats=list(win.seats),
+                hand=win.hand.name,
+                at_us=win.at_us,
+            ),
+            paytable=[
+                PaytableLineRead(
+                    hand=line.hand.name,
+                    percent_bp=line.percent_bp,
+                    fixed_cents=line.fixed_cents,
+                    description=line.describe(),
+                )
+                for line in state.paytable.lines
+            ],
+            tables=tables,
+        )
+
+
+class HitRead(BaseModel):
+    model_config = _example(
+        {
+            "hit_id": "stud-1#3",
+            "link_id": "stud",
+            "table_id": "stud-1",
+            "seat": 3,
+            "hand": "ROYAL_FLUSH",
+            "hand_label": "royal flush",
+            "round": 412,
+            "cards": ["As", "Ks", "Qs", "Js", "Ts"],
+            "source": "table",
+            "status": "awarded",
+            "award_cents": 1234567,
+            "paid_from": "meter",
+            "refusal": None,
+            "entered_by": None,
+            "at_us": 1767225600000000,
+            "verified_by": None,
+            "verified_at_us": None,
+            "verified_cards": None,
+            "released_by": None,
+            "released_at_us": None,
+            "hand_paid_by": None,
+            "hand_paid_at_us": None,
+            "hand_paid_cents": None,
+        }
+    )
+
+    hit_id: str
+    link_id: str
+    table_id: str
+    seat: int
+    hand: str
+    hand_label: str
+    round: int
+    cards: list[str] | None = Field(description="as the table reported them; null: not reported")
+    source: str = Field(description="table or technician")
+    status: str = Field(description="awarded or refused")
+    award_cents: int
+    paid_from: str | None = Field(description="meter (a share of the jackpot) or table (fixed)")
+    refusal: str | None
+    entered_by: str | None
+    at_us: int
+    verified_by: str | None
+    verified_at_us: int | None
+    verified_cards: list[str] | None
+    released_by: str | None
+    released_at_us: int | None
+    hand_paid_by: str | None
+    hand_paid_at_us: int | None
+    hand_paid_cents: int | None
+
+    @classmethod
+    def of(cls, row: Any) -> HitRead:
+        return cls(
+            hit_id=row.hit_id,
+            link_id=row.link_id,
+            table_id=row.table_id,
+            seat=row.seat,
+            hand=row.hand,
+            hand_label=HandCategory[row.hand].label,
+            round=row.round,
+            cards=_cards(row.cards),
+            source=row.source,
+            status=row.status,
+            award_cents=row.award_cents,
+            paid_from=row.paid_from,
+            refusal=row.refusal,
+            entered_by=row.entered_by,
+            at_us=row.at_us,
+            verified_by=row.verified_by,
+            verified_at_us=row.verified_at_us,
+            verified_cards=_cards(row.verified_cards),
+            released_by=row.released_by,
+            released_at_us=row.released_at_us,
+            hand_paid_by=row.hand_paid_by,
+            hand_paid_at_us=row.hand_paid_at_us,
+            hand_paid_cents=row.hand_paid_cents,
+        )
+
+
+def _cards(text: str | None) -> list[str] | None:
+    codes = parse_stored_cards(text)
+    return None if codes is None else [card_text(c) for c in codes]
+
+
+class VerifyRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"cards": ["As", "Ks", "Qs", "Js", "Ts"]}, {}]},
+    )
+
+    cards: list[str] | None = Field(
+        default=None,
+        max_length=7,
+        description="the five cards the technician saw, needed when the table reported none; "
+        "when it did, they are optional and must be the reported cards",
+    )
+
+    @field_validator("cards")
+    @classmethod
+    def _known_cards(cls, cards: list[str] | None) -> list[str] | None:
+        if cards is not None:
+            for c in cards:
+                try:
+                    card_code(c)
+                except InvalidCards as exc:
+                    raise ValueError(str(exc)) from None
+        return cards
+
+    def codes(self) -> tuple[int, ...] | None:
+        return None if self.cards is None else tuple(card_code(c) for c in self.cards)
+
+
+class HandPayRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"amount_cents": 50000}]}
+    )
+
+    amount_cents: int = Field(strict=True, gt=0, description="what was paid, whole cents")
+
+
+class ReviewRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"reason": "dealer confirmed the table was reset"}]},
+    )
+
+    reason: str = Field(min_length=3, max_length=2000, description="why, for the record")
+
+    @field_validator("reason")
+    @classmethod
+    def _not_blank(cls, reason: str) -> str:
+        if len(reason.strip()) < 3:
+            raise ValueError("a reason is a few words, not blank")
+        return reason.strip()
+
+
+# ------------------------------------------------------------------------- periods
+
+SinceQuery = Annotated[
+    str | None,
+    Query(
+        description="start of the period (included): a date or ISO 8601 time, UTC unless it "
+        "says otherwise; default: a day before 'until'",
+        examples=["2026-01-01"],
+    ),
+]
+UntilQuery = Annotated[
+    str | None,
+    Query(
+        description="end of the period (excluded); default: now",
+        examples=["2026-01-02T08:00"],
+    ),
+]
+
+
+def bad_input(where: str, problem: str) -> HTTPException:
+    """A 422 shaped like the application's own validation errors."""
+    return HTTPException(
+        status_code=422,
+        detail={
+            "message": "the request is not valid",
+            "problems": [{"where": where, "problem": problem}],
+        },
+    )
+
+
+def _time(name: str, text: str) -> int:
+    try:
+        return parse_time(text)
+    except ExportError as exc:
+        raise bad_input(f"query.{name}", str(exc)) from None
+
+
+def period(since: str | None, until: str | None, now_us: int) -> tuple[int, int]:
+    """The half-open period ``[since, until)`` in microseconds, or 422 saying what is wrong."""
+    until_us = _time("until", until) if until else now_us
+    since_us = _time("since", since) if since else until_us - DEFAULT_PERIOD_US
+    try:
+        check_period(since_us, until_us)
+    except PeriodError as exc:
+        raise bad_input("query.until", str(exc)) from None
+    return since_us, until_us
+
+
+Responses = dict[int | str, dict[str, Any]]
+
+_ERRORS: dict[int, str] = {
+    401: "no sign-in, or the token is not valid",
+    403: "the signed-in role may not do this; the message names the roles that may",
+    404: "no such link, table, hit, anomaly or document; the message names it",
+    409: "refused by a rule (the message says which and why)",
+    422: "the input is not valid; each problem names where it is",
+}
+
+
+def errors(*codes: int) -> Responses:
+    """OpenAPI descriptions of the errors a path answers, all ``{"detail": ...}``."""
+    return {code: {"description": _ERRORS[code]} for code in codes}

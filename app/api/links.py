@@ -1,0 +1,253 @@
+"""Links: current amounts (public, as on the floor), meter history and its chart, hits."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field
+
+from app.api.floor_models import (
+    HitRead,
+    LinkRead,
+    ServiceDep,
+    SinceQuery,
+    TableRead,
+    UntilQuery,
+    errors,
+    period,
+)
+from app.security import DisplayAccess, Principal, Role, require
+from controller import records
+from controller.service import FloorService
+from controller.storage.store import StoreError
+
+router = APIRouter(prefix="/api/v1/links", tags=["links"])
+
+AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
+HIT_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+
+NOT_FOUND = errors(401, 403, 404, 422)
+
+
+async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> LinkRead:
+    state = service.runtime.states.get(link_id)
+    if state is None:
+        raise StoreError(f"no link {link_id!r}")
+    tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
+    return LinkRead.of(state, names.get(link_id, link_id), tables)
+
+
+def _known(service: FloorService, link_id: str) -> None:
+    if link_id not in service.runtime.states:
+        raise StoreError(f"no link {link_id!r}")
+
+
+@router.get("", summary="Every link with its current amount and tables")
+async def list_links(service: ServiceDep, _: DisplayAccess) -> list[LinkRead]:
+    names = await records.link_names(service.engine)
+    return [await _link(service, lid, names) for lid in sorted(service.runtime.states)]
+
+
+@router.get(
+    "/{link_id}", summary="One link with its current amount and tables", responses=NOT_FOUND
+)
+async def get_link(link_id: str, service: ServiceDep, _: DisplayAccess) -> LinkRead:
+    return await _link(service, link_id, await records.link_names(service.engine))
+
+
+class DocumentRead(BaseModel):
+    sha256: str
+    filename: str
+    content_type: str
+    size: int
+    url: str = Field(description="where an auditor downloads it")
+
+
+class HistoryEntryRead(BaseModel):
+    seq: int
+    at_us: int
+    kind: str = Field(examples=["award"])
+    meter_before_cents: int
+    meter_after_cents: int
+    delta_cents: int = Field(description="change in the amount shown, whole cents")
+    delta_units: int = Field(description="exact change, in 1/10,000 cent")
+    table_id: str | None
+    hit_id: str | None
+    anomaly_id: str | None
+    correction_id: str | None
+    explanation: str
+    reduction_reason: str | None = Field(description="set on every entry lowering the meter")
+    correction_category: str | None
+    approved_by: str | None
+    documents: list[DocumentRead]
+
+
+class HistoryRead(BaseModel):
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "link_id": "stud",
+                    "since_us": 1767225600000000,
+                    "until_us": 1767312000000000,
+                    "entries": [
+                        {
+                            "seq": 812,
+                            "at_us": 1767230000000000,
+                            "kind": "award",
+                            "meter_before_cents": 1234567,
+                            "meter_after_cents": 0,
+                            "delta_cents": -1234567,
+                            "delta_units": -12345670000,
+                            "table_id": "stud-1",
+                            "hit_id": "stud-1#3",
+                            "anomaly_id": None,
+                            "correction_id": None,
+                            "explanation": "hit: table stud-1 seat 3, royal flush: 100% of "
+                            "the meter = $12,345.67",
+                            "reduction_reason": "hit: table stud-1 seat 3, royal flush: 100% "
+                            "of the meter = $12,345.67",
+                            "correction_category": None,
+                            "approved_by": None,
+                            "documents": [],
+                        }
+                    ],
+                    "next_after_seq": None,
+                }
+            ]
+        }
+    }
+
+    link_id: str
+    since_us: int
+    until_us: int
+    entries: list[HistoryEntryRead]
+    next_after_seq: int | None = Field(
+        description="more entries follow: ask again with after_seq set to this"
+    )
+
+
+@router.get(
+    "/{link_id}/history",
+    summary="Meter history for a period, every reduction with its reason and documents",
+    responses=NOT_FOUND,
+)
+async def link_history(
+    link_id: str,
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    since: SinceQuery = None,
+    until: UntilQuery = None,
+    after_seq: Annotated[int, Query(ge=0, description="continue after this entry")] = 0,
+    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 1000,
+    reductions_only: Annotated[bool, Query(description="only entries lowering the meter")] = False,
+) -> HistoryRead:
+    _known(service, link_id)
+    since_us, until_us = period(since, until, service.clock.now_us())
+    page = await records.history(
+        service.engine,
+        link_id,
+        since_us=since_us,
+        until_us=until_us,
+        after_seq=after_seq,
+        limit=limit,
+        reductions_only=reductions_only,
+    )
+    return HistoryRead(
+        link_id=link_id,
+        since_us=since_us,
+        until_us=until_us,
+        next_after_seq=page.next_after_seq,
+        entries=[
+            HistoryEntryRead(
+                seq=e.seq,
+                at_us=e.at_us,
+                kind=e.kind,
+                meter_before_cents=e.meter_before_cents,
+                meter_after_cents=e.meter_after_cents,
+                delta_cents=e.delta_cents,
+                delta_units=e.delta_units,
+                table_id=e.table_id,
+                hit_id=e.hit_id,
+                anomaly_id=e.anomaly_id,
+                correction_id=e.correction_id,
+                explanation=e.explanation,
+                reduction_reason=e.reduction_reason,
+                correction_category=e.correction_category,
+                approved_by=e.approved_by,
+                documents=[
+                    DocumentRead(
+                        sha256=d.sha256,
+                        filename=d.filename,
+                        content_type=d.content_type,
+                        size=d.size,
+                        url=f"/api/v1/documents/{d.sha256}",
+                    )
+                    for d in e.documents
+                ],
+            )
+            for e in page.entries
+        ],
+    )
+
+
+class MeterPointRead(BaseModel):
+    at_us: int
+    meter_cents: int
+    low_cents: int
+    high_cents: int
+
+
+class MeterSeriesRead(BaseModel):
+    link_id: str
+    since_us: int
+    until_us: int
+    points: list[MeterPointRead]
+
+
+@router.get(
+    "/{link_id}/meter",
+    summary="The meter over a period, for a chart (each point the last of its time bucket)",
+    responses=NOT_FOUND,
+)
+async def link_meter(
+    link_id: str,
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    since: SinceQuery = None,
+    until: UntilQuery = None,
+    points: Annotated[int, Query(ge=2, le=records.MAX_POINTS)] = 500,
+) -> MeterSeriesRead:
+    _known(service, link_id)
+    since_us, until_us = period(since, until, service.clock.now_us())
+    series = await records.meter_series(
+        service.engine, link_id, since_us=since_us, until_us=until_us, points=points
+    )
+    return MeterSeriesRead(
+        link_id=link_id,
+        since_us=since_us,
+        until_us=until_us,
+        points=[
+            MeterPointRead(
+                at_us=p.at_us,
+                meter_cents=p.meter_cents,
+                low_cents=p.low_cents,
+                high_cents=p.high_cents,
+            )
+            for p in series
+        ],
+    )
+
+
+@router.get("/{link_id}/hits", summary="The link's hits, newest first", responses=NOT_FOUND)
+async def link_hits(
+    link_id: str,
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(HIT_READERS)],
+    pending: Annotated[bool, Query(description="only hits with technician work left")] = False,
+    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
+) -> list[HitRead]:
+    _known(service, link_id)
+    rows = await records.hits(service.engine, link_id=link_id, pending=pending, limit=limit)
+    return [HitRead.of(r) for r in rows]

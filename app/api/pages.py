@@ -1,0 +1,43 @@
+"""The technician's, dealer's and auditor's pages: plain HTML, CSS and JavaScript files.
+
+The pages hold no data of their own; their scripts sign in and call the JSON API, so what a
+page shows is what the API says, role checks included.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+
+router = APIRouter(include_in_schema=False)
+
+PAGES = Path(__file__).resolve().parent.parent / "static"
+
+
+@cache
+def _page(name: str) -> str:
+    return (PAGES / name).read_text(encoding="utf-8")
+
+
+@router.get("/tech", response_class=HTMLResponse)
+async def tech_page() -> HTMLResponse:
+    return HTMLResponse(_page("tech.html"))
+
+
+@router.get("/dealer", response_class=HTMLResponse)
+async def dealer_pick_page() -> HTMLResponse:
+    return HTMLResponse(_page("dealer.html"))
+
+
+@router.get("/dealer/{table_id}", response_class=HTMLResponse)
+async def dealer_page(table_id: str) -> HTMLResponse:
+    # The script reads the table from the address; nothing of the path is written into HTML.
+    return HTMLResponse(_page("dealer.html"))
+
+
+@router.get("/audit", response_class=HTMLResponse)
+async def audit_page() -> HTMLResponse:
+    return HTMLResponse(_page("audit.html"))

@@ -1,0 +1,285 @@
+"""Records for supervisors and auditors: anomalies and their review, exports, documents, and
+the ledger verification."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from app.api.floor_models import (
+    ReviewRequest,
+    ServiceDep,
+    SinceQuery,
+    UntilQuery,
+    errors,
+    period,
+)
+from app.security import Principal, Role, require
+from controller import records
+from controller.export import ExportKind, export, iso
+from controller.money import displayed_cents
+from controller.storage.store import StoreError
+from controller.storage.verify import verify_ledger
+
+router = APIRouter(prefix="/api/v1", tags=["records"])
+
+AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
+REVIEWERS = require(Role.SUPERVISOR)
+
+
+class AnomalyRead(BaseModel):
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "anomaly_id": "stud-1@1767225600000000",
+                    "link_id": "stud",
+                    "table_id": "stud-1",
+                    "at_us": 1767225600000000,
+                    "credits": 5000,
+                    "amount_cents": 400000,
+                    "units": 4000000000,
+                    "counter_before": 1200,
+                    "counter_after": 6200,
+                    "reason": "5000 credits in 2 s is more than the table can take",
+                    "status": "held",
+                    "reviewer": None,
+                    "review_reason": None,
+                    "reviewed_at_us": None,
+                }
+            ]
+        }
+    }
+
+    anomaly_id: str
+    link_id: str
+    table_id: str
+    at_us: int
+    credits: int
+    amount_cents: int = Field(description="what approving it adds to the meter, whole cents")
+    units: int = Field(description="the exact amount, in 1/10,000 cent")
+    counter_before: int
+    counter_after: int
+    reason: str
+    status: Literal["held", "approved", "rejected"]
+    reviewer: str | None
+    review_reason: str | None
+    reviewed_at_us: int | None
+
+
+def _anomaly(r: Any) -> AnomalyRead:
+    return AnomalyRead(
+        anomaly_id=r.anomaly_id,
+        link_id=r.link_id,
+        table_id=r.table_id,
+        at_us=r.at_us,
+        credits=r.credits,
+        amount_cents=displayed_cents(r.units),
+        units=r.units,
+        counter_before=r.counter_before,
+        counter_after=r.counter_after,
+        reason=r.reason,
+        status=r.status,
+        reviewer=r.reviewer,
+        review_reason=r.review_reason,
+        reviewed_at_us=r.reviewed_at_us,
+    )
+
+
+@router.get(
+    "/anomalies",
+    tags=["anomalies"],
+    summary="Counter jumps held for review, newest first",
+    responses=errors(401, 403, 404, 422),
+)
+async def list_anomalies(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    status: Annotated[Literal["held", "approved", "rejected"] | None, Query()] = None,
+    link: Annotated[str | None, Query(description="only this link's anomalies")] = None,
+) -> list[AnomalyRead]:
+    if link is not None and link not in service.runtime.states:
+        raise StoreError(f"no link {link!r}")
+    rows = await records.anomalies(service.engine, status=status, link_id=link)
+    return [_anomaly(r) for r in rows]
+
+
+async def _review(
+    service: ServiceDep, anomaly_id: str, who: Principal, body: ReviewRequest, *, approve: bool
+) -> AnomalyRead:
+    await service.runtime.review_anomaly(
+        anomaly_id, approve=approve, reviewer=who.username, reason=body.reason
+    )
+    return _anomaly(await records.anomaly(service.engine, anomaly_id))
+
+
+@router.post(
+    "/anomalies/{anomaly_id}/approve",
+    tags=["anomalies"],
+    summary="Credit a held anomaly to the meter, with the reason",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def approve_anomaly(
+    anomaly_id: str,
+    body: ReviewRequest,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REVIEWERS)],
+) -> AnomalyRead:
+    return await _review(service, anomaly_id, who, body, approve=True)
+
+
+@router.post(
+    "/anomalies/{anomaly_id}/reject",
+    tags=["anomalies"],
+    summary="Reject a held anomaly (nothing is added), with the reason",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def reject_anomaly(
+    anomaly_id: str,
+    body: ReviewRequest,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REVIEWERS)],
+) -> AnomalyRead:
+    return await _review(service, anomaly_id, who, body, approve=False)
+
+
+# ------------------------------------------------------------------------- exports
+
+MEDIA = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+CHUNK = 64 * 1024
+
+
+def _chunks(f: IO[str]) -> Iterator[bytes]:
+    try:
+        f.seek(0)
+        while block := f.read(CHUNK):
+            yield block.encode("utf-8")
+    finally:
+        f.close()
+
+
+@router.get(
+    "/exports/{kind}",
+    tags=["exports"],
+    summary="Meter history, hits or reductions for a period, as a CSV or JSON download",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "the export as a file",
+            "content": {"text/csv": {}, "application/json": {}},
+        },
+        **errors(401, 403, 404, 422),
+    },
+)
+async def export_records(
+    kind: ExportKind,
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    since: SinceQuery = None,
+    until: UntilQuery = None,
+    link: Annotated[str | None, Query(description="one link; default every link")] = None,
+    format: Annotated[Literal["csv", "json"], Query()] = "csv",
+) -> StreamingResponse:
+    if link is not None and link not in service.runtime.states:
+        raise StoreError(f"no link {link!r}")
+    since_us, until_us = period(since, until, service.clock.now_us())
+    # Spooled to a file, not held in memory: five years of history is large.
+    # Closed by the response once sent (see _chunks).
+    out = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+    try:
+        await export(
+            service.engine,
+            out,
+            kind=kind,
+            fmt=format,
+            since_us=since_us,
+            until_us=until_us,
+            link_id=link,
+        )
+    except BaseException:
+        out.close()
+        raise
+    stamp = f"{iso(since_us)[:10]}_{iso(until_us)[:10]}"
+    name = f"{kind}_{link or 'all'}_{stamp}.{format}"
+    return StreamingResponse(
+        _chunks(out),
+        media_type=MEDIA[format],
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.get(
+    "/documents/{sha256}",
+    tags=["exports"],
+    summary="A supporting document, as it was stored",
+    response_class=Response,
+    responses={200: {"description": "the document"}, **errors(401, 403, 404)},
+)
+async def get_document(
+    sha256: str, service: ServiceDep, _: Annotated[Principal, Depends(AUDIT_READERS)]
+) -> Response:
+    doc = await records.document(service.engine, sha256)
+    safe = "".join(ch for ch in doc.filename if ch.isalnum() or ch in "._- ") or "document"
+    return Response(
+        content=doc.content,
+        media_type=doc.content_type,
+        headers={"Content-Disposition": f'attachment; filename="{safe}"'},
+    )
+
+
+# ------------------------------------------------------------------------- the ledger
+
+
+class ChainProblemRead(BaseModel):
+    link_id: str
+    seq: int | None = Field(description="the first bad entry, when one is to blame")
+    problem: str
+
+
+class LedgerVerifyRead(BaseModel):
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {"ok": True, "entries_checked": 48211, "links": {"stud": 48211}, "problems": []}
+            ]
+        }
+    }
+
+    ok: bool
+    entries_checked: int
+    links: dict[str, int] = Field(description="entries checked per link")
+    problems: list[ChainProblemRead]
+
+
+@router.post(
+    "/ledger/verify",
+    tags=["ledger"],
+    summary="Walk every link's hash chain and report the first broken entry of each",
+    responses=errors(401, 403, 404, 422),
+)
+async def ledger_verify(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    link: Annotated[str | None, Query(description="one link; default every link")] = None,
+) -> LedgerVerifyRead:
+    if link is not None and link not in service.runtime.states:
+        raise StoreError(f"no link {link!r}")
+    report = await verify_ledger(
+        service.engine,
+        service.store.key,
+        link_ids=[link] if link is not None else None,
+        workers=1,
+    )
+    return LedgerVerifyRead(
+        ok=report.ok,
+        entries_checked=report.entries,
+        links=report.links,
+        problems=[
+            ChainProblemRead(link_id=p.link_id, seq=p.seq, problem=p.what) for p in report.problems
+        ],
+    )

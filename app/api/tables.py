@@ -1,0 +1,60 @@
+"""Tables: their state for the pit, the dealer and the technician; the reset after a hit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+
+from app.api.floor_models import ServiceDep, TableRead, errors
+from app.security import Principal, Role, require
+from controller.service import FloorService
+
+router = APIRouter(prefix="/api/v1/tables", tags=["tables"])
+
+TABLE_READERS = require(Role.DEALER, Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+TABLE_RESETTERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
+
+
+def _read(service: FloorService, table_id: str) -> TableRead:
+    status = service.table_status(table_id)
+    return TableRead.of(status, service.runtime.states[status.link_id])
+
+
+@router.get("", summary="Every table's state", responses=errors(401, 403, 404, 422))
+async def list_tables(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(TABLE_READERS)],
+    link: Annotated[str | None, Query(description="only the tables of this link")] = None,
+) -> list[TableRead]:
+    runtime = service.runtime
+    return [
+        TableRead.of(s, runtime.states[s.link_id]) for s in service.table_statuses(link_id=link)
+    ]
+
+
+@router.get(
+    "/{table_id}",
+    summary="One table: state, counters, round, seats with side bets this round",
+    responses=errors(401, 403, 404),
+)
+async def get_table(
+    table_id: str, service: ServiceDep, _: Annotated[Principal, Depends(TABLE_READERS)]
+) -> TableRead:
+    return _read(service, table_id)
+
+
+@router.post(
+    "/{table_id}/reset",
+    summary="Reset a table held for a hit, once its hits are verified",
+    description="The table takes progressive bets again. Refused (409) while a hit paid from "
+    "the meter at this table is not verified, or when the table has no hit pending. Audited.",
+    responses=errors(401, 403, 404, 409),
+)
+async def reset_table(
+    table_id: str,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(TABLE_RESETTERS)],
+) -> TableRead:
+    await service.runtime.release_table(table_id, actor=who.username)
+    return _read(service, table_id)
