@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.clock import Clock, SystemClock
@@ -22,6 +22,7 @@ from controller.poller import Poller, TablePoll
 from controller.runtime import LinkRuntime
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
+from controller.storage.models import LinkRow, TableRow
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 
 TableStateName = Literal["online", "offline", "hit_pending", "unpolled"]
@@ -265,3 +266,50 @@ class FloorService:
                         f"no table answered in the last {window // 1_000_000} s"
                     )
         return problems
+
+    # ------------------------------------------------------------------------- floor displays
+
+    def link_answered_us(self, link_id: str) -> int | None:
+        """When a table of the link last answered; None when none has yet.
+
+        Where this process polls, that is the poller's last answer; otherwise (the tables are
+        polled elsewhere) the last reading applied to the link.
+        """
+        state = self.runtime.states.get(link_id)
+        if state is None:
+            raise StoreError(f"no link {link_id!r}")
+        poller = self.poller
+        if poller is not None:
+            answers = [
+                tp.last_ok_us
+                for tid in state.tables
+                if (tp := poller.tables.get(tid)) is not None and tp.last_ok_us is not None
+            ]
+        else:
+            answers = [ts.at_us for ts in state.tables.values() if ts.at_us is not None]
+        return max(answers, default=None)
+
+    def link_poll_interval_us(self, link_id: str) -> int | None:
+        """The slowest poll interval of the link's tables here; None when not polled here."""
+        poller = self.poller
+        if poller is None:
+            return None
+        intervals = [
+            tp.entry.poll_interval_ms * 1000
+            for tp in poller.tables.values()
+            if tp.link_id == link_id
+        ]
+        return max(intervals, default=None)
+
+    async def link_names(self, link_id: str) -> tuple[str, dict[str, str]]:
+        """The link's name and its tables' names, as people call them."""
+        async with self.engine.connect() as conn:
+            link = (
+                await conn.execute(select(LinkRow.name).where(LinkRow.link_id == link_id))
+            ).scalar_one_or_none()
+            if link is None:
+                raise StoreError(f"no link {link_id!r}")
+            rows = await conn.execute(
+                select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
+            )
+            return link, {tid: name for tid, name in rows.tuples()}
