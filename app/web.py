@@ -125,4 +125,7 @@ def create_app(service: FloorService) -> FastAPI:
     app.include_router(hits.router)
     app.include_router(records.router)
     app.include_router(pages.router)
+    from app.api import display
+
+    app.include_router(display.router)
     return app

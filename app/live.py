@@ -1,0 +1,386 @@
+"""Live push to the floor displays: one hub per process, one channel per link.
+
+A display connects to ``/ws/links/{link_id}`` and receives JSON text messages, one per
+WebSocket text frame::
+
+    {
+      "type": "snapshot" | "update" | "heartbeat",
+      "seq": 17,
+      "link_id": "stud",
+      "name": "Main pit Caribbean Stud",
+      "game": "caribbean_stud",
+      "game_label": "Caribbean Stud Poker",
+      "meter_cents": 104250,          # the link's meter now
+      "reset_cents": 100000,
+      "rate_bp": 8000,
+      "display": {                    # what the display shows now (68 IAC 10-6-5(g)-(i))
+        "mode": "live" | "won" | "reset",
+        "amount_cents": 104250,       # the amount to show in that mode
+        "won_cents": null | int,      # the last win, during the hit phase
+        "winning_table": null | "stud-1",
+        "winning_table_name": null | "Table 1",
+        "seats": [3],
+        "hand": null | "ROYAL_FLUSH"
+      },
+      "tables": [{"table_id": "stud-1", "name": "Table 1", "state": "online"}, ...],
+      "fresh": true,                  # a table of the link answered recently
+      "at_us": 1767225600000000       # when this state was framed (heartbeat: when sent)
+    }
+
+* ``snapshot`` is the first message of every connection: the whole current state.
+* ``update``: the state changed (meter, hit, a table online, offline or hit pending, the
+  display's mode, freshness); ``seq`` is one more than the link's previous update. States are
+  whole, never deltas: a client that falls behind skips to the latest one.
+* ``heartbeat``: every few seconds, the current state again with the seq of the last update
+  and ``at_us`` now, so that a page can tell a live connection from a silent one.
+
+``seq`` counts per link and per process; a page takes every snapshot as its new baseline (a
+reconnect, or a restarted server whose count began again).
+
+The server decides every frame: the hit phase (the won amount at once, then won and reset
+amounts in turn) is ``controller.engine.display_frame``; a ticker re-evaluates it and pushes
+the changes of mode. Each message is encoded once per link and the same text goes to every
+client. Each client holds at most one undelivered message (the latest wins), so a slow client
+costs the server nothing that grows; a client whose send has been stalled beyond a limit is
+dropped and will reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from controller.engine import Outcome, display_frame
+from controller.service import FloorService
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[str], Awaitable[None]]
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+Ending = Literal["left", "dropped", "closing"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HubTiming:
+    """How often the hub looks, and how long it waits."""
+
+    # How often the display frame and freshness are re-evaluated (the hit phase changes
+    # mode on whole seconds; a quarter second keeps every display within that of the rule).
+    tick_s: float = 0.25
+    heartbeat_s: float = 2.0
+    # A client whose send has not finished in this long is not reading: drop it.
+    stall_limit_s: float = 10.0
+    # Fresh: a table of the link answered within this many of its slowest poll intervals,
+    # and never less than the floor.
+    fresh_intervals: int = 4
+    fresh_floor_us: int = 3_000_000
+
+
+class _Client:
+    """One display connection: a slot for the latest undelivered message, and its sender."""
+
+    __slots__ = ("channel", "dropped", "pending", "send", "sending_since", "sent", "task", "waiter")
+
+    def __init__(self, channel: _Channel, send: Send) -> None:
+        self.channel = channel
+        self.send = send
+        self.pending: str | None = None
+        self.waiter: asyncio.Future[None] | None = None
+        self.sending_since: float | None = None
+        self.sent = 0
+        self.dropped = False
+        self.task: asyncio.Task[None] | None = None
+
+    def offer(self, text: str) -> None:
+        """The latest state replaces any older one not yet sent."""
+        self.pending = text
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def offer_heartbeat(self, text: str) -> None:
+        # A state waiting to go out says as much as a heartbeat would.
+        if self.pending is None:
+            self.offer(text)
+
+
+class _Channel:
+    """One link's current message and the clients that receive it."""
+
+    __slots__ = (
+        "at_us",
+        "clients",
+        "content",
+        "heartbeat_text",
+        "link_id",
+        "name",
+        "seq",
+        "snapshot_text",
+        "table_names",
+        "update_text",
+    )
+
+    def __init__(self, link_id: str, name: str, table_names: dict[str, str]) -> None:
+        self.link_id = link_id
+        self.name = name
+        self.table_names = table_names
+        self.seq = 0
+        self.content: dict[str, Any] = {}
+        self.at_us = 0
+        self.update_text = ""
+        self.snapshot_text: str | None = None
+        self.heartbeat_text = ""
+        self.clients: set[_Client] = set()
+
+    def snapshot(self) -> str:
+        """The current state as a snapshot, encoded once per seq."""
+        if self.snapshot_text is None:
+            self.snapshot_text = encode("snapshot", self.seq, self.content, self.at_us)
+        return self.snapshot_text
+
+
+def encode(kind: str, seq: int, content: Mapping[str, Any], at_us: int) -> str:
+    message = {"type": kind, "seq": seq, **content, "at_us": at_us}
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+class LiveHub:
+    """Pushes each link's display state to its connected displays.
+
+    ``start()`` subscribes to the runtime's committed outcomes and starts the ticker;
+    ``serve(link_id, send, receive)`` runs one connection until it leaves or is dropped;
+    ``stop()`` ends everything.
+    """
+
+    def __init__(self, service: FloorService, *, timing: HubTiming | None = None) -> None:
+        self.service = service
+        self.timing = timing or HubTiming()
+        self.channels: dict[str, _Channel] = {}
+        self.dropped = 0  # clients dropped for not keeping up, since start
+        self._opening = asyncio.Lock()
+        self._dirty: set[str] = set()
+        self._flush_handle: asyncio.Handle | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
+
+    # ------------------------------------------------------------------------- running
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.service.runtime.listeners.append(self.on_outcome)
+        self._ticker = asyncio.create_task(self._tick_forever(), name="display hub ticker")
+
+    async def stop(self) -> None:
+        """Idempotent; every connection still served ends with ``"closing"``."""
+        self._stopping = True
+        with contextlib.suppress(ValueError, RuntimeError):
+            self.service.runtime.listeners.remove(self.on_outcome)
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        ticker, self._ticker = self._ticker, None
+        if ticker is not None:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+        tasks = [c.task for ch in self.channels.values() for c in ch.clients if c.task]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def clients(self, link_id: str | None = None) -> int:
+        channels = self.channels.values() if link_id is None else [self.channels[link_id]]
+        return sum(len(ch.clients) for ch in channels)
+
+    # ------------------------------------------------------------------------- one connection
+
+    async def serve(self, link_id: str, send: Send, receive: Receive) -> Ending:
+        """A snapshot, then every update, until the client leaves or is dropped."""
+        channel = await self.channel(link_id)
+        client = _Client(channel, send)
+        channel.clients.add(client)
+        sender = asyncio.create_task(self._send_forever(client), name=f"display {link_id}")
+        client.task = sender
+        listener = asyncio.create_task(_until_disconnect(receive), name=f"display {link_id} in")
+        try:
+            await asyncio.wait((sender, listener), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            channel.clients.discard(client)
+            sender.cancel()
+            listener.cancel()
+            await asyncio.gather(sender, listener, return_exceptions=True)
+        if client.dropped:
+            return "dropped"
+        return "closing" if self._stopping else "left"
+
+    async def _send_forever(self, client: _Client) -> None:
+        loop = asyncio.get_running_loop()
+        client.pending = None  # the snapshot says everything offered until now
+        text: str | None = client.channel.snapshot()
+        while True:
+            if text is None:
+                waiter = client.waiter = loop.create_future()
+                await waiter
+                client.waiter = None
+                text, client.pending = client.pending, None
+                continue
+            client.sending_since = loop.time()
+            await client.send(text)
+            client.sending_since = None
+            client.sent += 1
+            text, client.pending = client.pending, None
+
+    def _drop(self, client: _Client) -> None:
+        client.dropped = True
+        client.channel.clients.discard(client)
+        self.dropped += 1
+        if client.task is not None:
+            client.task.cancel()
+
+    # ------------------------------------------------------------------------- channels
+
+    async def channel(self, link_id: str) -> _Channel:
+        """The link's channel, opened (its names read, its first state framed) when new."""
+        found = self.channels.get(link_id)
+        if found is not None:
+            return found
+        async with self._opening:
+            found = self.channels.get(link_id)
+            if found is not None:
+                return found
+            name, table_names = await self.service.link_names(link_id)
+            channel = _Channel(link_id, name, table_names)
+            self._refresh(channel, self.service.clock.now_us())
+            self.channels[link_id] = channel
+            return channel
+
+    def on_outcome(self, outcome: Outcome) -> None:
+        """A runtime listener: called right after each commit, so it only takes note."""
+        link_id = outcome.state.link_id
+        if link_id not in self.channels:
+            return
+        self._dirty.add(link_id)
+        if self._flush_handle is None and self._loop is not None:
+            self._flush_handle = self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        dirty, self._dirty = self._dirty, set()
+        now_us = self.service.clock.now_us()
+        for link_id in dirty:
+            channel = self.channels.get(link_id)
+            if channel is not None:
+                self._guarded_refresh(channel, now_us)
+
+    def _guarded_refresh(self, channel: _Channel, now_us: int) -> None:
+        try:
+            self._refresh(channel, now_us)
+        except Exception:
+            # A display must never take the controller down; the next tick tries again.
+            log.exception("framing the display state of link %s failed", channel.link_id)
+
+    def _refresh(self, channel: _Channel, now_us: int) -> bool:
+        """Frame the link now; when anything shown changed, push an update. True if pushed."""
+        content = self._content(channel, now_us)
+        if content == channel.content:
+            return False
+        channel.seq += 1
+        channel.content = content
+        channel.at_us = now_us
+        channel.snapshot_text = None
+        text = channel.update_text = encode("update", channel.seq, content, now_us)
+        for client in channel.clients:
+            client.offer(text)
+        return True
+
+    def _content(self, channel: _Channel, now_us: int) -> dict[str, Any]:
+        service = self.service
+        link_id = channel.link_id
+        state = service.runtime.states[link_id]
+        frame = display_frame(state, now_us=now_us)
+        win = frame.win
+        names = channel.table_names
+        display: dict[str, Any] = {
+            "mode": frame.mode,
+            "amount_cents": frame.amount_cents,
+            "won_cents": win.won_cents if win else None,
+            "winning_table": win.table_id if win else None,
+            "winning_table_name": names.get(win.table_id, win.table_id) if win else None,
+            "seats": list(win.seats) if win else [],
+            "hand": win.hand.name if win else None,
+        }
+        tables = [
+            {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id), "state": s.state}
+            for s in service.table_statuses(link_id)
+        ]
+        return {
+            "link_id": link_id,
+            "name": channel.name,
+            "game": state.game.value,
+            "game_label": state.game.label,
+            "meter_cents": state.meter_cents,
+            "reset_cents": state.reset_cents,
+            "rate_bp": state.rate_bp,
+            "display": display,
+            "tables": tables,
+            "fresh": self._fresh(link_id, now_us),
+        }
+
+    def _fresh(self, link_id: str, now_us: int) -> bool:
+        answered = self.service.link_answered_us(link_id)
+        if answered is None:
+            return False
+        interval = self.service.link_poll_interval_us(link_id) or 0
+        window = max(self.timing.fresh_floor_us, self.timing.fresh_intervals * interval)
+        return now_us - answered <= window
+
+    # ------------------------------------------------------------------------- the ticker
+
+    async def _tick_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        timing = self.timing
+        next_beat = loop.time() + timing.heartbeat_s
+        while True:
+            await asyncio.sleep(timing.tick_s)
+            now_us = self.service.clock.now_us()
+            beat = loop.time() >= next_beat
+            if beat:
+                next_beat = loop.time() + timing.heartbeat_s
+            for channel in list(self.channels.values()):
+                if not channel.clients:
+                    continue
+                self._guarded_refresh(channel, now_us)
+                if beat:
+                    text = channel.heartbeat_text = encode(
+                        "heartbeat", channel.seq, channel.content, now_us
+                    )
+                    for client in channel.clients:
+                        client.offer_heartbeat(text)
+            self._drop_stalled(loop.time())
+
+    def _drop_stalled(self, now: float) -> None:
+        limit = self.timing.stall_limit_s
+        for channel in self.channels.values():
+            stalled = [
+                c
+                for c in channel.clients
+                if c.sending_since is not None and now - c.sending_since > limit
+            ]
+            for client in stalled:
+                log.warning("display client of link %s dropped: not reading", channel.link_id)
+                self._drop(client)
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    # Displays have nothing to say; reading keeps the connection's input flowing and tells
+    # when it ends.
+    while True:
+        message = await receive()
+        if message.get("type") == "websocket.disconnect":
+            return
