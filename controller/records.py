@@ -18,6 +18,7 @@ from controller.storage.models import (
     CorrectionRow,
     DocumentRow,
     HitRow,
+    LinkRow,
     MeterEntryRow,
 )
 from controller.storage.store import StoreError
@@ -266,3 +267,10 @@ async def document(engine: AsyncEngine, sha256: str) -> Any:
     if row is None:
         raise StoreError(f"no document {sha256!r}")
     return row
+
+
+async def link_names(engine: AsyncEngine) -> dict[str, str]:
+    async with engine.connect() as conn:
+        return {
+            r.link_id: r.name for r in await conn.execute(select(LinkRow.link_id, LinkRow.name))
+        }
