@@ -1,0 +1,126 @@
+"""Records through the live server: exports as downloads, the ledger verification, anomalies."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import httpx
+
+from app.security import Role
+from controller.engine import Anomaly
+from controller.storage.models import AnomalyRow, table_of
+from tests.integration.harness import wait_until
+from tests.web.auth import headers_for
+from tests.web.floor import WebFloor, web_floor
+
+
+async def test_exports_download_csv_and_json(tmp_path: Path) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        auditor = await headers_for(wf, Role.AUDITOR)
+        await wait_until(lambda: wf.service.runtime.states["stud"].meter_cents > 100_000)
+        got = await http.get("/api/v1/exports/history?link=stud", headers=auditor)
+        assert got.status_code == 200, got.text
+        assert got.headers["content-type"].startswith("text/csv")
+        assert got.headers["content-disposition"].startswith('attachment; filename="history_stud_')
+        rows = list(csv.DictReader(io.StringIO(got.text)))
+        assert rows[0]["kind"] == "link_opened" and {r["link_id"] for r in rows} == {"stud"}
+
+        hits = await http.get("/api/v1/exports/hits?format=json", headers=auditor)
+        assert hits.status_code == 200
+        assert json.loads(hits.text)["kind"] == "hits"
+        reductions = await http.get("/api/v1/exports/reductions", headers=auditor)
+        assert reductions.text.startswith("link_id,seq,at,kind,delta_units")
+
+        assert (await http.get("/api/v1/exports/everything", headers=auditor)).status_code == 422
+        assert (
+            await http.get("/api/v1/exports/hits?format=xml", headers=auditor)
+        ).status_code == 422
+        assert (
+            await http.get("/api/v1/exports/hits?link=nope", headers=auditor)
+        ).status_code == 404
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        assert (await http.get("/api/v1/exports/hits", headers=tech)).status_code == 403
+
+
+async def test_ledger_verification_reports_a_whole_chain(tmp_path: Path) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        auditor = await headers_for(wf, Role.AUDITOR)
+        result = await http.post("/api/v1/ledger/verify", headers=auditor)
+        assert result.status_code == 200, result.text
+        body = result.json()
+        assert body["ok"] is True and body["problems"] == []
+        assert body["entries_checked"] >= 2 and set(body["links"]) == {"stud", "lir"}
+        one = (await http.post("/api/v1/ledger/verify?link=stud", headers=auditor)).json()
+        assert set(one["links"]) == {"stud"}
+        assert (await http.post("/api/v1/ledger/verify?link=x", headers=auditor)).status_code == 404
+
+
+async def _hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
+    """A held anomaly as the engine records one (a counter jump too big for the table)."""
+    a = Anomaly(
+        anomaly_id=anomaly_id,
+        link_id="stud",
+        table_id="stud-1",
+        at_us=wf.service.clock.now_us(),
+        credits=500,
+        units=500 * 100 * 8000,
+        counter_before=10,
+        counter_after=510,
+        reason="500 credits between two readings is more than the table can take",
+    )
+    async with wf.service.engine.begin() as conn:
+        await conn.execute(
+            table_of(AnomalyRow)
+            .insert()
+            .values(**{f: getattr(a, f) for f in a.__slots__}, status="held")
+        )
+
+
+async def test_supervisor_reviews_anomalies_with_a_reason(tmp_path: Path) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        supervisor = await headers_for(wf, Role.SUPERVISOR, "sam.super")
+        auditor = await headers_for(wf, Role.AUDITOR)
+        await _hold_anomaly(wf, "a-1")
+        await _hold_anomaly(wf, "a-2")
+        held = (await http.get("/api/v1/anomalies?status=held", headers=auditor)).json()
+        assert {a["anomaly_id"] for a in held} == {"a-1", "a-2"}
+        assert held[0]["amount_cents"] == 400_00
+
+        no_reason = await http.post("/api/v1/anomalies/a-1/approve", headers=supervisor, json={})
+        assert no_reason.status_code == 422
+        blank = await http.post(
+            "/api/v1/anomalies/a-1/approve", headers=supervisor, json={"reason": "   "}
+        )
+        assert blank.status_code == 422
+        by_auditor = await http.post(
+            "/api/v1/anomalies/a-1/approve", headers=auditor, json={"reason": "checked"}
+        )
+        assert by_auditor.status_code == 403
+
+        before = wf.service.runtime.states["stud"].meter_units
+        approved = await http.post(
+            "/api/v1/anomalies/a-1/approve",
+            headers=supervisor,
+            json={"reason": "bet sensors checked; the count was real"},
+        )
+        assert approved.status_code == 200, approved.text
+        assert approved.json()["status"] == "approved"
+        assert approved.json()["reviewer"] == "sam.super"
+        assert wf.service.runtime.states["stud"].meter_units >= before + 500 * 100 * 8000
+        again = await http.post(
+            "/api/v1/anomalies/a-1/reject", headers=supervisor, json={"reason": "changed mind"}
+        )
+        assert again.status_code == 409 and "already approved" in again.json()["detail"]
+
+        rejected = await http.post(
+            "/api/v1/anomalies/a-2/reject", headers=supervisor, json={"reason": "sensor fault"}
+        )
+        assert rejected.json()["status"] == "rejected"
+        assert rejected.json()["review_reason"] == "sensor fault"
+        missing = await http.post(
+            "/api/v1/anomalies/zz/approve", headers=supervisor, json={"reason": "whatever"}
+        )
+        assert missing.status_code == 404 and missing.json()["detail"] == "no anomaly 'zz'"
