@@ -1,0 +1,169 @@
+// Sign-in and API calls shared by the technician, dealer and audit pages.
+// The token lives in sessionStorage: it goes when the browser tab does.
+"use strict";
+
+const Api = (() => {
+  const KEY = "progressive.token";
+  const ROLE = "progressive.role";
+  const USER = "progressive.user";
+  let onSignedIn = () => {};
+
+  function token() { return sessionStorage.getItem(KEY); }
+
+  function show(el, visible) { el.hidden = !visible; }
+
+  function signOut() {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(ROLE);
+    sessionStorage.removeItem(USER);
+    renderWho();
+    showLogin("Signed out.");
+  }
+
+  function renderWho() {
+    const who = document.getElementById("who");
+    if (!who) return;
+    const user = sessionStorage.getItem(USER);
+    who.textContent = user ? `${user} (${sessionStorage.getItem(ROLE)})` : "not signed in";
+    const out = document.getElementById("sign-out");
+    if (out) show(out, Boolean(user));
+  }
+
+  function showLogin(message) {
+    const dialog = document.getElementById("login");
+    document.getElementById("login-message").textContent = message || "";
+    show(dialog, true);
+    document.getElementById("login-username").focus();
+  }
+
+  async function signIn(event) {
+    event.preventDefault();
+    const form = event.target;
+    const body = new URLSearchParams({
+      username: form.username.value,
+      password: form.password.value,
+    });
+    const answer = await fetch("/api/v1/auth/token", { method: "POST", body });
+    const data = await answer.json().catch(() => ({}));
+    if (!answer.ok) {
+      document.getElementById("login-message").textContent = describe(data, answer.status);
+      return;
+    }
+    sessionStorage.setItem(KEY, data.access_token);
+    sessionStorage.setItem(ROLE, data.role);
+    sessionStorage.setItem(USER, form.username.value);
+    form.password.value = "";
+    show(document.getElementById("login"), false);
+    renderWho();
+    onSignedIn();
+  }
+
+  // A person-readable message from an error body ({"detail": ...}).
+  function describe(data, status) {
+    const d = data && data.detail;
+    if (typeof d === "string") return d;
+    if (d && d.problems) {
+      return d.problems.map((p) => `${p.where}: ${p.problem}`).join("; ");
+    }
+    return `the server answered ${status}`;
+  }
+
+  class ApiError extends Error {
+    constructor(message, status) { super(message); this.status = status; }
+  }
+
+  // JSON call with the bearer token; on 401 the sign-in form comes back.
+  async function call(method, path, body) {
+    const headers = { Accept: "application/json" };
+    const t = token();
+    if (t) headers.Authorization = `Bearer ${t}`;
+    const init = { method, headers };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const answer = await fetch(path, init);
+    const data = await answer.json().catch(() => null);
+    if (answer.status === 401) {
+      sessionStorage.removeItem(KEY);
+      renderWho();
+      showLogin(describe(data, 401));
+    }
+    if (!answer.ok) throw new ApiError(describe(data, answer.status), answer.status);
+    return data;
+  }
+
+  // A download that needs the token: fetched, then handed to the browser as a file.
+  async function download(path) {
+    const answer = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
+    if (!answer.ok) {
+      const data = await answer.json().catch(() => null);
+      if (answer.status === 401) showLogin(describe(data, 401));
+      throw new ApiError(describe(data, answer.status), answer.status);
+    }
+    const disposition = answer.headers.get("Content-Disposition") || "";
+    const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || "export";
+    const url = URL.createObjectURL(await answer.blob());
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  // Start a page: sign in if needed, then run `ready` (again after each sign-in).
+  function start(ready) {
+    onSignedIn = ready;
+    document.getElementById("login-form").addEventListener("submit", signIn);
+    const out = document.getElementById("sign-out");
+    if (out) out.addEventListener("click", signOut);
+    renderWho();
+    if (token()) ready(); else showLogin("");
+  }
+
+  const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+
+  // "As" -> a card face "A♠" (red for hearts and diamonds).
+  function cardFace(text) {
+    const rank = text.slice(0, -1) === "T" ? "10" : text.slice(0, -1);
+    const suit = text.slice(-1).toLowerCase();
+    const span = document.createElement("span");
+    span.className = `card ${suit === "h" || suit === "d" ? "red" : "black"}`;
+    span.textContent = rank + (SUITS[suit] || "?");
+    span.title = text;
+    return span;
+  }
+
+  function cents(amount) {
+    const sign = amount < 0 ? "-" : "";
+    const abs = Math.abs(amount);
+    const whole = Math.floor(abs / 100).toLocaleString("en-US");
+    return `${sign}$${whole}.${String(abs % 100).padStart(2, "0")}`;
+  }
+
+  function time(us) {
+    return new Date(Math.floor(us / 1000)).toLocaleString();
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    for (const c of children) node.append(c instanceof Node ? c : String(c));
+    return node;
+  }
+
+  function message(text, ok) {
+    const box = document.getElementById("message");
+    box.textContent = text;
+    box.className = ok ? "message ok" : "message bad";
+    box.hidden = false;
+  }
+
+  return { call, download, start, cardFace, cents, time, el, message, ApiError, token };
+})();

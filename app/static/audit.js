@@ -1,0 +1,173 @@
+// The auditor's page: the meter over a period, every reduction with its reason and
+// documents, the hits, exports, and the ledger's hash-chain verification.
+"use strict";
+
+const { el, call, cents, time, message, download } = Api;
+const SVG = "http://www.w3.org/2000/svg";
+const MAX_REDUCTION_PAGES = 20;
+let started = false;
+
+function svg(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+function localInput(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+// The inputs are local times; the API is told them in UTC.
+function periodQuery() {
+  const since = new Date(document.getElementById("since").value);
+  const until = new Date(document.getElementById("until").value);
+  return `since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(until.toISOString())}`;
+}
+
+function drawChart(series) {
+  const chart = document.getElementById("chart");
+  const W = 1000, H = 320, L = 90, R = 10, T = 10, B = 30;
+  chart.replaceChildren();
+  const pts = series.points;
+  document.getElementById("chart-note").textContent = pts.length ? `${pts.length} points` : "";
+  if (!pts.length) {
+    chart.append(Object.assign(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }),
+      { textContent: "no meter entries in this period" }));
+    return;
+  }
+  const lo = Math.min(...pts.map((p) => p.low_cents));
+  const hi = Math.max(...pts.map((p) => p.high_cents));
+  const span = Math.max(hi - lo, 1);
+  const x = (us) => L + ((us - series.since_us) / (series.until_us - series.since_us)) * (W - L - R);
+  const y = (c) => T + (1 - (c - lo) / span) * (H - T - B);
+  chart.append(svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }));
+  chart.append(svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
+  for (const [c, yy] of [[hi, y(hi)], [lo, y(lo)]]) {
+    const label = svg("text", { x: L - 6, y: yy + 4, "text-anchor": "end" });
+    label.textContent = cents(c);
+    chart.append(label);
+  }
+  for (const [us, anchor] of [[series.since_us, "start"], [series.until_us, "end"]]) {
+    const label = svg("text", { x: x(us), y: H - 8, "text-anchor": anchor });
+    label.textContent = time(us);
+    chart.append(label);
+  }
+  // The band shows each bucket's low and high, so a drop never hides between points.
+  const band = pts.map((p) => `${x(p.at_us)},${y(p.high_cents)}`)
+    .concat(pts.slice().reverse().map((p) => `${x(p.at_us)},${y(p.low_cents)}`));
+  chart.append(svg("polygon", { class: "band", points: band.join(" ") }));
+  const line = pts.map((p) => `${x(p.at_us)},${y(p.meter_cents)}`).join(" ");
+  chart.append(svg("polyline", { class: "line", points: line, "data-points": pts.length }));
+}
+
+async function reductions(linkId, query) {
+  const rows = [];
+  let after = 0;
+  for (let page = 0; page < MAX_REDUCTION_PAGES; page += 1) {
+    const h = await call("GET",
+      `/api/v1/links/${encodeURIComponent(linkId)}/history?${query}&reductions_only=true&after_seq=${after}`);
+    rows.push(...h.entries);
+    if (h.next_after_seq === null) break;
+    after = h.next_after_seq;
+  }
+  const body = document.querySelector("#reductions tbody");
+  if (!rows.length) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No reductions in this period.")));
+    return;
+  }
+  body.replaceChildren(...rows.map((e) => el("tr", {},
+    el("td", {}, time(e.at_us)),
+    el("td", { class: "num" }, e.seq),
+    el("td", {}, e.kind),
+    el("td", { class: "num" }, cents(e.meter_before_cents)),
+    el("td", { class: "num bad-text" }, cents(e.delta_cents)),
+    el("td", { class: "num" }, cents(e.meter_after_cents)),
+    el("td", {}, e.reduction_reason + (e.approved_by ? ` (approved by ${e.approved_by})` : "")),
+    el("td", {}, ...(e.documents.length
+      ? e.documents.map((d) => el("button", { type: "button", onclick: () => download(d.url).catch((err) => message(err.message, false)) }, d.filename))
+      : [e.hit_id ? `hit ${e.hit_id}` : "–"])),
+  )));
+}
+
+async function hits(linkId, since, until) {
+  const all = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/hits?limit=1000`);
+  const inPeriod = all.filter((h) => h.at_us >= since && h.at_us < until);
+  const body = document.querySelector("#hits tbody");
+  if (!inPeriod.length) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 9, class: "muted" }, "No hits in this period.")));
+    return;
+  }
+  body.replaceChildren(...inPeriod.map((h) => el("tr", {},
+    el("td", {}, time(h.at_us)),
+    el("td", {}, h.hit_id),
+    el("td", {}, `${h.table_id}, ${h.seat}`),
+    el("td", {}, h.hand_label, " ", ...(h.cards || []).map(Api.cardFace)),
+    el("td", { class: "num" }, cents(h.award_cents)),
+    el("td", {}, h.status + (h.refusal ? `: ${h.refusal}` : "")),
+    el("td", {}, h.verified_by || "–"),
+    el("td", {}, h.hand_paid_cents === null ? "–" : `${cents(h.hand_paid_cents)} by ${h.hand_paid_by}`),
+    el("td", {}, h.released_by || "–"),
+  )));
+}
+
+function exportsFor(linkId, query) {
+  const box = document.getElementById("exports");
+  const buttons = [];
+  for (const kind of ["history", "hits", "reductions"]) {
+    for (const format of ["csv", "json"]) {
+      const path = `/api/v1/exports/${kind}?${query}&link=${encodeURIComponent(linkId)}&format=${format}`;
+      buttons.push(el("button", {
+        type: "button", class: "export", "data-href": path,
+        onclick: () => download(path).catch((err) => message(err.message, false)),
+      }, `${kind} (${format.toUpperCase()})`));
+    }
+  }
+  box.replaceChildren(...buttons);
+}
+
+async function show(event) {
+  if (event) event.preventDefault();
+  const linkId = document.getElementById("link").value;
+  const query = periodQuery();
+  try {
+    const series = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/meter?${query}&points=400`);
+    drawChart(series);
+    exportsFor(linkId, query);
+    await reductions(linkId, query);
+    await hits(linkId, series.since_us, series.until_us);
+    document.getElementById("message").hidden = true;
+  } catch (err) {
+    if (err.status !== 401) message(err.message, false);
+  }
+}
+
+async function verifyLedger() {
+  const out = document.getElementById("ledger-result");
+  out.className = "muted";
+  out.textContent = "verifying…";
+  try {
+    const r = await call("POST", "/api/v1/ledger/verify");
+    out.className = r.ok ? "ok-text" : "bad-text";
+    out.textContent = r.ok
+      ? `Whole: ${r.entries_checked} entries checked on ${Object.keys(r.links).length} links, no problem found.`
+      : `${r.problems.length} problem(s): ` + r.problems.map((p) => `link ${p.link_id}${p.seq === null ? "" : `, entry ${p.seq}`}: ${p.problem}`).join("; ");
+  } catch (err) {
+    out.className = "bad-text";
+    out.textContent = err.message;
+  }
+}
+
+Api.start(async () => {
+  if (started) { show(); return; }
+  started = true;
+  const now = new Date();
+  document.getElementById("until").value = localInput(new Date(now.getTime() + 60000));
+  document.getElementById("since").value = localInput(new Date(now.getTime() - 24 * 3600 * 1000));
+  const links = await call("GET", "/api/v1/links");
+  document.getElementById("link").replaceChildren(...links.map((l) =>
+    el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
+  document.getElementById("period").addEventListener("submit", show);
+  document.getElementById("verify-ledger").addEventListener("click", verifyLedger);
+  await show();
+});
