@@ -312,4 +312,4 @@ class FloorService:
             rows = await conn.execute(
                 select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
             )
-            return link, {tid: name for tid, name in rows.tuples()}
+            return link, {tid: name for tid, name in rows}
