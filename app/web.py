@@ -128,4 +128,7 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import display
 
     app.include_router(display.router)
+    from app.api.errors import document_errors
+
+    document_errors(app)  # last: it documents the error answers of every route above
     return app
