@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,6 +22,7 @@ from controller.settings import LedgerKeyError, Settings, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
+from controller.users import Role
 
 T = TypeVar("T")
 
@@ -527,6 +528,143 @@ def links_list(database_url: str | None) -> None:
             f"rate {format_bp(s.rate_bp)}\treset {format_cents(s.reset_cents)}\t"
             f"{len(s.tables)} tables"
         )
+
+
+# --------------------------------------------------------------------------------------- users
+
+
+def _actor() -> str:
+    import getpass
+
+    try:
+        return f"cli {getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _users_run(database_url: str | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work(engine)`` against the database; refusals become one-line messages."""
+    from controller.storage.database import SchemaNotCurrent, check_schema
+    from controller.users import UserError
+
+    settings = _settings(database_url)
+
+    async def go() -> T:
+        engine = make_engine(settings.database_url)
+        try:
+            await check_schema(engine)
+            return await work(engine)
+        finally:
+            await engine.dispose()
+
+    try:
+        return _run(go())
+    except (UserError, SchemaNotCurrent) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.group("users")
+def users_group() -> None:
+    """People who sign in to the web pages and the API (there are no default users)."""
+
+
+@users_group.command("add")
+@db_option
+@click.argument("username")
+@click.option(
+    "--role",
+    required=True,
+    type=click.Choice([r.value for r in Role]),
+    help="What the user may do.",
+)
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from the first line of standard input instead of asking twice.",
+)
+def users_add(database_url: str | None, username: str, role: str, password_stdin: bool) -> None:
+    """Create a user; the first admin is made this way."""
+    from controller import users
+
+    try:
+        users.check_username(username)
+    except users.UserError as exc:
+        raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt(
+            f"Password for {username}", hide_input=True, confirmation_prompt=True
+        )
+    try:
+        users.check_password(password)
+    except users.UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+    async def work(engine: Any) -> Any:
+        return await users.create_user(
+            engine,
+            username=username,
+            role=role,
+            password=password,
+            actor=_actor(),
+            at_us=SystemClock().now_us(),
+        )
+
+    user = _users_run(database_url, work)
+    click.echo(f"user {user.username} created with the role {user.role.value}")
+
+
+@users_group.command("list")
+@db_option
+def users_list(database_url: str | None) -> None:
+    """Every user, their role and whether they may sign in."""
+    from controller import users
+
+    for user in _users_run(database_url, users.list_users):
+        state = "disabled" if user.disabled else "enabled"
+        click.echo(
+            f"{user.username}\t{user.role.value}\t{state}\t"
+            f"created {iso(user.created_at_us)} by {user.created_by}"
+        )
+
+
+@users_group.command("disable")
+@db_option
+@click.argument("username")
+def users_disable(database_url: str | None, username: str) -> None:
+    """Stop a user signing in; their tokens stop working within seconds."""
+    from controller import users
+
+    async def work(engine: Any) -> Any:
+        return await users.disable_user(
+            engine, username=username, actor=_actor(), at_us=SystemClock().now_us()
+        )
+
+    _users_run(database_url, work)
+    click.echo(f"user {username} disabled")
+
+
+@main.group("display-tokens")
+def display_tokens() -> None:
+    """Read-only tokens for floor displays."""
+
+
+@display_tokens.command("create")
+@db_option
+@click.argument("name")
+def display_tokens_create(database_url: str | None, name: str) -> None:
+    """A token for the display NAME, printed this once only (only its digest is kept)."""
+    from controller import users
+
+    async def work(engine: Any) -> Any:
+        return await users.create_device_token(
+            engine, name=name, actor=_actor(), at_us=SystemClock().now_us()
+        )
+
+    device, token = _users_run(database_url, work)
+    click.echo(f"display token {device.token_id} for {device.name!r} (shown this once):", err=True)
+    click.echo(token)
 
 
 if __name__ == "__main__":  # pragma: no cover

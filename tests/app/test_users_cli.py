@@ -1,0 +1,128 @@
+"""``progressive users`` and ``progressive display-tokens`` as an operator runs them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from app.cli import main
+from controller import users
+from controller.storage.database import make_engine, upgrade
+from controller.users import Role
+
+PASSWORD = "correct horse battery"
+
+
+async def run(*args: str, db_url: str, stdin: str = "") -> tuple[int, str, str]:
+    """``progressive ARGS`` in a real process, with ``stdin`` as its standard input."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env["PROGRESSIVE_DATABASE_URL"] = db_url
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.cli",
+        *args,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await proc.communicate(stdin.encode())
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_the_first_admin_and_a_display_token(db_url: str) -> None:
+    code, out, err = await run(
+        "users", "add", "root", "--role", "admin", "--password-stdin", db_url=db_url,
+        stdin=PASSWORD + "\n",
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.strip() == "user root created with the role admin"
+
+    code, _, err = await run(
+        "users", "add", "root", "--role", "auditor", "--password-stdin", db_url=db_url,
+        stdin=PASSWORD + "\n",
+    )  # fmt: skip
+    assert code == 1 and "there is already a user 'root'" in err
+    code, _, err = await run(
+        "users", "add", "ada", "--role", "auditor", "--password-stdin", db_url=db_url,
+        stdin="short\n",
+    )  # fmt: skip
+    assert code == 1 and "at least 10 characters" in err
+    code, _, err = await run(
+        "users", "add", "ada", "--role", "wizard", "--password-stdin", db_url=db_url
+    )
+    assert code == 2 and "wizard" in err
+    code, _, err = await run(
+        "users", "add", "Ada Lovelace", "--role", "auditor", "--password-stdin", db_url=db_url
+    )
+    assert code == 2 and "not a valid username" in err
+
+    code, out, err = await run("users", "list", db_url=db_url)
+    assert code == 0, err
+    assert out.startswith("root\tadmin\tenabled\tcreated ")
+
+    code, out, err = await run("display-tokens", "create", "pit 1 stud", db_url=db_url)
+    assert code == 0, err
+    token = out.strip()
+    assert "shown this once" in err
+
+    engine = make_engine(db_url)
+    try:
+        root = await users.authenticate(engine, "root", PASSWORD)
+        assert root is not None and root.role is Role.ADMIN
+        device = await users.verify_device_token(engine, token)
+        assert device is not None and device.name == "pit 1 stud"
+        actors = {e.actor for e in await users.audit_entries(engine)}
+        assert all(a.startswith("cli") for a in actors), actors
+    finally:
+        await engine.dispose()
+
+    code, out, err = await run("users", "disable", "root", db_url=db_url)
+    assert code == 0, err
+    code, out, _ = await run("users", "list", db_url=db_url)
+    assert out.startswith("root\tadmin\tdisabled\t")
+    code, _, err = await run("users", "disable", "ghost", db_url=db_url)
+    assert code == 1 and "no user 'ghost'" in err
+
+
+async def test_an_unmigrated_database_is_named_with_the_fix(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
+    code, _, err = await run("users", "list", db_url=url)
+    assert code == 1
+    assert "progressive db upgrade" in err
+
+
+def test_the_password_is_asked_twice_without_echo(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'progressive.db'}"
+
+    async def migrate() -> None:
+        engine = make_engine(url)
+        await upgrade(engine)
+        await engine.dispose()
+
+    asyncio.run(migrate())
+    runner = CliRunner()
+    answers = f"{PASSWORD}\nsomething else\n{PASSWORD}\n{PASSWORD}\n"
+    result = runner.invoke(
+        main, ["users", "add", "pat.tech", "--role", "technician", "--database-url", url],
+        input=answers,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert PASSWORD not in result.output  # hidden input is not echoed
+    assert "do not match" in result.output.lower()
+    assert "user pat.tech created with the role technician" in result.output
+
+    async def check() -> bool:
+        engine = make_engine(url)
+        try:
+            return await users.authenticate(engine, "pat.tech", PASSWORD) is not None
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(check())
