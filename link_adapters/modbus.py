@@ -324,6 +324,8 @@ class ModbusLink:
         self._last_connect_problem = ""
         self._rx_at = -math.inf  # when bytes last arrived, for the drain
         self._rx_seen = False  # bytes arrived during the current attempt
+        self._waiter: asyncio.Task[object] | None = None  # the task waiting for an answer
+        self._waiter_lost = False  # ... and woken because the connection was lost
 
     def __repr__(self) -> str:
         return f"ModbusLink({self.name!r}, {self._target!r})"
@@ -459,6 +461,7 @@ class ModbusLink:
         # when we close it): wake a request waiting for an answer that cannot come.
         if not connected and not lost.done():
             lost.set_result(None)
+            self._wake_waiter(lost)
 
     def _on_packet(self, sending: bool, data: bytes) -> bytes:
         if not sending:
@@ -468,9 +471,11 @@ class ModbusLink:
 
     def _drop_client(self) -> None:
         client, self._client = self._client, None
-        lost, self._lost = self._lost, None
+        lost = self._lost
         if lost is not None and not lost.done():
             lost.set_result(None)
+            self._wake_waiter(lost)
+        self._lost = None
         if client is not None:
             client.close()
 
@@ -627,47 +632,56 @@ class ModbusLink:
         self.stats.requests += 1
         self._rx_seen = False
         started = time.monotonic()
-
-        async def call() -> ModbusPDU:
-            # Inside the task: pymodbus raises ConnectionException before building a
-            # coroutine when the transport is gone.
-            return await send(client)
-
-        task = asyncio.create_task(call(), name=f"modbus {self.name} unit {unit}")
-        try:
-            done, _ = await asyncio.wait(
-                (task, lost), timeout=self._params.timeout_s, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.wait((task,))
         prefix = f"link {self.name}: unit {unit}"
-        if task in done:
-            problem = task.exception()
-            if problem is not None:
-                raise self._mapped(problem, prefix, what) from problem
-            return self._checked(task.result(), prefix, what, check, started)
-        if lost in done:
-            self.stats.errors += 1
-            garbled = self._rx_seen
-            self._drop_client()
-            if self._closed:
-                raise LinkDown(f"link {self.name} was closed during the {what} to unit {unit}")
-            if garbled:
-                # pymodbus lets a frame it cannot decode escape into the transport, which
-                # then closes: the unit (or something on its port) answered garbage.
-                raise DeviceError(
-                    f"{prefix} answered the {what} with bytes that are not a Modbus answer; "
-                    "the connection was dropped"
-                )
-            raise LinkDown(f"link {self.name}: connection lost during the {what} to unit {unit}")
-        self.stats.timeouts += 1
-        if self._rtu:
-            await self._drain()
-        raise ResponseTimeout(
-            f"{prefix} did not answer the {what} within {self._params.timeout_s} s"
-        )
+        task = asyncio.current_task()
+        assert task is not None
+        # pymodbus keeps waiting for an answer when the connection drops: the loss wakes this
+        # task instead (``_wake_waiter``), and it is told apart from a cancel from outside.
+        self._waiter, self._waiter_lost = task, lost.done()
+        try:
+            if self._waiter_lost:
+                raise asyncio.CancelledError
+            async with asyncio.timeout(self._params.timeout_s):
+                pdu = await send(client)
+        except TimeoutError:
+            self.stats.timeouts += 1
+            if self._rtu:
+                await self._drain()
+            raise ResponseTimeout(
+                f"{prefix} did not answer the {what} within {self._params.timeout_s} s"
+            ) from None
+        except asyncio.CancelledError:
+            if not self._waiter_lost or (task.cancelling() and task.uncancel() > 0):
+                raise  # cancelled from outside (also, or only)
+            self._connection_lost_during(unit, what)
+        except Exception as problem:
+            raise self._mapped(problem, prefix, what) from problem
+        finally:
+            self._waiter = None
+        return self._checked(pdu, prefix, what, check, started)
+
+    def _wake_waiter(self, lost: asyncio.Future[None]) -> None:
+        waiter = self._waiter
+        if waiter is asyncio.current_task():
+            return  # the waiter itself is handling the loss
+        if waiter is not None and lost is self._lost and not self._waiter_lost:
+            self._waiter_lost = True
+            waiter.cancel()
+
+    def _connection_lost_during(self, unit: int, what: str) -> NoReturn:
+        self.stats.errors += 1
+        garbled = self._rx_seen
+        self._drop_client()
+        if self._closed:
+            raise LinkDown(f"link {self.name} was closed during the {what} to unit {unit}")
+        if garbled:
+            # pymodbus lets a frame it cannot decode escape into the transport, which
+            # then closes: the unit (or something on its port) answered garbage.
+            raise DeviceError(
+                f"link {self.name}: unit {unit} answered the {what} with bytes that are not a "
+                "Modbus answer; the connection was dropped"
+            )
+        raise LinkDown(f"link {self.name}: connection lost during the {what} to unit {unit}")
 
     def _checked(
         self, pdu: ModbusPDU, prefix: str, what: str, check: _Check, started: float

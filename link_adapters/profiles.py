@@ -14,13 +14,14 @@ else: a counter read through the wrong map is a wrong number, and money follows 
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, NamedTuple, get_args
 
 from link_adapters.errors import DeviceError, ProfileMismatch
 
@@ -407,43 +408,96 @@ def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableR
         raise ValueError(
             f"profile {profile.name} decodes {profile.read_count} registers, got {len(block)}"
         )
-    for offset, word in enumerate(block):
-        if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= _U16_MAX:
-            raise ValueError(
-                f"register {profile.read_start + offset} holds {word!r}, not a value 0-65535"
-            )
-    where = f"table {table}: " if table else ""
-    reader = _BlockReader(profile, block)
-
-    address = profile.addresses["profile_id"]
-    if (found := reader.u16("profile_id")) != profile.profile_id:
+    try:
+        words = array("H", block)  # every word an int 0-65535, checked in C
+    except (TypeError, OverflowError):
+        words = None
+    if words is None or any(type(word) is bool for word in block):
+        for offset, word in enumerate(block):
+            if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= _U16_MAX:
+                raise ValueError(
+                    f"register {profile.read_start + offset} holds {word!r}, not a value 0-65535"
+                ) from None
+    assert words is not None
+    plan = _plan_of(profile)
+    if (found := words[plan.profile_id]) != profile.profile_id:
         raise ProfileMismatch(
-            f"{where}address {address} reads 0x{found:04X}, "
+            f"{_where(table)}address {profile.addresses['profile_id']} reads 0x{found:04X}, "
             f"expected profile id 0x{profile.profile_id:04X}"
         )
-    address = profile.addresses["version"]
-    if (found := reader.u16("version")) != profile.version:
+    if (found := words[plan.version]) != profile.version:
         raise ProfileMismatch(
-            f"{where}address {address} reads {found}, expected profile version {profile.version}"
+            f"{_where(table)}address {profile.addresses['version']} reads {found}, expected "
+            f"profile version {profile.version}"
         )
-
-    pending = reader.u16("pending_hits")
-    head = _decode_head(profile, reader, where) if pending else None
+    first, second = plan.u32_order
+    pending = words[plan.pending]
+    head = _decode_head(profile, _BlockReader(profile, block), _where(table)) if pending else None
     per_seat = None
-    if profile.has_per_seat:
-        start = profile.addresses[_PER_SEAT_FIELD]
-        per_seat = tuple(reader.u32_at(start + 2 * seat) for seat in range(profile.seats))
+    if plan.per_seat is not None:
+        per_seat = tuple(words[at + first] << 16 | words[at + second] for at in plan.per_seat)
+    rounds, credits = plan.rounds, plan.credits
     return TableRegisters(
         profile_id=profile.profile_id,
         version=profile.version,
-        status=reader.u16("status"),
-        rounds=reader.u32("rounds"),
-        credits=reader.u32("credits"),
-        bet_bitmap=reader.u16("bet_bitmap"),
+        status=words[plan.status],
+        rounds=words[rounds + first] << 16 | words[rounds + second],
+        credits=words[credits + first] << 16 | words[credits + second],
+        bet_bitmap=words[plan.bet_bitmap],
         pending_hits=pending,
         head=head,
         per_seat_credits=per_seat,
     )
+
+
+def _where(table: str) -> str:
+    return f"table {table}: " if table else ""
+
+
+class _Plan(NamedTuple):
+    """Where each field of a profile sits in its read block (offsets, not addresses)."""
+
+    profile_id: int
+    version: int
+    status: int
+    rounds: int
+    credits: int
+    bet_bitmap: int
+    pending: int
+    per_seat: tuple[int, ...] | None
+    u32_order: tuple[int, int]  # offsets of the high and the low word within a u32
+
+
+_PLANS: dict[int, tuple[Profile, _Plan]] = {}
+
+
+def _plan_of(profile: Profile) -> _Plan:
+    known = _PLANS.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    start = profile.read_start
+
+    def offset(field: str) -> int:
+        return profile.addresses[field] - start
+
+    per_seat = None
+    if profile.has_per_seat:
+        per_seat = tuple(offset(_PER_SEAT_FIELD) + 2 * seat for seat in range(profile.seats))
+    plan = _Plan(
+        profile_id=offset("profile_id"),
+        version=offset("version"),
+        status=offset("status"),
+        rounds=offset("rounds"),
+        credits=offset("credits"),
+        bet_bitmap=offset("bet_bitmap"),
+        pending=offset("pending_hits"),
+        per_seat=per_seat,
+        u32_order=(0, 1) if profile.word_order == "high_first" else (1, 0),
+    )
+    if len(_PLANS) > 256:  # profiles are few; never grow without bound
+        _PLANS.clear()
+    _PLANS[id(profile)] = (profile, plan)
+    return plan
 
 
 def _decode_head(profile: Profile, reader: _BlockReader, where: str) -> HeadHit:

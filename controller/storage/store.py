@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.engine import (
@@ -334,8 +334,8 @@ class LedgerStore:
         counters: list[dict[str, Any]] = []
         hits: list[dict[str, Any]] = []
         anomalies: list[dict[str, Any]] = []
+        entries.extend(await self._claim_heads(conn, outcomes))
         for o in outcomes:
-            entries.extend(await self._claim_head(conn, o))
             tables = o.state.tables
             counters.extend(self._counter_row(tables[tid]) for tid in sorted(o.tables_touched))
             hits.extend(_hit_row(h) for h in o.hits)
@@ -371,35 +371,68 @@ class LedgerStore:
             await conn.execute(table_of(AnomalyRow).insert(), anomalies)
         return entries
 
-    async def _claim_head(self, conn: AsyncConnection, o: Outcome) -> list[SealedEntry]:
-        state = o.state
-        link_id = state.link_id
-        try:
-            last_seq, last_hash = self._heads[link_id]
-        except KeyError:
-            raise StoreError(f"link {link_id!r} was not loaded through this store") from None
-        entries = seal(self.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)
-        new_seq, new_hash = (
-            (entries[-1].seq, entries[-1].hash) if entries else (last_seq, last_hash)
-        )
-        # Claim the chain head before writing anything: a stale writer stops here, and on
-        # PostgreSQL this row lock serializes the writers of one link.
-        result = await conn.execute(
-            update(LINKS)
-            .where(LINKS.c.link_id == link_id, LINKS.c.last_seq == last_seq)
-            .values(
-                meter_units=state.meter_units,
-                rate_bp=state.rate_bp,
-                reset_cents=state.reset_cents,
-                jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
-                last_win=_last_win_json(state.last_win),
-                last_seq=new_seq,
-                last_hash=new_hash,
+    async def _claim_heads(
+        self, conn: AsyncConnection, outcomes: Sequence[Outcome]
+    ) -> list[SealedEntry]:
+        """Seal each link's events onto its chain and claim every head in one statement.
+
+        The claim comes before anything is written: a stale writer (one whose link's history
+        moved on since it loaded it) stops here, and on PostgreSQL the row locks serialize the
+        writers of one link.
+        """
+        entries: list[SealedEntry] = []
+        heads: list[dict[str, Any]] = []
+        new_heads: dict[str, tuple[int, str]] = {}
+        for o in outcomes:
+            state = o.state
+            link_id = state.link_id
+            try:
+                last_seq, last_hash = self._heads[link_id]
+            except KeyError:
+                raise StoreError(f"link {link_id!r} was not loaded through this store") from None
+            sealed = seal(self.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)
+            entries.extend(sealed)
+            new_seq, new_hash = (
+                (sealed[-1].seq, sealed[-1].hash) if sealed else (last_seq, last_hash)
             )
-        )
-        if result.rowcount != 1:
-            raise StaleState(f"link {link_id}: its history moved on since it was loaded")
-        self._heads[link_id] = (new_seq, new_hash)
+            new_heads[link_id] = (new_seq, new_hash)
+            heads.append(
+                {
+                    "link_id": link_id,
+                    "expected_seq": last_seq,
+                    "meter_units": state.meter_units,
+                    "rate_bp": state.rate_bp,
+                    "reset_cents": state.reset_cents,
+                    "jackpot_won_since_rate_set": state.jackpot_won_since_rate_set,
+                    "last_win": _last_win_json(state.last_win),
+                    "last_seq": new_seq,
+                    "last_hash": new_hash,
+                }
+            )
+        if not heads:
+            return entries
+        if conn.dialect.name == "postgresql":
+            result = await conn.execute(
+                _PG_HEAD_UPDATE, {k: [h[k] for h in heads] for k in _HEAD_FIELDS}
+            )
+            claimed = {row[0] for row in result}
+        else:
+            result = await conn.execute(
+                _HEAD_UPDATE, [{f"b_{k}": v for k, v in h.items()} for h in heads]
+            )
+            claimed = set(new_heads)
+            if result.rowcount != len(heads):  # someone's claim failed: find whose
+                moved = await conn.execute(
+                    select(LINKS.c.link_id, LINKS.c.last_seq, LINKS.c.last_hash).where(
+                        LINKS.c.link_id.in_(list(new_heads))
+                    )
+                )
+                # Our own claims now hold our new head; a hash is never the same twice.
+                claimed = {lid for lid, seq, h in moved if (seq, h) == new_heads[lid]}
+        stale = sorted(set(new_heads) - claimed)
+        if stale:
+            raise StaleState(f"link {stale[0]}: its history moved on since it was loaded")
+        self._heads.update(new_heads)
         return entries
 
     @staticmethod
@@ -542,6 +575,33 @@ _PG_COUNTER_UPDATE = text(
     + ") AS v("
     + ", ".join(("table_id", *_COUNTER_FIELDS))
     + ") WHERE t.table_id = v.table_id"
+)
+_HEAD_FIELDS = (
+    "link_id", "expected_seq", "meter_units", "rate_bp", "reset_cents",
+    "jackpot_won_since_rate_set", "last_win", "last_seq", "last_hash",
+)  # fmt: skip
+_HEAD_SET = _HEAD_FIELDS[2:]
+_PG_HEAD_TYPES = {
+    "link_id": "text", "expected_seq": "bigint", "meter_units": "bigint", "rate_bp": "integer",
+    "reset_cents": "bigint", "jackpot_won_since_rate_set": "boolean", "last_win": "text",
+    "last_seq": "bigint", "last_hash": "text",
+}  # fmt: skip
+_PG_HEAD_UPDATE = text(
+    "UPDATE links AS l SET "
+    + ", ".join(f"{k} = v.{k}" for k in _HEAD_SET)
+    + " FROM unnest("
+    + ", ".join(f"CAST(:{k} AS {_PG_HEAD_TYPES[k]}[])" for k in _HEAD_FIELDS)
+    + ") AS v("
+    + ", ".join(_HEAD_FIELDS)
+    + ") WHERE l.link_id = v.link_id AND l.last_seq = v.expected_seq RETURNING l.link_id"
+)
+_HEAD_UPDATE = (
+    LINKS.update()
+    .where(
+        LINKS.c.link_id == bindparam("b_link_id"),
+        LINKS.c.last_seq == bindparam("b_expected_seq"),
+    )
+    .values({k: bindparam(f"b_{k}") for k in _HEAD_SET})
 )
 _COUNTER_UPDATE = (
     COUNTERS.update()
