@@ -334,6 +334,22 @@ class LinkRuntime:
             )
             return list(rows.all())
 
+    async def unverified_hits(self, table_id: str) -> list[Any]:
+        """The awards a held table waits on before it may be reset, oldest first."""
+        async with self.store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(HitRow)
+                .where(
+                    HitRow.table_id == table_id,
+                    HitRow.released_by.is_(None),
+                    HitRow.status == "awarded",
+                    HitRow.paid_from == "meter",
+                    HitRow.verified_by.is_(None),
+                )
+                .order_by(HitRow.at_us, HitRow.hit_id)
+            )
+            return list(rows.all())
+
     async def hit(self, hit_id: str) -> Any:
         async with self.store.engine.connect() as conn:
             row = (await conn.execute(select(HitRow).where(HitRow.hit_id == hit_id))).one_or_none()

@@ -62,6 +62,12 @@ async def verify_ledger(
 ) -> VerifyReport:
     report = VerifyReport()
     async with engine.connect() as conn:
+        # Heads, extents and paid hits from one snapshot, so a controller committing while
+        # this runs is seen either wholly or not at all; the walk stops at those heads.
+        if conn.dialect.name == "postgresql":
+            await conn.execution_options(isolation_level="REPEATABLE READ")
+        else:
+            await conn.exec_driver_sql("BEGIN")
         search_path = (
             await conn.scalar(text("SELECT current_setting('search_path')"))
             if conn.dialect.name == "postgresql"

@@ -131,6 +131,7 @@ async def test_hit_is_recorded_once_with_its_award_and_reset(store: LedgerStore)
     assert len(hits) == 1 and hits[0].award_cents == meter_cents and hits[0].paid_from == "meter"
     state = rt.states["stud"]
     assert state.meter_cents == 10_000_00 and state.table("t1").hit_pending
+    await rt.verify_hit(hits[0].hit_id, actor="tech1")
     await rt.release_table("t1", actor="tech1")
     async with store.engine.connect() as conn:
         released = await conn.scalar(select(HitRow.released_by))

@@ -113,6 +113,9 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
             )
             await read("t1", pending_hits=1, head_hit=claim)
             if rt.states[link_id].table(f"{link_id}t1").hit_pending:
+                for hit in await rt.unverified_hits(f"{link_id}t1"):
+                    seen = HANDS[HandCategory[hit.hand]] if hit.cards is None else None
+                    await rt.verify_hit(hit.hit_id, actor="tech", cards=seen)
                 await rt.release_table(f"{link_id}t1", actor="tech")
         elif kind == "review":
             async with store.engine.connect() as conn:

@@ -51,7 +51,7 @@ async def test_ledger_verification_reports_a_whole_chain(tmp_path: Path) -> None
         result = await http.post("/api/v1/ledger/verify", headers=auditor)
         assert result.status_code == 200, result.text
         body = result.json()
-        assert body["ok"] is True and body["problems"] == []
+        assert body["problems"] == [] and body["ok"] is True
         assert body["entries_checked"] >= 2 and set(body["links"]) == {"stud", "lir"}
         one = (await http.post("/api/v1/ledger/verify?link=stud", headers=auditor)).json()
         assert set(one["links"]) == {"stud"}
