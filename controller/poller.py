@@ -11,6 +11,7 @@ hit (68 IAC 10-6-5(b)), so a hit is taken exactly once across any crash.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,10 @@ def make_link(bus: BusConfig) -> ModbusLink:
     )
     return ModbusLink(tcp, name=bus.name)
 
+
+# How long the committer waits for readings of polls already on the wire: short next to a
+# poll interval (it adds to the wager-to-display time), long next to one Modbus round trip.
+DEFAULT_LINGER_S = 0.010
 
 FAILURE_BACKOFF_MIN_S = 0.5
 FAILURE_BACKOFF_MAX_S = 5.0
@@ -109,12 +114,25 @@ class TablePoll:
 
 
 class GroupCommitter:
-    """Gathers readings from every table task and commits them together, one batch at a time."""
+    """Gathers readings from every table task and commits them together, one batch at a time.
 
-    def __init__(self, apply: Callable[[Sequence[TableReading]], Awaitable[object]]) -> None:
+    A commit costs about the same for one reading as for a hundred, so when polls are on
+    their way (``expect``), the committer lingers a little for their readings: up to
+    ``linger_s``, or until every expected reading is in.
+    """
+
+    def __init__(
+        self,
+        apply: Callable[[Sequence[TableReading]], Awaitable[object]],
+        *,
+        linger_s: float = DEFAULT_LINGER_S,
+    ) -> None:
         self._apply = apply
+        self._linger_s = linger_s
         self._waiting: list[tuple[TableReading, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
+        self._all_in = asyncio.Event()
+        self._expected = 0
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -130,16 +148,36 @@ class GroupCommitter:
                 fut.cancel()
         self._waiting.clear()
 
-    async def submit(self, reading: TableReading) -> None:
+    def expect(self) -> None:
+        """A poll has started: its reading may follow (``submit``) or not (``expected_none``)."""
+        self._expected += 1
+        self._all_in.clear()
+
+    def expected_none(self) -> None:
+        self._arrived()
+
+    def _arrived(self) -> None:
+        if self._expected > 0:
+            self._expected -= 1
+        if self._expected == 0:
+            self._all_in.set()
+
+    async def submit(self, reading: TableReading, *, expected: bool = False) -> None:
         """Returns once the reading is committed; raises what the commit raised."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((reading, fut))
+        if expected:
+            self._arrived()
         self._wake.set()
         await fut
 
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
+            if self._expected > 0 and self._linger_s > 0:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._linger_s):
+                        await self._all_in.wait()
             self._wake.clear()
             batch, self._waiting = self._waiting, []
             if not batch:
@@ -238,6 +276,9 @@ class Poller:
         tid = tp.entry.config.table_id
         tp.polls += 1
         one_request = tp.handle.profile.read_write
+        committer = self._committer
+        assert committer is not None
+        committer.expect()
         try:
             if one_request:
                 ack, command, meter = self._wanted(tp)
@@ -247,21 +288,27 @@ class Poller:
                 )
             else:
                 regs = await tp.handle.read()
-        except AdapterError as exc:
+        except BaseException as exc:
+            committer.expected_none()
+            if not isinstance(exc, AdapterError):
+                raise
             tp.errors += 1
             tp.failures += 1
             if tp.failures == self.floor.offline_after_failures:
                 log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
                 await self.runtime.table_offline(tid, reason=f"{tp.failures} polls failed: {exc}")
             return
-        tp.failures = 0
-        tp.last = regs
-        tp.poll_seq += 1
-        tp.last_ok_us = now = self.clock.now_us()
-        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
-        assert self._committer is not None
         try:
-            await self._committer.submit(reading)
+            tp.failures = 0
+            tp.last = regs
+            tp.poll_seq += 1
+            tp.last_ok_us = now = self.clock.now_us()
+            reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
+        except BaseException:
+            committer.expected_none()
+            raise
+        try:
+            await committer.submit(reading, expected=True)
         except Exception as exc:
             # Nothing of this reading is recorded and memory was reloaded from the database;
             # the counters are cumulative, so the next poll credits what this one carried.
