@@ -26,7 +26,9 @@ CHECKS = ",".join([
 SEED = "20260101"
 
 
-async def schemathesis_run(url: str, folder: Path, *extra: str) -> tuple[int, str]:
+async def schemathesis_run(
+    url: str, folder: Path, *extra: str, phases: str = "examples,coverage,fuzzing"
+) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -36,7 +38,7 @@ async def schemathesis_run(url: str, folder: Path, *extra: str) -> tuple[int, st
         "--checks",
         CHECKS,
         "--phases",
-        "examples,coverage,fuzzing",
+        phases,
         "--workers",
         "1",
         "--seed",
@@ -60,8 +62,11 @@ async def test_no_server_error_and_answers_as_documented(tmp_path: Path) -> None
         work = tmp_path / "schemathesis"
         work.mkdir()
         code, report = await schemathesis_run(
-            schema, work, "--max-examples", "6", "-H", f"Authorization: {admin['Authorization']}"
+            schema, work, "--max-examples", "5", "-H", f"Authorization: {admin['Authorization']}"
         )
         assert code == 0, f"signed in as an admin:\n{report}"
-        code, report = await schemathesis_run(schema, work, "--max-examples", "2")
+        # Without a token every guarded operation stops at the door: a few cases each suffice.
+        code, report = await schemathesis_run(
+            schema, work, "--max-examples", "2", phases="examples,fuzzing"
+        )
         assert code == 0, f"without a token:\n{report}"
