@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from app.serve import ServeError
 from controller.clock import SystemClock
 from controller.engine import EngineError, HitPolicy, TableConfig
 from controller.export import ExportError, ExportKind, export, iso, parse_time
@@ -19,10 +20,11 @@ from controller.money import MoneyError, format_bp, format_cents, parse_cents, p
 from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.service import FloorMismatch
 from controller.settings import LedgerKeyError, Settings, load_ledger_key
-from controller.storage.database import make_engine, upgrade
+from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
 from controller.users import Role
+from link_adapters.simulator.server import SimulatorError
 
 T = TypeVar("T")
 
@@ -36,6 +38,9 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     PaytableError,
     EngineError,
     ExportError,
+    ServeError,
+    SimulatorError,
+    SchemaNotCurrent,
 )
 
 
@@ -87,18 +92,32 @@ def main() -> None:
     show_default=True,
     help="Seconds between demo royal flushes (real odds are 1 in 649,740 hands).",
 )
+@click.option(
+    "--technician-after",
+    default=90.0,
+    show_default=True,
+    help="Seconds a held table waits for a person on /tech before the demo technician "
+    "verifies and resets it.",
+)
 @click.option("--seed", type=int, default=None, help="Repeatable play.")
 @click.option(
     "--duration", type=float, default=None, help="Stop by itself after this many seconds."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Web server address.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Web port."
 )
 def demo_cmd(
     folder: Path,
     round_seconds: float,
     jackpot_every: float,
+    technician_after: float,
     seed: int | None,
     duration: float | None,
+    host: str,
+    port: int,
 ) -> None:
-    """Three links of simulated tables played through the controller, on SQLite."""
+    """Simulated tables of all three games, the controller and the web server, on SQLite."""
     from app.demo import DemoOptions, run_demo
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,8 +125,11 @@ def demo_cmd(
         folder=folder,
         round_seconds=round_seconds,
         jackpot_every_s=jackpot_every,
+        release_after_s=technician_after,
         seed=seed,
         duration_s=duration,
+        host=host,
+        port=port,
     )
     _run(run_demo(options, say=lambda line: click.echo(line)))
 

@@ -408,6 +408,15 @@ class SimTable:
     def set_fault(self, on: bool) -> None:
         self._fault = bool(on)
 
+    def resume(self, *, credits: int, rounds: int, hit_seq: int) -> None:
+        """Start from the counters a previous run left (before this table deals a round), as
+        a controller's tables keep theirs across a controller restart."""
+        if self._records:
+            raise ValueError("a table resumes only before its first round")
+        self._credits = _check_int("credits", credits, 0, U32 - 1)
+        self._rounds = _check_int("rounds", rounds, 0, U32 - 1)
+        self._last_seq = _check_int("hit_seq", hit_seq, 0, U32 - 2)
+
     def power_cycle(self) -> None:
         """Counters restart at zero; the hit FIFO and its numbering survive (register map:
         sequence numbers strictly increase per table), as do the controller's writes."""

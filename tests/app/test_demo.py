@@ -23,10 +23,17 @@ async def test_demo_plays_pays_a_jackpot_and_resumes_exactly(tmp_path: Path) -> 
         "3",
         "--seed",
         "11",
+        "--port",
+        "0",
+        "--technician-after",
+        "2",
     )
     code, out, _ = await progressive(*demo, cwd=tmp_path, key=False)
     assert code == 0, out
     assert "12 simulated tables on 3 links" in out
+    assert "/display/stud" in out and "/tech" in out and "/audit" in out
+    for role in ("technician", "auditor", "commission_agent", "admin"):
+        assert f"    {role:<17} {role:<17} " in out  # one user per role, password shown
     assert "royal flush" in out and "jackpot won, meter reset" in out
     assert "stopped; every committed entry is in the database" in out
 
