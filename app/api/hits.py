@@ -16,7 +16,7 @@ HIT_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN
 HIT_WORKERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
 
 
-@router.get("", summary="Hits on every link, newest first", responses=errors(401, 403, 422))
+@router.get("", summary="Hits on every link, newest first", responses=errors(401, 403, 404, 422))
 async def list_hits(
     service: ServiceDep,
     _: Annotated[Principal, Depends(HIT_READERS)],

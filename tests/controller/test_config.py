@@ -36,7 +36,9 @@ def test_the_documented_example_parses() -> None:
     assert stud.tables[0].poll_interval_ms == 250
     lir = floor.links[2]
     assert lir.tables[0].config.min_round_us == 30_000_000
-    assert {floor.buses[t.bus].kind for link in floor.links for t in link.tables if link is not stud} <= {"tcp", "rtu_over_tcp"}
+    assert {
+        floor.buses[t.bus].kind for link in floor.links for t in link.tables if link is not stud
+    } <= {"tcp", "rtu_over_tcp"}
     serial = [t for t in stud.tables if floor.buses[t.bus].kind == "rtu"]
     assert [t.poll_interval_ms for t in serial] == [0, 0]  # a serial line: as fast as it allows
     assert len(floor.tables) == 8

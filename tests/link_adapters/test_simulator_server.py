@@ -163,7 +163,9 @@ async def test_every_unit_of_three_gateways_serves_its_live_block() -> None:
                     table = floor.tables[(name, u.unit)]
                     # The dealer goes on between the read and this look at the table (40 rounds
                     # a second): the block is the table's state of a moment ago.
-                    assert 0 < u32(block, ADDR_ROUNDS) <= table.rounds <= u32(block, ADDR_ROUNDS) + 8
+                    assert (
+                        0 < u32(block, ADDR_ROUNDS) <= table.rounds <= u32(block, ADDR_ROUNDS) + 8
+                    )
                     assert 0 < u32(block, ADDR_CREDITS) <= table.credits
 
 
