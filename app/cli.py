@@ -265,8 +265,12 @@ def simulate_cmd(
     help="The floor: buses, links, tables.",
 )
 @db_option
-def run_cmd(config_path: Path, database_url: str | None) -> None:
-    """The controller for real tables: poll, credit, pay, until Ctrl-C."""
+@click.option("--host", default="127.0.0.1", show_default=True, help="Web server address.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Web port."
+)
+def run_cmd(config_path: Path, database_url: str | None, host: str, port: int) -> None:
+    """The controller for real tables: poll, credit, pay and serve the web, until Ctrl-C."""
     from app.daemon import run_daemon
     from controller.config import ConfigError, load_floor_config
 
@@ -274,7 +278,15 @@ def run_cmd(config_path: Path, database_url: str | None) -> None:
         floor = load_floor_config(config_path)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
-    _run(run_daemon(_settings(database_url), floor, say=lambda line: click.echo(line, err=True)))
+    _run(
+        run_daemon(
+            _settings(database_url),
+            floor,
+            say=lambda line: click.echo(line, err=True),
+            host=host,
+            port=port,
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------- db

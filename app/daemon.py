@@ -1,4 +1,8 @@
-"""``progressive run``: the controller process for a configured floor."""
+"""``progressive run``: the controller process for a configured floor, with its web server.
+
+One process polls the tables and serves the displays, pages and API: the displays show the
+state this process has just committed, with no other moving part between them.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,21 @@ import contextlib
 import signal
 from collections.abc import Callable
 
+from app.serve import serve
+from app.web import create_app
 from controller.config import FloorConfig
 from controller.service import FloorService
 from controller.settings import Settings
 
 
-async def run_daemon(settings: Settings, floor: FloorConfig, *, say: Callable[[str], None]) -> None:
+async def run_daemon(
+    settings: Settings,
+    floor: FloorConfig,
+    *,
+    say: Callable[[str], None],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> None:
     service = FloorService(settings, floor=floor)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -23,12 +36,13 @@ async def run_daemon(settings: Settings, floor: FloorConfig, *, say: Callable[[s
         await service.start()
         poller = service.poller
         assert poller is not None
-        say(
-            f"polling {len(poller.tables)} tables on {len(poller.links)} buses for "
-            f"{len(floor.links)} links; Ctrl-C stops"
-        )
-        await stop.wait()
-        say("stopping: finishing the polls under way")
+        async with serve(create_app(service), host=host, port=port) as served:
+            say(
+                f"polling {len(poller.tables)} tables on {len(poller.links)} buses for "
+                f"{len(floor.links)} links; web on {served.base_url}; Ctrl-C stops"
+            )
+            await stop.wait()
+            say("stopping: finishing the polls under way")
     finally:
         await service.stop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -9,6 +9,8 @@ import socket
 import sys
 from pathlib import Path
 
+import httpx
+
 from tests.app.helpers import progressive
 from tests.conftest import KEY
 
@@ -85,8 +87,17 @@ reset = "$500"
     run = None
     try:
         await asyncio.sleep(1.5)
-        run = await start("run", "--config", str(tmp_path / "floor.toml"), env=env, cwd=tmp_path)
+        web = free_port()
+        run = await start(
+            "run", "--config", str(tmp_path / "floor.toml"), "--port", str(web),
+            env=env, cwd=tmp_path,
+        )  # fmt: skip
         await asyncio.sleep(5)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web}") as http:
+            ready = await http.get("/readyz")
+            assert ready.status_code == 200, ready.text
+            links = (await http.get("/api/v1/links")).json()
+        assert [link["link_id"] for link in links] == ["stud"]
     finally:
         run_result = await stop(run) if run is not None else (None, "")
         sim_result = await stop(sim)
