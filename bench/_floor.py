@@ -38,9 +38,11 @@ KEY = b"benchmark ledger key, 32 bytes!!"
 GAMES: tuple[Game, ...] = (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS)
 RATES = ("82.5%", "75%", "61.37%")
 
-# The reference register map v1: the read block and the heartbeat register.
+# The reference register map v1: the read block, the write registers, the heartbeat.
 READ_START = 0
 READ_COUNT = 34
+WRITE_START = 100
+WRITE_COUNT = 6
 HEARTBEAT_ADDRESS = 105
 
 

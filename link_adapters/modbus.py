@@ -18,6 +18,7 @@ import asyncio
 import logging
 import math
 import time
+from array import array
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -544,10 +545,17 @@ class ModbusLink:
 
     def _check_words(self, address: int, values: Sequence[int], most: int) -> list[int]:
         _check_int("address", address, 0, _U16_MAX)
-        words = [
-            _check_int(f"value for register {address + offset}", value, 0, _U16_MAX)
-            for offset, value in enumerate(values)
-        ]
+        try:
+            fast = array("H", values)  # ints 0-65535, checked in C
+        except (TypeError, OverflowError):
+            fast = None
+        if fast is not None and bool not in set(map(type, values)):
+            words = fast.tolist()
+        else:
+            words = [
+                _check_int(f"value for register {address + offset}", value, 0, _U16_MAX)
+                for offset, value in enumerate(values)
+            ]
         _check_int("number of values", len(words), 1, most)
         _check_int("last address", address + len(words) - 1, 0, _U16_MAX)
         return words

@@ -17,6 +17,7 @@ import json
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from dataclasses import field as dataclass_field
 from importlib import resources
 from itertools import pairwise
 from pathlib import Path
@@ -126,6 +127,9 @@ class Profile:
     # request that writes the whole write span and reads the block, half the round trips.
     read_write: bool = False
     description: str = ""
+    _write_span: tuple[int, int] | None = dataclass_field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -155,6 +159,7 @@ class Profile:
         object.__setattr__(self, "addresses", MappingProxyType(dict(self.addresses)))
         self._check_read_fields()
         self._check_write_fields()
+        object.__setattr__(self, "_write_span", self._find_write_span())
         if self.read_write and self.write_span is None:
             raise ProfileError(
                 "read_write: one read/write request needs the ack, command, meter and heartbeat "
@@ -222,6 +227,9 @@ class Profile:
         Then a single write_registers request can carry all four; otherwise each is written
         where it lives.
         """
+        return self._write_span
+
+    def _find_write_span(self) -> tuple[int, int] | None:
         spans = sorted((getattr(self, attribute), width) for attribute, width in _WRITE_FIELDS)
         start = spans[0][0]
         at = start
@@ -247,7 +255,7 @@ def _check_no_overlap(taken: list[tuple[int, int, str]]) -> None:
 
 # --- loading -------------------------------------------------------------------------------
 
-_FILE_KEYS: Final = tuple(f.name for f in fields(Profile))
+_FILE_KEYS: Final = tuple(f.name for f in fields(Profile) if f.init)
 _OPTIONAL_FILE_KEYS: Final = frozenset({"description", "read_write"})
 
 
@@ -412,7 +420,7 @@ def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableR
         words = array("H", block)  # every word an int 0-65535, checked in C
     except (TypeError, OverflowError):
         words = None
-    if words is None or any(type(word) is bool for word in block):
+    if words is None or bool in set(map(type, block)):
         for offset, word in enumerate(block):
             if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= _U16_MAX:
                 raise ValueError(

@@ -340,8 +340,8 @@ def test_profile_keeps_its_own_addresses() -> None:
     addresses = dict(load_profile().addresses)
     fields: dict[str, Any] = {
         key: getattr(load_profile(), key)
-        for key in Profile.__dataclass_fields__
-        if key != "addresses"
+        for key, spec in Profile.__dataclass_fields__.items()
+        if key != "addresses" and spec.init
     }
     profile = Profile(**fields, addresses=addresses)
     addresses["credits"] = 30
