@@ -63,6 +63,8 @@ class LinkRow(Base):
     last_seq: Mapped[int] = mapped_column(BigInteger)
     last_hash: Mapped[str] = mapped_column(Hash)
     created_at_us: Mapped[int] = mapped_column(BigInteger)
+    # An approved change waiting for the link's next jackpot reset (JSON), if any.
+    armed_change: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (
         CheckConstraint("rate_bp BETWEEN 6000 AND 10000", name="rate_bp"),
@@ -118,6 +120,8 @@ class TableCounterRow(Base):
     open_claims: Mapped[str] = mapped_column(Text)  # JSON list of claims being collected
     hit_pending: Mapped[bool] = mapped_column(Boolean)
     online: Mapped[bool] = mapped_column(Boolean)
+    # 68 IAC 10-1-6.2: removed from play (see integrity_records)
+    out_of_play: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class MeterEntryRow(Base):
@@ -242,6 +246,47 @@ class CorrectionRow(Base):
     )
 
 
+class SubmissionRow(Base):
+    """A change filed with the commission and its review; the filed facts never change."""
+
+    __tablename__ = "submissions"
+
+    submission_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    link_id: Mapped[str] = mapped_column(Id, index=True)
+    proposal: Mapped[str] = mapped_column(Text)  # canonical JSON
+    effective_at_us: Mapped[int] = mapped_column(BigInteger)
+    notice_days: Mapped[int] = mapped_column(Integer)
+    notice_override: Mapped[str | None] = mapped_column(Text)
+    packet_json_sha256: Mapped[str] = mapped_column(ForeignKey("documents.sha256"))
+    packet_pdf_sha256: Mapped[str] = mapped_column(ForeignKey("documents.sha256"))
+    filed_by: Mapped[str] = mapped_column(String(100))
+    filed_at_us: Mapped[int] = mapped_column(BigInteger)
+    # The commission's review, added once; then the moment the change took effect.
+    status: Mapped[str] = mapped_column(String(16))  # filed, approved, rejected
+    reviewed_by: Mapped[str | None] = mapped_column(String(100))
+    reviewed_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    review_reason: Mapped[str | None] = mapped_column(Text)
+    applied_at_us: Mapped[int | None] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('new_link', 'rate_change', 'reset_change', 'paytable_change')", name="kind"
+        ),
+        CheckConstraint("status IN ('filed', 'approved', 'rejected')", name="status"),
+        CheckConstraint(
+            "status = 'filed' OR (reviewed_by IS NOT NULL AND reviewed_at_us IS NOT NULL)",
+            name="reviewed_by_someone",
+        ),
+        CheckConstraint(
+            "status <> 'rejected' OR length(review_reason) > 0", name="rejection_has_reason"
+        ),
+        CheckConstraint(
+            "applied_at_us IS NULL OR status = 'approved'", name="applied_when_approved"
+        ),
+    )
+
+
 class AuditRow(Base):
     """Privileged actions: who, when, what, before and after."""
 
@@ -315,6 +360,7 @@ __all__ = [
     "LinkRow",
     "MeterEntryRow",
     "PaytableRow",
+    "SubmissionRow",
     "TableCounterRow",
     "TableRow",
     "UserRow",
