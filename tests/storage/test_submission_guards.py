@@ -14,9 +14,13 @@ from tests.conftest import T0
 async def _file(store: LedgerStore) -> None:
     async with store.engine.begin() as conn:
         digest = await store.store_document(
-            conn, content=b"{}", filename="p.json", content_type="application/json",
-            uploaded_by="sup", at_us=T0,
-        )  # fmt: skip
+            conn,
+            content=b"{}",
+            filename="p.json",
+            content_type="application/json",
+            uploaded_by="sup",
+            at_us=T0,
+        )
         await conn.execute(
             insert(SubmissionRow).values(
                 submission_id="s1",
@@ -31,7 +35,7 @@ async def _file(store: LedgerStore) -> None:
                 filed_by="sup",
                 filed_at_us=T0,
                 status="filed",
-            )  # fmt: skip
+            )
         )
 
 
