@@ -58,6 +58,10 @@ class EntryKind(enum.StrEnum):
     RATE_CHANGED = "rate_changed"
     RESET_AMOUNT_CHANGED = "reset_amount_changed"
     CORRECTION = "correction"
+    TABLE_OUT_OF_PLAY = "table_out_of_play"
+    TABLE_RETURNED_TO_PLAY = "table_returned_to_play"
+    CREDITS_REFUSED = "credits_refused"
+    RETENTION_PURGE = "retention_purge"
 
 
 # The only kinds that may lower a meter; the database refuses any other reduction.
@@ -139,6 +143,8 @@ class TableState:
     open_claims: tuple[HitClaim, ...] = ()  # hits of one round still being collected
     hit_pending: bool = False  # held for a technician after a hit
     online: bool = True
+    # 68 IAC 10-1-6.2(a): removed from play; its readings keep the baseline and credit nothing.
+    out_of_play: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -451,6 +457,8 @@ def _apply(b: _Builder, reading: TableReading) -> None:
             table_id=tid,
             details={"credits": reading.credits, "rounds": reading.rounds},
         )
+    elif ts.out_of_play:
+        _refuse_credits(b, ts, reading)
     else:
         _credit_delta(b, ts, reading)
     # Built directly rather than with dataclasses.replace: this runs for every table every poll.
@@ -466,6 +474,7 @@ def _apply(b: _Builder, reading: TableReading) -> None:
         open_claims=ts.open_claims,
         hit_pending=ts.hit_pending,
         online=True,
+        out_of_play=ts.out_of_play,
     )
     if reading.head_hit is not None or ts.open_claims:
         ts = _take_hit(b, ts, reading)
@@ -558,6 +567,23 @@ def _contribute(b: _Builder, ts: TableState, credits: int, at_us: int, *, wrappe
         table_id=cfg.table_id,
         # Already canonical (keys sorted, no spaces): the same text canonical_details makes.
         details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents},"rate_bp":{rate}}}',
+    )
+
+
+def _refuse_credits(b: _Builder, ts: TableState, reading: TableReading) -> None:
+    """Credits wagered at a table out of play: recorded, never added to the meter."""
+    assert ts.credits is not None
+    delta = (reading.credits - ts.credits) % U32
+    if delta == 0:
+        return
+    tid = ts.config.table_id
+    b.emit(
+        EntryKind.CREDITS_REFUSED,
+        reading.at_us,
+        0,
+        f"table {tid} is out of play: {delta} credits not added to the meter",
+        table_id=tid,
+        details={"credits": delta, "counter_before": ts.credits, "counter_after": reading.credits},
     )
 
 
@@ -704,6 +730,8 @@ def _settle(
 
 
 def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
+    if ts.out_of_play:
+        return "the table is out of play (68 IAC 10-1-6.2)"
     if not 1 <= c.seat <= ts.config.seats:
         return f"seat {c.seat} does not exist at a {ts.config.seats}-seat table"
     if c.cards is None:
@@ -824,6 +852,59 @@ def table_offline(state: LinkState, *, table_id: str, at_us: int, reason: str) -
         EntryKind.TABLE_OFFLINE, at_us, 0, f"table {table_id} offline: {reason}", table_id=table_id
     )
     b.put_table(replace(ts, online=False))
+    return b.done()
+
+
+def remove_from_play(
+    state: LinkState, *, table_id: str, record_id: str, reason: str, at_us: int, by: str
+) -> Outcome:
+    """68 IAC 10-1-6.2(a): a table whose integrity is in question takes no part in the link."""
+    ts = state.table(table_id)
+    if ts.out_of_play:
+        raise EngineError(f"table {table_id} is already out of play")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.TABLE_OUT_OF_PLAY,
+        at_us,
+        0,
+        f"table {table_id} removed from play by {by}: {reason}",
+        table_id=table_id,
+        details={"integrity_record": record_id},
+    )
+    b.put_table(replace(ts, out_of_play=True))
+    return b.done()
+
+
+def return_to_play(
+    state: LinkState, *, table_id: str, record_id: str, at_us: int, by: str
+) -> Outcome:
+    """Back in play after repair and verification; credits count from the next reading."""
+    ts = state.table(table_id)
+    if not ts.out_of_play:
+        raise EngineError(f"table {table_id} is not out of play")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.TABLE_RETURNED_TO_PLAY,
+        at_us,
+        0,
+        f"table {table_id} returned to play by {by}",
+        table_id=table_id,
+        details={"integrity_record": record_id},
+    )
+    b.put_table(replace(ts, out_of_play=False))
+    return b.done()
+
+
+def record_purge(state: LinkState, *, at_us: int, manifest: Mapping[str, Any]) -> Outcome:
+    """What the retention purge removed, sealed into the chain it was removed from."""
+    b = _Builder(state)
+    b.emit(
+        EntryKind.RETENTION_PURGE,
+        at_us,
+        0,
+        f"retention: entries {manifest['first_seq']} to {manifest['last_seq']} removed",
+        details=manifest,
+    )
     return b.done()
 
 

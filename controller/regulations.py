@@ -33,8 +33,16 @@ REDUCTION_CLAUSE = "68 IAC 10-6-5(c)"
 RETENTION_CLAUSE = "68 IAC 10-6-5(d)"
 METER_RETENTION_YEARS = 5
 
-# 68 IAC 10-1-6.2: records of live gaming devices removed from play are kept one year.
+# 68 IAC 10-1-6.2(c)(1): records of live gaming devices removed from play are kept one year.
+INTEGRITY_RETENTION_CLAUSE = "68 IAC 10-1-6.2(c)"
 INTEGRITY_RETENTION_YEARS = 1
+
+# 68 IAC 10-1-6.2(a): a device removed from play stays out until repaired and verified.
+INTEGRITY_CLAUSE = "68 IAC 10-1-6.2"
+
+# 68 IAC 10-6-5(c), 10-8-5(c): a reduction other than a hit is requested by a supervisor and
+# approved by a second, different person, with a reason and a supporting document.
+TWO_PERSON_CLAUSE = "68 IAC 10-6-5(c)"
 
 # 68 IAC 10-7-5(b)-(c): the Let It Ride bonus bet is one dollar.
 LET_IT_RIDE_BONUS_BET_CENTS = 100
@@ -73,3 +81,71 @@ def check_reduction_explained(*, delta_units: int, reason: str | None) -> None:
     """Every entry that lowers a meter names its reason."""
     if delta_units < 0 and not (reason and reason.strip()):
         raise RuleViolation(REDUCTION_CLAUSE, "a reduction of the meter needs a stated reason")
+
+
+def check_correction_approval(*, requested_by: str, approved_by: str | None) -> str:
+    """A correction is applied only with a second person's approval (two-person rule)."""
+    if not approved_by or not approved_by.strip():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE, "a correction of the meter needs a second person to approve it"
+        )
+    if approved_by.strip().casefold() == requested_by.strip().casefold():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE,
+            f"{approved_by} requested this correction and cannot also approve it; "
+            "a second, different person approves",
+        )
+    return approved_by
+
+
+def check_correction_request(*, delta_units: int, reason: str, document_sha256: str | None) -> None:
+    """What a correction request must carry before anyone may approve it."""
+    if delta_units == 0:
+        raise RuleViolation(REDUCTION_CLAUSE, "a correction must change the meter")
+    if not reason.strip():
+        raise RuleViolation(REDUCTION_CLAUSE, "a correction needs a stated reason")
+    if delta_units < 0 and not document_sha256:
+        raise RuleViolation(
+            REDUCTION_CLAUSE, "a reduction of the meter needs a supporting document"
+        )
+
+
+def check_return_to_play(*, remedial_actions: int, verified: bool) -> None:
+    """68 IAC 10-1-6.2(a): back in play only once repaired and found to meet the rules."""
+    if remedial_actions == 0:
+        raise RuleViolation(
+            INTEGRITY_CLAUSE, "a device returns to play only after a remedial action is recorded"
+        )
+    if not verified:
+        raise RuleViolation(
+            INTEGRITY_CLAUSE,
+            "a device returns to play only after it is verified to meet the requirements",
+        )
+
+
+def check_retention_years(*, meter_years: int, integrity_years: int) -> tuple[int, int]:
+    """Retention periods may be set longer than the regulations ask, never shorter."""
+    if isinstance(meter_years, bool) or meter_years < METER_RETENTION_YEARS:
+        raise RuleViolation(
+            RETENTION_CLAUSE,
+            f"meter records are kept at least {METER_RETENTION_YEARS} years, not {meter_years}",
+        )
+    if isinstance(integrity_years, bool) or integrity_years < INTEGRITY_RETENTION_YEARS:
+        raise RuleViolation(
+            INTEGRITY_RETENTION_CLAUSE,
+            f"records of devices removed from play are kept at least "
+            f"{INTEGRITY_RETENTION_YEARS} year, not {integrity_years}",
+        )
+    return meter_years, integrity_years
+
+
+def check_retention_not_shortened(*, name: str, years: int, recorded_years: int | None) -> int:
+    """A retention period in force can only lengthen: records kept for it stay kept."""
+    if recorded_years is not None and years < recorded_years:
+        clause = INTEGRITY_RETENTION_CLAUSE if name == "integrity" else RETENTION_CLAUSE
+        raise RuleViolation(
+            clause,
+            f"the {name} retention period is {recorded_years} years and cannot be shortened "
+            f"to {years}",
+        )
+    return years
