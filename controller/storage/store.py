@@ -281,6 +281,7 @@ class LedgerStore:
                 open_claims=tuple(HitClaim.from_dict(d) for d in json.loads(c.open_claims)),
                 hit_pending=c.hit_pending,
                 online=c.online,
+                out_of_play=c.out_of_play,
             )
         self._heads[link_id] = (link.last_seq, link.last_hash)
         return LinkState(
@@ -449,6 +450,7 @@ class LedgerStore:
             "open_claims": _claims_json(ts.open_claims),
             "hit_pending": ts.hit_pending,
             "online": ts.online,
+            "out_of_play": ts.out_of_play,
         }
 
     # ----------------------------------------------------------------------------- records
@@ -560,12 +562,13 @@ _COUNTER_FIELDS = (
     "open_claims",
     "hit_pending",
     "online",
+    "out_of_play",
 )
 _PG_TYPES = {
     "table_id": "text", "poll_seq": "bigint", "credits": "bigint", "rounds": "bigint",
     "at_us": "bigint", "last_hit_seq": "bigint", "last_hit_round": "bigint",
     "hit_epoch": "integer", "open_claims": "text",
-    "hit_pending": "boolean", "online": "boolean",
+    "hit_pending": "boolean", "online": "boolean", "out_of_play": "boolean",
 }  # fmt: skip
 _PG_COUNTER_UPDATE = text(
     "UPDATE table_counters AS t SET "
