@@ -22,7 +22,7 @@ from controller.clock import Clock, SystemClock
 from controller.engine import HitClaim, LinkState, Outcome, TableReading
 from controller.hands import HandCategory
 from controller.money import UNITS_PER_CENT
-from controller.regulations import RuleViolation
+from controller.regulations import RuleViolation, check_correction_approval
 from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
 from controller.storage.store import LedgerStore, StoreError
 from controller.verification import (
@@ -43,11 +43,19 @@ class LinkRuntime:
         self.table_link: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.listeners: list[Callable[[Outcome], None]] = []
+        # 68 IAC 10-1-3(c)(4): links not played yet: None until the commission approves
+        # their submission, else when play may begin. Links not listed play.
+        self.go_live_at: dict[str, int | None] = {}
 
     async def load(self) -> None:
         await self.store.check_key()
         for link_id in await self.store.link_ids():
             self._adopt(await self.store.load_link(link_id))
+        self.go_live_at = await self.store.go_live_times()
+
+    def is_live(self, link_id: str, now_us: int) -> bool:
+        start = self.go_live_at.get(link_id, 0)
+        return start is not None and now_us >= start
 
     def _adopt(self, state: LinkState) -> None:
         self.states[state.link_id] = state
@@ -271,11 +279,17 @@ class LinkRuntime:
         document: bytes | None = None,
         document_name: str = "",
         document_type: str = "application/octet-stream",
+        correction_id: str | None = None,
+        also: Extra | None = None,
     ) -> Outcome:
-        """A correcting entry with its supporting document, all in one transaction."""
+        """A correcting entry with its supporting document, all in one transaction.
+
+        ``also`` writes what belongs with it (the approved request) in the same transaction.
+        """
         if not reason.strip():
             raise RuleViolation("68 IAC 10-6-5(c)", "a correction needs a stated reason")
-        correction_id = uuid.uuid4().hex
+        check_correction_approval(requested_by=requested_by, approved_by=approved_by)
+        correction_id = correction_id or uuid.uuid4().hex
         digest = hashlib.sha256(document).hexdigest() if document is not None else None
         now = self.clock.now_us()
 
@@ -304,6 +318,8 @@ class LinkRuntime:
                     at_us=now,
                 )
             )
+            if also is not None:
+                await also(conn)
 
         return await self.command(
             link_id,
