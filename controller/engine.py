@@ -58,6 +58,8 @@ class EntryKind(enum.StrEnum):
     RATE_CHANGED = "rate_changed"
     RESET_AMOUNT_CHANGED = "reset_amount_changed"
     CORRECTION = "correction"
+    CHANGE_ARMED = "change_armed"
+    PAYTABLE_CHANGED = "paytable_changed"
     TABLE_OUT_OF_PLAY = "table_out_of_play"
     TABLE_RETURNED_TO_PLAY = "table_returned_to_play"
     CREDITS_REFUSED = "credits_refused"
@@ -157,6 +159,26 @@ class LastWin:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ArmedChange:
+    """A change the commission approved, waiting for the link's next jackpot reset."""
+
+    submission_id: str
+    effective_at_us: int
+    rate_bp: int | None = None
+    reset_cents: int | None = None
+    paytable: Paytable | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "submission_id": self.submission_id,
+            "effective_at_us": self.effective_at_us,
+            "rate_bp": self.rate_bp,
+            "reset_cents": self.reset_cents,
+            "paytable": None if self.paytable is None else self.paytable.to_dicts(),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LinkState:
     link_id: str
     game: Game
@@ -169,6 +191,8 @@ class LinkState:
     jackpot_won_since_rate_set: bool = False
     tables: Mapping[str, TableState] = field(default_factory=dict)
     last_win: LastWin | None = None
+    # 68 IAC 10-1-1.1(d): an approved change applies at a jackpot reset, never mid-accumulation.
+    armed: ArmedChange | None = None
 
     @property
     def meter_cents(self) -> int:
@@ -814,16 +838,100 @@ def _award(
             at_us=at_us,
         )
     if line.resets_meter:
+        due = _due_change(b, at_us)
+        if due is not None and due.reset_cents is not None:
+            _take_effect(b, due, at_us, reset=True)
+        reset_cents = b.state.reset_cents
         # 68 IAC 10-6-5(i), 10-8-5(i): reset to the reset amount at once and play on.
         b.emit(
             EntryKind.JACKPOT_RESET,
             at_us,
-            cents_to_units(state.reset_cents),
-            f"jackpot won at table {tid}: meter reset with {format_cents(state.reset_cents)}",
+            cents_to_units(reset_cents),
+            f"jackpot won at table {tid}: meter reset with {format_cents(reset_cents)}",
             table_id=tid,
         )
         b.fields["jackpot_won_since_rate_set"] = True
+        if due is not None:
+            _take_effect(b, due, at_us, reset=False)
     return order
+
+
+def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) -> Outcome:
+    """Install an approved change; it waits for the first jackpot reset on or after its date."""
+    if state.armed is not None:
+        raise EngineError(
+            f"link {state.link_id} already waits to apply submission {state.armed.submission_id}"
+        )
+    if change.rate_bp is not None:
+        check_rate_of_progression(change.rate_bp)
+    if change.reset_cents is not None and change.reset_cents < 0:
+        raise EngineError("a reset amount cannot be negative")
+    if change.paytable is not None and change.paytable.game is not state.game:
+        raise EngineError(f"the paytable is not for {state.game.label}")
+    b = _Builder(state)
+    b.emit(
+        EntryKind.CHANGE_ARMED,
+        at_us,
+        0,
+        f"submission {change.submission_id} approved ({by}): applies at the first jackpot reset "
+        "on or after its effective date",
+        details=change.to_dict(),
+    )
+    b.fields["armed"] = change
+    return b.done()
+
+
+def _due_change(b: _Builder, at_us: int) -> ArmedChange | None:
+    armed = b.state.armed
+    return armed if armed is not None and at_us >= armed.effective_at_us else None
+
+
+def _take_effect(b: _Builder, change: ArmedChange, at_us: int, *, reset: bool) -> None:
+    """Apply an armed change at a jackpot reset: the reset amount seeds this very reset; the
+    rate and paytable apply right after it, before any later contribution."""
+    changes: dict[str, Any] = {}
+    ref = {"submission_id": change.submission_id}
+    if reset:
+        assert change.reset_cents is not None
+        b.emit(
+            EntryKind.RESET_AMOUNT_CHANGED,
+            at_us,
+            0,
+            f"reset amount {format_cents(b.state.reset_cents)} -> "
+            f"{format_cents(change.reset_cents)} (submission {change.submission_id})",
+            details={"from_cents": b.state.reset_cents, "to_cents": change.reset_cents, **ref},
+        )
+        changes["reset_cents"] = change.reset_cents
+    else:
+        if change.rate_bp is not None:
+            # The jackpot was just won: 68 IAC 10-1-1.1(d) allows the new rate from here.
+            check_rate_change(
+                current_bp=b.state.rate_bp,
+                proposed_bp=change.rate_bp,
+                jackpot_won_since_rate_set=True,
+            )
+            b.emit(
+                EntryKind.RATE_CHANGED,
+                at_us,
+                0,
+                f"rate of progression {b.state.rate_bp} bp -> {change.rate_bp} bp "
+                f"(submission {change.submission_id})",
+                details={"from_bp": b.state.rate_bp, "to_bp": change.rate_bp, **ref},
+            )
+            changes.update(rate_bp=change.rate_bp, jackpot_won_since_rate_set=False)
+        if change.paytable is not None:
+            b.emit(
+                EntryKind.PAYTABLE_CHANGED,
+                at_us,
+                0,
+                f"paytable changed (submission {change.submission_id})",
+                details={"paytable": change.paytable.to_dicts(), **ref},
+            )
+            changes["paytable"] = change.paytable
+        changes["armed"] = None
+    # The rest of this outcome (later readings of the cycle) sees the new values at once.
+    b.state = replace(b.state, **changes)
+    b.fields.update(changes)
 
 
 def release_table(state: LinkState, *, table_id: str, at_us: int, by: str) -> Outcome:

@@ -43,11 +43,19 @@ class LinkRuntime:
         self.table_link: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.listeners: list[Callable[[Outcome], None]] = []
+        # 68 IAC 10-1-3(c)(4): links not played yet: None until the commission approves
+        # their submission, else when play may begin. Links not listed play.
+        self.go_live_at: dict[str, int | None] = {}
 
     async def load(self) -> None:
         await self.store.check_key()
         for link_id in await self.store.link_ids():
             self._adopt(await self.store.load_link(link_id))
+        self.go_live_at = await self.store.go_live_times()
+
+    def is_live(self, link_id: str, now_us: int) -> bool:
+        start = self.go_live_at.get(link_id, 0)
+        return start is not None and now_us >= start
 
     def _adopt(self, state: LinkState) -> None:
         self.states[state.link_id] = state

@@ -19,6 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.engine import (
     Anomaly,
+    ArmedChange,
+    EntryKind,
     Hit,
     HitClaim,
     HitPolicy,
@@ -48,6 +50,7 @@ from controller.storage.models import (
     LinkRow,
     MeterEntryRow,
     PaytableRow,
+    SubmissionRow,
     TableCounterRow,
     TableRow,
     table_of,
@@ -102,6 +105,30 @@ def _last_win(text: str | None) -> LastWin | None:
         hand=HandCategory[d["hand"]],
         at_us=d["at_us"],
     )
+
+
+def _armed_json(change: ArmedChange | None) -> str | None:
+    return None if change is None else _json(change.to_dict())
+
+
+def _armed(text: str | None, game: Game) -> ArmedChange | None:
+    if text is None:
+        return None
+    d = json.loads(text)
+    lines = d.get("paytable")
+    return ArmedChange(
+        submission_id=d["submission_id"],
+        effective_at_us=d["effective_at_us"],
+        rate_bp=d.get("rate_bp"),
+        reset_cents=d.get("reset_cents"),
+        paytable=None if lines is None else make_paytable(game, lines),
+    )
+
+
+# Entries that record an approved change taking effect (they name their submission).
+_TAKING_EFFECT = frozenset(
+    {EntryKind.RATE_CHANGED, EntryKind.RESET_AMOUNT_CHANGED, EntryKind.PAYTABLE_CHANGED}
+)
 
 
 def _cards_text(cards: Sequence[int] | None) -> str | None:
@@ -229,6 +256,22 @@ class LedgerStore:
         )
         return int(result.scalar_one())
 
+    async def go_live_times(self) -> dict[str, int | None]:
+        """Links that may not play yet: None until their new-link submission is approved,
+        else the moment play may begin. A link with no such submission is not listed."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(
+                    SubmissionRow.link_id, SubmissionRow.status, SubmissionRow.applied_at_us
+                ).where(SubmissionRow.kind == "new_link")
+            )
+            starts: dict[str, int | None] = {}
+            for link_id, status, at in rows:
+                # One approval is enough; no new-link submission is filed after it.
+                if status == "approved" or link_id not in starts:
+                    starts[link_id] = at if status == "approved" else starts.get(link_id)
+        return starts
+
     async def link_ids(self) -> list[str]:
         async with self.engine.connect() as conn:
             return list(
@@ -295,6 +338,7 @@ class LedgerStore:
             jackpot_won_since_rate_set=link.jackpot_won_since_rate_set,
             tables=tables,
             last_win=_last_win(link.last_win),
+            armed=_armed(link.armed_change, game),
         )
 
     # ----------------------------------------------------------------------------- commits
@@ -370,7 +414,33 @@ class LedgerStore:
             await conn.execute(table_of(HitRow).insert(), hits)
         if anomalies:
             await conn.execute(table_of(AnomalyRow).insert(), anomalies)
+        for o in outcomes:
+            if o.hits:  # an approved change takes effect only at a jackpot reset
+                await self._record_taking_effect(conn, o)
         return entries
+
+    async def _record_taking_effect(self, conn: AsyncConnection, o: Outcome) -> None:
+        for e in o.events:
+            if e.kind not in _TAKING_EFFECT or isinstance(e.details, str):
+                continue
+            submission_id = e.details.get("submission_id")
+            if submission_id is None:
+                continue
+            if e.kind is EntryKind.PAYTABLE_CHANGED:
+                link_id = o.state.link_id
+                pt_id = await self._insert_paytable(conn, link_id, o.state.paytable, e.at_us)
+                await conn.execute(
+                    LINKS.update().where(LINKS.c.link_id == link_id).values(paytable_id=pt_id)
+                )
+            await conn.execute(
+                table_of(SubmissionRow)
+                .update()
+                .where(
+                    SubmissionRow.submission_id == submission_id,
+                    SubmissionRow.applied_at_us.is_(None),
+                )
+                .values(applied_at_us=e.at_us)
+            )
 
     async def _claim_heads(
         self, conn: AsyncConnection, outcomes: Sequence[Outcome]
@@ -406,6 +476,7 @@ class LedgerStore:
                     "reset_cents": state.reset_cents,
                     "jackpot_won_since_rate_set": state.jackpot_won_since_rate_set,
                     "last_win": _last_win_json(state.last_win),
+                    "armed_change": _armed_json(state.armed),
                     "last_seq": new_seq,
                     "last_hash": new_hash,
                 }
@@ -581,13 +652,13 @@ _PG_COUNTER_UPDATE = text(
 )
 _HEAD_FIELDS = (
     "link_id", "expected_seq", "meter_units", "rate_bp", "reset_cents",
-    "jackpot_won_since_rate_set", "last_win", "last_seq", "last_hash",
+    "jackpot_won_since_rate_set", "last_win", "armed_change", "last_seq", "last_hash",
 )  # fmt: skip
 _HEAD_SET = _HEAD_FIELDS[2:]
 _PG_HEAD_TYPES = {
     "link_id": "text", "expected_seq": "bigint", "meter_units": "bigint", "rate_bp": "integer",
     "reset_cents": "bigint", "jackpot_won_since_rate_set": "boolean", "last_win": "text",
-    "last_seq": "bigint", "last_hash": "text",
+    "armed_change": "text", "last_seq": "bigint", "last_hash": "text",
 }  # fmt: skip
 _PG_HEAD_UPDATE = text(
     "UPDATE links AS l SET "

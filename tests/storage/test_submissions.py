@@ -1,0 +1,160 @@
+"""Submissions on real databases: filed with their packets, reviewed once, armed, applied."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from sqlalchemy import select
+
+from controller.clock import FixedClock
+from controller.engine import EntryKind
+from controller.games import Game, make_paytable
+from controller.governance import DAY_US, Proposal, SubmissionKind
+from controller.regulations import RuleViolation
+from controller.runtime import LinkRuntime
+from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
+from controller.storage.store import LedgerStore, StoreError
+from controller.storage.verify import verify_ledger
+from controller.submissions import SubmissionDesk
+from controller.users import Role
+from tests.conftest import T0
+from tests.storage.helpers import Poller, make_link
+
+K = SubmissionKind
+AGENT = Role.COMMISSION_AGENT
+
+
+async def floor(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, FixedClock]:
+    await make_link(store)
+    clock = FixedClock(T0)
+    rt = LinkRuntime(store, clock)
+    await rt.load()
+    return rt, SubmissionDesk(rt), clock
+
+
+async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
+    store: LedgerStore,
+) -> None:
+    rt, desk, _ = await floor(store)
+    poll = Poller()
+    poll.at = T0
+    await rt.apply_readings([poll.reading("t1", 0), poll.reading("t2", 0)])
+    # 68 IAC 10-1-1.1(d): no jackpot yet, so no rate change.
+    with pytest.raises(RuleViolation, match=r"10-1-1\.1\(d\)"):
+        await desk.file_change(
+            link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000), filed_by="sup"
+        )
+    await rt.apply_readings([poll.royal("t1", 1, seq=1)])
+    with pytest.raises(RuleViolation, match="30 days"):
+        await desk.file_change(
+            link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000),
+            filed_by="sup", effective_at_us=T0 + 29 * DAY_US,
+        )  # fmt: skip
+    row = await desk.file_change(
+        link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000), filed_by="sup"
+    )
+    assert row.status == "filed" and row.effective_at_us == T0 + 30 * DAY_US
+    # The packet is kept whole, by SHA-256, as JSON and as PDF.
+    content, name, ctype = await desk.packet(row.submission_id, "json")
+    assert name.endswith(".json") and ctype == "application/json"
+    assert hashlib.sha256(content).hexdigest() == row.packet_json_sha256
+    packet = json.loads(content)
+    games = packet["progressive_games"]["games"]
+    assert [g["table_id"] for g in games] == ["t1", "t2"]
+    assert {g["rate_bp"] for g in games} == {9000} and {g["reset_cents"] for g in games} == {
+        10_000_00
+    }
+    assert packet["rules_of_the_game"]["number_of_tables"] == 2
+    assert packet["rules_of_the_game"]["clause"] == "68 IAC 10-6-2(b)(2)-(4)"
+    pdf, _, pdf_type = await desk.packet(row.submission_id, "pdf")
+    assert pdf.startswith(b"%PDF") and pdf_type == "application/pdf"
+    assert hashlib.sha256(pdf).hexdigest() == row.packet_pdf_sha256
+    # One at a time per link.
+    with pytest.raises(RuleViolation, match="awaiting review"):
+        await desk.file_change(
+            link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
+        )
+    # Only a commission agent approves.
+    for role in (Role.SUPERVISOR, Role.ADMIN):
+        with pytest.raises(RuleViolation, match="commission agent"):
+            await desk.approve(row.submission_id, reviewer="boss", role=role)
+    approved = await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+    assert approved.status == "approved" and approved.reviewed_by == "agent"
+    with pytest.raises(StoreError, match="already approved"):
+        await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="late")
+    assert rt.states["stud"].armed is not None
+    # Effective date passes while the link accumulates: the rate does not move.
+    poll.at = T0 + 31 * DAY_US
+    await rt.apply_readings([poll.reading("t1", 5), poll.reading("t2", 5)])
+    assert rt.states["stud"].rate_bp == 8250
+    # The next jackpot: applied at its reset, and the submission records when.
+    await rt.apply_readings([poll.royal("t2", 6, seq=2)])
+    assert rt.states["stud"].rate_bp == 9000 and rt.states["stud"].armed is None
+    done = await desk.get(row.submission_id)
+    assert done.applied_at_us == poll.at
+    # Reloaded from the database, the link is what memory said.
+    again = await store.load_link("stud")
+    assert again.rate_bp == 9000 and again.armed is None
+    async with store.engine.connect() as conn:
+        kinds = (
+            await conn.scalars(
+                select(MeterEntryRow.kind).where(MeterEntryRow.link_id == "stud")
+                .order_by(MeterEntryRow.seq)
+            )
+        ).all()  # fmt: skip
+        actions = (await conn.scalars(select(AuditRow.action))).all()
+    assert str(EntryKind.CHANGE_ARMED) in kinds
+    assert kinds[kinds.index(str(EntryKind.RATE_CHANGED)) - 1] == str(EntryKind.JACKPOT_RESET)
+    assert {"submission.file", "submission.approve"} <= set(actions)
+    assert (await verify_ledger(store.engine, store.key)).ok
+
+
+async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_stored(
+    store: LedgerStore,
+) -> None:
+    _, desk, clock = await floor(store)
+    lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 75_00}]
+    pt = make_paytable(Game.CARIBBEAN_STUD, lines)
+    row = await desk.file_change(
+        link_id="stud", proposal=Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt), filed_by="sup",
+        override="executive director letter 2026-14",
+    )  # fmt: skip
+    assert row.notice_override == "executive director letter 2026-14"
+    await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+    rt2 = LinkRuntime(store, clock)
+    await rt2.load()
+    assert rt2.states["stud"].armed is not None
+    assert rt2.states["stud"].armed.paytable == pt
+    poll = Poller()
+    poll.at = T0
+    await rt2.apply_readings([poll.reading("t1", 0)])
+    await rt2.apply_readings([poll.royal("t1", 1, seq=1)])
+    reloaded = await store.load_link("stud")
+    assert reloaded.paytable == pt
+    async with store.engine.connect() as conn:
+        assert await conn.scalar(select(LinkRow.armed_change)) is None
+
+
+async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> None:
+    rt, desk, clock = await floor(store)
+    assert rt.is_live("stud", T0)  # a link with no submission predates the filing desk
+    row = await desk.file_new_link("stud", filed_by="sup", override="letter ED-1")
+    assert not rt.is_live("stud", T0)
+    with pytest.raises(RuleViolation, match="not yet approved"):
+        await desk.file_change(
+            link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
+        )
+    rt2 = LinkRuntime(store, clock)
+    await rt2.load()
+    assert not rt2.is_live("stud", T0)
+    rejected = await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="tables?")
+    assert rejected.review_reason == "tables?"
+    again = await desk.file_new_link("stud", filed_by="sup", effective_at_us=T0 + 60 * DAY_US)
+    await desk.approve(again.submission_id, reviewer="agent", role=AGENT)
+    assert not rt.is_live("stud", T0)
+    assert rt.is_live("stud", T0 + 60 * DAY_US)
+    rt3 = LinkRuntime(store, clock)
+    await rt3.load()
+    assert rt3.is_live("stud", T0 + 60 * DAY_US) and not rt3.is_live("stud", T0)
