@@ -17,8 +17,14 @@ from controller.engine import EngineError, HitPolicy, TableConfig
 from controller.export import ExportError, ExportKind, export, iso, parse_time
 from controller.games import Game, PaytableError
 from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
-from controller.regulations import RuleViolation, check_rate_of_progression
-from controller.service import FloorMismatch
+from controller.regulations import (
+    INTEGRITY_RETENTION_YEARS,
+    METER_RETENTION_YEARS,
+    RuleViolation,
+    check_rate_of_progression,
+)
+from controller.retention import run_retention
+from controller.service import FloorMismatch, FloorService
 from controller.settings import LedgerKeyError, Settings, load_ledger_key
 from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
@@ -356,6 +362,59 @@ def ledger_verify(database_url: str | None, links: tuple[str, ...]) -> None:
     else:
         click.echo(f"ledger NOT whole: {len(report.problems)} problem(s)", err=True)
         sys.exit(1)
+
+
+# --------------------------------------------------------------------------------------- retention
+
+
+@main.group()
+def retention() -> None:
+    """Records past their retention period."""
+
+
+@retention.command("run")
+@db_option
+@click.option(
+    "--meter-years",
+    type=int,
+    default=METER_RETENTION_YEARS,
+    show_default=True,
+    help="Meter history and its documents are kept this long (68 IAC 10-6-5(d); never less).",
+)
+@click.option(
+    "--integrity-years",
+    type=int,
+    default=INTEGRITY_RETENTION_YEARS,
+    show_default=True,
+    help="Records of devices removed from play, after their return (68 IAC 10-1-6.2(c)).",
+)
+def retention_run(database_url: str | None, meter_years: int, integrity_years: int) -> None:
+    """Purge what is past its period, sealing a manifest of it into each link's history."""
+    settings = _settings(database_url)
+
+    async def go() -> Any:
+        service = FloorService(settings)
+        await service.start()
+        try:
+            return await run_retention(
+                service.runtime, meter_years=meter_years, integrity_years=integrity_years
+            )
+        finally:
+            await service.stop()
+
+    try:
+        report = _run(go())
+    except RuleViolation as exc:
+        raise click.ClickException(str(exc)) from None
+    for link_id, manifest in sorted(report.links.items()):
+        click.echo(
+            f"link {link_id}: entries {manifest['first_seq']}-{manifest['last_seq']} removed "
+            f"({manifest['counts']}), seals sha256 {manifest['seals_sha256']}"
+        )
+    records = report.integrity.get("records", [])
+    click.echo(
+        f"retention: {len(report.links)} link(s) purged, {len(records)} integrity record(s) removed"
+    )
 
 
 # --------------------------------------------------------------------------------------- export
