@@ -34,7 +34,8 @@ from controller.service import FloorService
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
-from controller.users import ensure_demo_users
+from controller.submissions import SubmissionDesk
+from controller.users import Role, ensure_demo_users
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig
 
@@ -76,6 +77,7 @@ def demo_settings(folder: Path) -> Settings:
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive-demo.db'}",
         ledger_key_file=folder / "progressive-demo.key",
         secret_key_file=folder / "progressive-demo-secret.key",
+        notice_override="demo: simulated tables, no notice period",
     )
 
 
@@ -238,6 +240,10 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
         await sim.start()
         service = FloorService(settings, floor=demo_floor(sim.ports))
         await service.start()
+        agent = next(name for name, role, _ in users if role == "commission_agent")
+        await SubmissionDesk(service.runtime).approve_new_links(
+            reviewer=agent, role=Role.COMMISSION_AGENT
+        )
         floor = DemoFloor(service, sim, options, say)
         async with serve(create_app(service), host=options.host, port=options.port) as served:
             url = served.base_url

@@ -131,6 +131,9 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import paperwork
 
     app.include_router(paperwork.router)
+    from app.api import submissions
+
+    app.include_router(submissions.router)
     from app.api.errors import document_errors
 
     document_errors(app)  # last: it documents the error answers of every route above

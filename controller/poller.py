@@ -253,6 +253,10 @@ class Poller:
         if offset_s > 0:
             await asyncio.sleep(offset_s)
         while not self._stopping.is_set():
+            if not self.runtime.is_live(tp.link_id, self.clock.now_us()):
+                # 68 IAC 10-1-3(c)(4): a link plays only once the commission approved it.
+                await asyncio.sleep(interval)
+                continue
             started = loop.time()
             await self.poll_once(tp)
             delay = interval - (loop.time() - started)

@@ -24,8 +24,9 @@ from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.models import LinkRow, TableRow
 from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.submissions import SubmissionDesk
 
-TableStateName = Literal["online", "offline", "hit_pending", "unpolled"]
+TableStateName = Literal["online", "offline", "hit_pending", "unpolled", "awaiting_approval"]
 
 # A link counts as polled recently when one of its tables answered within this many of the
 # slowest table's poll intervals (and never less than this floor).
@@ -62,17 +63,23 @@ class TableStatus:
         return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
 
 
-async def open_floor(store: LedgerStore, floor: FloorConfig, clock: Clock) -> LinkRuntime:
+async def open_floor(
+    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
+) -> LinkRuntime:
     """Create the links the database does not have yet; check the others match the file.
 
     A link that exists keeps what the database says: its rate, reset amount and paytable
     change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
+    A new link is filed with the commission and does not play until approved (68 IAC
+    10-1-3(c)(4)).
     """
     await store.check_key()
     existing = set(await store.link_ids())
+    created: list[str] = []
     for link in floor.links:
         if link.link_id in existing:
             continue
+        created.append(link.link_id)
         await store.create_link(
             link_id=link.link_id,
             name=link.name,
@@ -88,6 +95,9 @@ async def open_floor(store: LedgerStore, floor: FloorConfig, clock: Clock) -> Li
         )
     runtime = LinkRuntime(store, clock)
     await runtime.load()
+    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    for link_id in created:
+        await desk.file_new_link(link_id, filed_by="configuration")
     for link in floor.links:
         state = runtime.states[link.link_id]
         where = f"link {link.link_id}"
@@ -173,7 +183,9 @@ class FloorService:
                 await check_schema(engine)
             self._store = store = LedgerStore(engine, key)
             if self.floor is not None:
-                self._runtime = await open_floor(store, self.floor, self.clock)
+                self._runtime = await open_floor(
+                    store, self.floor, self.clock, notice_override=self.settings.notice_override
+                )
                 self.poller = Poller(self._runtime, self.floor, self.clock)
                 self.poller.build()
                 await self.poller.start()
@@ -205,7 +217,9 @@ class FloorService:
         tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
         regs = tp.last if tp is not None else None
         state: TableStateName
-        if not ts.online:
+        if not runtime.is_live(link_id, self.clock.now_us()):
+            state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
+        elif not ts.online:
             state = "offline"
         elif ts.hit_pending:
             state = "hit_pending"
@@ -258,6 +272,8 @@ class FloorService:
             for tp in poller.tables.values():
                 by_link.setdefault(tp.link_id, []).append(tp)
             for link_id, tps in sorted(by_link.items()):
+                if not self.runtime.is_live(link_id, now):
+                    continue  # not polled until the commission approves it
                 slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
                 window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
                 latest = max((tp.last_ok_us or 0) for tp in tps)

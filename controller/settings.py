@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     # Current amounts are on the floor for everyone to see; a casino may still want only its
     # own displays (a display device token) or signed-in people to read them.
     display_requires_token: bool = False
+    # 68 IAC 10-1-4(1) "unless otherwise provided by the executive director": the reference of
+    # a written direction that lifts the notice periods for this installation. Empty: the 60-
+    # and 30-day notice periods apply. When set, it is recorded on every submission filed.
+    notice_override: str | None = None
 
 
 @lru_cache(maxsize=1)

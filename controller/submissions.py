@@ -235,7 +235,7 @@ class SubmissionDesk:
 
     # ------------------------------------------------------------------------- reading
 
-    async def list(self, *, link_id: str | None = None, status: str | None = None) -> list[Any]:
+    async def find(self, *, link_id: str | None = None, status: str | None = None) -> list[Any]:
         query = select(SubmissionRow).order_by(
             SubmissionRow.filed_at_us.desc(), SubmissionRow.submission_id
         )
@@ -343,6 +343,15 @@ class SubmissionDesk:
             },
         )
         return await self.get(submission_id)
+
+    async def approve_new_links(self, *, reviewer: str, role: Role) -> list[str]:
+        """Approve every new link waiting for review (a simulated floor's own agent)."""
+        approved: list[str] = []
+        for row in await self.find(status=str(SubmissionStatus.FILED)):
+            if row.kind == SubmissionKind.NEW_LINK:
+                await self.approve(row.submission_id, reviewer=reviewer, role=role)
+                approved.append(row.link_id)
+        return approved
 
     @staticmethod
     def _still_filed(row: Any) -> None:

@@ -51,9 +51,10 @@ class TableRead(BaseModel):
 
     table_id: str
     link_id: str
-    state: Literal["online", "offline", "hit_pending", "unpolled"] = Field(
+    state: Literal["online", "offline", "hit_pending", "unpolled", "awaiting_approval"] = Field(
         description="offline: not answering; hit_pending: held for a technician after a hit; "
-        "unpolled: no reading applied yet"
+        "unpolled: no reading applied yet; awaiting_approval: its link is not approved by the "
+        "commission yet"
     )
     online: bool
     hit_pending: bool

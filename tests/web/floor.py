@@ -18,6 +18,8 @@ from controller.config import parse_floor_config
 from controller.games import Game
 from controller.service import FloorService
 from controller.settings import Settings
+from controller.submissions import SubmissionDesk
+from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTable
 
@@ -49,6 +51,7 @@ def settings_in(folder: Path) -> Settings:
     return Settings(
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive.db'}",
         ledger_key_file=folder / "progressive-ledger.key",
+        notice_override="test floor: simulated tables",
     )
 
 
@@ -61,6 +64,7 @@ async def web_floor(
     poll_interval_ms: int = 100,
     seed: int = 11,
     settings: Settings | None = None,
+    approve: bool = True,
 ) -> AsyncIterator[WebFloor]:
     links = links or DEFAULT_LINKS
     sim = SimFloor(
@@ -87,10 +91,15 @@ async def web_floor(
                 for link_id, (game, n) in links.items()
             ],
         })  # fmt: skip
-        service = FloorService(
-            settings or settings_in(folder), floor=floor, migrate=True, create_key=True
-        )
+        settings = settings or settings_in(folder)
+        if settings.notice_override is None:
+            settings = settings.model_copy(update={"notice_override": "test floor"})
+        service = FloorService(settings, floor=floor, migrate=True, create_key=True)
         await service.start()
+        if approve:
+            await SubmissionDesk(service.runtime).approve_new_links(
+                reviewer="commission", role=Role.COMMISSION_AGENT
+            )
         try:
             async with serve(create_app(service), port=0) as served:
                 yield WebFloor(served, service, sim, links, folder)

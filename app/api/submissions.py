@@ -1,0 +1,244 @@
+"""Submissions to the commission: filed by supervisors, read by auditors, reviewed by agents."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from app.api.floor_models import ServiceDep, errors
+from app.security import Principal, Role, require
+from controller.games import Game
+from controller.governance import Proposal, SubmissionKind, check_paytable
+from controller.service import FloorService
+from controller.storage.store import StoreError
+from controller.submissions import SubmissionDesk
+
+router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
+
+FILERS = require(Role.SUPERVISOR, Role.ADMIN)
+READERS = require(Role.COMMISSION_AGENT, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+# 68 IAC 10-1-3(c)(2), 10-1-4(2): the commission reviews; nobody else.
+REVIEWERS = require(Role.COMMISSION_AGENT)
+
+
+def desk(service: FloorService) -> SubmissionDesk:
+    return SubmissionDesk(service.runtime, notice_override=service.settings.notice_override)
+
+
+class PaytableLineIn(BaseModel):
+    hand: str = Field(examples=["ROYAL_FLUSH"])
+    percent_bp: int | None = None
+    fixed_cents: int | None = None
+
+
+class SubmissionCreate(BaseModel):
+    model_config = {
+        "json_schema_extra": {
+            "examples": [{"kind": "rate_change", "link_id": "stud", "rate_bp": 8500}]
+        }
+    }
+
+    kind: Literal["new_link", "rate_change", "reset_change", "paytable_change"]
+    link_id: str = Field(max_length=64)
+    rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
+    reset_cents: int | None = Field(default=None, description="reset_change: the new amount")
+    paytable: list[PaytableLineIn] | None = Field(
+        default=None, description="paytable_change: the new paytable"
+    )
+    effective_at_us: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**62,
+        description="requested effective date; default: the earliest the notice period allows",
+    )
+    notice_override: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="admin only: the executive director's written direction providing "
+        "otherwise (68 IAC 10-1-4(1)); lifts the notice period and is kept with the filing",
+    )
+
+
+class SubmissionRead(BaseModel):
+    submission_id: str
+    kind: str
+    link_id: str
+    status: Literal["filed", "approved", "rejected"]
+    proposal: dict[str, Any]
+    effective_at_us: int
+    notice_days: int
+    notice_override: str | None
+    filed_by: str
+    filed_at_us: int
+    reviewed_by: str | None
+    reviewed_at_us: int | None
+    review_reason: str | None
+    applied_at_us: int | None = Field(description="when the change took effect (or play began)")
+    packet_json_sha256: str
+    packet_pdf_sha256: str
+    packet_json_url: str
+    packet_pdf_url: str
+
+    @classmethod
+    def of(cls, row: Any) -> SubmissionRead:
+        base = f"/api/v1/submissions/{row.submission_id}"
+        return cls(
+            submission_id=row.submission_id,
+            kind=row.kind,
+            link_id=row.link_id,
+            status=row.status,
+            proposal=json.loads(row.proposal),
+            effective_at_us=row.effective_at_us,
+            notice_days=row.notice_days,
+            notice_override=row.notice_override,
+            filed_by=row.filed_by,
+            filed_at_us=row.filed_at_us,
+            reviewed_by=row.reviewed_by,
+            reviewed_at_us=row.reviewed_at_us,
+            review_reason=row.review_reason,
+            applied_at_us=row.applied_at_us,
+            packet_json_sha256=row.packet_json_sha256,
+            packet_pdf_sha256=row.packet_pdf_sha256,
+            packet_json_url=f"{base}/packet.json",
+            packet_pdf_url=f"{base}/packet.pdf",
+        )
+
+
+class RejectRequest(BaseModel):
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="File a change or a new link with the commission",
+    description="The proposal is checked first (rate 60-100 %, the rate locked until a "
+    "jackpot is won, a reset amount and paytable the game allows, the notice period); the "
+    "packet is kept as JSON and PDF. Audited.",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def file_submission(
+    body: SubmissionCreate,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(FILERS)],
+) -> SubmissionRead:
+    if body.notice_override is not None and who.role is not Role.ADMIN:
+        raise HTTPException(403, "only an admin records the executive director's override")
+    d = desk(service)
+    kind = SubmissionKind(body.kind)
+    if kind is SubmissionKind.NEW_LINK:
+        row = await d.file_new_link(
+            body.link_id,
+            filed_by=who.username,
+            effective_at_us=body.effective_at_us,
+            override=body.notice_override,
+        )
+        return SubmissionRead.of(row)
+    state = service.runtime.states.get(body.link_id)
+    if state is None:
+        raise StoreError(f"no link {body.link_id!r}")
+    paytable = None
+    if body.paytable is not None:
+        paytable = check_paytable(
+            Game(state.game), [line.model_dump(exclude_none=True) for line in body.paytable]
+        )
+    proposal = Proposal(
+        kind=kind, rate_bp=body.rate_bp, reset_cents=body.reset_cents, paytable=paytable
+    )
+    row = await d.file_change(
+        link_id=body.link_id,
+        proposal=proposal,
+        filed_by=who.username,
+        effective_at_us=body.effective_at_us,
+        override=body.notice_override,
+    )
+    return SubmissionRead.of(row)
+
+
+@router.get("", summary="Submissions, newest first", responses=errors(401, 403, 422))
+async def list_submissions(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(READERS)],
+    status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
+    link: Annotated[str | None, Query(description="only this link's submissions")] = None,
+) -> list[SubmissionRead]:
+    rows = await desk(service).find(link_id=link, status=status)
+    return [SubmissionRead.of(r) for r in rows]
+
+
+@router.get("/{submission_id}", summary="One submission", responses=errors(401, 403, 404))
+async def get_submission(
+    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+) -> SubmissionRead:
+    return SubmissionRead.of(await desk(service).get(submission_id))
+
+
+PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {}, "application/pdf": {}}, "description": "packet"},
+    **errors(401, 403, 404),
+}
+
+
+@router.get(
+    "/{submission_id}/packet.json",
+    summary="The packet as filed, JSON",
+    response_class=Response,
+    responses=PACKET_RESPONSES,
+)
+async def packet_json(
+    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+) -> Response:
+    content, name, ctype = await desk(service).packet(submission_id, "json")
+    return Response(
+        content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
+    )
+
+
+@router.get(
+    "/{submission_id}/packet.pdf",
+    summary="The packet as filed, PDF",
+    response_class=Response,
+    responses=PACKET_RESPONSES,
+)
+async def packet_pdf(
+    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+) -> Response:
+    content, name, ctype = await desk(service).packet(submission_id, "pdf")
+    return Response(
+        content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
+    )
+
+
+@router.post(
+    "/{submission_id}/approve",
+    summary="Approve a submission (commission agents only)",
+    description="A change is armed on its link and takes effect at the first jackpot reset "
+    "on or after its effective date; a new link begins to play. Audited.",
+    responses=errors(401, 403, 404, 409),
+)
+async def approve(
+    submission_id: str, service: ServiceDep, who: Annotated[Principal, Depends(REVIEWERS)]
+) -> SubmissionRead:
+    row = await desk(service).approve(submission_id, reviewer=who.username, role=who.role)
+    return SubmissionRead.of(row)
+
+
+@router.post(
+    "/{submission_id}/reject",
+    summary="Reject a submission with a reason (commission agents only)",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def reject(
+    submission_id: str,
+    body: RejectRequest,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REVIEWERS)],
+) -> SubmissionRead:
+    row = await desk(service).reject(
+        submission_id, reviewer=who.username, role=who.role, reason=body.reason
+    )
+    return SubmissionRead.of(row)

@@ -1,0 +1,98 @@
+"""Submissions through the live server: filed, read, reviewed only by commission agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from app.security import Role
+from controller.games import Game
+from controller.hands import HandCategory
+from tests.integration.harness import wait_until
+from tests.web.auth import headers_for
+from tests.web.floor import web_floor
+
+STUD_ONLY = {"stud": (Game.CARIBBEAN_STUD, 2)}
+
+
+async def test_a_new_link_waits_for_approval_then_plays(tmp_path: Path) -> None:
+    async with (
+        web_floor(tmp_path, links=STUD_ONLY, approve=False) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        agent = await headers_for(wf, Role.COMMISSION_AGENT)
+        sup = await headers_for(wf, Role.SUPERVISOR)
+        assert wf.service.table_status("stud-1").state == "awaiting_approval"
+        pending = (await http.get("/api/v1/submissions?status=filed", headers=agent)).json()
+        assert [(s["kind"], s["link_id"]) for s in pending] == [("new_link", "stud")]
+        sid = pending[0]["submission_id"]
+        assert pending[0]["filed_by"] == "configuration"
+        assert (
+            await http.post(f"/api/v1/submissions/{sid}/approve", headers=sup)
+        ).status_code == 403
+        assert wf.service.table_status("stud-1").credits is None  # never polled
+        ok = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
+        assert ok.status_code == 200 and ok.json()["status"] == "approved"
+        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+
+
+async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Path) -> None:
+    async with (
+        web_floor(tmp_path, links=STUD_ONLY) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        agent = await headers_for(wf, Role.COMMISSION_AGENT)
+        sup = await headers_for(wf, Role.SUPERVISOR)
+        admin = await headers_for(wf, Role.ADMIN)
+        auditor = await headers_for(wf, Role.AUDITOR)
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+        body = {"kind": "rate_change", "link_id": "stud", "rate_bp": 9000}
+        # 68 IAC 10-1-1.1(d): no jackpot since the rate was set.
+        refused = await http.post("/api/v1/submissions", json=body, headers=sup)
+        assert refused.status_code == 409 and "10-1-1.1(d)" in refused.json()["detail"]
+        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
+        await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
+        for rate in (5999, 10001):
+            r = await http.post("/api/v1/submissions", json={**body, "rate_bp": rate}, headers=sup)
+            assert r.status_code == 409 and "10-1-1.1(c)" in r.json()["detail"]
+        # Only an admin records the executive director's override.
+        override = {**body, "notice_override": "letter ED-7"}
+        r = await http.post("/api/v1/submissions", json=override, headers=sup)
+        assert r.status_code == 403
+        assert (await http.post("/api/v1/submissions", json=body, headers=tech)).status_code == 403
+        filed = await http.post("/api/v1/submissions", json=override, headers=admin)
+        assert filed.status_code == 201, filed.text
+        sub = filed.json()
+        assert sub["status"] == "filed" and sub["notice_override"] == "letter ED-7"
+        sid = sub["submission_id"]
+        pdf = await http.get(sub["packet_pdf_url"], headers=auditor)
+        assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+        packet = (await http.get(sub["packet_json_url"], headers=agent)).json()
+        assert packet["proposed"]["rate_bp"] == 9000 and packet["current"]["rate_bp"] == 8000
+        locations = [g["location"] for g in packet["progressive_games"]["games"]]
+        assert locations == ["pit 1, table 1", "pit 1, table 2"]
+        # Nobody but a commission agent reviews.
+        for who in (sup, admin, auditor):
+            r = await http.post(f"/api/v1/submissions/{sid}/approve", headers=who)
+            assert r.status_code == 403
+            r = await http.post(
+                f"/api/v1/submissions/{sid}/reject", json={"reason": "x"}, headers=who
+            )
+            assert r.status_code == 403
+        r = await http.post(f"/api/v1/submissions/{sid}/reject", json={"reason": ""}, headers=agent)
+        assert r.status_code == 422
+        ok = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
+        assert ok.status_code == 200 and ok.json()["reviewed_by"].startswith("commission-agent")
+        again = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
+        assert again.status_code == 409
+        # Armed, effective, but the link accumulates at the old rate until the next reset.
+        assert wf.service.runtime.states["stud"].rate_bp == 8000
+        wf.table("stud", 2).force_hand(1, HandCategory.ROYAL_FLUSH)
+        await wait_until(lambda: wf.service.runtime.states["stud"].rate_bp == 9000)
+        done = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
+        assert done["applied_at_us"] is not None
+        log = (await http.get("/api/v1/audit-log", headers=admin)).json()
+        actions = {e["action"] for e in (log["entries"] if isinstance(log, dict) else log)}
+        assert {"submission.file", "submission.approve"} <= actions
