@@ -41,3 +41,8 @@ async def dealer_page(table_id: str) -> HTMLResponse:
 @router.get("/audit", response_class=HTMLResponse)
 async def audit_page() -> HTMLResponse:
     return HTMLResponse(_page("audit.html"))
+
+
+@router.get("/commission", response_class=HTMLResponse)
+async def commission_page() -> HTMLResponse:
+    return HTMLResponse(_page("commission.html"))
