@@ -26,7 +26,9 @@ from controller.storage.models import LinkRow, TableRow
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.submissions import SubmissionDesk
 
-TableStateName = Literal["online", "offline", "hit_pending", "unpolled", "awaiting_approval"]
+TableStateName = Literal[
+    "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval"
+]
 
 # A link counts as polled recently when one of its tables answered within this many of the
 # slowest table's poll intervals (and never less than this floor).
@@ -219,6 +221,8 @@ class FloorService:
         state: TableStateName
         if not runtime.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
+        elif ts.out_of_play:
+            state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
         elif not ts.online:
             state = "offline"
         elif ts.hit_pending:

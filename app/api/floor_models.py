@@ -51,10 +51,12 @@ class TableRead(BaseModel):
 
     table_id: str
     link_id: str
-    state: Literal["online", "offline", "hit_pending", "unpolled", "awaiting_approval"] = Field(
+    state: Literal[
+        "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval"
+    ] = Field(
         description="offline: not answering; hit_pending: held for a technician after a hit; "
-        "unpolled: no reading applied yet; awaiting_approval: its link is not approved by the "
-        "commission yet"
+        "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
+        "awaiting_approval: its link is not approved by the commission yet"
     )
     online: bool
     hit_pending: bool
