@@ -51,6 +51,9 @@ async def serve(
         lifespan="on",
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
+        # Each message is encoded once for every display; compressing it per client would
+        # undo that, and the floor network does not need it.
+        ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
     )
     server = _Server(config)

@@ -26,11 +26,13 @@ from controller.clock import SystemClock
 from controller.config import FloorConfig, parse_floor_config
 from controller.engine import TableReading
 from controller.games import Game
-from controller.poller import GroupCommitter, Poller, TablePoll
+from controller.poller import GroupCommitter, Poller, TablePoll, commit_linger_s
 from controller.runtime import LinkRuntime
 from controller.service import open_floor
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
+from controller.submissions import SubmissionDesk
+from controller.users import Role
 
 HOST = "127.0.0.1"
 KEY = b"benchmark ledger key, 32 bytes!!"
@@ -107,7 +109,13 @@ async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime,
     opens it (``open_floor``)."""
     engine = make_engine(f"sqlite+aiosqlite:///{folder / 'bench.db'}")
     await upgrade(engine)
-    runtime = await open_floor(LedgerStore(engine, KEY), floor, SystemClock())
+    runtime = await open_floor(
+        LedgerStore(engine, KEY), floor, SystemClock(), notice_override="benchmark floor"
+    )
+    # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
+    await SubmissionDesk(runtime).approve_new_links(
+        reviewer="commission", role=Role.COMMISSION_AGENT
+    )
     return runtime, engine
 
 
@@ -155,7 +163,8 @@ def hand_driven_poller(
     up, but without the per-table forever loops: the caller drives ``poll_once``."""
     poller = Poller(runtime, floor)
     poller.build()
-    committer = GroupCommitter(apply)
+    linger = commit_linger_s([tp.entry.poll_interval_ms for tp in poller.tables.values()])
+    committer = GroupCommitter(apply, linger_s=linger)
     committer.start()
     poller._committer = committer
     return poller, committer

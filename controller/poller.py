@@ -11,7 +11,6 @@ hit (68 IAC 10-6-5(b)), so a hit is taken exactly once across any crash.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,9 +56,23 @@ def make_link(bus: BusConfig) -> ModbusLink:
     return ModbusLink(tcp, name=bus.name)
 
 
-# How long the committer waits for readings of polls already on the wire: short next to a
-# poll interval (it adds to the wager-to-display time), long next to one Modbus round trip.
+# The group commit window: how long the committer gathers readings after the first one of a
+# batch. Short next to a poll interval (it adds to the wager-to-display time), long next to
+# one Modbus round trip. A floor's window is this share of its shortest poll interval,
+# between LINGER_MIN_S and LINGER_MAX_S: 50 ms for a 1 s floor, 12.5 ms for 250 ms.
+LINGER_SHARE = 0.05
+LINGER_MIN_S = 0.005
+LINGER_MAX_S = 0.050
 DEFAULT_LINGER_S = 0.010
+
+
+def commit_linger_s(poll_intervals_ms: Sequence[int]) -> float:
+    """The group commit window for a floor polled at these intervals."""
+    if not poll_intervals_ms:
+        return DEFAULT_LINGER_S
+    share = min(poll_intervals_ms) / 1000 * LINGER_SHARE
+    return min(LINGER_MAX_S, max(LINGER_MIN_S, share))
+
 
 FAILURE_BACKOFF_MIN_S = 0.5
 FAILURE_BACKOFF_MAX_S = 5.0
@@ -116,9 +129,9 @@ class TablePoll:
 class GroupCommitter:
     """Gathers readings from every table task and commits them together, one batch at a time.
 
-    A commit costs about the same for one reading as for a hundred, so when polls are on
-    their way (``expect``), the committer lingers a little for their readings: up to
-    ``linger_s``, or until every expected reading is in.
+    A commit costs about the same for one reading as for a hundred, and commits run one after
+    another: the committer gathers what arrives within ``linger_s`` of the first reading of a
+    batch (the classic group commit window), then commits it as one transaction.
     """
 
     def __init__(
@@ -131,8 +144,6 @@ class GroupCommitter:
         self._linger_s = linger_s
         self._waiting: list[tuple[TableReading, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
-        self._all_in = asyncio.Event()
-        self._expected = 0
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -148,36 +159,18 @@ class GroupCommitter:
                 fut.cancel()
         self._waiting.clear()
 
-    def expect(self) -> None:
-        """A poll has started: its reading may follow (``submit``) or not (``expected_none``)."""
-        self._expected += 1
-        self._all_in.clear()
-
-    def expected_none(self) -> None:
-        self._arrived()
-
-    def _arrived(self) -> None:
-        if self._expected > 0:
-            self._expected -= 1
-        if self._expected == 0:
-            self._all_in.set()
-
-    async def submit(self, reading: TableReading, *, expected: bool = False) -> None:
+    async def submit(self, reading: TableReading) -> None:
         """Returns once the reading is committed; raises what the commit raised."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((reading, fut))
-        if expected:
-            self._arrived()
         self._wake.set()
         await fut
 
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
-            if self._expected > 0 and self._linger_s > 0:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self._linger_s):
-                        await self._all_in.wait()
+            if self._linger_s > 0:
+                await asyncio.sleep(self._linger_s)
             self._wake.clear()
             batch, self._waiting = self._waiting, []
             if not batch:
@@ -225,7 +218,8 @@ class Poller:
                 )
 
     async def start(self) -> None:
-        self._committer = GroupCommitter(self.runtime.apply_readings)
+        linger = commit_linger_s([tp.entry.poll_interval_ms for tp in self.tables.values()])
+        self._committer = GroupCommitter(self.runtime.apply_readings, linger_s=linger)
         self._committer.start()
         # Spread the first polls over each table's interval: tables started together would
         # stay in step and hit their buses and the committer in one burst every interval.
@@ -282,7 +276,6 @@ class Poller:
         one_request = tp.handle.profile.read_write
         committer = self._committer
         assert committer is not None
-        committer.expect()
         try:
             if one_request:
                 ack, command, meter = self._wanted(tp)
@@ -292,27 +285,20 @@ class Poller:
                 )
             else:
                 regs = await tp.handle.read()
-        except BaseException as exc:
-            committer.expected_none()
-            if not isinstance(exc, AdapterError):
-                raise
+        except AdapterError as exc:
             tp.errors += 1
             tp.failures += 1
             if tp.failures == self.floor.offline_after_failures:
                 log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
                 await self.runtime.table_offline(tid, reason=f"{tp.failures} polls failed: {exc}")
             return
+        tp.failures = 0
+        tp.last = regs
+        tp.poll_seq += 1
+        tp.last_ok_us = now = self.clock.now_us()
+        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
         try:
-            tp.failures = 0
-            tp.last = regs
-            tp.poll_seq += 1
-            tp.last_ok_us = now = self.clock.now_us()
-            reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
-        except BaseException:
-            committer.expected_none()
-            raise
-        try:
-            await committer.submit(reading, expected=True)
+            await committer.submit(reading)
         except Exception as exc:
             # Nothing of this reading is recorded and memory was reloaded from the database;
             # the counters are cumulative, so the next poll credits what this one carried.

@@ -6,51 +6,37 @@ import asyncio
 from collections.abc import Sequence
 
 from controller.engine import TableReading
-from controller.poller import GroupCommitter
+from controller.poller import GroupCommitter, commit_linger_s
 
 
 def reading(n: int) -> TableReading:
     return TableReading(table_id=f"t{n}", poll_seq=n, at_us=n, credits=n)
 
 
-async def test_readings_of_polls_under_way_go_into_one_commit() -> None:
+async def test_readings_within_the_window_go_into_one_commit() -> None:
     batches: list[list[str]] = []
 
     async def apply(readings: Sequence[TableReading]) -> None:
         batches.append([r.table_id for r in readings])
 
-    committer = GroupCommitter(apply, linger_s=30.0)
+    committer = GroupCommitter(apply, linger_s=0.2)
     committer.start()
     try:
-        for _ in range(3):
-            committer.expect()
-        first = asyncio.create_task(committer.submit(reading(1), expected=True))
-        await asyncio.sleep(0.01)  # the committer is awake and lingering for the others
-        assert batches == []
-        second = asyncio.create_task(committer.submit(reading(2), expected=True))
-        await asyncio.sleep(0.01)
-        committer.expected_none()  # the third poll failed: nothing more is on its way
+        first = asyncio.create_task(committer.submit(reading(1)))
+        await asyncio.sleep(0)
+        second = asyncio.create_task(committer.submit(reading(2)))
         await asyncio.gather(first, second)
-        assert batches == [["t1", "t2"]]
+        await committer.submit(reading(3))  # a new window
+        assert batches == [["t1", "t2"], ["t3"]]
     finally:
         await committer.stop()
 
 
-async def test_an_expected_reading_that_never_comes_delays_a_commit_only_briefly() -> None:
-    batches: list[list[str]] = []
-
-    async def apply(readings: Sequence[TableReading]) -> None:
-        batches.append([r.table_id for r in readings])
-
-    committer = GroupCommitter(apply, linger_s=0.05)
-    committer.start()
-    try:
-        committer.expect()  # a poll that is stuck on a silent table
-        async with asyncio.timeout(10):
-            await committer.submit(reading(7))
-        assert batches == [["t7"]]
-    finally:
-        await committer.stop()
+def test_the_window_is_a_small_share_of_the_shortest_poll_interval() -> None:
+    assert commit_linger_s([1000, 1000]) == 0.050
+    assert commit_linger_s([250, 1000]) == 0.0125
+    assert commit_linger_s([0]) == 0.005  # a serial line polled as fast as it goes
+    assert commit_linger_s([60_000]) == 0.050
 
 
 async def test_a_failed_commit_reaches_every_waiter_and_the_next_batch_goes_on() -> None:

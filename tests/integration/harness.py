@@ -27,6 +27,8 @@ from controller.service import open_floor
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
+from controller.submissions import SubmissionDesk
+from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig, total_credits
 from tests.conftest import KEY
@@ -139,7 +141,14 @@ class FloorHarness:
     async def start_controller(self) -> None:
         assert self.config is not None
         self.runtime = await open_floor(
-            LedgerStore(self.store.engine, KEY), self.config, SystemClock()
+            LedgerStore(self.store.engine, KEY),
+            self.config,
+            SystemClock(),
+            notice_override="test floor: simulated tables",
+        )
+        # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
+        await SubmissionDesk(self.runtime).approve_new_links(
+            reviewer="commission", role=Role.COMMISSION_AGENT
         )
         self.poller = Poller(self.runtime, self.config)
         self.poller.build()
