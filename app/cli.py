@@ -24,11 +24,13 @@ from controller.regulations import (
     check_rate_of_progression,
 )
 from controller.retention import run_retention
+from controller.runtime import LinkRuntime
 from controller.service import FloorMismatch, FloorService
 from controller.settings import LedgerKeyError, Settings, load_ledger_key
 from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
+from controller.submissions import SubmissionDesk
 from controller.users import Role
 from link_adapters.simulator.server import SimulatorError
 
@@ -573,7 +575,7 @@ def links_create(
         raise click.BadParameter(str(exc)) from exc
     specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
 
-    async def go() -> None:
+    async def go() -> str:
         key = load_ledger_key(settings)
         engine = make_engine(settings.database_url)
         try:
@@ -590,13 +592,24 @@ def links_create(
                 actor=actor,
                 hit_policy=HitPolicy(policy),
             )
+            # 68 IAC 10-1-3(c): a new link is filed with the commission and plays once approved.
+            runtime = LinkRuntime(store)
+            await runtime.load()
+            filed = await SubmissionDesk(runtime).file_new_link(
+                link_id, filed_by=actor, override=settings.notice_override
+            )
+            return str(filed.submission_id)
         finally:
             await engine.dispose()
 
-    _run(go())
+    submission_id = _run(go())
     click.echo(
         f"link {link_id}: {g.label}, rate {format_bp(rate_bp)}, reset "
         f"{format_cents(reset_cents)}, {len(specs)} table(s)"
+    )
+    click.echo(
+        f"filed with the commission as submission {submission_id}; the link plays once a "
+        "commission agent approves it (/commission)"
     )
 
 

@@ -17,6 +17,7 @@ async def progressive(
     cwd: Path | None = None,
     key: bool = True,
     env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
 ) -> tuple[int, str, str]:
     """Exit code, standard output and standard error of ``progressive ARGS``.
 
@@ -36,9 +37,10 @@ async def progressive(
         *args,
         env=full,
         cwd=cwd,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else None,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await proc.communicate()
+    out, err = await proc.communicate(stdin.encode() if stdin is not None else None)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()

@@ -242,5 +242,6 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
         key=False,
     )
     assert code == 0, err
+    assert "filed with the commission as submission sub-" in out  # 68 IAC 10-1-3(c)
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
     assert "lir\tLet It Ride bonus\t$0.00\trate 75%" in out

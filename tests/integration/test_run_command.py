@@ -42,6 +42,20 @@ async def stop(proc: asyncio.subprocess.Process) -> tuple[int, str]:
     return proc.returncode, out.decode() + err.decode()
 
 
+PASSWORD = "a long enough password"
+
+
+async def _until_up(http: httpx.AsyncClient) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                if (await http.get("/healthz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.2)
+
+
 async def test_run_polls_the_simulated_floor_and_stops_cleanly(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "sim.toml").write_text(
@@ -74,13 +88,18 @@ reset = "$500"
 """)
     db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
-    env |= {"PROGRESSIVE_DATABASE_URL": db_url, "PROGRESSIVE_LEDGER_KEY": KEY.hex()}
+    # The executive director allowed this floor to play at once (68 IAC 10-1-3(c)).
+    notice = {"PROGRESSIVE_NOTICE_OVERRIDE": "test floor, played at once"}
+    env |= {"PROGRESSIVE_DATABASE_URL": db_url, "PROGRESSIVE_LEDGER_KEY": KEY.hex(), **notice}
 
     code, _, err = await progressive(
         "run", "--config", str(tmp_path / "floor.toml"), db_url=db_url, cwd=tmp_path
     )
     assert code == 1 and "run `progressive db upgrade` first" in err
     code, _, err = await progressive("db", "upgrade", db_url=db_url, cwd=tmp_path)
+    assert code == 0, err
+    agent = ("users", "add", "agent", "--role", "commission_agent", "--password-stdin")
+    code, _, err = await progressive(*agent, db_url=db_url, cwd=tmp_path, stdin=PASSWORD)
     assert code == 0, err
 
     sim = await start("simulate", "--config", str(tmp_path / "sim.toml"), env=env, cwd=tmp_path)
@@ -92,8 +111,22 @@ reset = "$500"
             "run", "--config", str(tmp_path / "floor.toml"), "--port", str(web),
             env=env, cwd=tmp_path,
         )  # fmt: skip
-        await asyncio.sleep(5)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web}") as http:
+            await _until_up(http)
+            # The new link was filed with the commission and waits; the agent approves it.
+            tables = (await http.get("/api/v1/links/stud")).json()["tables"]
+            assert {t["state"] for t in tables} == {"awaiting_approval"}
+            login = await http.post(
+                "/api/v1/auth/token", data={"username": "agent", "password": PASSWORD}
+            )
+            agent_auth = {"Authorization": f"Bearer {login.json()['access_token']}"}
+            filed = (await http.get("/api/v1/submissions", headers=agent_auth)).json()
+            assert [(s["link_id"], s["kind"]) for s in filed] == [("stud", "new_link")]
+            approved = await http.post(
+                f"/api/v1/submissions/{filed[0]['submission_id']}/approve", headers=agent_auth
+            )
+            assert approved.status_code == 200, approved.text
+            await asyncio.sleep(4)
             ready = await http.get("/readyz")
             assert ready.status_code == 200, ready.text
             links = (await http.get("/api/v1/links")).json()
