@@ -82,7 +82,20 @@ function renderHits(hits) {
     box.replaceChildren(el("p", { class: "muted" }, "No hits waiting."));
     return;
   }
+  // What the technician has typed (and where the cursor is) survives a refresh.
+  const typed = new Map();
+  let focused = null;
+  for (const input of box.querySelectorAll("[data-hit] input")) {
+    const key = `${input.closest("[data-hit]").dataset.hit}|${input.className}`;
+    typed.set(key, input.value);
+    if (input === document.activeElement) focused = key;
+  }
   box.replaceChildren(...hits.map(renderHit));
+  for (const input of box.querySelectorAll("[data-hit] input")) {
+    const key = `${input.closest("[data-hit]").dataset.hit}|${input.className}`;
+    if (typed.has(key)) input.value = typed.get(key);
+    if (key === focused) input.focus();
+  }
 }
 
 async function refresh() {
@@ -101,10 +114,11 @@ async function refresh() {
 async function act(work, done) {
   try {
     await work();
-    message(done, true);
   } catch (err) {
-    message(err.message, false);
+    message(err.message, false); // what was typed stays, to be corrected
+    return;
   }
+  message(done, true);
   lastHits = "";
   await refresh();
 }

@@ -7,6 +7,7 @@ and ``create_app`` is served by uvicorn on a free port of 127.0.0.1.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -100,6 +101,13 @@ async def web_floor(
             await SubmissionDesk(service.runtime).approve_new_links(
                 reviewer="commission", role=Role.COMMISSION_AGENT
             )
+            # Live means every table has heard the controller: until its first heartbeat a
+            # table takes no progressive bets, and a hand forced now would be dealt unbet.
+            poller = service.poller
+            assert poller is not None
+            async with asyncio.timeout(20):
+                while not all(tp.last_ok_us for tp in poller.tables.values()):  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
         try:
             async with serve(create_app(service), port=0) as served:
                 yield WebFloor(served, service, sim, links, folder)
