@@ -11,6 +11,7 @@ hit (68 IAC 10-6-5(b)), so a hit is taken exactly once across any crash.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,7 @@ class TablePoll:
     last: TableRegisters | None = None
     last_ok_us: int | None = None  # when the table last answered a poll
     commit_failing: bool = False  # its last reading could not be recorded
+    recording: asyncio.Future[None] | None = None  # its last reading, being committed
     polls: int = 0
     errors: int = 0
 
@@ -145,46 +147,68 @@ class GroupCommitter:
         self._waiting: list[tuple[TableReading, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._closed = asyncio.Event()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="group-commit")
 
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+    async def stop(self, *, flush_within_s: float = 10.0) -> None:
+        """Commit what was handed in, then stop; what cannot be committed in time is dropped
+        (its tables' cumulative counters bring it back at the next start)."""
+        task, self._task = self._task, None
+        if task is not None:
+            self._closing = True
+            self._closed.set()
+            self._wake.set()
+            try:
+                async with asyncio.timeout(flush_within_s):
+                    await asyncio.shield(task)
+            except TimeoutError:
+                log.warning("the last readings could not be recorded in %.0f s", flush_within_s)
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         for _, fut in self._waiting:
             if not fut.done():
                 fut.cancel()
         self._waiting.clear()
 
-    async def submit(self, reading: TableReading) -> None:
-        """Returns once the reading is committed; raises what the commit raised."""
+    def submit_nowait(self, reading: TableReading) -> asyncio.Future[None]:
+        """Hand a reading in; the future completes once it is committed (or fails with what
+        the commit raised)."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((reading, fut))
         self._wake.set()
-        await fut
+        return fut
+
+    async def submit(self, reading: TableReading) -> None:
+        """Returns once the reading is committed; raises what the commit raised."""
+        await self.submit_nowait(reading)
 
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
-            if self._linger_s > 0:
-                await asyncio.sleep(self._linger_s)
+            if self._linger_s > 0 and not self._closing:
+                # The window, cut short when the committer is told to stop.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._linger_s):
+                        await self._closed.wait()
             self._wake.clear()
             batch, self._waiting = self._waiting, []
-            if not batch:
-                continue
-            try:
-                await self._apply([r for r, _ in batch])
-            except Exception as exc:  # every waiter learns of it; the next batch tries again
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
-            else:
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_result(None)
+            if batch:
+                try:
+                    await self._apply([r for r, _ in batch])
+                except Exception as exc:  # every waiter learns of it; the next batch tries
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                else:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_result(None)
+            if self._closing and not self._waiting:
+                return
 
 
 @dataclass(slots=True)
@@ -264,13 +288,16 @@ class Poller:
                 await asyncio.sleep(0)
 
     async def poll_once(self, tp: TablePoll) -> None:
-        """Read, commit, write. Errors are counted; a table that keeps failing goes offline.
+        """Read, hand the reading to the group commit, write. Errors are counted; a table that
+        keeps failing goes offline.
 
         With a profile that reads and writes in one request (function 23) the writes decided
-        after the previous reading was committed travel with this poll's read; otherwise
-        they are written right after the commit. Either way nothing is acknowledged before
-        it is recorded.
+        once the previous reading was committed travel with this poll's read, and the poll
+        does not wait for its own commit: the next poll of the table waits for it first
+        (``settle``). Otherwise the poll waits for the commit and then writes. Either way
+        nothing is acknowledged before it is recorded.
         """
+        await self.settle(tp)
         tid = tp.entry.config.table_id
         tp.polls += 1
         one_request = tp.handle.profile.read_write
@@ -297,21 +324,32 @@ class Poller:
         tp.poll_seq += 1
         tp.last_ok_us = now = self.clock.now_us()
         reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
-        try:
-            await committer.submit(reading)
-        except Exception as exc:
-            # Nothing of this reading is recorded and memory was reloaded from the database;
-            # the counters are cumulative, so the next poll credits what this one carried.
+        tp.recording = committer.submit_nowait(reading)
+        if not one_request and await self.settle(tp):
+            await self._write_back(tp)
+
+    async def settle(self, tp: TablePoll) -> bool:
+        """Wait for the table's last reading to be committed; False when it could not be.
+
+        When a commit fails nothing of it is recorded and memory is reloaded from the
+        database; the counters are cumulative, so the next poll credits what it carried.
+        """
+        fut, tp.recording = tp.recording, None
+        if fut is None:
+            return True
+        await asyncio.wait((fut,))
+        tid = tp.entry.config.table_id
+        problem = None if fut.cancelled() else fut.exception()
+        if fut.cancelled() or problem is not None:
             tp.errors += 1
             if not tp.commit_failing:
-                log.warning("table %s: its reading could not be recorded: %s", tid, exc)
+                log.warning("table %s: its reading could not be recorded: %s", tid, problem)
             tp.commit_failing = True
-            return
+            return False
         if tp.commit_failing:
             log.info("table %s: readings are recorded again", tid)
             tp.commit_failing = False
-        if not one_request:
-            await self._write_back(tp)
+        return True
 
     def _wanted(self, tp: TablePoll) -> tuple[int | None, int, int]:
         """What the table should hold now: (acknowledge, command bits, meter cents).

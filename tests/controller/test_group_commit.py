@@ -59,3 +59,18 @@ async def test_a_failed_commit_reaches_every_waiter_and_the_next_batch_goes_on()
         assert calls == 2
     finally:
         await committer.stop()
+
+
+async def test_stopping_commits_what_was_handed_in() -> None:
+    batches: list[list[str]] = []
+
+    async def apply(readings: Sequence[TableReading]) -> None:
+        batches.append([r.table_id for r in readings])
+
+    committer = GroupCommitter(apply, linger_s=30.0)  # a window far longer than the test
+    committer.start()
+    handed = committer.submit_nowait(reading(4))
+    await asyncio.sleep(0)
+    await committer.stop()
+    assert handed.done() and not handed.cancelled() and handed.exception() is None
+    assert batches == [["t4"]]
