@@ -3,6 +3,10 @@
 Rows stream straight from the database to the output, so a five-year export does not sit in
 memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
 ``*_cents``); times are ISO 8601 UTC.
+
+CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula. Every
+CSV written for people goes through ``csv_cell``: text is neutralised, numbers are not, so a
+negative amount stays a number a spreadsheet can add up.
 """
 
 from __future__ import annotations
@@ -33,6 +37,18 @@ class ExportKind(enum.StrEnum):
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
+
+
+# What a spreadsheet takes for the start of a formula (or of a cell it re-parses).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell as a spreadsheet should read it: text that looks like a formula is kept as
+    text (a leading apostrophe); integers, including negative amounts, are left as numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def iso(at_us: int) -> str:
@@ -229,7 +245,7 @@ async def export(
         writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         async for row in _rows(engine, kind, link_id, since_us, until_us):
-            writer.writerow(row)
+            writer.writerow({k: csv_cell(v) for k, v in row.items()})
             n += 1
     elif fmt == "json":
         head = {

@@ -16,7 +16,7 @@ from app.security import Principal, Role, require
 from controller import corrections, integrity, reconciliation
 from controller.corrections import CorrectionCategory
 from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
-from controller.export import iso
+from controller.export import csv_cell, iso
 from controller.money import displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.storage.store import StoreError
@@ -486,16 +486,6 @@ async def get_reconciliation(
     )
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value: Any) -> Any:
-    """Text a spreadsheet would take for a formula is written as text."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
-    return value
-
-
 RECON_COLUMNS = (
     "period_start", "period_end", "opening_cents", "contributions_cents", "seeded_cents",
     "anomalies_approved_cents", "awards_paid_cents", "corrections_cents", "other_cents",
@@ -537,15 +527,15 @@ async def export_reconciliation(
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["row", *RECON_COLUMNS])
-        w.writerow([_cell(c) for c in ["period", *_line(s)]])
+        w.writerow([csv_cell(c) for c in ["period", *_line(s)]])
         for week in lines:
-            w.writerow([_cell(c) for c in ["week", *_line(week)]])
+            w.writerow([csv_cell(c) for c in ["week", *_line(week)]])
         w.writerow([])
         w.writerow(["table_id", "credits", "contributions_cents", "contributions_units"])
         for t in s["tables"]:
             w.writerow(
                 [
-                    _cell(t["table_id"]),
+                    csv_cell(t["table_id"]),
                     t["credits"],
                     t["contributions_cents"],
                     t["contributions_units"],
