@@ -337,7 +337,8 @@ class Poller:
         fut, tp.recording = tp.recording, None
         if fut is None:
             return True
-        await asyncio.wait((fut,))
+        if not fut.done():
+            await asyncio.wait((fut,))
         tid = tp.entry.config.table_id
         problem = None if fut.cancelled() else fut.exception()
         if fut.cancelled() or problem is not None:

@@ -266,14 +266,13 @@ class _Pacer:
             self._unit_gap_s.pop(unit, None)
             self._unit_last_end.pop(unit, None)
 
-    async def wait(self, unit: int) -> None:
+    def delay(self, unit: int) -> float:
+        """Seconds to wait before the next request to ``unit`` may start (0 or less: none)."""
         ready_at = self._last_end + self._gap_s
         if unit in self._unit_gap_s:
             unit_end = self._unit_last_end.get(unit, -math.inf)
             ready_at = max(ready_at, unit_end + self._unit_gap_s[unit])
-        delay = ready_at - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
+        return ready_at - time.monotonic()
 
     def done(self, unit: int) -> None:
         self._last_end = time.monotonic()
@@ -619,8 +618,11 @@ class ModbusLink:
                 # The lock is free while we back off: other units on the link go meanwhile.
                 await asyncio.sleep(self._params.backoff_s * 2 ** (attempt - 1))
             async with self._lock:
-                await self._ensure_connected()
-                await self._pacer.wait(unit)
+                if not self._is_up():  # checked here: a coroutine per request costs
+                    await self._ensure_connected()
+                delay = self._pacer.delay(unit)
+                if delay > 0:
+                    await asyncio.sleep(delay)
                 try:
                     return await self._attempt(unit, what, send, check)
                 except (ResponseTimeout, DeviceError, LinkDown) as exc:

@@ -365,9 +365,11 @@ class HeadHit:
     cards: tuple[int, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
-class TableRegisters:
-    """One block read of a table, decoded. Counters are cumulative u32 and may wrap."""
+class TableRegisters(NamedTuple):
+    """One block read of a table, decoded. Counters are cumulative u32 and may wrap.
+
+    A named tuple: one is built at every poll of every table, and it is immutable.
+    """
 
     profile_id: int
     version: int
