@@ -42,6 +42,8 @@ from controller.games import Game
 from controller.hands import HandCategory
 from controller.service import FloorService
 from controller.settings import Settings
+from controller.submissions import SubmissionDesk
+from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig
 
@@ -153,9 +155,14 @@ async def main() -> int:
             settings = Settings(
                 database_url=f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}",
                 ledger_key_file=Path(tmp) / "bench-ledger.key",
+                notice_override="benchmark floor",
             )
             service = FloorService(settings, floor=floor, migrate=True, create_key=True)
             async with serve(create_app(service), port=0) as served:
+                # The floor's own commission agent lets its new link play.
+                await SubmissionDesk(service.runtime).approve_new_links(
+                    reviewer="commission", role=Role.COMMISSION_AGENT
+                )
                 poller = service.poller
                 assert poller is not None
                 async with asyncio.timeout(30):
