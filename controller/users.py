@@ -26,8 +26,8 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.ledger import canonical_details
 from controller.storage.models import AuditRow, DeviceTokenRow, UserRow
+from controller.storage.store import write_audit
 
 T = TypeVar("T")
 
@@ -181,26 +181,7 @@ def token_digest(token: str) -> str:
 # ------------------------------------------------------------------------------- audit
 
 
-async def _audit(
-    conn: AsyncConnection,
-    *,
-    at_us: int,
-    actor: str,
-    action: str,
-    target: str,
-    before: Any = None,
-    after: Any = None,
-) -> None:
-    await conn.execute(
-        insert(AuditRow).values(
-            at_us=at_us,
-            actor=actor,
-            action=action,
-            target=target,
-            before=None if before is None else canonical_details(before),
-            after=None if after is None else canonical_details(after),
-        )
-    )
+_audit = write_audit
 
 
 async def audit_entries(

@@ -76,6 +76,29 @@ def _json(value: Any) -> str:
     return canonical_details(value)
 
 
+async def write_audit(
+    conn: AsyncConnection,
+    *,
+    at_us: int,
+    actor: str,
+    action: str,
+    target: str,
+    before: Any = None,
+    after: Any = None,
+) -> None:
+    """One row of the audit log, in the caller's transaction: who, when, what, before, after."""
+    await conn.execute(
+        insert(AuditRow).values(
+            at_us=at_us,
+            actor=actor,
+            action=action,
+            target=target,
+            before=None if before is None else _json(before),
+            after=None if after is None else _json(after),
+        )
+    )
+
+
 def _claims_json(claims: Iterable[HitClaim]) -> str:
     return _json([c.to_dict() for c in claims])
 
@@ -537,15 +560,8 @@ class LedgerStore:
         before: Any = None,
         after: Any = None,
     ) -> None:
-        await conn.execute(
-            insert(AuditRow).values(
-                at_us=at_us,
-                actor=actor,
-                action=action,
-                target=target,
-                before=None if before is None else _json(before),
-                after=None if after is None else _json(after),
-            )
+        await write_audit(
+            conn, at_us=at_us, actor=actor, action=action, target=target, before=before, after=after
         )
 
     async def store_document(
