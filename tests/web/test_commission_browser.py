@@ -12,8 +12,8 @@ from controller.governance import Proposal, SubmissionKind
 from controller.hands import HandCategory
 from controller.submissions import SubmissionDesk
 from tests.integration.harness import wait_until
+from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor
-from tests.web.test_tech_browser import chromium, pytestmark, shot, signed_in
 
 __all__ = ["pytestmark"]
 

@@ -12,29 +12,21 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from controller.hands import HandCategory
+from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import web_floor
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-WAIT_MS = 30_000
+__all__ = ["pytestmark"]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+WAIT_MS = 30_000
 
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        found = await pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield found
-        finally:
-            await found.close()
+    async with chromium() as found:
+        yield found
 
 
 async def open_display(browser: Browser, url: str) -> Page:
@@ -49,9 +41,7 @@ async def shown_cents(page: Page) -> int:
 
 
 async def screenshot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    # Written here rather than by Playwright, whose writer would start the loop's thread pool.
-    (ARTIFACTS / f"display-{name}.png").write_bytes(await page.screenshot())
+    await shot(page, f"display-{name}")
 
 
 def dollars(cents: int) -> str:

@@ -8,74 +8,17 @@ ledger. Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
-import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import expect
 
 from app.security import Role
-from controller import users
 from controller.hands import HandCategory
 from tests.integration.harness import wait_until
-from tests.web.floor import WebFloor, web_floor
+from tests.web.browser import chromium, pytestmark, shot, signed_in
+from tests.web.floor import web_floor
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
-
-
-@asynccontextmanager
-async def chromium() -> AsyncIterator[Browser]:
-    try:
-        async with _chromium() as browser:
-            yield browser
-    finally:
-        # Playwright's driver runs blocking calls on the loop's default executor; its thread
-        # is joined here rather than left for the loop's close.
-        await asyncio.get_running_loop().shutdown_default_executor()
-
-
-@asynccontextmanager
-async def _chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
-
-
-async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Page:
-    name = f"{role.value}-{secrets.token_hex(3)}"
-    password = secrets.token_urlsafe(16)
-    await users.create_user(
-        wf.service.engine,
-        username=name,
-        role=role,
-        password=password,
-        actor="test",
-        at_us=wf.service.clock.now_us(),
-    )
-    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
-    await page.goto(wf.base_url + path)
-    await page.fill("#login-username", name)
-    await page.fill("#login-password", password)
-    await page.click("#login-form button[type=submit]")
-    await expect(page.locator("#who")).to_have_text(f"{name} ({role.value})")
-    return page
-
-
-async def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+__all__ = ["chromium", "pytestmark", "shot", "signed_in"]
 
 
 async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path) -> None:

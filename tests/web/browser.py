@@ -1,0 +1,75 @@
+"""Debian's Chromium driven by Playwright for the page tests, and what they share.
+
+Never a browser download: the tests use /usr/bin/chromium and skip when it is absent (CI
+installs it). Screenshots are kept in test-artifacts/ at the repository root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from app.security import Role
+from controller import users
+from tests.web.floor import WebFloor
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    try:
+        async with _chromium() as browser:
+            yield browser
+    finally:
+        # Playwright's driver runs blocking calls on the loop's default executor; its thread
+        # is joined here rather than left for the loop's close.
+        await asyncio.get_running_loop().shutdown_default_executor()
+
+
+@asynccontextmanager
+async def _chromium() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Page:
+    name = f"{role.value}-{secrets.token_hex(3)}"
+    password = secrets.token_urlsafe(16)
+    await users.create_user(
+        wf.service.engine,
+        username=name,
+        role=role,
+        password=password,
+        actor="test",
+        at_us=wf.service.clock.now_us(),
+    )
+    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+    await page.goto(wf.base_url + path)
+    await page.fill("#login-username", name)
+    await page.fill("#login-password", password)
+    await page.click("#login-form button[type=submit]")
+    await expect(page.locator("#who")).to_have_text(f"{name} ({role.value})")
+    return page
+
+
+async def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    # Written here rather than by Playwright, whose writer would start the loop's thread pool.
+    (ARTIFACTS / f"{name}.png").write_bytes(await page.screenshot(full_page=True))
