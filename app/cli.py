@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 
 from app.serve import ServeError
 from controller.clock import SystemClock
@@ -17,12 +18,7 @@ from controller.engine import EngineError, HitPolicy, TableConfig
 from controller.export import ExportError, ExportKind, export, iso, parse_time
 from controller.games import Game, PaytableError
 from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
-from controller.regulations import (
-    INTEGRITY_RETENTION_YEARS,
-    METER_RETENTION_YEARS,
-    RuleViolation,
-    check_rate_of_progression,
-)
+from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.retention import run_retention
 from controller.runtime import LinkRuntime
 from controller.service import FloorMismatch, FloorService
@@ -60,7 +56,10 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _settings(database_url: str | None) -> Settings:
-    s = Settings()  # read afresh: one command, one environment
+    try:
+        s = Settings()  # read afresh: one command, one environment
+    except ValidationError as exc:
+        raise click.ClickException(f"settings: {exc}") from None
     return s.model_copy(update={"database_url": database_url}) if database_url else s
 
 
@@ -379,27 +378,35 @@ def retention() -> None:
 @click.option(
     "--meter-years",
     type=int,
-    default=METER_RETENTION_YEARS,
-    show_default=True,
-    help="Meter history and its documents are kept this long (68 IAC 10-6-5(d); never less).",
+    default=None,
+    help="Meter history and its documents are kept this long (68 IAC 10-6-5(d); never less); "
+    "default: the meter_retention_years setting.",
 )
 @click.option(
     "--integrity-years",
     type=int,
-    default=INTEGRITY_RETENTION_YEARS,
-    show_default=True,
-    help="Records of devices removed from play, after their return (68 IAC 10-1-6.2(c)).",
+    default=None,
+    help="Records of devices removed from play, after their return (68 IAC 10-1-6.2(c)); "
+    "default: the integrity_retention_years setting.",
 )
-def retention_run(database_url: str | None, meter_years: int, integrity_years: int) -> None:
+def retention_run(
+    database_url: str | None, meter_years: int | None, integrity_years: int | None
+) -> None:
     """Purge what is past its period, sealing a manifest of it into each link's history."""
     settings = _settings(database_url)
 
     async def go() -> Any:
-        service = FloorService(settings)
+        service = FloorService(settings, retention_schedule=False)
         await service.start()
         try:
             return await run_retention(
-                service.runtime, meter_years=meter_years, integrity_years=integrity_years
+                service.runtime,
+                meter_years=settings.meter_retention_years if meter_years is None else meter_years,
+                integrity_years=(
+                    settings.integrity_retention_years
+                    if integrity_years is None
+                    else integrity_years
+                ),
             )
         finally:
             await service.stop()

@@ -11,13 +11,15 @@ only lengthen.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, insert, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller import engine as eng
 from controller.regulations import check_retention_not_shortened, check_retention_years
@@ -36,6 +38,8 @@ from controller.storage.paperwork import (
     IntegrityRecordRow,
     RemedialActionRow,
 )
+
+log = logging.getLogger(__name__)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _META = {"meter": "retention_meter_years", "integrity": "retention_integrity_years"}
@@ -61,18 +65,39 @@ class RetentionReport:
     integrity: dict[str, Any] = field(default_factory=dict)
 
 
-async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_years: int) -> None:
+async def _recorded_periods(conn: AsyncConnection) -> dict[str, int]:
+    rows = await conn.execute(
+        select(LedgerMetaRow).where(LedgerMetaRow.name.in_(list(_META.values())))
+    )
+    return {r.name: int(r.value) for r in rows}
+
+
+def _check_periods(recorded: dict[str, int], meter_years: int, integrity_years: int) -> None:
     check_retention_years(meter_years=meter_years, integrity_years=integrity_years)
+    for name, years in (("meter", meter_years), ("integrity", integrity_years)):
+        check_retention_not_shortened(
+            name=name, years=years, recorded_years=recorded.get(_META[name])
+        )
+
+
+async def check_periods_in_force(
+    engine: AsyncEngine, *, meter_years: int, integrity_years: int
+) -> None:
+    """Refuse periods shorter than the regulations' or than the periods already in force.
+
+    The service checks its settings with this when it starts, so a shortened setting is
+    refused at once rather than at the next purge.
+    """
+    async with engine.connect() as conn:
+        _check_periods(await _recorded_periods(conn), meter_years, integrity_years)
+
+
+async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_years: int) -> None:
     async with runtime.store.engine.begin() as conn:
-        recorded = {
-            r.name: int(r.value)
-            for r in await conn.execute(
-                select(LedgerMetaRow).where(LedgerMetaRow.name.in_(list(_META.values())))
-            )
-        }
+        recorded = await _recorded_periods(conn)
+        _check_periods(recorded, meter_years, integrity_years)
         for name, years in (("meter", meter_years), ("integrity", integrity_years)):
             key = _META[name]
-            check_retention_not_shortened(name=name, years=years, recorded_years=recorded.get(key))
             if key not in recorded:
                 await conn.execute(insert(LedgerMetaRow).values(name=key, value=str(years)))
             elif recorded[key] != years:
@@ -295,3 +320,90 @@ async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> 
         },
     )
     return manifest
+
+
+class RetentionJob:
+    """The purge on a schedule: first ``first_run_s`` after ``start()``, then every
+    ``interval_s``.
+
+    A purge that fails is logged and tried again at the next run; it never stops the service.
+    ``stop()`` lets a purge under way finish (it is one transaction per link) and then ends.
+    """
+
+    def __init__(
+        self,
+        runtime: LinkRuntime,
+        *,
+        meter_years: int,
+        integrity_years: int,
+        first_run_s: float,
+        interval_s: float,
+    ) -> None:
+        self.runtime = runtime
+        self.meter_years = meter_years
+        self.integrity_years = integrity_years
+        self.first_run_s = first_run_s
+        self.interval_s = interval_s
+        self.runs = 0  # purges attempted, failed ones included
+        self.failures = 0
+        self.last_report: RetentionReport | None = None
+        self._stopping = asyncio.Event()
+        self._ran = asyncio.Condition()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="retention")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        task, self._task = self._task, None
+        if task is not None:
+            await task
+
+    async def wait_for_runs(self, runs: int) -> None:
+        """Until ``runs`` purges have been attempted since the job started."""
+        async with self._ran:
+            await self._ran.wait_for(lambda: self.runs >= runs)
+
+    async def _loop(self) -> None:
+        delay = self.first_run_s
+        while True:
+            try:
+                await asyncio.wait_for(self._stopping.wait(), delay)
+                return
+            except TimeoutError:
+                pass
+            delay = self.interval_s
+            await self.run_once()
+
+    async def run_once(self) -> RetentionReport | None:
+        report: RetentionReport | None = None
+        try:
+            report = await run_retention(
+                self.runtime, meter_years=self.meter_years, integrity_years=self.integrity_years
+            )
+        except Exception:
+            self.failures += 1
+            log.exception("the retention purge failed; it runs again in %.0f s", self.interval_s)
+        else:
+            self.last_report = report
+            log.info("retention purge: %s", describe(report))
+        async with self._ran:
+            self.runs += 1
+            self._ran.notify_all()
+        return report
+
+
+def describe(report: RetentionReport) -> str:
+    """What a purge removed, in one line for the log."""
+    parts = [
+        f"link {link_id}: entries {m['first_seq']}-{m['last_seq']} removed {m['counts']}, "
+        f"seals sha256 {m['seals_sha256']}"
+        for link_id, m in sorted(report.links.items())
+    ]
+    records = len(report.integrity.get("records", []))
+    parts.append(f"{records} integrity record(s) removed")
+    if not report.links:
+        parts.insert(0, f"nothing older than {report.meter_years} years")
+    return "; ".join(parts)

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
 from controller.poller import Poller, TablePoll
+from controller.retention import RetentionJob, check_periods_in_force
 from controller.runtime import LinkRuntime
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
@@ -133,7 +134,9 @@ class FloorService:
     without it the links in the database are loaded and nothing is polled (a web process in
     front of a controller running elsewhere, or a test driving readings itself). ``migrate``
     upgrades the schema first (the demo, tests); otherwise a schema that is not current is
-    refused with the command that fixes it.
+    refused with the command that fixes it. The retention purge runs on its schedule
+    (settings ``retention_first_run_s``, ``retention_interval_s``) unless
+    ``retention_schedule`` is off (a one-off command that purges by itself).
     """
 
     def __init__(
@@ -144,16 +147,19 @@ class FloorService:
         clock: Clock | None = None,
         migrate: bool = False,
         create_key: bool = False,
+        retention_schedule: bool = True,
     ) -> None:
         self.settings = settings
         self.floor = floor
         self.clock: Clock = clock or SystemClock()
         self._migrate = migrate
         self._create_key = create_key
+        self._retention_schedule = retention_schedule
         self._engine: AsyncEngine | None = None
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
         self.poller: Poller | None = None
+        self.retention: RetentionJob | None = None
         self.started = False
 
     @property
@@ -184,6 +190,13 @@ class FloorService:
             else:
                 await check_schema(engine)
             self._store = store = LedgerStore(engine, key)
+            # A retention period once in force can only lengthen: a shortened setting is
+            # refused here, before anything runs (68 IAC 10-6-5(d), 10-1-6.2(c)).
+            await check_periods_in_force(
+                engine,
+                meter_years=self.settings.meter_retention_years,
+                integrity_years=self.settings.integrity_retention_years,
+            )
             if self.floor is not None:
                 self._runtime = await open_floor(
                     store, self.floor, self.clock, notice_override=self.settings.notice_override
@@ -195,13 +208,25 @@ class FloorService:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.load()
+            if self._retention_schedule:
+                self.retention = RetentionJob(
+                    self._runtime,
+                    meter_years=self.settings.meter_retention_years,
+                    integrity_years=self.settings.integrity_retention_years,
+                    first_run_s=self.settings.retention_first_run_s,
+                    interval_s=self.settings.retention_interval_s,
+                )
+                self.retention.start()
         except BaseException:
             await self.stop()
             raise
         self.started = True
 
     async def stop(self) -> None:
-        """Finish the polls under way, then close the database. Idempotent."""
+        """Finish the purge and polls under way, then close the database. Idempotent."""
+        retention, self.retention = self.retention, None
+        if retention is not None:
+            await retention.stop()
         poller, self.poller = self.poller, None
         if poller is not None:
             await poller.stop()

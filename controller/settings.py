@@ -7,8 +7,14 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from controller.regulations import (
+    INTEGRITY_RETENTION_YEARS,
+    METER_RETENTION_YEARS,
+    check_retention_years,
+)
 
 
 class Settings(BaseSettings):
@@ -31,6 +37,22 @@ class Settings(BaseSettings):
     # a written direction that lifts the notice periods for this installation. Empty: the 60-
     # and 30-day notice periods apply. When set, it is recorded on every submission filed.
     notice_override: str | None = None
+    # How long records are kept. Never shorter than the regulations ask (checked here), and
+    # once a period has been in force never shorter than it (checked against the database
+    # when the service starts and each time the purge runs: controller.retention).
+    meter_retention_years: int = METER_RETENTION_YEARS
+    integrity_retention_years: int = INTEGRITY_RETENTION_YEARS
+    # The retention purge runs this long after the service starts, then at this interval.
+    retention_first_run_s: float = Field(default=60.0, gt=0)
+    retention_interval_s: float = Field(default=24 * 60 * 60.0, gt=0)
+
+    @model_validator(mode="after")
+    def _retention_at_least_the_minimum(self) -> Settings:
+        check_retention_years(
+            meter_years=self.meter_retention_years,
+            integrity_years=self.integrity_retention_years,
+        )
+        return self
 
 
 @lru_cache(maxsize=1)
