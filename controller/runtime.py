@@ -393,34 +393,24 @@ class LinkRuntime:
             entered=None if cards is None else tuple(cards),
         )
         stored = ",".join(str(c) for c in confirmed)
-        async with self._locks[row.link_id]:
-            now = self.clock.now_us()
-
-            async def mark(conn: AsyncConnection) -> None:
-                result = await conn.execute(
-                    update(HitRow)
-                    .where(HitRow.hit_id == hit_id, HitRow.verified_by.is_(None))
-                    .values(verified_by=actor, verified_at_us=now, verified_cards=stored)
-                )
-                if result.rowcount != 1:
-                    raise StoreError(f"hit {hit_id} was verified meanwhile")
-
-            await self.store.commit(
-                [],
-                extra=mark,
-                audit={
-                    "at_us": now,
-                    "actor": actor,
-                    "action": "hit.verify",
-                    "target": f"hit:{hit_id}",
-                    "before": {"verified_by": None, "reported_cards": reported},
-                    "after": {
-                        "verified_by": actor,
-                        "verified_cards": list(confirmed),
-                        "entered_by_technician": reported is None,
-                    },
-                },
-            )
+        await self._fill_in_hit(
+            row,
+            unfilled=HitRow.verified_by,
+            values=lambda now: {
+                "verified_by": actor,
+                "verified_at_us": now,
+                "verified_cards": stored,
+            },
+            meanwhile="was verified meanwhile",
+            actor=actor,
+            action="hit.verify",
+            before={"verified_by": None, "reported_cards": reported},
+            after={
+                "verified_by": actor,
+                "verified_cards": list(confirmed),
+                "entered_by_technician": reported is None,
+            },
+        )
         return await self.hit(hit_id)
 
     async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> Any:
@@ -434,17 +424,48 @@ class LinkRuntime:
             verified=row.verified_by is not None,
             already_paid_cents=row.hand_paid_cents,
         )
+        await self._fill_in_hit(
+            row,
+            unfilled=HitRow.hand_paid_by,
+            values=lambda now: {
+                "hand_paid_by": actor,
+                "hand_paid_at_us": now,
+                "hand_paid_cents": amount_cents,
+            },
+            meanwhile="had a hand pay recorded meanwhile",
+            actor=actor,
+            action="hit.hand_pay",
+            before={"hand_paid_cents": None, "award_cents": row.award_cents},
+            after={"hand_paid_by": actor, "hand_paid_cents": amount_cents},
+        )
+        return await self.hit(hit_id)
+
+    async def _fill_in_hit(
+        self,
+        row: Any,
+        *,
+        unfilled: Any,
+        values: Callable[[int], dict[str, Any]],
+        meanwhile: str,
+        actor: str,
+        action: str,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+    ) -> None:
+        """Fill in a technician's fields of a hit once (its facts never change), audited in
+        the same transaction; refused if someone filled them in meanwhile."""
+        hit_id = row.hit_id
         async with self._locks[row.link_id]:
             now = self.clock.now_us()
 
             async def mark(conn: AsyncConnection) -> None:
                 result = await conn.execute(
                     update(HitRow)
-                    .where(HitRow.hit_id == hit_id, HitRow.hand_paid_by.is_(None))
-                    .values(hand_paid_by=actor, hand_paid_at_us=now, hand_paid_cents=amount_cents)
+                    .where(HitRow.hit_id == hit_id, unfilled.is_(None))
+                    .values(**values(now))
                 )
                 if result.rowcount != 1:
-                    raise StoreError(f"hit {hit_id}: a hand pay was recorded meanwhile")
+                    raise StoreError(f"hit {hit_id} {meanwhile}")
 
             await self.store.commit(
                 [],
@@ -452,10 +473,9 @@ class LinkRuntime:
                 audit={
                     "at_us": now,
                     "actor": actor,
-                    "action": "hit.hand_pay",
+                    "action": action,
                     "target": f"hit:{hit_id}",
-                    "before": {"hand_paid_cents": None, "award_cents": row.award_cents},
-                    "after": {"hand_paid_by": actor, "hand_paid_cents": amount_cents},
+                    "before": dict(before),
+                    "after": dict(after),
                 },
             )
-        return await self.hit(hit_id)
