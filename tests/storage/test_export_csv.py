@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import io
 
+from sqlalchemy import insert
+
 from controller import corrections
 from controller.clock import FixedClock
 from controller.corrections import CorrectionCategory
 from controller.export import ExportKind, csv_cell, export
 from controller.runtime import LinkRuntime
+from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 from tests.storage.helpers import make_link
@@ -45,6 +48,27 @@ async def test_a_reduction_explained_with_a_formula_exports_as_text(store: Ledge
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert n == len(rows) == 1
     (row,) = rows
-    assert not row["explanation"].startswith(("=", "+", "-", "@", "\t", "\r"))
-    assert FORMULA in row["explanation"]
+    assert row["explanation"].endswith(FORMULA)
     assert row["delta_units"] == "-5000000"  # written as a number, not neutralised
+
+
+async def test_an_explanation_starting_with_a_formula_is_written_as_text(
+    store: LedgerStore,
+) -> None:
+    await make_link(store)
+    # Whatever wrote it, text at the start of a cell is never run by the spreadsheet.
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            insert(MeterEntryRow).values(
+                link_id="stud", seq=2, at_us=T0 + 1, kind="contribution",
+                meter_before_units=0, delta_units=10_000, meter_after_units=10_000,
+                explanation=FORMULA, details="{}", prev_hash="0" * 64, hash="1" * 64,
+            )
+        )  # fmt: skip
+    out = io.StringIO()
+    await export(
+        store.engine, out, kind=ExportKind.HISTORY, fmt="csv", since_us=T0, until_us=T0 + 2
+    )
+    (row,) = [r for r in csv.DictReader(io.StringIO(out.getvalue())) if r["seq"] == "2"]
+    assert row["explanation"] == "'" + FORMULA
+    assert (row["delta_units"], row["meter_after_units"]) == ("10000", "10000")
