@@ -1,5 +1,6 @@
-// The auditor's page: the meter over a period, every reduction with its reason and
-// documents, the hits, exports, and the ledger's hash-chain verification.
+// The auditor's page: the meter over a period, its reconciliation, the correction requests
+// (approved or rejected here by a second supervisor or an admin), every reduction with its
+// reason and documents, the hits, exports, and the ledger's hash-chain verification.
 "use strict";
 
 const { el, call, cents, time, message, download } = Api;
@@ -126,6 +127,101 @@ function exportsFor(linkId, query) {
   box.replaceChildren(...buttons);
 }
 
+// [field, label, is a total]
+const RECON_LINES = [
+  ["opening", "Opening meter", false],
+  ["contributions", "+ Contributions", false],
+  ["seeded", "+ Seeded", false],
+  ["anomalies_approved", "+ Anomalies approved", false],
+  ["awards_paid", "− Awards paid", false],
+  ["corrections", "+ Corrections", false],
+  ["other", "+ Other", false],
+  ["expected_closing", "= Expected closing", true],
+  ["closing", "Closing meter", true],
+];
+
+async function reconcile(linkId, query) {
+  const r = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/reconciliation?${query}`);
+  const verdict = document.getElementById("recon-verdict");
+  if (r.balanced) {
+    verdict.replaceChildren(el("div", { class: "balanced", "data-balanced": "yes" },
+      `Balanced to the unit: ${r.entries} entries, closing ${cents(r.closing_cents)}.`));
+  } else {
+    verdict.replaceChildren(el("div", { class: "difference", role: "alert", "data-balanced": "no" },
+      `DIFFERENCE: the closing meter is ${r.difference_units} units (1/10,000 ¢) ` +
+      `away from what the ledger explains. ` + r.problems.join("; ")));
+  }
+  document.querySelector("#recon tbody").replaceChildren(...RECON_LINES.map(([k, label, total]) =>
+    el("tr", { "data-line": k, class: total ? "total" : "" },
+      el("td", {}, label),
+      el("td", { class: "num" }, cents(r[`${k}_cents`])),
+      el("td", { class: "num muted" }, r[`${k}_units`].toLocaleString("en-US")))));
+  document.querySelector("#recon-tables tbody").replaceChildren(...(r.tables.length
+    ? r.tables.map((t) => el("tr", { "data-table": t.table_id },
+      el("td", {}, t.table_id),
+      el("td", { class: "num" }, t.credits),
+      el("td", { class: "num" }, cents(t.contributions_cents))))
+    : [el("tr", {}, el("td", { colspan: 3, class: "muted" }, "No contributions in this period."))]));
+  const base = `/api/v1/links/${encodeURIComponent(linkId)}/reconciliation/export?${query}`;
+  document.getElementById("recon-exports").replaceChildren(...["csv", "pdf"].map((format) =>
+    el("button", {
+      type: "button", class: "recon-export", "data-href": `${base}&format=${format}`,
+      onclick: () => download(`${base}&format=${format}`).catch((err) => message(err.message, false)),
+    }, `reconciliation (${format.toUpperCase()})`)));
+}
+
+const APPROVER_ROLES = ["supervisor", "admin"];
+
+async function correctionRequests(linkId) {
+  const rows = await call("GET", `/api/v1/corrections?link=${encodeURIComponent(linkId)}`);
+  const body = document.querySelector("#correction-requests tbody");
+  if (!rows.length) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No correction requests for this link.")));
+    return;
+  }
+  const role = sessionStorage.getItem("progressive.role");
+  const me = sessionStorage.getItem("progressive.user");
+  body.replaceChildren(...rows.map((c) => {
+    const work = el("td", {});
+    if (c.status === "pending" && APPROVER_ROLES.includes(role)) {
+      if (c.requested_by === me) {
+        work.append(el("span", { class: "muted" }, "awaiting a second person"));
+      } else {
+        const reason = el("input", { class: "reject-reason", size: "16", placeholder: "reason to reject", "aria-label": "reason to reject" });
+        work.append(
+          el("button", { type: "button", class: "primary approve", onclick: () => decide(c, "approve") }, "Approve"), " ",
+          reason, " ",
+          el("button", { type: "button", class: "reject", onclick: () => decide(c, "reject", reason.value) }, "Reject"));
+      }
+    }
+    return el("tr", { "data-request": c.request_id },
+      el("td", {}, time(c.at_us)),
+      el("td", {}, c.request_id),
+      el("td", { class: `num ${c.delta_cents < 0 ? "bad-text" : ""}` }, cents(c.delta_cents)),
+      el("td", {}, c.category),
+      el("td", {}, c.reason),
+      el("td", {}, c.requested_by),
+      el("td", { class: "request-status" }, c.status + (c.decided_by ? ` by ${c.decided_by}` : "")
+        + (c.decision_reason ? `: ${c.decision_reason}` : "")),
+      work);
+  }));
+}
+
+async function decide(c, action, reason) {
+  if (action === "reject" && !(reason || "").trim()) {
+    message("Give the reason for rejecting the correction.", false);
+    return;
+  }
+  try {
+    const path = `/api/v1/corrections/${encodeURIComponent(c.request_id)}/${action}`;
+    await call("POST", path, action === "reject" ? { reason: reason.trim() } : undefined);
+    await show();
+    message(`Correction ${c.request_id} ${action === "approve" ? "approved and applied" : "rejected"}.`, true);
+  } catch (err) {
+    message(err.message, false);
+  }
+}
+
 async function show(event) {
   if (event) event.preventDefault();
   const linkId = document.getElementById("link").value;
@@ -134,6 +230,8 @@ async function show(event) {
     const series = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/meter?${query}&points=400`);
     drawChart(series);
     exportsFor(linkId, query);
+    await reconcile(linkId, query);
+    await correctionRequests(linkId);
     await reductions(linkId, query);
     await hits(linkId, series.since_us, series.until_us);
     document.getElementById("message").hidden = true;

@@ -1,10 +1,13 @@
 // The technician's page: every table's state, the hits waiting for work, and that work:
-// verify the hand, record the hand pay, reset the table.
+// verify the hand, record the hand pay, reset the table; take a table out of play, record
+// what was done to it and its verification, and return it to play (68 IAC 10-1-6.2).
 "use strict";
 
 const REFRESH_MS = 2000;
 const { el, cardFace, cents, time, call, message } = Api;
 let lastHits = "";
+let lastRecords = "";
+let outOfPlay = "";
 let timer = null;
 
 const hitPath = (id, action) => `/api/v1/hits/${encodeURIComponent(id)}/${action}`;
@@ -19,7 +22,7 @@ function parseCents(text) {
 function dollars(amount) { return cents(amount).replace("$", ""); }
 
 function stateBadge(state) {
-  return el("span", { class: `state ${state}` }, state.replace("_", " "));
+  return el("span", { class: `state ${state}` }, state.replaceAll("_", " "));
 }
 
 function renderTables(tables) {
@@ -34,7 +37,10 @@ function renderTables(tables) {
     el("td", { class: "muted" }, t.last_answer_us ? time(t.last_answer_us) : "never"),
     el("td", {}, t.hit_pending
       ? el("button", { type: "button", class: "reset", onclick: () => reset(t.table_id) }, "Reset table")
-      : ""),
+      : "",
+    t.state === "out_of_play" || t.state === "awaiting_approval"
+      ? ""
+      : el("button", { type: "button", class: "remove", onclick: () => openRemoval(t.table_id) }, "Take out of play")),
   )));
   document.getElementById("tables-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
 }
@@ -73,6 +79,25 @@ function renderHit(h) {
     actions);
 }
 
+// Replace a box's content; what the technician has typed (and where the cursor is) in the
+// items marked with `attr` survives.
+function keepTyping(box, attr, children) {
+  const fields = () => box.querySelectorAll(`[${attr}] input, [${attr}] textarea`);
+  const keyOf = (input) => `${input.closest(`[${attr}]`).getAttribute(attr)}|${input.className}`;
+  const typed = new Map();
+  let focused = null;
+  for (const input of fields()) {
+    typed.set(keyOf(input), input.value);
+    if (input === document.activeElement) focused = keyOf(input);
+  }
+  box.replaceChildren(...children);
+  for (const input of fields()) {
+    const key = keyOf(input);
+    if (typed.has(key)) input.value = typed.get(key);
+    if (key === focused) input.focus();
+  }
+}
+
 function renderHits(hits) {
   const signature = JSON.stringify(hits);
   if (signature === lastHits) return; // keep what the technician is typing
@@ -82,20 +107,145 @@ function renderHits(hits) {
     box.replaceChildren(el("p", { class: "muted" }, "No hits waiting."));
     return;
   }
-  // What the technician has typed (and where the cursor is) survives a refresh.
-  const typed = new Map();
-  let focused = null;
-  for (const input of box.querySelectorAll("[data-hit] input")) {
-    const key = `${input.closest("[data-hit]").dataset.hit}|${input.className}`;
-    typed.set(key, input.value);
-    if (input === document.activeElement) focused = key;
+  keepTyping(box, "data-hit", hits.map(renderHit));
+}
+
+// ------------------------------------------------------------------ out of play (10-1-6.2)
+
+const recordPath = (r, action) =>
+  `/api/v1/tables/${encodeURIComponent(r.table_id)}/integrity-records/${encodeURIComponent(r.record_id)}` +
+  (action ? `/${action}` : "");
+
+function localInput(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+function openRemoval(tableId) {
+  const form = document.getElementById("remove-form");
+  form.reset();
+  form.table_id.value = tableId;
+  form.questioned_at.value = localInput(new Date());
+  document.getElementById("remove-table").textContent = tableId;
+  const section = document.getElementById("remove");
+  section.hidden = false;
+  section.scrollIntoView();
+  form.device_type.focus();
+}
+
+function closeRemoval() {
+  document.getElementById("remove").hidden = true;
+}
+
+function removeTable(event) {
+  event.preventDefault();
+  const form = event.target;
+  const optional = (name) => form[name].value.trim() || null;
+  const tableId = form.table_id.value;
+  const body = {
+    questioned_at_us: new Date(form.questioned_at.value).getTime() * 1000,
+    device_type: form.device_type.value.trim(),
+    manufacturer_serial_number: optional("manufacturer_serial_number"),
+    commission_registration_number: form.commission_registration_number.value.trim(),
+    malfunction_reason: form.malfunction_reason.value.trim(),
+    complainant_name: optional("complainant_name"),
+    complainant_address: optional("complainant_address"),
+    complainant_telephone: optional("complainant_telephone"),
+    complaint_nature: optional("complaint_nature"),
+  };
+  return act(async () => {
+    await call("POST", `/api/v1/tables/${encodeURIComponent(tableId)}/integrity-records`, body);
+    closeRemoval();
+  }, `Table ${tableId} is out of play: it credits nothing and its hits are refused until it returns.`);
+}
+
+function renderRecord(r) {
+  const actions = r.remedial_actions.map((a) => el("li", {},
+    `${a.description} — `,
+    el("span", { class: "muted" }, [
+      ...a.employees.map((e) => `${e.printed_name} (licence ${e.occupational_license_number})`),
+      ...(a.outside_company_name ? [a.outside_company_name] : []),
+      `recorded by ${a.recorded_by}, ${time(a.at_us)}`,
+    ].join(", "))));
+  const field = (cls, label, attrs) => el("label", {}, label, el("input", { class: cls, ...attrs }));
+  return el("div", { class: "record", "data-record": r.record_id, "data-table": r.table_id },
+    el("div", {},
+      el("strong", {}, `Table ${r.table_id}: out of play since ${time(r.removed_at_us)}`), " ",
+      el("span", { class: "muted" }, `${r.device_type}, registration ${r.commission_registration_number}, record ${r.record_id}`)),
+    el("div", {}, `Reason: ${r.malfunction_reason}`),
+    el("div", { class: "muted" }, `Notice to the enforcement agent filed (PDF sha256 ${r.notice_sha256.slice(0, 16)}…)`),
+    el("div", {}, el("strong", {}, "Remedial actions: "),
+      actions.length ? el("ul", { class: "actions-done" }, ...actions) : el("span", { class: "muted" }, "none yet")),
+    el("div", { class: "step" },
+      el("label", {}, "Remedial action", el("textarea", { class: "action-description", rows: "2", cols: "40" })),
+      field("employee-name", "Employee (printed name)", { size: "18" }),
+      field("employee-signature", "Signature", { size: "10" }),
+      field("employee-licence", "Occupational licence no.", { size: "12" }),
+      el("button", { type: "button", class: "record-action", onclick: () => recordAction(r) }, "Record remedial action")),
+    r.verified_by
+      ? el("div", { class: "verified" }, `Verified by ${r.verified_by}: ${r.verification}`)
+      : el("div", { class: "step" },
+        el("label", {}, "How it was verified to meet the requirements",
+          el("textarea", { class: "verification", rows: "2", cols: "50" })),
+        el("button", { type: "button", class: "verify-record", onclick: () => verifyRecord(r) }, "Record verification")),
+    el("div", { class: "step" },
+      el("button", { type: "button", class: "primary return", onclick: () => returnToPlay(r) }, "Return to play")));
+}
+
+function recordBox(r) {
+  return document.querySelector(`[data-record="${CSS.escape(r.record_id)}"]`);
+}
+
+function recordAction(r) {
+  const box = recordBox(r);
+  const value = (cls) => box.querySelector(`.${cls}`).value.trim();
+  const description = value("action-description");
+  if (!description) {
+    message("Describe the remedial action.", false);
+    return;
   }
-  box.replaceChildren(...hits.map(renderHit));
-  for (const input of box.querySelectorAll("[data-hit] input")) {
-    const key = `${input.closest("[data-hit]").dataset.hit}|${input.className}`;
-    if (typed.has(key)) input.value = typed.get(key);
-    if (key === focused) input.focus();
+  const employee = {
+    printed_name: value("employee-name"),
+    signature: value("employee-signature"),
+    occupational_license_number: value("employee-licence"),
+  };
+  const employees = employee.printed_name ? [employee] : [];
+  return act(() => call("POST", recordPath(r, "remedial-actions"), { description, employees }),
+    `Remedial action recorded for table ${r.table_id}.`);
+}
+
+function verifyRecord(r) {
+  const verification = recordBox(r).querySelector(".verification").value.trim();
+  if (!verification) {
+    message("Say how the table was found to meet the requirements.", false);
+    return;
   }
+  return act(() => call("POST", recordPath(r, "verification"), { verification }),
+    `Table ${r.table_id} verified.`);
+}
+
+function returnToPlay(r) {
+  return act(() => call("POST", recordPath(r, "return-to-play")),
+    `Table ${r.table_id} returned to play.`);
+}
+
+async function refreshRecords(tables) {
+  const out = tables.filter((t) => t.state === "out_of_play").map((t) => t.table_id);
+  const key = out.join(",");
+  if (key === outOfPlay && lastRecords) return; // nothing moved: keep what is being typed
+  const lists = await Promise.all(out.map((id) =>
+    call("GET", `/api/v1/tables/${encodeURIComponent(id)}/integrity-records`)));
+  const open = lists.flat().filter((r) => r.returned_at_us === null);
+  const signature = JSON.stringify(open);
+  outOfPlay = key;
+  if (signature === lastRecords) return;
+  lastRecords = signature;
+  const box = document.getElementById("out-of-play");
+  if (!open.length) {
+    box.replaceChildren(el("p", { class: "muted" }, "None."));
+    return;
+  }
+  keepTyping(box, "data-record", open.map(renderRecord));
 }
 
 async function refresh() {
@@ -106,6 +256,7 @@ async function refresh() {
     ]);
     renderTables(tables);
     renderHits(hits);
+    await refreshRecords(tables);
   } catch (err) {
     if (err.status !== 401) message(`Could not refresh: ${err.message}`, false);
   }
@@ -120,6 +271,7 @@ async function act(work, done) {
   }
   message(done, true);
   lastHits = "";
+  lastRecords = "";
   await refresh();
 }
 
@@ -154,6 +306,9 @@ function reset(tableId) {
   return act(() => call("POST", `/api/v1/tables/${encodeURIComponent(tableId)}/reset`),
     `Table ${tableId} reset: it takes progressive bets again.`);
 }
+
+document.getElementById("remove-form").addEventListener("submit", removeTable);
+document.getElementById("remove-cancel").addEventListener("click", closeRemoval);
 
 Api.start(() => {
   refresh();
