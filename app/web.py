@@ -134,6 +134,9 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import submissions
 
     app.include_router(submissions.router)
+    from app import metrics
+
+    app.include_router(metrics.router)
     from app.api.errors import document_errors
 
     document_errors(app)  # last: it documents the error answers of every route above

@@ -15,14 +15,14 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from controller.clock import Clock, SystemClock
 from controller.config import BusConfig, FloorConfig, TableEntry
 from controller.engine import HitClaim, TableReading, display_frame
 from controller.hands import HandCategory, InvalidCards
 from controller.runtime import LinkRuntime
-from link_adapters.errors import AdapterError
+from link_adapters.errors import AdapterError, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from link_adapters.profiles import TableRegisters, load_profile
 from link_adapters.table import TableHandle
@@ -108,6 +108,14 @@ def to_reading(regs: TableRegisters, *, table_id: str, poll_seq: int, at_us: int
     )
 
 
+class PollObserver(Protocol):
+    """Told of every answered poll and every group commit (metrics): must be cheap."""
+
+    def polled(self, link_id: str, seconds: float) -> None: ...
+
+    def committed(self, seconds: float) -> None: ...
+
+
 @dataclass(slots=True)
 class TablePoll:
     """What the poller keeps per table between polls."""
@@ -126,6 +134,7 @@ class TablePoll:
     recording: asyncio.Future[None] | None = None  # its last reading, being committed
     polls: int = 0
     errors: int = 0
+    timeouts: int = 0  # polls not answered in time (also counted in errors)
 
 
 class GroupCommitter:
@@ -221,6 +230,7 @@ class Poller:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _committer: GroupCommitter | None = None
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    observer: PollObserver | None = None
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
@@ -243,7 +253,7 @@ class Poller:
 
     async def start(self) -> None:
         linger = commit_linger_s([tp.entry.poll_interval_ms for tp in self.tables.values()])
-        self._committer = GroupCommitter(self.runtime.apply_readings, linger_s=linger)
+        self._committer = GroupCommitter(self._apply, linger_s=linger)
         self._committer.start()
         # Spread the first polls over each table's interval: tables started together would
         # stay in step and hit their buses and the committer in one burst every interval.
@@ -303,6 +313,8 @@ class Poller:
         one_request = tp.handle.profile.read_write
         committer = self._committer
         assert committer is not None
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             if one_request:
                 ack, command, meter = self._wanted(tp)
@@ -314,11 +326,16 @@ class Poller:
                 regs = await tp.handle.read()
         except AdapterError as exc:
             tp.errors += 1
+            if isinstance(exc, ResponseTimeout):
+                tp.timeouts += 1
             tp.failures += 1
             if tp.failures == self.floor.offline_after_failures:
                 log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
                 await self.runtime.table_offline(tid, reason=f"{tp.failures} polls failed: {exc}")
             return
+        observer = self.observer
+        if observer is not None:
+            observer.polled(tp.link_id, loop.time() - started)
         tp.failures = 0
         tp.last = regs
         tp.poll_seq += 1
@@ -390,6 +407,18 @@ class Poller:
             tp.written_command = tp.written_meter = None
             return
         tp.written_command, tp.written_meter = command, meter
+
+    async def _apply(self, readings: Sequence[TableReading]) -> object:
+        """The group commit's work, timed when an observer wants to know."""
+        observer = self.observer
+        if observer is None:
+            return await self.runtime.apply_readings(readings)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            return await self.runtime.apply_readings(readings)
+        finally:
+            observer.committed(loop.time() - started)
 
 
 def floor_tables(floor: FloorConfig) -> Mapping[str, TableEntry]:

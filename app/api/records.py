@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
@@ -19,6 +19,7 @@ from app.api.floor_models import (
     errors,
     period,
 )
+from app.metrics import metrics_of
 from app.security import Principal, Role, require
 from controller import records
 from controller.export import ExportKind, export, iso
@@ -263,6 +264,7 @@ class LedgerVerifyRead(BaseModel):
     responses=errors(401, 403, 404, 422),
 )
 async def ledger_verify(
+    request: Request,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     link: Annotated[str | None, Query(description="one link; default every link")] = None,
@@ -275,6 +277,9 @@ async def ledger_verify(
         link_ids=[link] if link is not None else None,
         workers=1,
     )
+    # One link found whole says nothing of the others: only a failure or a full walk counts.
+    if (metrics := metrics_of(request.app)) is not None and (link is None or not report.ok):
+        metrics.verified(ok=report.ok)
     return LedgerVerifyRead(
         ok=report.ok,
         entries_checked=report.entries,

@@ -1,0 +1,351 @@
+"""Prometheus metrics: ``GET /metrics`` in the text exposition format.
+
+Each application has its own ``CollectorRegistry`` (several applications may run in one
+process). What already has a counter in memory (the poller's per-table counts, the meters,
+the table states, the display clients) is read when Prometheus scrapes, so the poll path pays
+nothing for it. What happens once per poll or per commit and needs a distribution (poll
+latency, ledger append latency) is one histogram ``observe`` on a child whose labels were
+fixed when the metrics were built. Contributions, awards and hits are counted from the
+runtime's committed outcomes.
+
+The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
+
+* ``progressive_poll_latency_seconds{link_id}`` histogram: one table read (or read-write)
+* ``progressive_table_polls_total``, ``progressive_table_errors_total``,
+  ``progressive_table_timeouts_total`` ``{link_id, table_id}``
+* ``progressive_table_online{link_id, table_id}`` 1 online, 0 offline;
+  ``progressive_table_out_of_play{link_id, table_id}`` 1 removed from play
+* ``progressive_tables_online{link_id}``, ``progressive_tables_hit_pending{link_id}``
+* ``progressive_hit_pending_oldest_age_seconds{link_id}``: how long the longest-held table of
+  the link has waited for a technician (0 when none is held)
+* ``progressive_link_live{link_id}`` 1 once the commission approved the link
+* ``progressive_link_last_answer_timestamp_seconds{link_id}``: the last poll a table of the
+  link answered, where this process polls it
+* ``progressive_meter_cents{link_id}``: the meter as displayed, whole cents
+* ``progressive_contribution_units_total{link_id}`` (1 cent = 10,000 units),
+  ``progressive_award_cents_total{link_id}``, ``progressive_hits_total{link_id, status}``
+* ``progressive_ledger_append_seconds`` histogram: one group commit of readings
+* ``progressive_websocket_clients{link_id}``
+* ``progressive_event_loop_lag_seconds``: how late the last timed sleep woke up
+* ``progressive_ledger_verification_failed`` 1 when the last verification found a broken
+  chain; ``progressive_ledger_verification_timestamp_seconds`` when it ran (0: not yet)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select
+
+from app.live import LiveHub
+from controller.engine import EntryKind, Outcome
+from controller.service import FloorService
+from controller.storage.models import HitRow
+
+# A poll is one Modbus round trip plus the wait for its bus: milliseconds on TCP, tens of
+# milliseconds on a serial line, seconds only when a table times out.
+POLL_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+COMMIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 5.0)
+LOOP_LAG_INTERVAL_S = 0.5
+HIT_STATUSES = ("awarded", "refused")
+
+
+class _FloorState(Collector):
+    """What is read from the service's memory at each scrape."""
+
+    def __init__(self, metrics: FloorMetrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterable[Any]:
+        m = self.metrics
+        service = m.service
+        table_labels = ["link_id", "table_id"]
+        polls = CounterMetricFamily(
+            "progressive_table_polls", "Polls of each table", labels=table_labels
+        )
+        errors = CounterMetricFamily(
+            "progressive_table_errors",
+            "Failed polls, writes and recordings of each table",
+            labels=table_labels,
+        )
+        timeouts = CounterMetricFamily(
+            "progressive_table_timeouts",
+            "Polls a table did not answer in time",
+            labels=table_labels,
+        )
+        online = GaugeMetricFamily(
+            "progressive_table_online", "1 when the table is online", labels=table_labels
+        )
+        out_of_play = GaugeMetricFamily(
+            "progressive_table_out_of_play",
+            "1 when the table is removed from play (68 IAC 10-1-6.2)",
+            labels=table_labels,
+        )
+        link_labels = ["link_id"]
+        tables_online = GaugeMetricFamily(
+            "progressive_tables_online", "Tables of the link online", labels=link_labels
+        )
+        held = GaugeMetricFamily(
+            "progressive_tables_hit_pending",
+            "Tables of the link held for a technician after a hit",
+            labels=link_labels,
+        )
+        held_age = GaugeMetricFamily(
+            "progressive_hit_pending_oldest_age_seconds",
+            "How long the longest-held table of the link has waited (0: none held)",
+            labels=link_labels,
+        )
+        live = GaugeMetricFamily(
+            "progressive_link_live",
+            "1 once the link plays (approved by the commission)",
+            labels=link_labels,
+        )
+        answered = GaugeMetricFamily(
+            "progressive_link_last_answer_timestamp_seconds",
+            "When a table of the link last answered a poll of this process",
+            labels=link_labels,
+        )
+        meter = GaugeMetricFamily(
+            "progressive_meter_cents", "The link's meter as displayed, in cents", labels=link_labels
+        )
+        clients = GaugeMetricFamily(
+            "progressive_websocket_clients", "Floor displays connected", labels=link_labels
+        )
+        if not service.started:
+            return
+        now_us = service.clock.now_us()
+        poller = service.poller
+        hub = m.hub
+        for link_id, state in sorted(service.runtime.states.items()):
+            n_online = n_held = 0
+            for table_id, ts in sorted(state.tables.items()):
+                labels = [link_id, table_id]
+                tp = poller.tables.get(table_id) if poller is not None else None
+                if tp is not None:
+                    polls.add_metric(labels, tp.polls)
+                    errors.add_metric(labels, tp.errors)
+                    timeouts.add_metric(labels, tp.timeouts)
+                online.add_metric(labels, 1 if ts.online else 0)
+                out_of_play.add_metric(labels, 1 if ts.out_of_play else 0)
+                n_online += ts.online and not ts.out_of_play
+                n_held += ts.hit_pending
+            tables_online.add_metric([link_id], n_online)
+            held.add_metric([link_id], n_held)
+            since = m.held_since_us.get(link_id)
+            age = max(0, now_us - since) / 1e6 if n_held and since is not None else 0.0
+            held_age.add_metric([link_id], age)
+            live.add_metric([link_id], 1 if service.runtime.is_live(link_id, now_us) else 0)
+            if poller is not None:
+                last = service.link_answered_us(link_id)
+                if last is not None:
+                    answered.add_metric([link_id], last / 1e6)
+            meter.add_metric([link_id], state.meter_cents)
+            channel_clients = (
+                hub.clients(link_id) if hub is not None and link_id in hub.channels else 0
+            )
+            clients.add_metric([link_id], channel_clients)
+        yield from (polls, errors, timeouts, online, out_of_play, tables_online, held, held_age)
+        yield from (live, answered, meter, clients)
+
+
+class FloorMetrics:
+    """The metrics of one application and the service it runs."""
+
+    def __init__(self, service: FloorService, hub: LiveHub | None = None) -> None:
+        self.service = service
+        self.hub = hub
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        self.poll_latency = Histogram(
+            "progressive_poll_latency_seconds",
+            "One poll of a table: the read (or read-write) and the wait for its bus",
+            ["link_id"],
+            buckets=POLL_BUCKETS,
+            registry=registry,
+        )
+        self.ledger_append = Histogram(
+            "progressive_ledger_append_seconds",
+            "One group commit of readings to the ledger",
+            buckets=COMMIT_BUCKETS,
+            registry=registry,
+        )
+        self.contribution_units = Counter(
+            "progressive_contribution_units",
+            "Contributions to the meter, in units of 1/10,000 cent",
+            ["link_id"],
+            registry=registry,
+        )
+        self.award_cents = Counter(
+            "progressive_award_cents",
+            "Awards paid from the meter, in cents",
+            ["link_id"],
+            registry=registry,
+        )
+        self.hits = Counter(
+            "progressive_hits", "Hits taken, by outcome", ["link_id", "status"], registry=registry
+        )
+        self.loop_lag = Gauge(
+            "progressive_event_loop_lag_seconds",
+            "How late the event loop woke the last timed sleep",
+            registry=registry,
+        )
+        self.verification_failed = Gauge(
+            "progressive_ledger_verification_failed",
+            "1 when the last ledger verification found a broken chain",
+            registry=registry,
+        )
+        self.verification_at = Gauge(
+            "progressive_ledger_verification_timestamp_seconds",
+            "When the ledger was last verified (0: not since this process started)",
+            registry=registry,
+        )
+        # Label values are fixed here, so the poll and commit paths only observe.
+        self._latency: dict[str, Any] = {}
+        self._contribution: dict[str, Any] = {}
+        self._award: dict[str, Any] = {}
+        self._hits: dict[tuple[str, str], Any] = {}
+        for link_id in service.runtime.states:
+            self._add_link(link_id)
+        self.held_since_us: dict[str, int] = {}
+        self._lag_task: asyncio.Task[None] | None = None
+        registry.register(_FloorState(self))
+
+    def _add_link(self, link_id: str) -> None:
+        self._latency[link_id] = self.poll_latency.labels(link_id)
+        self._contribution[link_id] = self.contribution_units.labels(link_id)
+        self._award[link_id] = self.award_cents.labels(link_id)
+        for status in HIT_STATUSES:
+            self._hits[link_id, status] = self.hits.labels(link_id, status)
+
+    # ------------------------------------------------------------------------- observers
+
+    def polled(self, link_id: str, seconds: float) -> None:
+        child = self._latency.get(link_id)
+        if child is not None:
+            child.observe(seconds)
+
+    def committed(self, seconds: float) -> None:
+        self.ledger_append.observe(seconds)
+
+    def on_outcome(self, outcome: Outcome) -> None:
+        link_id = outcome.state.link_id
+        if link_id not in self._latency:
+            self._add_link(link_id)
+        units = 0
+        for event in outcome.events:
+            if event.kind is EntryKind.CONTRIBUTION:
+                units += event.delta_units
+        if units:
+            self._contribution[link_id].inc(units)
+        for hit in outcome.hits:
+            if hit.status == "awarded" and hit.award_cents:
+                self._award[link_id].inc(hit.award_cents)
+            child = self._hits.get((link_id, hit.status))
+            if child is not None:
+                child.inc()
+
+    def verified(self, *, ok: bool) -> None:
+        self.verification_failed.set(0 if ok else 1)
+        self.verification_at.set(self.service.clock.now_us() / 1e6)
+
+    # ------------------------------------------------------------------------- life
+
+    async def start(self) -> None:
+        self.service.runtime.listeners.append(self.on_outcome)
+        if self.service.poller is not None:
+            self.service.poller.observer = self
+        self._lag_task = asyncio.create_task(self._measure_lag(), name="loop lag")
+
+    async def stop(self) -> None:
+        task, self._lag_task = self._lag_task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        poller = self.service.poller
+        if poller is not None and poller.observer is self:
+            poller.observer = None
+        with contextlib.suppress(ValueError):
+            self.service.runtime.listeners.remove(self.on_outcome)
+
+    async def _measure_lag(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            asked = loop.time() + LOOP_LAG_INTERVAL_S
+            await asyncio.sleep(LOOP_LAG_INTERVAL_S)
+            self.loop_lag.set(max(0.0, loop.time() - asked))
+
+    async def refresh(self) -> None:
+        """Read what only the database knows: since when the held tables wait."""
+        service = self.service
+        held = {
+            (link_id, tid)
+            for link_id, state in service.runtime.states.items()
+            for tid, ts in state.tables.items()
+            if ts.hit_pending
+        }
+        since: dict[str, int] = {}
+        if held:
+            async with service.engine.connect() as conn:
+                rows = await conn.execute(
+                    select(HitRow.link_id, HitRow.table_id, func.min(HitRow.at_us))
+                    .where(HitRow.released_by.is_(None))
+                    .group_by(HitRow.link_id, HitRow.table_id)
+                )
+                for link_id, tid, at_us in rows:
+                    if (link_id, tid) in held and at_us is not None:
+                        since[link_id] = min(at_us, since.get(link_id, at_us))
+        self.held_since_us = since
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def metrics_of(app: FastAPI) -> FloorMetrics | None:
+    metrics: FloorMetrics | None = getattr(app.state, "metrics", None)
+    return metrics
+
+
+@asynccontextmanager
+async def floor_metrics(app: FastAPI) -> AsyncIterator[None]:
+    """Built once the service has started (the links are known), stopped before it."""
+    metrics = FloorMetrics(app.state.service)
+    await metrics.start()
+    app.state.metrics = metrics
+    try:
+        yield
+    finally:
+        await metrics.stop()
+
+
+router = APIRouter(tags=["health"], lifespan=floor_metrics)
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics, in the text exposition format",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "the metrics"}},
+)
+async def metrics_endpoint(request: Request) -> Response:
+    metrics = metrics_of(request.app)
+    if metrics is None:
+        return Response("metrics are not running\n", status_code=503, media_type="text/plain")
+    # The hub starts with the application, after these metrics may have been built.
+    metrics.hub = getattr(request.app.state, "live_hub", None)
+    if metrics.service.started:
+        await metrics.refresh()
+    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
