@@ -51,7 +51,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,7 +60,7 @@ from controller.service import FloorService
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[str], Awaitable[None]]
+Send = Callable[[str], Coroutine[Any, Any, None]]
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 Ending = Literal["left", "dropped", "closing"]
 
@@ -82,9 +82,27 @@ class HubTiming:
 
 
 class _Client:
-    """One display connection: a slot for the latest undelivered message, and its sender."""
+    """One display connection: a slot for the latest undelivered message, and its sender.
 
-    __slots__ = ("channel", "dropped", "pending", "send", "sending_since", "sent", "task", "waiter")
+    Delivery is eager: a message offered to an idle client is sent at once, from the code
+    that framed it, as far as the send can go without waiting (on a healthy connection, all
+    the way: the frame is written to the socket). Only a send that has to wait (the
+    connection's buffer is full) is handed to the client's own task to finish. Waking a
+    task per client per message cost more than the send itself with thousands of displays.
+    """
+
+    __slots__ = (
+        "channel",
+        "dropped",
+        "failed",
+        "inflight",
+        "pending",
+        "send",
+        "sending_since",
+        "sent",
+        "task",
+        "waiter",
+    )
 
     def __init__(self, channel: _Channel, send: Send) -> None:
         self.channel = channel
@@ -95,18 +113,65 @@ class _Client:
         self.sent = 0
         self.dropped = False
         self.task: asyncio.Task[None] | None = None
+        # A send started eagerly that has to wait: the coroutine and what it waits for.
+        self.inflight: tuple[Coroutine[Any, Any, None], Any] | None = None
+        self.failed: BaseException | None = None  # an eager send that raised
 
     def offer(self, text: str) -> None:
         """The latest state replaces any older one not yet sent."""
-        self.pending = text
         waiter = self.waiter
-        if waiter is not None and not waiter.done():
+        if waiter is None or waiter.done() or self.failed is not None:
+            self.pending = text  # busy: its task sends the latest when it is free
+            return
+        self.pending = None
+        coro = self.send(text)
+        try:
+            yielded = coro.send(None)
+        except StopIteration:
+            self.sent += 1
+            return
+        except BaseException as exc:  # the connection is gone: its task ends the client
+            self.failed = exc
             waiter.set_result(None)
+            return
+        self.inflight = (coro, yielded)
+        self.sending_since = asyncio.get_running_loop().time()
+        waiter.set_result(None)
 
     def offer_heartbeat(self, text: str) -> None:
         # A state waiting to go out says as much as a heartbeat would.
         if self.pending is None:
             self.offer(text)
+
+
+class _Resume:
+    """Awaiting this finishes, in the awaiting task, a coroutine started outside any task
+    that stopped at ``yielded`` (what it waits for)."""
+
+    __slots__ = ("coro", "yielded")
+
+    def __init__(self, coro: Coroutine[Any, Any, None], yielded: Any) -> None:
+        self.coro = coro
+        self.yielded = yielded
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coro, value = self.coro, self.yielded
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:
+                try:
+                    value = coro.throw(exc)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration:
+                    return
 
 
 class _Channel:
@@ -228,6 +293,17 @@ class LiveHub:
                 waiter = client.waiter = loop.create_future()
                 await waiter
                 client.waiter = None
+                if client.failed is not None:
+                    raise client.failed
+                if client.inflight is not None:
+                    # An eager send that had to wait: finish it here.
+                    coro, yielded = client.inflight
+                    try:
+                        await _Resume(coro, yielded)
+                    finally:
+                        client.inflight = None
+                    client.sending_since = None
+                    client.sent += 1
                 text, client.pending = client.pending, None
                 continue
             client.sending_since = loop.time()
