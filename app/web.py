@@ -104,11 +104,13 @@ def create_app(service: FloorService) -> FastAPI:
     )
     async def readyz() -> JSONResponse:
         problems = await service.readiness()
+        notes = service.readiness_notes() if service.started else {}
         if problems:
             return JSONResponse(
-                status_code=503, content={"status": "not ready", "problems": problems}
+                status_code=503,
+                content={"status": "not ready", "problems": problems, "notes": notes},
             )
-        return JSONResponse(content={"status": "ready", "problems": {}})
+        return JSONResponse(content={"status": "ready", "problems": {}, "notes": notes})
 
     # Pages' scripts and styles: plain files, no build step.
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -227,7 +227,7 @@ class Poller:
     clock: Clock = field(default_factory=SystemClock)
     links: dict[str, ModbusLink] = field(default_factory=dict)
     tables: dict[str, TablePoll] = field(default_factory=dict)
-    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # by table id
     _committer: GroupCommitter | None = None
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
     observer: PollObserver | None = None
@@ -251,25 +251,68 @@ class Poller:
                     entry=entry, link_id=link.link_id, handle=handle, poll_seq=ts.poll_seq
                 )
 
-    async def start(self) -> None:
+    async def start(self, *, link_ids: Iterable[str] | None = None) -> None:
+        """Start the group commit and poll the tables of ``link_ids`` (every link by default;
+        none for a controller that polls a link only once it holds the link's lock)."""
         linger = commit_linger_s([tp.entry.poll_interval_ms for tp in self.tables.values()])
         self._committer = GroupCommitter(self._apply, linger_s=linger)
         self._committer.start()
+        wanted = None if link_ids is None else set(link_ids)
+        self._spawn([tp for tp in self.tables.values() if wanted is None or tp.link_id in wanted])
+
+    def start_link(self, link_id: str) -> None:
+        """Poll the link's tables, resuming from the state the runtime holds for it now (a
+        controller taking a link over reloads it from the database first)."""
+        assert self._committer is not None, "start() first"
+        state = self.runtime.states[link_id]
+        resumed = []
+        for tid, tp in self.tables.items():
+            if tp.link_id != link_id or tid in self._tasks:
+                continue
+            # What this process knew of the table may be old: another controller drove it.
+            tp.poll_seq = state.table(tid).poll_seq
+            tp.failures = 0
+            tp.last = None
+            tp.written_command = tp.written_meter = None
+            tp.recording = None
+            tp.commit_failing = False
+            resumed.append(tp)
+        self._spawn(resumed)
+
+    async def stop_link(self, link_id: str) -> None:
+        """Stop polling the link's tables now. A reading already handed to the group commit may
+        still be committed; nothing more is read from or written to the tables."""
+        tasks = [
+            self._tasks.pop(tid)
+            for tid, tp in self.tables.items()
+            if tp.link_id == link_id and tid in self._tasks
+        ]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def polling(self, link_id: str) -> bool:
+        """Whether the link's tables are polled by this process now."""
+        return any(tp.link_id == link_id for tid, tp in self.tables.items() if tid in self._tasks)
+
+    def _spawn(self, tps: Sequence[TablePoll]) -> None:
         # Spread the first polls over each table's interval: tables started together would
         # stay in step and hit their buses and the committer in one burst every interval.
-        count = len(self.tables)
-        for i, (tid, tp) in enumerate(self.tables.items()):
+        count = len(tps)
+        for i, tp in enumerate(tps):
+            tid = tp.entry.config.table_id
             offset = tp.entry.poll_interval_ms / 1000 * i / count
-            self._tasks.append(
-                asyncio.create_task(self._poll_forever(tp, offset), name=f"poll {tid}")
+            self._tasks[tid] = asyncio.create_task(
+                self._poll_forever(tp, offset), name=f"poll {tid}"
             )
 
     async def stop(self) -> None:
         self._stopping.set()
-        for t in self._tasks:
-            t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        tasks = list(self._tasks.values())
         self._tasks.clear()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         if self._committer is not None:
             await self._committer.stop()
         for link in self.links.values():

@@ -66,6 +66,17 @@ class LinkRuntime:
         for link_id in link_ids:
             self._adopt(await self.store.load_link(link_id))
 
+    async def take_over(self, link_id: str) -> None:
+        """Read the link again from the database, with whether it may play: another controller
+        drove it until now, so what this process holds of it may be old."""
+        async with self._locks[link_id]:
+            await self._reload([link_id])
+            starts = await self.store.go_live_times()
+            if link_id in starts:
+                self.go_live_at[link_id] = starts[link_id]
+            else:
+                self.go_live_at.pop(link_id, None)
+
     def link_of(self, table_id: str) -> str:
         try:
             return self.table_link[table_id]

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
+from controller.link_locks import LinkLocks
 from controller.poller import Poller, TablePoll
 from controller.retention import RetentionJob, check_periods_in_force
 from controller.runtime import LinkRuntime
@@ -28,7 +29,7 @@ from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.submissions import SubmissionDesk
 
 TableStateName = Literal[
-    "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval"
+    "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval", "standby"
 ]
 
 # A link counts as polled recently when one of its tables answered within this many of the
@@ -159,6 +160,7 @@ class FloorService:
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
         self.poller: Poller | None = None
+        self.link_locks: LinkLocks | None = None
         self.retention: RetentionJob | None = None
         self.started = False
 
@@ -203,7 +205,10 @@ class FloorService:
                 )
                 self.poller = Poller(self._runtime, self.floor, self.clock)
                 self.poller.build()
-                await self.poller.start()
+                if engine.dialect.name == "postgresql":
+                    await self._start_as_candidate(engine, self.poller)
+                else:
+                    await self.poller.start()  # embedded: the only controller of its file
             else:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
@@ -227,13 +232,42 @@ class FloorService:
         retention, self.retention = self.retention, None
         if retention is not None:
             await retention.stop()
+        locks, self.link_locks = self.link_locks, None
+        if locks is not None:
+            await locks.stop()  # no link taken over while stopping
         poller, self.poller = self.poller, None
         if poller is not None:
             await poller.stop()
+        if locks is not None:
+            await locks.close()  # only now may a standby take the links over
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()
         self.started = False
+
+    async def _start_as_candidate(self, engine: AsyncEngine, poller: Poller) -> None:
+        """Poll each link only while holding its lock; a standby for the others (DESIGN.md:
+        one active controller per link, its PostgreSQL advisory lock)."""
+        runtime = self.runtime
+
+        async def take_over(link_id: str) -> None:
+            await runtime.take_over(link_id)  # resume from the committed counters
+            poller.start_link(link_id)
+
+        await poller.start(link_ids=())
+        assert self.floor is not None
+        self.link_locks = LinkLocks(
+            engine,
+            [link.link_id for link in self.floor.links],
+            on_acquired=take_over,
+            on_lost=poller.stop_link,
+        )
+        await self.link_locks.start()
+
+    def standing_by(self, link_id: str) -> bool:
+        """Whether the link is configured here but driven by another controller."""
+        locks = self.link_locks
+        return locks is not None and link_id in locks.link_ids and link_id not in locks.held
 
     # ------------------------------------------------------------------------- what is shown
 
@@ -244,7 +278,9 @@ class FloorService:
         tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
         regs = tp.last if tp is not None else None
         state: TableStateName
-        if not runtime.is_live(link_id, self.clock.now_us()):
+        if self.standing_by(link_id):
+            state = "standby"  # polled by the controller holding the link's lock
+        elif not runtime.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
         elif ts.out_of_play:
             state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
@@ -294,6 +330,11 @@ class FloorService:
                     await conn.execute(text("SELECT 1"))
         except Exception as exc:  # any failure to reach it is the answer
             problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
+        locks = self.link_locks
+        if locks is not None and locks.problem is not None:
+            problems["link locks"] = (
+                f"the lock connection failed, no link is driven here: {locks.problem}"
+            )
         poller = self.poller
         if poller is not None:
             now = self.clock.now_us()
@@ -301,6 +342,8 @@ class FloorService:
             for tp in poller.tables.values():
                 by_link.setdefault(tp.link_id, []).append(tp)
             for link_id, tps in sorted(by_link.items()):
+                if self.standing_by(link_id):
+                    continue  # a standby is healthy; ``readiness_notes`` says so
                 if not self.runtime.is_live(link_id, now):
                     continue  # not polled until the commission approves it
                 slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
@@ -311,6 +354,17 @@ class FloorService:
                         f"no table answered in the last {window // 1_000_000} s"
                     )
         return problems
+
+    def readiness_notes(self) -> Mapping[str, str]:
+        """What a ready controller should still say: the links it stands by for."""
+        locks = self.link_locks
+        if locks is None or self.poller is None:
+            return {}
+        return {
+            f"link {link_id}": "standby: driven by another controller"
+            for link_id in locks.link_ids
+            if link_id not in locks.held
+        }
 
     # ------------------------------------------------------------------------- floor displays
 

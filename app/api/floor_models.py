@@ -52,11 +52,18 @@ class TableRead(BaseModel):
     table_id: str
     link_id: str
     state: Literal[
-        "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval"
+        "online",
+        "offline",
+        "hit_pending",
+        "unpolled",
+        "out_of_play",
+        "awaiting_approval",
+        "standby",
     ] = Field(
         description="offline: not answering; hit_pending: held for a technician after a hit; "
         "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
-        "awaiting_approval: its link is not approved by the commission yet"
+        "awaiting_approval: its link is not approved by the commission yet; standby: its link "
+        "is driven by another controller (the one holding its lock), this one stands by"
     )
     online: bool
     hit_pending: bool

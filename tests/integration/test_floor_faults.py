@@ -197,7 +197,7 @@ async def test_readings_that_cannot_be_recorded_are_credited_later(store: Ledger
         h.runtime.store.commit = commit  # type: ignore[method-assign]
         await h.play(0.5)
         await h.drained()
-        assert all(not t.done() for t in h.poller._tasks)
+        assert all(not t.done() for t in h.poller._tasks.values())
         assert all(not tp.commit_failing for tp in h.poller.tables.values())
     finally:
         await h.stop()

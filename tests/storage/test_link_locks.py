@@ -1,0 +1,109 @@
+"""Link locks on PostgreSQL: one holder per link, taken over when the holder's session ends,
+and everything given up at once when the lock connection fails."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.link_locks import LinkLocks, lock_key
+from controller.storage.database import make_engine
+
+LINKS = ("stud", "draw")
+
+
+@pytest.fixture
+def db_kind() -> str:
+    return "postgres"
+
+
+@pytest.fixture
+async def engines(db_url: str) -> AsyncIterator[tuple[AsyncEngine, AsyncEngine]]:
+    # Two engines: two controller processes as far as the server can tell.
+    a, b = make_engine(db_url), make_engine(db_url)
+    yield a, b
+    await a.dispose()
+    await b.dispose()
+
+
+class Driver:
+    """Records what a controller would do with each link."""
+
+    def __init__(self) -> None:
+        self.driving: set[str] = set()
+        self.events: list[tuple[str, str]] = []
+
+    async def acquired(self, link_id: str) -> None:
+        self.driving.add(link_id)
+        self.events.append(("acquired", link_id))
+
+    async def lost(self, link_id: str) -> None:
+        self.driving.discard(link_id)
+        self.events.append(("lost", link_id))
+
+    def locks(self, engine: AsyncEngine) -> LinkLocks:
+        return LinkLocks(engine, LINKS, on_acquired=self.acquired, on_lost=self.lost, retry_s=0.1)
+
+
+async def until(condition: object, within_s: float = 10.0) -> None:
+    async with asyncio.timeout(within_s):
+        while not condition():  # type: ignore[operator]  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+
+
+def test_keys_differ_between_links_and_schemas() -> None:
+    keys = {lock_key(schema, link) for schema in ("a", "b") for link in LINKS}
+    assert len(keys) == 4
+    assert lock_key("a", "stud") == lock_key("a", "stud")
+
+
+async def test_one_holder_per_link_and_the_standby_takes_over(
+    engines: tuple[AsyncEngine, AsyncEngine],
+) -> None:
+    first, second = Driver(), Driver()
+    a, b = first.locks(engines[0]), second.locks(engines[1])
+    await a.start()
+    await b.start()
+    try:
+        assert first.driving == set(LINKS) and a.held == set(LINKS)
+        assert second.driving == set() and b.held == set()
+        await asyncio.sleep(0.3)  # the standby keeps trying, and keeps failing
+        assert second.driving == set()
+        await a.close()
+        await until(lambda: second.driving == set(LINKS))
+        assert first.events == [("acquired", "stud"), ("acquired", "draw")]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_failed_lock_connection_gives_every_link_up_and_takes_them_back(
+    engines: tuple[AsyncEngine, AsyncEngine],
+) -> None:
+    driver = Driver()
+    locks = driver.locks(engines[0])
+    await locks.start()
+    try:
+        assert driver.driving == set(LINKS)
+        async with engines[1].connect() as admin:
+            key = lock_key(str(await admin.scalar(text("SELECT current_schema()"))), "stud")
+            # The server ends the session holding the locks, as it does for a broken network.
+            ended = await admin.scalar(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND classid = :hi AND objid = :lo"
+                ),
+                {"hi": (key >> 32) & 0xFFFFFFFF, "lo": key & 0xFFFFFFFF},
+            )
+            await admin.commit()
+        assert ended == 1
+        await until(lambda: ("lost", "stud") in driver.events)
+        await until(lambda: driver.driving == set(LINKS) and locks.problem is None)
+        lost = driver.events.index(("lost", "stud"))
+        assert ("acquired", "stud") in driver.events[lost:]
+    finally:
+        await locks.close()
