@@ -1,0 +1,148 @@
+"""The deployment files are right by the tools that read them and name real metrics.
+
+No container engine runs here: ``docker-compose config -q`` (Debian's docker-compose) checks the
+compose file without one, ``promtool`` (Debian's prometheus) checks the Prometheus files when
+it is installed, and the alert rules and the dashboard are checked against what ``GET
+/metrics`` of a live floor really exports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.conftest import IN_CI
+from tests.web.floor import web_floor
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+METRIC = re.compile(r"\bprogressive_[a-z_]+\b")
+SECRETS = {"PROGRESSIVE_DB_PASSWORD": "not-a-secret", "GRAFANA_ADMIN_PASSWORD": "not-a-secret"}
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed (.ci/run installs it)"
+        if IN_CI:
+            pytest.fail(message + "; under CI=true the deployment checks must run", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def compose_config(extra_env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS} | extra_env
+    return subprocess.run(
+        [tool("docker-compose"), "--file", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_compose_file_is_valid() -> None:
+    result = compose_config(SECRETS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_refuses_to_run_without_its_secrets() -> None:
+    result = compose_config({})
+    assert result.returncode != 0
+    assert "PROGRESSIVE_DB_PASSWORD" in result.stdout + result.stderr
+
+
+def test_compose_runs_every_part_of_the_product() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert {"postgres", "controller", "simulator", "prometheus", "grafana"} <= set(services)
+    assert services["simulator"]["command"][:2] == ["progressive", "simulate"]
+    assert services["controller"]["command"][:2] == ["progressive", "run"]
+    for name in ("controller", "simulator"):
+        assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile"
+    for mount in ("./deploy/prometheus.yml", "./deploy/alerts.yml"):
+        assert any(v.startswith(mount + ":") for v in services["prometheus"]["volumes"])
+
+
+def test_prometheus_files_parse() -> None:
+    config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
+    assert config["rule_files"] == ["alerts.yml"]
+    (job,) = config["scrape_configs"]
+    assert job["metrics_path"] == "/metrics"
+    rules = yaml.safe_load((DEPLOY / "alerts.yml").read_text())
+    names = {r["alert"] for g in rules["groups"] for r in g["rules"]}
+    assert {
+        "ProgressiveTableOffline",
+        "ProgressiveLinkNotPolled",
+        "ProgressiveLedgerVerificationFailed",
+        "ProgressiveHitPendingTooLong",
+    } <= names
+
+
+def test_promtool_accepts_the_prometheus_files() -> None:
+    promtool = tool("promtool")
+    result = subprocess.run(
+        [promtool, "check", "config", str(DEPLOY / "prometheus.yml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 rule files found" in result.stdout  # alerts.yml, found next to the config
+    assert "SUCCESS" in result.stdout
+
+
+def test_dockerfile_is_multi_stage_non_root_with_a_health_check() -> None:
+    text = (DEPLOY / "Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", text, re.MULTILINE)) == 2
+    assert re.search(r"^USER progressive$", text, re.MULTILINE)
+    assert re.search(r"^HEALTHCHECK .*\n.*/healthz", text, re.MULTILINE)
+    (cmd,) = re.findall(r"^CMD (.*)$", text, re.MULTILINE)
+    assert json.loads(cmd)[:4] == ["progressive", "run", "--config", "/etc/progressive/floor.toml"]
+
+
+def test_systemd_unit_is_sandboxed() -> None:
+    lines = (DEPLOY / "progressive.service").read_text().splitlines()
+    settings = [tuple(line.split("=", 1)) for line in lines if "=" in line and line[0] != "#"]
+    for wanted in (
+        ("ProtectSystem", "strict"),
+        ("ProtectHome", "yes"),
+        ("PrivateTmp", "yes"),
+        ("NoNewPrivileges", "yes"),
+        ("Restart", "on-failure"),
+        ("SupplementaryGroups", "dialout"),
+        ("ReadWritePaths", "/var/lib/progressive"),
+        ("DynamicUser", "yes"),
+    ):
+        assert wanted in settings, wanted
+    assert any(k == "DeviceAllow" and v.startswith("char-ttyUSB") for k, v in settings)
+
+
+def _dashboard_exprs(dashboard: dict[str, Any]) -> list[str]:
+    return [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+
+
+async def test_alerts_and_dashboard_name_exported_metrics(tmp_path: Path) -> None:
+    rules = yaml.safe_load((DEPLOY / "alerts.yml").read_text())
+    exprs = [r["expr"] for g in rules["groups"] for r in g["rules"]]
+    exprs += _dashboard_exprs(json.loads((DEPLOY / "grafana" / "dashboard.json").read_text()))
+    named = {name for e in exprs for name in METRIC.findall(e)}
+    assert len(named) > 10
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        answer = await http.get("/metrics")
+    assert answer.status_code == 200
+    exported = {
+        s.name for family in text_string_to_metric_families(answer.text) for s in family.samples
+    }
+    assert named <= exported, sorted(named - exported)
