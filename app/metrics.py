@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -56,12 +57,19 @@ from app.live import LiveHub
 from controller.engine import EntryKind, Outcome
 from controller.service import FloorService
 from controller.storage.models import HitRow
+from controller.storage.verify import verify_ledger
+
+log = logging.getLogger(__name__)
 
 # A poll is one Modbus round trip plus the wait for its bus: milliseconds on TCP, tens of
 # milliseconds on a serial line, seconds only when a table times out.
 POLL_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 COMMIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 5.0)
 LOOP_LAG_INTERVAL_S = 0.5
+# The process that polls verifies the whole ledger a few minutes after it starts and then
+# daily, so a broken chain raises an alert without anyone asking (68 IAC 10-6-5).
+VERIFY_FIRST_S = 300.0
+VERIFY_INTERVAL_S = 24 * 60 * 60.0
 HIT_STATUSES = ("awarded", "refused")
 
 
@@ -166,9 +174,18 @@ class _FloorState(Collector):
 class FloorMetrics:
     """The metrics of one application and the service it runs."""
 
-    def __init__(self, service: FloorService, hub: LiveHub | None = None) -> None:
+    def __init__(
+        self,
+        service: FloorService,
+        hub: LiveHub | None = None,
+        *,
+        verify_first_s: float = VERIFY_FIRST_S,
+        verify_interval_s: float = VERIFY_INTERVAL_S,
+    ) -> None:
         self.service = service
         self.hub = hub
+        self.verify_first_s = verify_first_s
+        self.verify_interval_s = verify_interval_s
         self.registry = registry = CollectorRegistry(auto_describe=True)
         self.poll_latency = Histogram(
             "progressive_poll_latency_seconds",
@@ -221,7 +238,7 @@ class FloorMetrics:
         for link_id in service.runtime.states:
             self._add_link(link_id)
         self.held_since_us: dict[str, int] = {}
-        self._lag_task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         registry.register(_FloorState(self))
 
     def _add_link(self, link_id: str) -> None:
@@ -268,13 +285,15 @@ class FloorMetrics:
         self.service.runtime.listeners.append(self.on_outcome)
         if self.service.poller is not None:
             self.service.poller.observer = self
-        self._lag_task = asyncio.create_task(self._measure_lag(), name="loop lag")
+        self._tasks.append(asyncio.create_task(self._measure_lag(), name="loop lag"))
+        if self.service.poller is not None:
+            self._tasks.append(asyncio.create_task(self._verify_daily(), name="ledger verify"))
 
     async def stop(self) -> None:
-        task, self._lag_task = self._lag_task, None
-        if task is not None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
             task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         poller = self.service.poller
         if poller is not None and poller.observer is self:
             poller.observer = None
@@ -287,6 +306,24 @@ class FloorMetrics:
             asked = loop.time() + LOOP_LAG_INTERVAL_S
             await asyncio.sleep(LOOP_LAG_INTERVAL_S)
             self.loop_lag.set(max(0.0, loop.time() - asked))
+
+    async def verify_now(self) -> bool:
+        """Walk every link's chain; the result is what the verification gauges show."""
+        service = self.service
+        report = await verify_ledger(service.engine, service.store.key, workers=1)
+        for p in report.problems:
+            log.error("ledger verification: link %s entry %s: %s", p.link_id, p.seq, p.what)
+        self.verified(ok=report.ok)
+        return report.ok
+
+    async def _verify_daily(self) -> None:
+        await asyncio.sleep(self.verify_first_s)
+        while True:
+            try:
+                await self.verify_now()
+            except Exception as exc:  # the database may be away: the next run tries again
+                log.warning("ledger verification could not run: %s", exc)
+            await asyncio.sleep(self.verify_interval_s)
 
     async def refresh(self) -> None:
         """Read what only the database knows: since when the held tables wait."""

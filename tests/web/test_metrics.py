@@ -7,6 +7,7 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.metrics import FloorMetrics
 from app.security import Role
 from controller.hands import HandCategory
 from tests.integration.harness import wait_until
@@ -50,11 +51,17 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
             assert value(after, "progressive_link_live", link_id=link_id) == 1
             assert value(after, "progressive_tables_hit_pending", link_id=link_id) == 0
             assert value(after, "progressive_poll_latency_seconds_count", link_id=link_id) > 0
-            assert value(after, "progressive_link_last_answer_timestamp_seconds", link_id=link_id) > 0
+            assert (
+                value(after, "progressive_link_last_answer_timestamp_seconds", link_id=link_id) > 0
+            )
         assert value(after, "progressive_table_online", link_id="stud", table_id="stud-1") == 1
         assert value(after, "progressive_table_polls_total", link_id="lir", table_id="lir-2") > 0
-        assert value(after, "progressive_table_errors_total", link_id="stud", table_id="stud-2") == 0
-        assert value(after, "progressive_table_timeouts_total", link_id="stud", table_id="stud-2") == 0
+        assert (
+            value(after, "progressive_table_errors_total", link_id="stud", table_id="stud-2") == 0
+        )
+        assert (
+            value(after, "progressive_table_timeouts_total", link_id="stud", table_id="stud-2") == 0
+        )
         assert value(after, "progressive_contribution_units_total", link_id="stud") > 0
         assert value(after, "progressive_ledger_append_seconds_count") > 0
         assert value(after, "progressive_websocket_clients", link_id="stud") == 0
@@ -79,6 +86,20 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
         checked = await scrape(http)
         assert value(checked, "progressive_ledger_verification_timestamp_seconds") > 0
         assert value(checked, "progressive_ledger_verification_failed") == 0
+
+
+async def test_the_ledger_verification_is_shown(tmp_path: Path) -> None:
+    async with web_floor(tmp_path) as wf:
+        await wait_until(lambda: wf.service.runtime.states["stud"].meter_cents > 100_000)
+        metrics = FloorMetrics(wf.service)  # not started: nothing else of the app changes
+        assert await metrics.verify_now()
+        samples = {
+            s.name: s.value
+            for family in text_string_to_metric_families(metrics.exposition().decode())
+            for s in family.samples
+        }
+        assert samples["progressive_ledger_verification_failed"] == 0
+        assert samples["progressive_ledger_verification_timestamp_seconds"] > 0
 
 
 async def test_display_clients_are_counted(tmp_path: Path) -> None:
