@@ -112,6 +112,11 @@ def test_dockerfile_is_multi_stage_non_root_with_a_health_check() -> None:
     assert json.loads(cmd)[:4] == ["progressive", "run", "--config", "/etc/progressive/floor.toml"]
 
 
+def test_no_key_or_database_reaches_the_image_build() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert {"*.key", "*.db", ".env", ".git"} <= set(ignored)
+
+
 def test_systemd_unit_is_sandboxed() -> None:
     lines = (DEPLOY / "progressive.service").read_text().splitlines()
     settings = [tuple(line.split("=", 1)) for line in lines if "=" in line and line[0] != "#"]
