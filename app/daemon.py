@@ -1,7 +1,9 @@
 """``progressive run``: the controller process for a configured floor, with its web server.
 
 One process polls the tables and serves the displays, pages and API: the displays show the
-state this process has just committed, with no other moving part between them.
+state this process has just committed, with no other moving part between them. On PostgreSQL
+several may run for one floor: each link is polled by the one holding its lock, the others
+stand by to take it over (``controller.link_locks``).
 """
 
 from __future__ import annotations
@@ -37,10 +39,18 @@ async def run_daemon(
         poller = service.poller
         assert poller is not None
         async with serve(create_app(service), host=host, port=port) as served:
-            say(
-                f"polling {len(poller.tables)} tables on {len(poller.links)} buses for "
-                f"{len(floor.links)} links; web on {served.base_url}; Ctrl-C stops"
-            )
+            locks = service.link_locks
+            if locks is None:
+                say(
+                    f"polling {len(poller.tables)} tables on {len(poller.links)} buses for "
+                    f"{len(floor.links)} links; web on {served.base_url}; Ctrl-C stops"
+                )
+            else:
+                say(
+                    f"driving the links whose lock this controller holds "
+                    f"({', '.join(sorted(locks.held)) or 'none yet'}), standing by for the "
+                    f"others of {len(floor.links)}; web on {served.base_url}; Ctrl-C stops"
+                )
             await stop.wait()
             say("stopping: finishing the polls under way")
     finally:

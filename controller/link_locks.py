@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -28,11 +28,31 @@ RETRY_S = 1.0
 CHECK_TIMEOUT_S = 2.0
 
 
-def lock_key(schema: str, link_id: str) -> int:
-    """The advisory lock key of a link: the same in every process using this schema, distinct
-    between schemas (two floors may share a server)."""
-    name = f"progressive link {schema}.{link_id}".encode()
+def _key(schema: str, what: str) -> int:
+    # The same in every process using this schema, distinct between schemas (two floors may
+    # share a server).
+    name = f"progressive {schema}: {what}".encode()
     return int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big", signed=True)
+
+
+def lock_key(schema: str, link_id: str) -> int:
+    """The advisory lock key of a link."""
+    return _key(schema, f"link {link_id}")
+
+
+@contextlib.asynccontextmanager
+async def floor_setup(engine: AsyncEngine) -> AsyncIterator[None]:
+    """Held while a controller creates and checks its floor's links: two controllers started
+    together on a new database would otherwise both create the same links. Nothing to hold on
+    SQLite, where one process owns the file."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    async with engine.begin() as conn:
+        schema = str(await conn.scalar(text("SELECT current_schema()")))
+        # A transaction lock: it ends with the transaction, however the setup ends.
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key(schema, "setup")})
+        yield
 
 
 LinkCall = Callable[[str], Awaitable[None]]

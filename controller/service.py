@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
-from controller.link_locks import LinkLocks
+from controller.link_locks import LinkLocks, floor_setup
 from controller.poller import Poller, TablePoll
 from controller.retention import RetentionJob, check_periods_in_force
 from controller.runtime import LinkRuntime
@@ -200,9 +200,13 @@ class FloorService:
                 integrity_years=self.settings.integrity_retention_years,
             )
             if self.floor is not None:
-                self._runtime = await open_floor(
-                    store, self.floor, self.clock, notice_override=self.settings.notice_override
-                )
+                async with floor_setup(engine):
+                    self._runtime = await open_floor(
+                        store,
+                        self.floor,
+                        self.clock,
+                        notice_override=self.settings.notice_override,
+                    )
                 self.poller = Poller(self._runtime, self.floor, self.clock)
                 self.poller.build()
                 if engine.dialect.name == "postgresql":

@@ -209,6 +209,7 @@ async def test_the_standby_takes_over_and_the_meter_stays_exact(
         await h.stop()
     code, log = results[-1]
     assert code == 0, log
+    assert "driving the links whose lock this controller holds (none yet)" in log  # started last
     await h.check_exact()
     assert await h.entries(EntryKind.JACKPOT_RESET) >= 1  # the royal flush, taken once
     code, out, err = await progressive("ledger", "verify", db_url=db_url, cwd=tmp_path)

@@ -10,8 +10,14 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.config import FloorConfig, parse_floor_config
 from controller.link_locks import LinkLocks, lock_key
+from controller.service import FloorService
+from controller.settings import Settings
 from controller.storage.database import make_engine
+from controller.submissions import SubmissionDesk
+from tests.conftest import KEY
+from tests.integration.test_run_command import free_port
 
 LINKS = ("stud", "draw")
 
@@ -107,3 +113,44 @@ async def test_a_failed_lock_connection_gives_every_link_up_and_takes_them_back(
         assert ("acquired", "stud") in driver.events[lost:]
     finally:
         await locks.close()
+
+
+def two_link_floor(port: int) -> FloorConfig:
+    return parse_floor_config({
+        "bus": [{"name": "gw", "kind": "tcp", "host": "127.0.0.1", "port": port}],
+        "link": [
+            {"id": link_id, "game": "caribbean_stud", "rate": "80%", "reset": "$1,000",
+             "table": [{"id": f"{link_id}-1", "bus": "gw", "unit": unit}]}
+            for unit, link_id in enumerate(LINKS, start=1)
+        ],
+    })  # fmt: skip
+
+
+async def test_controllers_started_together_share_the_links_out(db_url: str) -> None:
+    # Not approved, so never polled: nothing listens on the bus's port.
+    floor = two_link_floor(free_port())
+    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="test")
+    a = FloorService(settings, floor=floor, retention_schedule=False)
+    b = FloorService(settings, floor=floor, retention_schedule=False)
+    try:
+        # Both find a new database: only one may create the links and file them.
+        await asyncio.gather(a.start(), b.start())
+        assert a.link_locks is not None and b.link_locks is not None
+        assert a.link_locks.held | b.link_locks.held == set(LINKS)
+        assert not a.link_locks.held & b.link_locks.held
+        filed = [s.link_id for s in await SubmissionDesk(a.runtime).find()]
+        assert sorted(filed) == sorted(LINKS)
+        for link_id in LINKS:
+            standby = b if link_id in a.link_locks.held else a
+            assert standby.standing_by(link_id)
+            assert standby.readiness_notes()[f"link {link_id}"].startswith("standby")
+            assert {s.state for s in standby.table_statuses(link_id)} == {"standby"}
+        await a.stop()
+        poller = b.poller
+        assert poller is not None
+        await until(lambda: all(poller.polling(link_id) for link_id in LINKS))
+        assert b.link_locks.held == set(LINKS)
+        assert b.readiness_notes() == {}
+    finally:
+        await a.stop()
+        await b.stop()
