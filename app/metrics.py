@@ -19,6 +19,8 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
 * ``progressive_hit_pending_oldest_age_seconds{link_id}``: how long the longest-held table of
   the link has waited for a technician (0 when none is held)
 * ``progressive_link_live{link_id}`` 1 once the commission approved the link
+* ``progressive_link_polling{link_id}`` 1 when this process drives the link (a hot standby
+  shows 0 until it takes the link over)
 * ``progressive_link_last_answer_timestamp_seconds{link_id}``: the last poll a table of the
   link answered, where this process polls it
 * ``progressive_meter_cents{link_id}``: the meter as displayed, whole cents
@@ -123,6 +125,11 @@ class _FloorState(Collector):
             "1 once the link plays (approved by the commission)",
             labels=link_labels,
         )
+        polling = GaugeMetricFamily(
+            "progressive_link_polling",
+            "1 when this process polls the link's tables (0: another controller drives it)",
+            labels=link_labels,
+        )
         answered = GaugeMetricFamily(
             "progressive_link_last_answer_timestamp_seconds",
             "When a table of the link last answered a poll of this process",
@@ -159,6 +166,7 @@ class _FloorState(Collector):
             held_age.add_metric([link_id], age)
             live.add_metric([link_id], 1 if service.runtime.is_live(link_id, now_us) else 0)
             if poller is not None:
+                polling.add_metric([link_id], 1 if poller.polling(link_id) else 0)
                 last = service.link_answered_us(link_id)
                 if last is not None:
                     answered.add_metric([link_id], last / 1e6)
@@ -168,7 +176,7 @@ class _FloorState(Collector):
             )
             clients.add_metric([link_id], channel_clients)
         yield from (polls, errors, timeouts, online, out_of_play, tables_online, held, held_age)
-        yield from (live, answered, meter, clients)
+        yield from (live, polling, answered, meter, clients)
 
 
 class FloorMetrics:

@@ -49,6 +49,7 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
         for link_id in ("stud", "lir"):
             assert value(after, "progressive_tables_online", link_id=link_id) == 2
             assert value(after, "progressive_link_live", link_id=link_id) == 1
+            assert value(after, "progressive_link_polling", link_id=link_id) == 1
             assert value(after, "progressive_tables_hit_pending", link_id=link_id) == 0
             assert value(after, "progressive_poll_latency_seconds_count", link_id=link_id) > 0
             assert (
