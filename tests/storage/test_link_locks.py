@@ -61,6 +61,22 @@ async def until(condition: object, within_s: float = 10.0) -> None:
             await asyncio.sleep(0.02)
 
 
+async def end_session_holding(engine: AsyncEngine, link_id: str) -> int:
+    """The server ends the session holding the link's lock, as it does when the network to
+    its process breaks; how many sessions it ended."""
+    async with engine.connect() as admin:
+        key = lock_key(str(await admin.scalar(text("SELECT current_schema()"))), link_id)
+        ended = await admin.scalar(
+            text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                "WHERE locktype = 'advisory' AND classid = :hi AND objid = :lo"
+            ),
+            {"hi": (key >> 32) & 0xFFFFFFFF, "lo": key & 0xFFFFFFFF},
+        )
+        await admin.commit()
+    return int(ended or 0)
+
+
 def test_keys_differ_between_links_and_schemas() -> None:
     keys = {lock_key(schema, link) for schema in ("a", "b") for link in LINKS}
     assert len(keys) == 4
@@ -95,18 +111,7 @@ async def test_a_failed_lock_connection_gives_every_link_up_and_takes_them_back(
     await locks.start()
     try:
         assert driver.driving == set(LINKS)
-        async with engines[1].connect() as admin:
-            key = lock_key(str(await admin.scalar(text("SELECT current_schema()"))), "stud")
-            # The server ends the session holding the locks, as it does for a broken network.
-            ended = await admin.scalar(
-                text(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
-                    "WHERE locktype = 'advisory' AND classid = :hi AND objid = :lo"
-                ),
-                {"hi": (key >> 32) & 0xFFFFFFFF, "lo": key & 0xFFFFFFFF},
-            )
-            await admin.commit()
-        assert ended == 1
+        assert await end_session_holding(engines[1], "stud") == 1
         await until(lambda: ("lost", "stud") in driver.events)
         await until(lambda: driver.driving == set(LINKS) and locks.problem is None)
         lost = driver.events.index(("lost", "stud"))
@@ -154,3 +159,24 @@ async def test_controllers_started_together_share_the_links_out(db_url: str) -> 
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_a_controller_stops_polling_when_its_lock_connection_fails(db_url: str) -> None:
+    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="test")
+    service = FloorService(settings, floor=two_link_floor(free_port()), retention_schedule=False)
+    await service.start()
+    try:
+        poller, locks = service.poller, service.link_locks
+        assert poller is not None and locks is not None
+        assert all(poller.polling(link_id) for link_id in LINKS)
+        engine = make_engine(db_url)
+        try:
+            assert await end_session_holding(engine, "stud") == 1
+        finally:
+            await engine.dispose()
+        # Fenced: no link polled without its lock; then the locks are taken back.
+        await until(lambda: not any(poller.polling(link_id) for link_id in LINKS))
+        await until(lambda: all(poller.polling(link_id) for link_id in LINKS))
+        assert locks.problem is None and locks.held == set(LINKS)
+    finally:
+        await service.stop()
