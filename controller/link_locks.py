@@ -7,7 +7,8 @@ included) the server drops them and a standby takes each link at its next try, a
 second. A process polls a link only while it holds the link's lock: when the lock connection
 fails or stops answering, every link is given up at once, before anything else, and the locks
 are sought again on a new connection. The chain-head claim of every commit (``LedgerStore``)
-stays the last guard: a writer that lost a link commits nothing more to its history.
+stays the last guard for the moment between losing a lock and noticing it: a commit computed
+from a state another controller has moved on from is refused.
 """
 
 from __future__ import annotations
