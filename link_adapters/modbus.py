@@ -314,6 +314,7 @@ class ModbusLink:
         self.name = name or self._target
         self.stats = LinkStats()
         self._lock = asyncio.Lock()
+        self._queued = 0  # requests waiting for the lock
         self._pacer = _Pacer(params.frame_gap_s)
         self._client: ModbusBaseClient | None = None
         self._lost: asyncio.Future[None] | None = None
@@ -617,20 +618,33 @@ class ModbusLink:
             if attempt:
                 # The lock is free while we back off: other units on the link go meanwhile.
                 await asyncio.sleep(self._params.backoff_s * 2 ** (attempt - 1))
-            async with self._lock:
+            self._queued += 1
+            try:
+                await self._lock.acquire()
+            finally:
+                self._queued -= 1
+            try:
                 if not self._is_up():  # checked here: a coroutine per request costs
                     await self._ensure_connected()
                 delay = self._pacer.delay(unit)
                 if delay > 0:
                     await asyncio.sleep(delay)
                 try:
-                    return await self._attempt(unit, what, send, check)
+                    pdu = await self._attempt(unit, what, send, check)
                 except (ResponseTimeout, DeviceError, LinkDown) as exc:
                     if self._closed or not _retryable(exc):
                         raise
                     failure = exc
+                    continue
                 finally:
                     self._pacer.done(unit)
+            finally:
+                self._lock.release()
+            if self._queued:
+                # Let the next request on the link go out before this one's answer is
+                # decoded and recorded: the bus works while we do.
+                await asyncio.sleep(0)
+            return pdu
         assert failure is not None
         if attempts > 1:
             failure.args = (f"{failure} ({attempts} attempts)",)
