@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.engine import EntryKind
-from controller.money import contribution_units, displayed_cents
+from controller.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.store import StoreError
 
@@ -208,7 +208,7 @@ async def load(
             )
         )
     opening = before if before is not None else 0
-    return opening, entries, int(paid or 0) * 10_000
+    return opening, entries, int(paid or 0) * UNITS_PER_CENT
 
 
 async def reconciliation(
