@@ -218,6 +218,7 @@ class SubmissionDesk:
         await self.store.commit(
             [],
             extra=record,
+            notify=[link_id] if proposal.kind is SubmissionKind.NEW_LINK else (),
             audit={
                 "at_us": now,
                 "actor": filed_by,
@@ -292,6 +293,7 @@ class SubmissionDesk:
             await self.store.commit(
                 [],
                 extra=mark_live,
+                notify=[row.link_id],
                 audit={
                     "at_us": now,
                     "actor": reviewer,

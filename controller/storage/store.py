@@ -8,9 +8,10 @@ the update is conditional on them, so two writers can never interleave one chain
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +60,12 @@ from controller.storage.models import (
 
 class StoreError(RuntimeError):
     pass
+
+
+def changes_channel(schema: str) -> str:
+    """The PostgreSQL notification channel of a floor's commits: one per schema, since two
+    floors (or two test runs) may share a server and notifications are server-wide."""
+    return "progressive_" + hashlib.blake2b(schema.encode(), digest_size=8).hexdigest()
 
 
 class StaleState(StoreError):
@@ -165,6 +172,12 @@ class LedgerStore:
         self.engine = engine
         self.key = key
         self._heads: dict[str, tuple[int, str]] = {}
+        self._channel: str | None = None
+
+    async def _changes_channel(self, conn: AsyncConnection) -> str:
+        if self._channel is None:
+            self._channel = changes_channel(str(await conn.scalar(text("SELECT current_schema()"))))
+        return self._channel
 
     # ----------------------------------------------------------------------------- the key
 
@@ -301,22 +314,61 @@ class LedgerStore:
                 (await conn.scalars(select(LinkRow.link_id).order_by(LinkRow.link_id))).all()
             )
 
-    async def load_link(self, link_id: str) -> LinkState:
+    @contextlib.asynccontextmanager
+    async def _snapshot(self) -> AsyncIterator[AsyncConnection]:
+        """A connection whose reads all see one moment: a link row and its tables' counters
+        from the same commit, while controllers go on committing."""
         async with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                yield conn
+
+    async def load_link(self, link_id: str) -> LinkState:
+        async with self._snapshot() as conn:
             return await self._load_link(conn, link_id)
 
+    async def load_links(self, link_ids: Sequence[str]) -> dict[str, LinkState]:
+        """Several links read in one snapshot, four statements whatever their number (a web
+        process catching up with the commits of the controllers)."""
+        async with self._snapshot() as conn:
+            return await self._load_links(conn, link_ids)
+
+    async def link_heads(self) -> dict[str, int]:
+        """Every link's last history sequence number in the database."""
+        async with self.engine.connect() as conn:
+            return {
+                lid: seq
+                for lid, seq in await conn.execute(select(LINKS.c.link_id, LINKS.c.last_seq))
+            }
+
+    def head_seq(self, link_id: str) -> int | None:
+        """The last sequence number of the link's history as this store last read or wrote it."""
+        head = self._heads.get(link_id)
+        return None if head is None else head[0]
+
     async def _load_link(self, conn: AsyncConnection, link_id: str) -> LinkState:
-        link = (await conn.execute(select(LinkRow).where(LinkRow.link_id == link_id))).one_or_none()
-        if link is None:
+        states = await self._load_links(conn, [link_id])
+        if link_id not in states:
             raise StoreError(f"no link {link_id!r}")
-        pt_row = (
-            await conn.execute(
-                select(PaytableRow).where(PaytableRow.paytable_id == link.paytable_id)
+        return states[link_id]
+
+    async def _load_links(
+        self, conn: AsyncConnection, link_ids: Sequence[str]
+    ) -> dict[str, LinkState]:
+        ids = list(link_ids)
+        links = (await conn.execute(select(LinkRow).where(LinkRow.link_id.in_(ids)))).all()
+        if not links:
+            return {}
+        paytables = {
+            p.paytable_id: p
+            for p in await conn.execute(
+                select(PaytableRow).where(
+                    PaytableRow.paytable_id.in_({link.paytable_id for link in links})
+                )
             )
-        ).one()
-        game = Game(link.game)
-        paytable = make_paytable(game, json.loads(pt_row.lines))
-        table_rows = (await conn.execute(select(TableRow).where(TableRow.link_id == link_id))).all()
+        }
+        table_rows = (await conn.execute(select(TableRow).where(TableRow.link_id.in_(ids)))).all()
         counters = {
             c.table_id: c
             for c in await conn.execute(
@@ -325,7 +377,7 @@ class LedgerStore:
                 )
             )
         }
-        tables: dict[str, TableState] = {}
+        tables_of: dict[str, dict[str, TableState]] = {link.link_id: {} for link in links}
         for t in table_rows:
             c = counters[t.table_id]
             cfg = TableConfig(
@@ -335,7 +387,7 @@ class LedgerStore:
                 max_credits_per_seat_round=t.max_credits_per_seat_round,
                 min_round_us=t.min_round_us,
             )
-            tables[t.table_id] = TableState(
+            tables_of[t.link_id][t.table_id] = TableState(
                 config=cfg,
                 poll_seq=c.poll_seq,
                 credits=c.credits,
@@ -349,20 +401,25 @@ class LedgerStore:
                 online=c.online,
                 out_of_play=c.out_of_play,
             )
-        self._heads[link_id] = (link.last_seq, link.last_hash)
-        return LinkState(
-            link_id=link.link_id,
-            game=game,
-            rate_bp=link.rate_bp,
-            reset_cents=link.reset_cents,
-            paytable=paytable,
-            meter_units=link.meter_units,
-            hit_policy=HitPolicy(link.hit_policy),
-            jackpot_won_since_rate_set=link.jackpot_won_since_rate_set,
-            tables=tables,
-            last_win=_last_win(link.last_win),
-            armed=_armed(link.armed_change, game),
-        )
+        states: dict[str, LinkState] = {}
+        for link in links:
+            game = Game(link.game)
+            paytable = make_paytable(game, json.loads(paytables[link.paytable_id].lines))
+            self._heads[link.link_id] = (link.last_seq, link.last_hash)
+            states[link.link_id] = LinkState(
+                link_id=link.link_id,
+                game=game,
+                rate_bp=link.rate_bp,
+                reset_cents=link.reset_cents,
+                paytable=paytable,
+                meter_units=link.meter_units,
+                hit_policy=HitPolicy(link.hit_policy),
+                jackpot_won_since_rate_set=link.jackpot_won_since_rate_set,
+                tables=tables_of[link.link_id],
+                last_win=_last_win(link.last_win),
+                armed=_armed(link.armed_change, game),
+            )
+        return states
 
     # ----------------------------------------------------------------------------- commits
 
@@ -372,11 +429,14 @@ class LedgerStore:
         *,
         audit: Mapping[str, Any] | None = None,
         extra: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        notify: Sequence[str] = (),
     ) -> list[SealedEntry]:
         """Write the outcomes of one poll cycle (any links) in one transaction.
 
         ``extra`` writes the records that belong with them (a review, a correction) in the
-        same transaction; ``audit`` adds the audit-log row of a privileged action.
+        same transaction; ``audit`` adds the audit-log row of a privileged action; ``notify``
+        names links whose paperwork ``extra`` changed (whether they may play), for the other
+        processes to read again.
         """
         todo = [o for o in outcomes if o.changed]
         if not todo and extra is None:
@@ -387,6 +447,11 @@ class LedgerStore:
                 if extra is not None:
                     await extra(conn)
                 sealed = await self._write(conn, todo)
+                if notify and conn.dialect.name == "postgresql":
+                    await conn.execute(
+                        _PG_NOTIFY_PAPERWORK,
+                        {"channel": await self._changes_channel(conn), "link_ids": list(notify)},
+                    )
                 if audit is not None:
                     await self.audit(conn, **audit)
         except BaseException:
@@ -508,7 +573,11 @@ class LedgerStore:
             return entries
         if conn.dialect.name == "postgresql":
             result = await conn.execute(
-                _PG_HEAD_UPDATE, {k: [h[k] for h in heads] for k in _HEAD_FIELDS}
+                _PG_HEAD_UPDATE,
+                {
+                    "channel": await self._changes_channel(conn),
+                    **{k: [h[k] for h in heads] for k in _HEAD_FIELDS},
+                },
             )
             claimed = {row[0] for row in result}
         else:
@@ -676,14 +745,22 @@ _PG_HEAD_TYPES = {
     "reset_cents": "bigint", "jackpot_won_since_rate_set": "boolean", "last_win": "text",
     "armed_change": "text", "last_seq": "bigint", "last_hash": "text",
 }  # fmt: skip
+# The claim also tells every process listening (web processes, a standby) which links moved
+# and to which sequence number; PostgreSQL delivers the notifications only if the
+# transaction commits (DESIGN.md: NOTIFY carries only ids and seq).
 _PG_HEAD_UPDATE = text(
-    "UPDATE links AS l SET "
+    "WITH claimed AS (UPDATE links AS l SET "
     + ", ".join(f"{k} = v.{k}" for k in _HEAD_SET)
     + " FROM unnest("
     + ", ".join(f"CAST(:{k} AS {_PG_HEAD_TYPES[k]}[])" for k in _HEAD_FIELDS)
     + ") AS v("
     + ", ".join(_HEAD_FIELDS)
-    + ") WHERE l.link_id = v.link_id AND l.last_seq = v.expected_seq RETURNING l.link_id"
+    + ") WHERE l.link_id = v.link_id AND l.last_seq = v.expected_seq"
+    + " RETURNING l.link_id, l.last_seq)"
+    + " SELECT link_id, pg_notify(:channel, last_seq || ':' || link_id) FROM claimed"
+)
+_PG_NOTIFY_PAPERWORK = text(
+    "SELECT pg_notify(:channel, 'p:' || x) FROM unnest(CAST(:link_ids AS text[])) AS x"
 )
 _HEAD_UPDATE = (
     LINKS.update()
