@@ -35,7 +35,9 @@ WebSocket text frame::
   and ``at_us`` now, so that a page can tell a live connection from a silent one.
 
 ``seq`` counts per link and per process; a page takes every snapshot as its new baseline (a
-reconnect, or a restarted server whose count began again).
+reconnect, or a restarted server whose count began again). With several processes on
+PostgreSQL, each process learns of the others' commits from ``controller.change_feed`` and
+pushes them the same way: a display connected to any process shows the same states.
 
 The server decides every frame: the hit phase (the won amount at once, then won and reset
 amounts in turn) is ``controller.engine.display_frame``; a ticker re-evaluates it and pushes
@@ -239,6 +241,7 @@ class LiveHub:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.service.runtime.listeners.append(self.on_outcome)
+        self.service.runtime.reload_listeners.append(self.on_link_changed)
         self._ticker = asyncio.create_task(self._tick_forever(), name="display hub ticker")
 
     async def stop(self) -> None:
@@ -246,6 +249,8 @@ class LiveHub:
         self._stopping = True
         with contextlib.suppress(ValueError, RuntimeError):
             self.service.runtime.listeners.remove(self.on_outcome)
+        with contextlib.suppress(ValueError, RuntimeError):
+            self.service.runtime.reload_listeners.remove(self.on_link_changed)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -338,7 +343,10 @@ class LiveHub:
 
     def on_outcome(self, outcome: Outcome) -> None:
         """A runtime listener: called right after each commit, so it only takes note."""
-        link_id = outcome.state.link_id
+        self.on_link_changed(outcome.state.link_id)
+
+    def on_link_changed(self, link_id: str) -> None:
+        """The link changed here, or another process's commit to it was read."""
         if link_id not in self.channels:
             return
         self._dirty.add(link_id)

@@ -177,6 +177,18 @@ class _FloorState(Collector):
             clients.add_metric([link_id], channel_clients)
         yield from (polls, errors, timeouts, online, out_of_play, tables_online, held, held_age)
         yield from (live, polling, answered, meter, clients)
+        feed = service.change_feed
+        if feed is not None:  # PostgreSQL: following the other processes' commits
+            yield GaugeMetricFamily(
+                "progressive_change_feed_listening",
+                "1 while this process hears of the other processes' commits",
+                value=1 if feed.listening else 0,
+            )
+            yield CounterMetricFamily(
+                "progressive_change_feed_links_read",
+                "Links read again after another process committed to them",
+                value=feed.links_read,
+            )
 
 
 class FloorMetrics:

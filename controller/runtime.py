@@ -11,7 +11,7 @@ import asyncio
 import hashlib
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select, update
@@ -43,6 +43,9 @@ class LinkRuntime:
         self.table_link: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.listeners: list[Callable[[Outcome], None]] = []
+        # Called with a link id after the link was read again from the database (another
+        # process committed to it), since no outcome of this process says what changed.
+        self.reload_listeners: list[Callable[[str], None]] = []
         # 68 IAC 10-1-3(c)(4): links not played yet: None until the commission approves
         # their submission, else when play may begin. Links not listed play.
         self.go_live_at: dict[str, int | None] = {}
@@ -76,6 +79,49 @@ class LinkRuntime:
                 self.go_live_at[link_id] = starts[link_id]
             else:
                 self.go_live_at.pop(link_id, None)
+
+    async def reload_links(
+        self, link_ids: Iterable[str], *, skip: Callable[[str], bool] = lambda _: False
+    ) -> list[str]:
+        """Read links again from the database (new ones too), each under its lock, except
+        those ``skip`` says this process has current (asked again once the lock is held: this
+        process may have committed meanwhile). Returns the links read."""
+        wanted = sorted(lid for lid in set(link_ids) if not skip(lid))
+        if not wanted:
+            return []
+        locks = [self._locks[lid] for lid in wanted]
+        for lock in locks:
+            await lock.acquire()
+        try:
+            wanted = [lid for lid in wanted if not skip(lid)]
+            loaded = await self.store.load_links(wanted) if wanted else {}
+            for state in loaded.values():
+                self._adopt(state)
+        finally:
+            for lock in locks:
+                lock.release()
+        reloaded = sorted(loaded)
+        self._tell_reloaded(reloaded)
+        return reloaded
+
+    async def reload_go_live(self, link_ids: Iterable[str] | None = None) -> None:
+        """Read again whether links may play (the commission decided in another process)."""
+        starts = await self.store.go_live_times()
+        ids = set(self.states) | set(starts) if link_ids is None else set(link_ids)
+        missing = [lid for lid in ids if lid not in self.states]
+        if missing:
+            await self.reload_links(missing)
+        for lid in ids:
+            if lid in starts:
+                self.go_live_at[lid] = starts[lid]
+            else:
+                self.go_live_at.pop(lid, None)
+        self._tell_reloaded(sorted(ids & set(self.states)))
+
+    def _tell_reloaded(self, link_ids: Sequence[str]) -> None:
+        for link_id in link_ids:
+            for listener in self.reload_listeners:
+                listener(link_id)
 
     def link_of(self, table_id: str) -> str:
         try:

@@ -16,6 +16,7 @@ from typing import Literal
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.change_feed import ChangeFeed
 from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
 from controller.link_locks import LinkLocks, floor_setup
@@ -161,6 +162,7 @@ class FloorService:
         self._runtime: LinkRuntime | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
+        self.change_feed: ChangeFeed | None = None
         self.retention: RetentionJob | None = None
         self.started = False
 
@@ -217,6 +219,11 @@ class FloorService:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.load()
+            if engine.dialect.name == "postgresql":
+                # Other processes (a web process, a standby, the controller of another link)
+                # commit too: follow them (on SQLite one process owns the file).
+                self.change_feed = ChangeFeed(engine, self._runtime, drives=self.drives)
+                await self.change_feed.start()
             if self._retention_schedule:
                 self.retention = RetentionJob(
                     self._runtime,
@@ -233,6 +240,9 @@ class FloorService:
 
     async def stop(self) -> None:
         """Finish the purge and polls under way, then close the database. Idempotent."""
+        feed, self.change_feed = self.change_feed, None
+        if feed is not None:
+            await feed.stop()
         retention, self.retention = self.retention, None
         if retention is not None:
             await retention.stop()
@@ -267,6 +277,17 @@ class FloorService:
             on_lost=poller.stop_link,
         )
         await self.link_locks.start()
+
+    def drives(self, link_id: str) -> bool:
+        """Whether this process polls the link and commits its readings."""
+        locks = self.link_locks
+        if locks is not None:
+            return link_id in locks.held
+        return (
+            self.poller is not None
+            and self.floor is not None
+            and any(link.link_id == link_id for link in self.floor.links)
+        )
 
     def standing_by(self, link_id: str) -> bool:
         """Whether the link is configured here but driven by another controller."""
@@ -334,6 +355,11 @@ class FloorService:
                     await conn.execute(text("SELECT 1"))
         except Exception as exc:  # any failure to reach it is the answer
             problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
+        feed = self.change_feed
+        if feed is not None and feed.problem is not None:
+            problems["other processes' commits"] = (
+                f"not listening, what is shown may be old: {feed.problem}"
+            )
         locks = self.link_locks
         if locks is not None and locks.problem is not None:
             problems["link locks"] = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,12 +66,14 @@ async def web_floor(
     seed: int = 11,
     settings: Settings | None = None,
     approve: bool = True,
+    sim_clock: Callable[[], int] | None = None,
 ) -> AsyncIterator[WebFloor]:
     links = links or DEFAULT_LINKS
     sim = SimFloor(
         [GatewaySpec(game=game, tables=n, port=0) for game, n in links.values()],
         rounds_per_second=rounds_per_second,
         seed=seed,
+        **({"now_us": sim_clock} if sim_clock is not None else {}),
     )
     await sim.start()
     try:
