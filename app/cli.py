@@ -296,6 +296,29 @@ def run_cmd(config_path: Path, database_url: str | None, host: str, port: int) -
     )
 
 
+@main.command("web")
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Web server address.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Web port."
+)
+def web_cmd(database_url: str | None, host: str, port: int) -> None:
+    """A web process only (PostgreSQL): displays, pages and API for controllers run elsewhere."""
+    from app.daemon import WebOnlyError, run_web
+
+    try:
+        _run(
+            run_web(
+                _settings(database_url),
+                say=lambda line: click.echo(line, err=True),
+                host=host,
+                port=port,
+            )
+        )
+    except WebOnlyError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
 # --------------------------------------------------------------------------------------- db
 
 

@@ -69,6 +69,7 @@ def test_compose_runs_every_part_of_the_product() -> None:
     assert {"postgres", "controller", "simulator", "prometheus", "grafana"} <= set(services)
     assert services["simulator"]["command"][:2] == ["progressive", "simulate"]
     assert services["controller"]["command"][:2] == ["progressive", "run"]
+    assert services["web"]["command"][:2] == ["progressive", "web"]
     for name in ("controller", "simulator"):
         assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile"
     for mount in ("./deploy/prometheus.yml", "./deploy/alerts.yml"):
