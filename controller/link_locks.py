@@ -56,6 +56,26 @@ async def floor_setup(engine: AsyncEngine) -> AsyncIterator[None]:
         yield
 
 
+@contextlib.asynccontextmanager
+async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
+    """Whether this process is the only one doing ``what`` now, on the floor's server: a
+    session advisory lock tried, held while the context lasts. Always True on SQLite, where
+    one process owns the file."""
+    if engine.dialect.name != "postgresql":
+        yield True
+        return
+    async with engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        schema = str(await conn.scalar(text("SELECT current_schema()")))
+        key = _key(schema, what)
+        got = bool(await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}))
+        try:
+            yield got
+        finally:
+            if got:
+                await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+
+
 LinkCall = Callable[[str], Awaitable[None]]
 
 

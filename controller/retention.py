@@ -22,6 +22,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller import engine as eng
+from controller.link_locks import only_one
 from controller.regulations import check_retention_not_shortened, check_retention_years
 from controller.runtime import LinkRuntime
 from controller.storage.models import (
@@ -38,6 +39,7 @@ from controller.storage.paperwork import (
     IntegrityRecordRow,
     RemedialActionRow,
 )
+from controller.storage.store import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -113,21 +115,32 @@ async def run_retention(
     integrity_years: int,
     actor: str = "retention",
 ) -> RetentionReport:
-    """Purge what is past its period; returns the manifests written."""
-    await _periods_in_force(runtime, meter_years, integrity_years)
-    now = runtime.clock.now_us()
-    report = RetentionReport(
-        meter_years,
-        integrity_years,
-        years_before(now, meter_years),
-        years_before(now, integrity_years),
-    )
-    for link_id in sorted(runtime.states):
-        manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
-        if manifest is not None:
-            report.links[link_id] = manifest
-    report.integrity = await _purge_integrity(runtime, report.integrity_cutoff_us, actor)
-    return report
+    """Purge what is past its period; returns the manifests written.
+
+    Every process of a floor (controllers, standbys, web processes) runs the schedule; one
+    purges at a time, and a process finding another at it leaves it the work
+    (``RetentionBusy``)."""
+    async with only_one(runtime.store.engine, "retention") as alone:
+        if not alone:
+            raise RetentionBusy("another process of this floor is purging now")
+        await _periods_in_force(runtime, meter_years, integrity_years)
+        now = runtime.clock.now_us()
+        report = RetentionReport(
+            meter_years,
+            integrity_years,
+            years_before(now, meter_years),
+            years_before(now, integrity_years),
+        )
+        for link_id in sorted(runtime.states):
+            manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
+            if manifest is not None:
+                report.links[link_id] = manifest
+        report.integrity = await _purge_integrity(runtime, report.integrity_cutoff_us, actor)
+        return report
+
+
+class RetentionBusy(StoreError):
+    """Another process of the floor is running the purge."""
 
 
 async def _purge_link(
@@ -383,6 +396,8 @@ class RetentionJob:
             report = await run_retention(
                 self.runtime, meter_years=self.meter_years, integrity_years=self.integrity_years
             )
+        except RetentionBusy:
+            log.info("retention purge left to the process running it now")
         except Exception:
             self.failures += 1
             log.exception("the retention purge failed; it runs again in %.0f s", self.interval_s)

@@ -7,15 +7,16 @@ import time
 
 import pytest
 from pydantic import ValidationError
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 
 from controller import corrections
 from controller.clock import FixedClock
 from controller.corrections import CorrectionCategory
 from controller.engine import TableReading
 from controller.games import Game
+from controller.link_locks import only_one
 from controller.regulations import RuleViolation
-from controller.retention import run_retention, years_before
+from controller.retention import RetentionBusy, run_retention, years_before
 from controller.runtime import LinkRuntime
 from controller.service import FloorService
 from controller.settings import Settings
@@ -169,3 +170,24 @@ async def test_retention_run_takes_its_periods_from_the_settings(
         "retention", "run", "--meter-years", "5", db_url=db_url, env=env
     )
     assert code != 0 and "cannot be shortened to 5" in err
+
+
+async def test_one_process_of_a_floor_purges_at_a_time(store: LedgerStore, db_kind: str) -> None:
+    if db_kind != "postgres":
+        pytest.skip("on SQLite one process owns the file")
+    now = time.time_ns() // 1000
+    await six_years_of_history(store, now)
+    rt = LinkRuntime(store, FixedClock(now))
+    await rt.load()
+    async with store.engine.connect() as conn:
+        before = await conn.scalar(select(func.count()).select_from(MeterEntryRow))
+    async with only_one(store.engine, "retention") as alone:  # another process purging
+        assert alone
+        with pytest.raises(RetentionBusy):
+            await run_retention(rt, meter_years=5, integrity_years=1)
+        async with store.engine.connect() as conn:
+            during = await conn.scalar(select(func.count()).select_from(MeterEntryRow))
+        assert during == before  # nothing removed meanwhile
+    report = await run_retention(rt, meter_years=5, integrity_years=1)
+    assert report.links["old"]["counts"]["meter_entries"] >= 1
+    assert (await verify_ledger(store.engine, KEY)).ok
