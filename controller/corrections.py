@@ -195,6 +195,7 @@ async def reject_correction(
             "actor": rejected_by,
             "action": "correction.reject",
             "target": f"link:{req.link_id}",
-            "after": {"request_id": request_id, "reason": reason},
+            "before": {"request_id": request_id, "status": "pending"},
+            "after": {"request_id": request_id, "status": "rejected", "reason": reason},
         },
     )

@@ -146,12 +146,15 @@ def notice_pdf(
     )
 
 
-def _audit(at: int, actor: str, action: str, record_id: str, after: Any) -> dict[str, Any]:
+def _audit(
+    at: int, actor: str, action: str, record_id: str, after: Any, before: Any = None
+) -> dict[str, Any]:
     return {
         "at_us": at,
         "actor": actor,
         "action": action,
         "target": f"integrity_record:{record_id}",
+        "before": before,
         "after": after,
     }
 
@@ -326,7 +329,14 @@ async def record_verification(
     await runtime.store.commit(
         [],
         extra=write,
-        audit=_audit(now, actor, "integrity.verify", record_id, {"verification": verification}),
+        audit=_audit(
+            now,
+            actor,
+            "integrity.verify",
+            record_id,
+            {"verified_by": actor, "verification": verification},
+            before={"verified_by": None, "verification": None},
+        ),
     )
 
 

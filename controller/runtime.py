@@ -388,7 +388,8 @@ class LinkRuntime:
                 at_us=at,
                 document_sha256=digest,
             ),
-            actor=requested_by,
+            # The approval is what changes the meter: the approver is the one who acted.
+            actor=approved_by or requested_by,
             action="meter.correct",
             target=f"link:{link_id}",
             extra=record,
@@ -396,6 +397,7 @@ class LinkRuntime:
                 "correction_id": correction_id,
                 "delta_cents": delta_cents,
                 "document_sha256": digest,
+                "requested_by": requested_by,
                 "approved_by": approved_by,
             },
         )
