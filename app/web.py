@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.security import SecurityHeaders
 from controller.engine import EngineError
 from controller.regulations import RuleViolation
 from controller.service import FloorService
@@ -60,6 +61,8 @@ def create_app(service: FloorService) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = service
+    # Every answer, errors included, carries the security headers; bodies are bounded.
+    app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
