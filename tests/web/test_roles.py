@@ -1,7 +1,9 @@
-"""Every protected route refuses every role it does not name, and everyone without a token.
+"""Every protected route refuses every role it does not name, and everyone without a token;
+every route of the application (API, pages, WebSocket, static files) is classified.
 
 The routes are found by walking the application's own routes for ``require(...)``
-dependencies, so a route added later is checked without editing this test.
+dependencies, so a route added later is checked without editing this test, and a route that
+is neither behind a role nor named below as open or display-only fails it.
 """
 
 from __future__ import annotations
@@ -11,21 +13,77 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
+import websockets
 from fastapi import FastAPI, routing
 from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, APIWebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route
 
 from app.security import Role, RoleRequirement, display_access
-from app.web import create_app
+from app.web import STATIC, create_app
 from controller import users
 from tests.web.auth import headers_for
-from tests.web.floor import web_floor
+from tests.web.floor import settings_in, web_floor
 
 # What anyone may call: signing in. Current amounts are public unless the installation says
 # otherwise, so those routes carry ``display_access`` instead of a role.
 PUBLIC = {("POST", "/api/v1/auth/token")}
 # A path parameter that names nothing: valid as text and as a number.
 NOTHING = "987654321"
+
+# Every route outside the roles, and why it may be.
+PAGE = "a page of static HTML with no data; its script signs in and calls the API"
+OPEN: dict[tuple[str, str], str] = {
+    ("POST", "/api/v1/auth/token"): "signing in",
+    ("GET", "/healthz"): "liveness probe: says only that the process answers",
+    ("GET", "/readyz"): "readiness probe: link and database health, no amounts",
+    ("GET", "/metrics"): "Prometheus scrape (keep it behind the firewall, see README)",
+    ("GET", "/openapi.json"): "the API's description",
+    ("GET", "/docs"): "the API's description",
+    ("GET", "/docs/oauth2-redirect"): "the API's description",
+    ("GET", "/redoc"): "the API's description",
+    ("GET", "/tech"): PAGE,
+    ("GET", "/dealer"): PAGE,
+    ("GET", "/dealer/{table_id}"): PAGE,
+    ("GET", "/audit"): PAGE,
+    ("GET", "/commission"): PAGE,
+    ("MOUNT", "/static"): "the pages' scripts and styles",
+}
+# Current amounts, for displays: public unless the installation requires display tokens.
+# Routes with the ``display_access`` dependency are found; these check it in their body.
+DISPLAY_IN_BODY = {("GET", "/display/{link_id}"), ("WEBSOCKET", "/ws/links/{link_id}")}
+
+
+def _kinds(route: BaseRoute) -> list[str]:
+    if isinstance(route, APIWebSocketRoute):
+        return ["WEBSOCKET"]
+    if isinstance(route, Mount):
+        return ["MOUNT"]
+    if isinstance(route, Route):
+        return sorted((route.methods or set()) - {"HEAD", "OPTIONS"})
+    raise AssertionError(f"a route of an unknown kind: {route!r}")
+
+
+def classify(app: FastAPI) -> dict[tuple[str, str], str]:
+    """Every route as (method, path) -> "role", "display" or "open"; raises for the rest."""
+    found: dict[tuple[str, str], str] = {}
+    unclassified: list[tuple[str, str]] = []
+    for route in routing.iter_route_contexts(app.routes):
+        original = getattr(route, "original_route", route)
+        calls = _calls(route.dependant) if hasattr(route, "dependant") else []
+        for kind in _kinds(original):
+            key = (kind, route.path)
+            if any(isinstance(c, RoleRequirement) for c in calls):
+                found[key] = "role"
+            elif display_access in calls or key in DISPLAY_IN_BODY:
+                found[key] = "display"
+            elif key in OPEN:
+                found[key] = "open"
+            else:
+                unclassified.append(key)
+    assert not unclassified, f"routes neither behind a role nor named open: {unclassified}"
+    return found
 
 
 @dataclass(frozen=True)
@@ -122,3 +180,45 @@ async def test_every_protected_route_refuses_the_roles_it_does_not_name(tmp_path
                 if answer.status_code != 403:
                     leaks.append(f"{where} let a display's token through: {answer.status_code}")
         assert not leaks, "\n".join(leaks)
+
+
+async def test_every_route_is_classified_and_display_routes_honour_the_setting(
+    tmp_path: Path,
+) -> None:
+    settings = settings_in(tmp_path).model_copy(update={"display_requires_token": True})
+    async with (
+        web_floor(tmp_path, settings=settings) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        routes = classify(create_app(wf.service))
+        stale = (set(OPEN) | DISPLAY_IN_BODY) - set(routes)
+        assert not stale, f"named here but not routes of the application: {stale}"
+        display = sorted(key for key, how in routes.items() if how == "display")
+        assert ("GET", "/api/v1/links") in display and ("WEBSOCKET", "/ws/links/{link_id}") in (
+            display
+        )
+
+        _, device_token = await users.create_device_token(
+            wf.service.engine, name="pit 1", actor="test", at_us=wf.service.clock.now_us()
+        )
+        ws_base = wf.base_url.replace("http://", "ws://", 1)
+        for kind, path in display:
+            url = path.replace("{link_id}", "stud")
+            if kind == "WEBSOCKET":
+                async with websockets.connect(ws_base + url) as ws:
+                    with pytest.raises(websockets.ConnectionClosed) as closed:
+                        await ws.recv()
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401, path
+                async with websockets.connect(f"{ws_base}{url}?token={device_token}") as ws:
+                    assert '"snapshot"' in await ws.recv()
+                continue
+            assert (await http.request(kind, url)).status_code == 401, path
+            allowed = await http.request(kind, url, params={"token": device_token})
+            assert allowed.status_code == 200, f"{path}: {allowed.status_code}"
+
+        # An open page is the static file as it is: no data of the floor in it.
+        for (_, path), why in OPEN.items():
+            if why == PAGE:
+                answer = await http.get(path.replace("{table_id}", "stud-1"))
+                name = path.split("/")[1] + ".html"
+                assert answer.text == (STATIC / name).read_text(encoding="utf-8"), path
