@@ -38,7 +38,7 @@ OPEN: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/auth/token"): "signing in",
     ("GET", "/healthz"): "liveness probe: says only that the process answers",
     ("GET", "/readyz"): "readiness probe: link and database health, no amounts",
-    ("GET", "/metrics"): "Prometheus scrape (keep it behind the firewall, see README)",
+    ("GET", "/metrics"): "Prometheus scrape: totals contributed and awarded, no person data",
     ("GET", "/openapi.json"): "the API's description",
     ("GET", "/docs"): "the API's description",
     ("GET", "/docs/oauth2-redirect"): "the API's description",
