@@ -341,8 +341,8 @@ def headers_for_path(path: str) -> dict[str, str]:
 
 
 class SecurityHeaders:
-    """ASGI middleware: the security headers on every HTTP answer, and a bound on request
-    bodies (413 beyond ``MAX_REQUEST_BYTES``, declared or streamed)."""
+    """ASGI middleware: the security headers on every HTTP answer, a bound on request bodies
+    (413 beyond ``MAX_REQUEST_BYTES``, declared or streamed), and no NUL in an address (400)."""
 
     def __init__(self, app: ASGIApp, *, max_body: int = MAX_REQUEST_BYTES) -> None:
         self.app = app
@@ -363,14 +363,12 @@ class SecurityHeaders:
             headers += [(n, v) for n, v in extra if n not in present]
             await send({**message, "headers": headers})
 
-        async def too_large() -> None:
-            body = json.dumps(
-                {"detail": f"the request is larger than {self.max_body} bytes"}
-            ).encode()
+        async def refuse(status: int, detail: str) -> None:
+            body = json.dumps({"detail": detail}).encode()
             await _start(
                 {
                     "type": "http.response.start",
-                    "status": 413,
+                    "status": status,
                     "headers": [
                         (b"content-type", b"application/json"),
                         (b"content-length", str(len(body)).encode()),
@@ -380,9 +378,14 @@ class SecurityHeaders:
             )
             await send({"type": "http.response.body", "body": body})
 
+        # No name, id, date or number holds a NUL byte, and PostgreSQL cannot keep one.
+        if b"%00" in scope.get("query_string", b"") or "\x00" in scope["path"]:
+            await refuse(400, "a NUL character is not valid in an address")
+            return
+
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            await too_large()
+            await refuse(413, f"the request is larger than {self.max_body} bytes")
             return
 
         received = 0
@@ -397,7 +400,7 @@ class SecurityHeaders:
                 if received > self.max_body and not refused:
                     refused = True
                     if not started:
-                        await too_large()
+                        await refuse(413, f"the request is larger than {self.max_body} bytes")
                     # The application sees a caller gone away and stops reading.
                     return {"type": "http.disconnect"}
             return message

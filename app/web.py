@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.security import SecurityHeaders
@@ -89,6 +90,15 @@ def create_app(service: FloorService) -> FastAPI:
     @app.exception_handler(EngineError)
     async def engine_refusal(_: Request, exc: EngineError) -> JSONResponse:
         return _error(409, str(exc))
+
+    @app.exception_handler(DBAPIError)
+    async def database_refusal(_: Request, exc: DBAPIError) -> JSONResponse:
+        # PostgreSQL keeps no NUL character in text (SQLSTATE 22021, character not in
+        # repertoire): a value typed with one is refused input, not a server error.
+        causes = (exc.orig, getattr(exc.orig, "__cause__", None))
+        if any(getattr(c, "sqlstate", None) == "22021" for c in causes):
+            return _error(422, "text may not contain a NUL character")
+        raise exc
 
     @app.exception_handler(StoreError)
     async def store_refusal(_: Request, exc: StoreError) -> JSONResponse:
