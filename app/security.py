@@ -341,8 +341,8 @@ def headers_for_path(path: str) -> dict[str, str]:
 
 
 class SecurityHeaders:
-    """ASGI middleware: the security headers on every HTTP answer, a bound on request bodies
-    (413 beyond ``MAX_REQUEST_BYTES``, declared or streamed), and no NUL in an address (400)."""
+    """ASGI middleware: the security headers on every HTTP answer, and a bound on request
+    bodies (413 beyond ``MAX_REQUEST_BYTES``, declared or streamed)."""
 
     def __init__(self, app: ASGIApp, *, max_body: int = MAX_REQUEST_BYTES) -> None:
         self.app = app
@@ -377,11 +377,6 @@ class SecurityHeaders:
                 }
             )
             await send({"type": "http.response.body", "body": body})
-
-        # No name, id, date or number holds a NUL byte, and PostgreSQL cannot keep one.
-        if b"%00" in scope.get("query_string", b"") or "\x00" in scope["path"]:
-            await refuse(400, "a NUL character is not valid in an address")
-            return
 
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:

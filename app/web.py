@@ -97,7 +97,8 @@ def create_app(service: FloorService) -> FastAPI:
         # repertoire): a value typed with one is refused input, not a server error.
         causes = (exc.orig, getattr(exc.orig, "__cause__", None))
         if any(getattr(c, "sqlstate", None) == "22021" for c in causes):
-            return _error(422, "text may not contain a NUL character")
+            problem = {"where": "input", "problem": "text may not contain a NUL character"}
+            return _error(422, {"message": "the request is not valid", "problems": [problem]})
         raise exc
 
     @app.exception_handler(StoreError)

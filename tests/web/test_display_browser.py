@@ -32,7 +32,7 @@ async def browser() -> AsyncIterator[Browser]:
 async def open_display(browser: Browser, url: str) -> Page:
     page = await browser.new_page(viewport={"width": 1920, "height": 1080})
     await page.goto(url)
-    await page.wait_for_function("document.body.dataset.live === 'live'", timeout=WAIT_MS)
+    await page.wait_for_function("() => document.body.dataset.live === 'live'", timeout=WAIT_MS)
     return page
 
 
@@ -67,7 +67,7 @@ async def test_the_display_counts_up_as_the_tables_bet(tmp_path: Path, browser: 
             polling="raf",
         )
         await page.wait_for_function(
-            f"Number(document.getElementById('amount').dataset.cents) > {first + 500}",
+            f"() => Number(document.getElementById('amount').dataset.cents) > {first + 500}",
             timeout=WAIT_MS,
         )
         later = await shown_cents(page)
@@ -84,7 +84,7 @@ async def test_a_royal_flush_shows_the_win_then_alternates_with_the_reset_amount
     async with web_floor(tmp_path, rounds_per_second=4.0) as wf:
         page = await open_display(browser, f"{wf.base_url}/display/stud")
         wf.table("stud", 2).force_hand(4, HandCategory.ROYAL_FLUSH)
-        await page.wait_for_function("document.body.dataset.mode === 'won'", timeout=WAIT_MS)
+        await page.wait_for_function("() => document.body.dataset.mode === 'won'", timeout=WAIT_MS)
         win = wf.service.runtime.states["stud"].last_win
         assert win is not None and win.table_id == "stud-2"
         assert await page.text_content("#amount") == dollars(win.won_cents)
@@ -94,7 +94,9 @@ async def test_a_royal_flush_shows_the_win_then_alternates_with_the_reset_amount
         assert "seat 4" in detail and "Royal flush" in detail
         await screenshot(page, "won")
 
-        await page.wait_for_function("document.body.dataset.mode === 'reset'", timeout=WAIT_MS)
+        await page.wait_for_function(
+            "() => document.body.dataset.mode === 'reset'", timeout=WAIT_MS
+        )
         # The link plays on from its reset amount while the winning table waits.
         reset_shown = await shown_cents(page)
         assert 100_000 <= reset_shown <= wf.service.runtime.states["stud"].meter_cents
@@ -102,7 +104,7 @@ async def test_a_royal_flush_shows_the_win_then_alternates_with_the_reset_amount
         assert dollars(win.won_cents) in (await page.text_content("#detail") or "")
         await screenshot(page, "reset")
 
-        await page.wait_for_function("document.body.dataset.mode === 'won'", timeout=WAIT_MS)
+        await page.wait_for_function("() => document.body.dataset.mode === 'won'", timeout=WAIT_MS)
         assert await page.text_content("#amount") == dollars(win.won_cents)
         assert await page.get_attribute("li[data-table='stud-2']", "class") == "hit_pending"
         await screenshot(page, "won-again")
@@ -115,16 +117,18 @@ async def test_the_display_says_it_is_not_live_when_the_tables_stop(
         page = await open_display(browser, f"{wf.base_url}/display/lir")
         assert await page.is_hidden("#banner")
         await wf.sim.stop()
-        await page.wait_for_function("document.body.dataset.live === 'stale'", timeout=WAIT_MS)
+        await page.wait_for_function(
+            "() => document.body.dataset.live === 'stale'", timeout=WAIT_MS
+        )
         assert await page.is_visible("#banner")
         assert "NOT LIVE" in (await page.text_content("#banner") or "")
         # The amount fades out (a CSS transition) rather than staying as if live.
         await page.wait_for_function(
-            "Number(getComputedStyle(document.getElementById('amount')).opacity) < 0.5",
+            "() => Number(getComputedStyle(document.getElementById('amount')).opacity) < 0.5",
             timeout=WAIT_MS,
         )
         await page.wait_for_function(
-            "document.querySelectorAll('#tables li.offline').length === 2", timeout=WAIT_MS
+            "() => document.querySelectorAll('#tables li.offline').length === 2", timeout=WAIT_MS
         )
         await screenshot(page, "stale")
 
@@ -137,9 +141,11 @@ async def test_the_display_reconnects_after_the_connection_drops(
         seq = int(await page.get_attribute("body", "data-seq") or "0")
         # The network goes away: nothing arrives, so the page must say it is not live.
         await page.context.set_offline(True)
-        await page.wait_for_function("document.body.dataset.live === 'stale'", timeout=WAIT_MS)
+        await page.wait_for_function(
+            "() => document.body.dataset.live === 'stale'", timeout=WAIT_MS
+        )
         await page.context.set_offline(False)
         await page.wait_for_function(
-            f"document.body.dataset.live === 'live' && Number(document.body.dataset.seq) > {seq}",
+            f"() => document.body.dataset.live === 'live' && Number(document.body.dataset.seq) > {seq}",
             timeout=WAIT_MS,
         )

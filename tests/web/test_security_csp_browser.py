@@ -76,7 +76,9 @@ async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
     ):
         display = await _open(browser, f"{wf.base_url}/display/stud", console)
         # The amount arrives over the feed's WebSocket: connect-src admits it.
-        await display.wait_for_function("document.body.dataset.live === 'live'", timeout=WAIT_MS)
+        await display.wait_for_function(
+            "() => document.body.dataset.live === 'live'", timeout=WAIT_MS
+        )
         problems += await _violations(display)
 
         for path, role in (
@@ -100,7 +102,7 @@ async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
               document.body.appendChild(s);
             }"""
         )
-        await display.wait_for_function("window.__violations.length > 0", timeout=WAIT_MS)
+        await display.wait_for_function("() => window.__violations.length > 0", timeout=WAIT_MS)
         assert await display.evaluate("window.__ran === undefined")
         (refused,) = await _violations(display)
         assert refused.startswith("script-src"), refused
