@@ -6,6 +6,14 @@ groups: whatever readings arrive while a commit is running go into the next one,
 a thousand tables makes a few commits a second, not a thousand. A table is written to only
 after its reading is committed: the hit acknowledgement can never precede the record of the
 hit (68 IAC 10-6-5(b)), so a hit is taken exactly once across any crash.
+
+When the database cannot take a commit (an outage), polling goes on: every table is still
+read and given its heartbeat, so it does not disable the progressive, and it is written only
+what the database holds (its meter, its command bits, the acknowledgement of hits already
+recorded). Nothing read meanwhile is kept: the tables' counters are cumulative and a hit stays
+at the head of its table's FIFO until acknowledged, so the first commit once the database is
+back credits everything wagered meanwhile and takes each hit once. The committer tries the
+database again after a backoff, not at every poll, and says so once, then periodically.
 """
 
 from __future__ import annotations
@@ -78,6 +86,13 @@ def commit_linger_s(poll_intervals_ms: Sequence[int]) -> float:
 FAILURE_BACKOFF_MIN_S = 0.5
 FAILURE_BACKOFF_MAX_S = 5.0
 
+# After a failed commit the database is tried again after this long, doubling up to the
+# maximum; readings handed in before then fail at once without touching it.
+RECORD_RETRY_MIN_S = 0.5
+RECORD_RETRY_MAX_S = 5.0
+# While commits fail, how often the committer says so again.
+RECORD_REPORT_EVERY_S = 30.0
+
 
 def failure_backoff_s(failures: int, interval_s: float) -> float:
     """How long a table that failed ``failures`` polls in a row waits before the next try."""
@@ -137,12 +152,20 @@ class TablePoll:
     timeouts: int = 0  # polls not answered in time (also counted in errors)
 
 
+class NotRecording(Exception):
+    """A reading not tried: the last commit failed and its retry time has not come."""
+
+
 class GroupCommitter:
     """Gathers readings from every table task and commits them together, one batch at a time.
 
     A commit costs about the same for one reading as for a hundred, and commits run one after
     another: the committer gathers what arrives within ``linger_s`` of the first reading of a
     batch (the classic group commit window), then commits it as one transaction.
+
+    After a failed commit the database is left alone for a backoff: batches handed in
+    meanwhile fail at once with ``NotRecording``, so the tables' polls go on at their pace and
+    an outage costs one attempt per backoff, not one per poll.
     """
 
     def __init__(
@@ -150,9 +173,21 @@ class GroupCommitter:
         apply: Callable[[Sequence[TableReading]], Awaitable[object]],
         *,
         linger_s: float = DEFAULT_LINGER_S,
+        retry_min_s: float = RECORD_RETRY_MIN_S,
+        retry_max_s: float = RECORD_RETRY_MAX_S,
+        report_every_s: float = RECORD_REPORT_EVERY_S,
     ) -> None:
         self._apply = apply
         self._linger_s = linger_s
+        self._retry_min_s = retry_min_s
+        self._retry_max_s = retry_max_s
+        self._report_every_s = report_every_s
+        # While commits fail: since when (loop time), why, how many tries, the next one.
+        self.failing_since: float | None = None
+        self.problem: str | None = None
+        self._tries = 0
+        self._retry_at = 0.0
+        self._reported_at = 0.0
         self._waiting: list[tuple[TableReading, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -206,18 +241,64 @@ class GroupCommitter:
             self._wake.clear()
             batch, self._waiting = self._waiting, []
             if batch:
-                try:
-                    await self._apply([r for r, _ in batch])
-                except Exception as exc:  # every waiter learns of it; the next batch tries
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
-                else:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_result(None)
+                await self._commit(batch)
             if self._closing and not self._waiting:
                 return
+
+    async def _commit(self, batch: list[tuple[TableReading, asyncio.Future[None]]]) -> None:
+        loop = asyncio.get_running_loop()
+        problem: Exception | None = None
+        if self.failing_since is not None and loop.time() < self._retry_at and not self._closing:
+            problem = NotRecording(f"not recording since the last commit failed: {self.problem}")
+        else:
+            try:
+                await self._apply([r for r, _ in batch])
+            except Exception as exc:  # every waiter learns of it; a later batch tries again
+                problem = exc
+                self._failed(exc, loop.time())
+            else:
+                self._recovered(loop.time())
+        for _, fut in batch:
+            if not fut.done():
+                if problem is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(problem)
+
+    def _failed(self, exc: Exception, now: float) -> None:
+        self._tries += 1
+        self.problem = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        backoff = min(self._retry_max_s, self._retry_min_s * 2 ** min(self._tries - 1, 8))
+        self._retry_at = now + backoff
+        if self.failing_since is None:
+            self.failing_since = self._reported_at = now
+            log.warning(
+                "readings cannot be recorded (%s); polls and heartbeats go on, nothing more is "
+                "acknowledged to the tables; retrying every %.1f-%.0f s",
+                self.problem,
+                self._retry_min_s,
+                self._retry_max_s,
+            )
+        elif now - self._reported_at >= self._report_every_s:
+            self._reported_at = now
+            log.warning(
+                "readings still not recorded after %.0f s (%d tries): %s",
+                now - self.failing_since,
+                self._tries,
+                self.problem,
+            )
+
+    def _recovered(self, now: float) -> None:
+        if self.failing_since is None:
+            return
+        log.warning(
+            "readings recorded again after %.1f s and %d failed tries; what was wagered "
+            "meanwhile is credited from the tables' cumulative counters",
+            now - self.failing_since,
+            self._tries,
+        )
+        self.failing_since = self.problem = None
+        self._tries = 0
 
 
 @dataclass(slots=True)
@@ -231,6 +312,8 @@ class Poller:
     _committer: GroupCommitter | None = None
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
     observer: PollObserver | None = None
+    # Links whose tables are kept alive without being driven, each with what ends that.
+    _fenced: dict[str, Callable[[], bool]] = field(default_factory=dict)
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
@@ -264,6 +347,7 @@ class Poller:
         """Poll the link's tables, resuming from the state the runtime holds for it now (a
         controller taking a link over reloads it from the database first)."""
         assert self._committer is not None, "start() first"
+        self._fenced.pop(link_id, None)
         state = self.runtime.states[link_id]
         resumed = []
         for tid, tp in self.tables.items():
@@ -282,6 +366,7 @@ class Poller:
     async def stop_link(self, link_id: str) -> None:
         """Stop polling the link's tables now. A reading already handed to the group commit may
         still be committed; nothing more is read from or written to the tables."""
+        self._fenced.pop(link_id, None)
         tasks = [
             self._tasks.pop(tid)
             for tid, tp in self.tables.items()
@@ -291,9 +376,36 @@ class Poller:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    def fence_link(self, link_id: str, *, until: Callable[[], bool]) -> None:
+        """Keep the link's tables alive, no longer driving them, until ``until()`` is true.
+
+        For a controller whose lock connection failed because the database cannot be reached:
+        it may no longer drive the link (a standby could take the lock), yet while the
+        database is out of reach for it, it most likely is for every controller, and a table
+        that hears no heartbeat disables the progressive. So its tables are still read and
+        given their heartbeat, and nothing else: no reading is committed, no hit acknowledged,
+        no command or meter written. Once ``until()`` holds (the lock connection answers
+        again) the tables are left alone, unless the link was taken back (``start_link``).
+        """
+        self._fenced[link_id] = until
+
+    def fenced(self, link_id: str) -> bool:
+        return link_id in self._fenced
+
     def polling(self, link_id: str) -> bool:
-        """Whether the link's tables are polled by this process now."""
-        return any(tp.link_id == link_id for tid, tp in self.tables.items() if tid in self._tasks)
+        """Whether the link's tables are polled, and driven, by this process now."""
+        return link_id not in self._fenced and any(
+            tp.link_id == link_id for tid, tp in self.tables.items() if tid in self._tasks
+        )
+
+    def recording_problem(self, link_id: str) -> str | None:
+        """Why what the link's tables report is not being recorded now; None when it is."""
+        if link_id in self._fenced:
+            return "the database cannot be reached: tables kept alive, nothing recorded"
+        committer = self._committer
+        if committer is not None and committer.problem is not None:
+            return f"readings not recorded: {committer.problem}"
+        return None
 
     def _spawn(self, tps: Sequence[TablePoll]) -> None:
         # Spread the first polls over each table's interval: tables started together would
@@ -324,6 +436,14 @@ class Poller:
         if offset_s > 0:
             await asyncio.sleep(offset_s)
         while not self._stopping.is_set():
+            lifted = self._fenced.get(tp.link_id)
+            if lifted is not None and lifted():
+                # The database answers again and the link was not taken back here: another
+                # controller drives it.
+                tid = tp.entry.config.table_id
+                if self._tasks.get(tid) is asyncio.current_task():
+                    del self._tasks[tid]
+                return
             if not self.runtime.is_live(tp.link_id, self.clock.now_us()):
                 # 68 IAC 10-1-3(c)(4): a link plays only once the commission approved it.
                 await asyncio.sleep(interval)
@@ -358,9 +478,10 @@ class Poller:
         assert committer is not None
         loop = asyncio.get_running_loop()
         started = loop.time()
+        fenced = tp.link_id in self._fenced
         try:
             if one_request:
-                ack, command, meter = self._wanted(tp)
+                ack, command, meter = (None, None, None) if fenced else self._wanted(tp)
                 tp.heartbeat = (tp.heartbeat + 1) % 65536
                 regs = await tp.handle.exchange(
                     ack_seq=ack, command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
@@ -374,25 +495,44 @@ class Poller:
             tp.failures += 1
             if tp.failures == self.floor.offline_after_failures:
                 log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
-                await self.runtime.table_offline(tid, reason=f"{tp.failures} polls failed: {exc}")
+            if (
+                tp.failures >= self.floor.offline_after_failures
+                and not fenced
+                and self.runtime.states[tp.link_id].table(tid).online
+            ):
+                try:
+                    await self.runtime.table_offline(
+                        tid, reason=f"{tp.failures} polls failed: {exc}"
+                    )
+                except Exception as problem:  # the database: tried again at the next failure
+                    log.debug("table %s: going offline not recorded: %s", tid, problem)
             return
         observer = self.observer
         if observer is not None:
             observer.polled(tp.link_id, loop.time() - started)
         tp.failures = 0
         tp.last = regs
-        tp.poll_seq += 1
         tp.last_ok_us = now = self.clock.now_us()
+        if fenced:
+            if not one_request:
+                await self._write_back(tp, heartbeat_only=True)
+            return
+        tp.poll_seq += 1
         reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
         tp.recording = committer.submit_nowait(reading)
-        if not one_request and await self.settle(tp):
-            await self._write_back(tp)
+        if not one_request:
+            # Written whether or not the reading was recorded: what is written comes from
+            # the runtime's state, which is only what the database holds, and the heartbeat
+            # keeps the table taking bets through an outage of the database.
+            await self.settle(tp)
+            await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
 
     async def settle(self, tp: TablePoll) -> bool:
         """Wait for the table's last reading to be committed; False when it could not be.
 
-        When a commit fails nothing of it is recorded and memory is reloaded from the
-        database; the counters are cumulative, so the next poll credits what it carried.
+        When a commit fails nothing of it is recorded and memory keeps what the database
+        holds; the counters are cumulative, so the next recorded poll credits what it carried.
+        The committer reports an outage; each table only notes it.
         """
         fut, tp.recording = tp.recording, None
         if fut is None:
@@ -404,11 +544,11 @@ class Poller:
         if fut.cancelled() or problem is not None:
             tp.errors += 1
             if not tp.commit_failing:
-                log.warning("table %s: its reading could not be recorded: %s", tid, problem)
+                log.debug("table %s: its reading could not be recorded: %s", tid, problem)
             tp.commit_failing = True
             return False
         if tp.commit_failing:
-            log.info("table %s: readings are recorded again", tid)
+            log.debug("table %s: readings are recorded again", tid)
             tp.commit_failing = False
         return True
 
@@ -433,10 +573,17 @@ class Poller:
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
         return ack, command, meter
 
-    async def _write_back(self, tp: TablePoll) -> None:
+    async def _write_back(self, tp: TablePoll, *, heartbeat_only: bool = False) -> None:
         tid = tp.entry.config.table_id
-        ack, command, meter = self._wanted(tp)
         tp.heartbeat = (tp.heartbeat + 1) % 65536
+        if heartbeat_only:
+            try:
+                await tp.handle.write(heartbeat=tp.heartbeat)
+            except AdapterError as exc:
+                tp.errors += 1
+                log.info("table %s: heartbeat not written (%s)", tid, exc)
+            return
+        ack, command, meter = self._wanted(tp)
         try:
             await tp.handle.write(
                 ack_seq=ack,

@@ -3,6 +3,11 @@
 The engine computes; the store commits; only then does the new state replace the old one.
 If a commit fails, the link is reloaded from the database, so memory never runs ahead of
 what is recorded. Commands on one link are serialized by its lock.
+
+When the database cannot be reached the reload fails too: the link keeps the state of its
+last commit known to have succeeded (never ahead of the record, but perhaps behind it, when
+the failed commit's answer was lost after it was recorded) and is marked stale; it is read
+again before anything else is computed from it, and until then nothing is.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class LinkRuntime:
         # 68 IAC 10-1-3(c)(4): links not played yet: None until the commission approves
         # their submission, else when play may begin. Links not listed play.
         self.go_live_at: dict[str, int | None] = {}
+        # Links whose reload after a failed commit failed too: read again before next use.
+        self._stale: set[str] = set()
 
     async def load(self) -> None:
         await self.store.check_key()
@@ -68,6 +75,17 @@ class LinkRuntime:
     async def _reload(self, link_ids: Sequence[str]) -> None:
         for link_id in link_ids:
             self._adopt(await self.store.load_link(link_id))
+            self._stale.discard(link_id)
+
+    async def _reload_stale(self, link_ids: Sequence[str]) -> None:
+        """Called holding the links' locks, before computing anything from them."""
+        await self._reload([link_id for link_id in link_ids if link_id in self._stale])
+
+    async def _reload_after_failure(self, link_ids: Sequence[str]) -> None:
+        try:
+            await self._reload(link_ids)
+        except Exception:  # the database is out of reach: read again before next use
+            self._stale.update(link_ids)
 
     async def take_over(self, link_id: str) -> None:
         """Read the link again from the database, with whether it may play: another controller
@@ -141,6 +159,7 @@ class LinkRuntime:
         for lock in locks:
             await lock.acquire()
         try:
+            await self._reload_stale(link_ids)
             outcomes: list[Outcome] = []
             for lid in link_ids:
                 # One outcome per link per cycle: one chain-head update, one batch of entries.
@@ -164,7 +183,7 @@ class LinkRuntime:
         try:
             await self.store.commit(outcomes, audit=audit, extra=extra)
         except BaseException:
-            await asyncio.shield(self._reload(link_ids))
+            await asyncio.shield(self._reload_after_failure(link_ids))
             raise
         for o in outcomes:
             self.states[o.state.link_id] = o.state
@@ -189,6 +208,7 @@ class LinkRuntime:
         if link_id not in self.states:
             raise StoreError(f"no link {link_id!r}")
         async with self._locks[link_id]:
+            await self._reload_stale([link_id])
             at = self.clock.now_us()
             before = self.states[link_id]
             o = step(before, at)
@@ -280,6 +300,7 @@ class LinkRuntime:
     async def table_offline(self, table_id: str, *, reason: str) -> Outcome:
         link_id = self.link_of(table_id)
         async with self._locks[link_id]:
+            await self._reload_stale([link_id])
             o = eng.table_offline(
                 self.states[link_id], table_id=table_id, at_us=self.clock.now_us(), reason=reason
             )

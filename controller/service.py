@@ -265,16 +265,26 @@ class FloorService:
         runtime = self.runtime
 
         async def take_over(link_id: str) -> None:
+            await poller.stop_link(link_id)  # its tables may have been kept alive meanwhile
             await runtime.take_over(link_id)  # resume from the committed counters
             poller.start_link(link_id)
 
+        async def lost(link_id: str) -> None:
+            if locks.problem is None:
+                await poller.stop_link(link_id)
+                return
+            # The lock connection failed: the database is most likely out of reach for every
+            # controller. The link is no longer driven here, but its tables keep their
+            # heartbeat until the database answers again (see ``Poller.fence_link``).
+            poller.fence_link(link_id, until=lambda: locks.problem is None)
+
         await poller.start(link_ids=())
         assert self.floor is not None
-        self.link_locks = LinkLocks(
+        self.link_locks = locks = LinkLocks(
             engine,
             [link.link_id for link in self.floor.links],
             on_acquired=take_over,
-            on_lost=poller.stop_link,
+            on_lost=lost,
         )
         await self.link_locks.start()
 
@@ -292,6 +302,8 @@ class FloorService:
     def standing_by(self, link_id: str) -> bool:
         """Whether the link is configured here but driven by another controller."""
         locks = self.link_locks
+        if self.poller is not None and self.poller.fenced(link_id):
+            return False  # nobody drives it while the database is out of reach
         return locks is not None and link_id in locks.link_ids and link_id not in locks.held
 
     # ------------------------------------------------------------------------- what is shown
@@ -383,7 +395,17 @@ class FloorService:
                     problems[f"link {link_id}"] = (
                         f"no table answered in the last {window // 1_000_000} s"
                     )
+                elif (recording := poller.recording_problem(link_id)) is not None:
+                    problems[f"link {link_id}"] = recording
         return problems
+
+    def degraded(self, link_id: str) -> bool:
+        """Whether what the link's tables report is not being recorded now (the database is
+        out of reach): what is shown of the link is its last recorded state, maybe behind."""
+        poller = self.poller
+        if poller is None or self.standing_by(link_id):
+            return False
+        return poller.recording_problem(link_id) is not None
 
     def readiness_notes(self) -> Mapping[str, str]:
         """What a ready controller should still say: the links it stands by for."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import pytest
+
 from controller.engine import TableReading
-from controller.poller import GroupCommitter, commit_linger_s
+from controller.poller import GroupCommitter, NotRecording, commit_linger_s
 
 
 def reading(n: int) -> TableReading:
@@ -48,7 +50,7 @@ async def test_a_failed_commit_reaches_every_waiter_and_the_next_batch_goes_on()
         if calls == 1:
             raise OSError("disk full")
 
-    committer = GroupCommitter(apply, linger_s=0.0)
+    committer = GroupCommitter(apply, linger_s=0.0, retry_min_s=0.0)
     committer.start()
     try:
         results = await asyncio.gather(
@@ -57,6 +59,40 @@ async def test_a_failed_commit_reaches_every_waiter_and_the_next_batch_goes_on()
         assert all(isinstance(r, OSError) for r in results)
         await committer.submit(reading(3))
         assert calls == 2
+    finally:
+        await committer.stop()
+
+
+async def test_after_a_failed_commit_the_database_is_left_alone_until_the_retry_time() -> None:
+    calls = 0
+    down = True
+
+    async def apply(readings: Sequence[TableReading]) -> None:
+        nonlocal calls
+        calls += 1
+        if down:
+            raise OSError("connection refused")
+
+    committer = GroupCommitter(apply, linger_s=0.0, retry_min_s=0.3, retry_max_s=0.3)
+    committer.start()
+    try:
+        with pytest.raises(OSError):
+            await committer.submit(reading(1))
+        assert committer.problem == "OSError: connection refused"
+        # Within the backoff: refused at once, the database not tried.
+        with pytest.raises(NotRecording):
+            await committer.submit(reading(2))
+        assert calls == 1
+        down = False
+        async with asyncio.timeout(10):
+            while True:
+                try:
+                    await committer.submit(reading(3))
+                    break
+                except NotRecording:
+                    await asyncio.sleep(0.05)
+        assert calls == 2
+        assert committer.problem is None and committer.failing_since is None
     finally:
         await committer.stop()
 
