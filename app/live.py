@@ -24,6 +24,7 @@ WebSocket text frame::
       },
       "tables": [{"table_id": "stud-1", "name": "Table 1", "state": "online"}, ...],
       "fresh": true,                  # a table of the link answered recently
+      "degraded": false,              # the tables' readings are not being recorded now
       "at_us": 1767225600000000       # when this state was framed (heartbeat: when sent)
     }
 
@@ -31,6 +32,11 @@ WebSocket text frame::
 * ``update``: the state changed (meter, hit, a table online, offline or hit pending, the
   display's mode, freshness); ``seq`` is one more than the link's previous update. States are
   whole, never deltas: a client that falls behind skips to the latest one.
+* ``degraded``: the controller cannot record what the tables report (the database is out of
+  reach). Polling, heartbeats and this push go on, but the amounts are those of the last
+  recorded state: a display never shows an amount that is not in the meter history
+  (68 IAC 10-6-5(b)), so it shows the last recorded one, marked as such, and catches up once
+  the database is back and the backlog is committed.
 * ``heartbeat``: every few seconds, the current state again with the seq of the last update
   and ``at_us`` now, so that a page can tell a live connection from a silent one.
 
@@ -414,6 +420,7 @@ class LiveHub:
             "display": display,
             "tables": tables,
             "fresh": self._fresh(link_id, now_us),
+            "degraded": service.degraded(link_id),
         }
 
     def _fresh(self, link_id: str, now_us: int) -> bool:

@@ -186,7 +186,13 @@
     } else if (!state.fresh) {
       reason = "NOT LIVE — the tables are not reporting";
     }
-    body.dataset.live = reason === null ? "live" : state === null && !refusal ? "connecting" : "stale";
+    let live = reason === null ? "live" : state === null && !refusal ? "connecting" : "stale";
+    if (reason === null && state !== null && state.degraded) {
+      // Play goes on but is not being recorded: the amount is the last one recorded.
+      reason = "DELAYED — showing the last recorded amount; it catches up shortly";
+      live = "degraded";
+    }
+    body.dataset.live = live;
     $("banner").textContent = reason || "";
     if (connected && socket && state !== null && silentFor > SILENT_RECONNECT_MS) {
       socket.close(); // a half-open connection: start again
