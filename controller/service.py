@@ -303,7 +303,7 @@ class FloorService:
         """Whether the link is configured here but driven by another controller."""
         locks = self.link_locks
         if self.poller is not None and self.poller.fenced(link_id):
-            return False  # nobody drives it while the database is out of reach
+            return False  # kept alive here until the database answers: not a standby
         return locks is not None and link_id in locks.link_ids and link_id not in locks.held
 
     # ------------------------------------------------------------------------- what is shown

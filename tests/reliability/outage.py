@@ -29,7 +29,8 @@ import resource
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -39,6 +40,7 @@ from sqlalchemy import select
 
 from app.serve import serve
 from app.web import create_app
+from controller.config import FloorConfig
 from controller.hands import HandCategory
 from controller.money import displayed_cents
 from controller.poller import COMMAND_HIT_PENDING
@@ -54,6 +56,8 @@ from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres
 from tests.web.browser import CHROMIUM, chromium, shot
 
+PROFILES = Path(__file__).resolve().parents[2] / "link_adapters" / "profiles"
+
 STUD = LinkPlan("stud", "caribbean_stud", "caribbean_stud", tables=2, rate_bp=8000)
 LIR = LinkPlan("lir", "let_it_ride_bonus", "let_it_ride_bonus", tables=2, rate_bp=7500)
 PLANS = (STUD, LIR)
@@ -62,6 +66,29 @@ WAIT_S = 60.0  # generous: the machine is shared
 # The log during the outage may say it once per subject (the commits, the lock connection),
 # then periodically: anything near one line per poll is a flood.
 MAX_OUTAGE_LOG_LINES = 12
+
+
+def two_request_profile(folder: Path) -> str:
+    """The reference map, polled with a read and then a write (function 3, then 16) rather
+    than one read/write request: the path where a table is written after its commit."""
+    data = json.loads((PROFILES / "reference-v1.json").read_text())
+    data["read_write"] = False
+    path = folder / "reference-v1-two-requests.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def with_profile(floor: FloorConfig, link_id: str, profile: str) -> FloorConfig:
+    """The floor with the link's tables polled through ``profile``."""
+    return replace(
+        floor,
+        links=tuple(
+            replace(link, tables=tuple(replace(t, profile=profile) for t in link.tables))
+            if link.link_id == link_id
+            else link
+            for link in floor.links
+        ),
+    )
 
 
 @dataclass
@@ -195,6 +222,8 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
         try:
             await h.start_floor()
             assert h.config is not None and h.floor is not None
+            # The Let It Ride link's tables are read, then written: both ways of polling.
+            h.config = with_profile(h.config, LIR.link_id, two_request_profile(pg.folder))
             settings = Settings(
                 database_url=pg.url,
                 ledger_key=KEY.hex(),
