@@ -68,14 +68,15 @@ class LinkRuntime:
         return start is not None and now_us >= start
 
     def _adopt(self, state: LinkState) -> None:
+        """Take a link's state as read from the database."""
         self.states[state.link_id] = state
+        self._stale.discard(state.link_id)
         for tid in state.tables:
             self.table_link[tid] = state.link_id
 
     async def _reload(self, link_ids: Sequence[str]) -> None:
         for link_id in link_ids:
             self._adopt(await self.store.load_link(link_id))
-            self._stale.discard(link_id)
 
     async def _reload_stale(self, link_ids: Sequence[str]) -> None:
         """Called holding the links' locks, before computing anything from them."""

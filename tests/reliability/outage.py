@@ -106,6 +106,7 @@ class Figures:
     refused_during: int = 0  # side bets refused during the outage by tables not held
     held_tables: list[str] = field(default_factory=list)  # held for a hit recorded before
     hits: int = 0
+    hit_before_stop: str = ""  # what became of the royal flush dealt just before the stop
 
     def lines(self) -> list[str]:
         return [
@@ -122,7 +123,8 @@ class Figures:
             f"after the server accepts connections again: backlog committed in "
             f"{self.backlog_committed_s:.2f} s, /readyz ready in {self.ready_s:.2f} s, "
             f"displays not degraded in {self.degraded_cleared_s:.2f} s",
-            f"hits recorded (each once): {self.hits}",
+            f"hits recorded (each once): {self.hits}; the royal flush dealt just before the "
+            f"stop was {self.hit_before_stop}",
         ]
 
 
@@ -297,6 +299,7 @@ async def _scenario(
     before = h.sim(STUD, 1)
     h.floor.force_hand(STUD.gateway, 1, 2, HandCategory.ROYAL_FLUSH)
     await until(lambda: bool(before.hit_fifo))
+    before_seq = before.hit_fifo[0].seq
 
     with capture_logs() as log:
         log.on = True
@@ -305,6 +308,11 @@ async def _scenario(
         rounds0 = {k: len(t.records) for k, t in tables.items()}
         await pg.stop("fast")
         stopped = time.monotonic()
+        figures.hit_before_stop = (
+            "recorded before the stop"
+            if runtime.states["stud"].table("stud-1").last_hit_seq >= before_seq
+            else "held through the outage"
+        )
 
         # Told at once: not ready, the database named; displays marked degraded.
         async def not_ready() -> dict[str, Any]:
