@@ -400,12 +400,21 @@ class FloorService:
         return problems
 
     def degraded(self, link_id: str) -> bool:
-        """Whether what the link's tables report is not being recorded now (the database is
-        out of reach): what is shown of the link is its last recorded state, maybe behind."""
+        """Whether what is shown of the link may be behind the floor: its last recorded state.
+
+        Where this process polls the link: its tables' readings are not being recorded (the
+        database is out of reach). Where another process does (a web process, a standby):
+        this one is not hearing of that process's commits.
+        """
         poller = self.poller
-        if poller is None or self.standing_by(link_id):
-            return False
-        return poller.recording_problem(link_id) is not None
+        if (
+            poller is not None
+            and not self.standing_by(link_id)
+            and any(tp.link_id == link_id for tp in poller.tables.values())
+        ):
+            return poller.recording_problem(link_id) is not None
+        feed = self.change_feed
+        return feed is not None and feed.problem is not None
 
     def readiness_notes(self) -> Mapping[str, str]:
         """What a ready controller should still say: the links it stands by for."""

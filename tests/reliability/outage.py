@@ -106,6 +106,7 @@ class Figures:
     refused_during: int = 0  # side bets refused during the outage by tables not held
     held_tables: list[str] = field(default_factory=list)  # held for a hit recorded before
     hits: int = 0
+    web_only_caught_up_s: float = 0.0  # server accepting again -> web process not degraded
     hit_before_stop: str = ""  # what became of the royal flush dealt just before the stop
 
     def lines(self) -> list[str]:
@@ -122,7 +123,8 @@ class Figures:
             f"({100 * self.cpu_s / self.outage_s:.0f} % of one core)",
             f"after the server accepts connections again: backlog committed in "
             f"{self.backlog_committed_s:.2f} s, /readyz ready in {self.ready_s:.2f} s, "
-            f"displays not degraded in {self.degraded_cleared_s:.2f} s",
+            f"displays not degraded in {self.degraded_cleared_s:.2f} s, the web-only "
+            f"process in {self.web_only_caught_up_s:.2f} s",
             f"hits recorded (each once): {self.hits}; the royal flush dealt just before the "
             f"stop was {self.hit_before_stop}",
         ]
@@ -233,11 +235,17 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
             )
             service = FloorService(settings, floor=h.config, migrate=True, retention_schedule=False)
             await service.start()
+            stack = contextlib.AsyncExitStack()
             try:
                 await SubmissionDesk(service.runtime).approve_new_links(
                     reviewer="commission", role=Role.COMMISSION_AGENT
                 )
                 h.runtime = service.runtime
+                # A web-only process on the same database (``progressive web``): it learns
+                # of the controller's commits from the change feed.
+                web_only = FloorService(settings, retention_schedule=False)
+                await web_only.start()
+                stack.push_async_callback(web_only.stop)
                 async with (
                     serve(create_app(service), port=0) as served,
                     httpx.AsyncClient(base_url=served.base_url, timeout=30) as http,
@@ -255,11 +263,18 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
                         Display(f"{ws}/ws/links/lir").connected() as lir_display,
                     ):
                         await _scenario(
-                            figures, pg, h, service, http, (stud_display, lir_display), page
+                            figures,
+                            pg,
+                            h,
+                            (service, web_only),
+                            http,
+                            (stud_display, lir_display),
+                            page,
                         )
                     if page is not None:
                         await page.close()
             finally:
+                await stack.aclose()
                 await service.stop()
             h.clock.pause()
             await h.check_exact()  # every credit on the meter, every hit taken exactly once
@@ -277,12 +292,13 @@ async def _scenario(
     figures: Figures,
     pg: Any,
     h: FloorHarness,
-    service: FloorService,
+    services: tuple[FloorService, FloorService],
     http: httpx.AsyncClient,
     displays: tuple[Display, Display],
     page: Page | None,
 ) -> None:
     outage_s = figures.outage_s
+    service, web_only = services
     assert h.floor is not None
     poller = service.poller
     assert poller is not None
@@ -325,6 +341,9 @@ async def _scenario(
         await not_ready()
         for d in displays:
             await until(lambda d=d: any(m["degraded"] for m in d.since(stopped)), 10)
+        # The web-only process: not hearing of the controller's commits, says so too.
+        await until(lambda: web_only.degraded("stud") and web_only.degraded("lir"), 30)
+        assert "database" in await web_only.readiness()
 
         if page is not None:
             # The page says so over the last recorded amount, dimmed.
@@ -430,6 +449,8 @@ async def _scenario(
     figures.ready_s = time.monotonic() - back
     for d in displays:
         await until(lambda d=d: any(not m["degraded"] for m in d.since(back)))
+    await until(lambda: not web_only.degraded("stud") and not web_only.degraded("lir"))
+    figures.web_only_caught_up_s = time.monotonic() - back
     figures.degraded_cleared_s = max(
         next(at for at, m in d.messages if at >= back and not m["degraded"]) - back
         for d in displays
@@ -446,6 +467,13 @@ async def _scenario(
     await asyncio.sleep(1.0)
     h.clock.pause()
     await h.drained()
+    # The web-only process shows what the controller recorded.
+    await until(
+        lambda: all(
+            web_only.runtime.states[lid].meter_units == runtime.states[lid].meter_units
+            for lid in ("stud", "lir")
+        )
+    )
 
     # Every meter amount a display showed during the outage is one the history holds.
     async with service.engine.connect() as conn:
