@@ -30,6 +30,7 @@ from controller.config import BusConfig, FloorConfig, TableEntry
 from controller.engine import HitClaim, TableReading, display_frame
 from controller.hands import HandCategory, InvalidCards
 from controller.runtime import LinkRuntime
+from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from link_adapters.profiles import TableRegisters, load_profile
@@ -253,6 +254,10 @@ class GroupCommitter:
         else:
             try:
                 await self._apply([r for r, _ in batch])
+            except StaleState as exc:
+                # Another process (a technician's command at a web process) moved a link on:
+                # the database answers, the link has been read again, the next batch records.
+                problem = exc
             except Exception as exc:  # every waiter learns of it; a later batch tries again
                 problem = exc
                 self._failed(exc, loop.time())

@@ -9,6 +9,7 @@ import pytest
 
 from controller.engine import TableReading
 from controller.poller import GroupCommitter, NotRecording, commit_linger_s
+from controller.storage.store import StaleState
 
 
 def reading(n: int) -> TableReading:
@@ -93,6 +94,27 @@ async def test_after_a_failed_commit_the_database_is_left_alone_until_the_retry_
                     await asyncio.sleep(0.05)
         assert calls == 2
         assert committer.problem is None and committer.failing_since is None
+    finally:
+        await committer.stop()
+
+
+async def test_a_link_moved_on_by_another_process_is_no_outage() -> None:
+    calls = 0
+
+    async def apply(readings: Sequence[TableReading]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise StaleState("link stud: its history moved on since it was loaded")
+
+    committer = GroupCommitter(apply, linger_s=0.0, retry_min_s=30.0, retry_max_s=30.0)
+    committer.start()
+    try:
+        with pytest.raises(StaleState):
+            await committer.submit(reading(1))
+        assert committer.failing_since is None and committer.problem is None
+        await committer.submit(reading(2))  # tried at once: the database answers
+        assert calls == 2
     finally:
         await committer.stop()
 
