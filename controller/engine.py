@@ -193,6 +193,10 @@ class LinkState:
     last_win: LastWin | None = None
     # 68 IAC 10-1-1.1(d): an approved change applies at a jackpot reset, never mid-accumulation.
     armed: ArmedChange | None = None
+    # The time of the newest entry of the link's history. 68 IAC 10-6-5(b)-(c) judge each entry
+    # against the previous one: a later entry never carries an earlier time, whatever a clock
+    # or a restart says (see controller/clock.py).
+    last_at_us: int = 0
 
     @property
     def meter_cents(self) -> int:
@@ -302,6 +306,10 @@ class TableReading:
     rounds: int | None = None
     pending_hits: int = 0
     head_hit: HitClaim | None = None
+    # The time since the table's previous recorded reading, measured on a monotonic clock by
+    # the process that took both; None when this process did not take that one (it started
+    # since, or took the link over). See _plausible_credits.
+    elapsed_us: int | None = None
 
 
 class _Builder:
@@ -316,6 +324,7 @@ class _Builder:
         self.tables: dict[str, TableState] = dict(state.tables)
         self.touched: set[str] = set()
         self.fields: dict[str, Any] = {}
+        self.last_at_us = state.last_at_us
 
     def emit(self, kind: EntryKind, at_us: int, delta: int, explanation: str, **refs: Any) -> None:
         if delta < 0:
@@ -332,6 +341,9 @@ class _Builder:
             # and PostgreSQL text cannot hold U+0000.
             for ch in "\x1f\x1e\x00":
                 explanation = explanation.replace(ch, " ")
+        if at_us < self.last_at_us:
+            at_us = self.last_at_us  # held at the newest entry's time
+        self.last_at_us = at_us
         self.events.append(
             MeterEvent(
                 kind=kind,
@@ -349,7 +361,13 @@ class _Builder:
         self.touched.add(ts.config.table_id)
 
     def done(self) -> Outcome:
-        state = replace(self.state, meter_units=self.meter, tables=self.tables, **self.fields)
+        state = replace(
+            self.state,
+            meter_units=self.meter,
+            tables=self.tables,
+            last_at_us=self.last_at_us,
+            **self.fields,
+        )
         return Outcome(
             state,
             tuple(self.events),
@@ -465,6 +483,11 @@ def _apply(b: _Builder, reading: TableReading) -> None:
         raise EngineError(f"table {tid!r} is not on link {b.state.link_id!r}") from None
     if reading.poll_seq <= ts.poll_seq:
         return
+    if reading.at_us < b.last_at_us:
+        # Taken before an entry already in the history was made (a command committed while
+        # the reading waited for its group commit, or a clock that went back): it is
+        # recorded at that entry's time, and so are its hits.
+        reading = replace(reading, at_us=b.last_at_us)
     if not 0 <= reading.credits < U32 or (
         reading.rounds is not None and not 0 <= reading.rounds < U32
     ):
@@ -508,12 +531,19 @@ def _apply(b: _Builder, reading: TableReading) -> None:
 def _plausible_credits(ts: TableState, reading: TableReading) -> int:
     """The most a table can have taken since its last reading (68 IAC 10-6-5(f)(1))."""
     cfg = ts.config
-    elapsed = max(0, reading.at_us - (ts.at_us if ts.at_us is not None else reading.at_us))
+    measured = reading.elapsed_us
+    if measured is not None:
+        elapsed = max(0, measured)
+    else:
+        elapsed = max(0, reading.at_us - (ts.at_us if ts.at_us is not None else reading.at_us))
     rounds = elapsed // cfg.min_round_us + 1
     if reading.rounds is not None and ts.rounds is not None:
         dealt = (reading.rounds - ts.rounds) % U32
-        if dealt < rounds:
-            # Bets for the round being dealt may already be counted: one round more.
+        if dealt < rounds or (measured is None and dealt < U32 // 2):
+            # Bets for the round being dealt may already be counted: one round more. Without
+            # a measured duration the two readings' times come from clocks that may disagree
+            # (a wall clock that stepped back across a restart, another controller's host):
+            # the rounds the table counted, forwards, bound it instead.
             rounds = dealt + 1
     return cfg.seats * cfg.max_credits_per_seat_round * rounds
 

@@ -101,7 +101,14 @@ def failure_backoff_s(failures: int, interval_s: float) -> float:
     return float(min(FAILURE_BACKOFF_MAX_S, base * 2 ** min(failures - 1, 8)))
 
 
-def to_reading(regs: TableRegisters, *, table_id: str, poll_seq: int, at_us: int) -> TableReading:
+def to_reading(
+    regs: TableRegisters,
+    *,
+    table_id: str,
+    poll_seq: int,
+    at_us: int,
+    elapsed_us: int | None = None,
+) -> TableReading:
     """What the engine needs from one block read."""
     claim = None
     if regs.head is not None and regs.pending_hits > 0:
@@ -121,6 +128,7 @@ def to_reading(regs: TableRegisters, *, table_id: str, poll_seq: int, at_us: int
         rounds=regs.rounds,
         pending_hits=regs.pending_hits,
         head_hit=claim,
+        elapsed_us=elapsed_us,
     )
 
 
@@ -148,6 +156,10 @@ class TablePoll:
     last_ok_us: int | None = None  # when the table last answered a poll
     commit_failing: bool = False  # its last reading could not be recorded
     recording: asyncio.Future[None] | None = None  # its last reading, being committed
+    # When (event loop's monotonic clock) the reading being committed, and the last one
+    # recorded, were taken: durations between readings do not follow the wall clock's steps.
+    taken_at: float | None = None
+    recorded_at: float | None = None
     polls: int = 0
     errors: int = 0
     timeouts: int = 0  # polls not answered in time (also counted in errors)
@@ -364,6 +376,7 @@ class Poller:
             tp.last = None
             tp.written_command = tp.written_meter = None
             tp.recording = None
+            tp.taken_at = tp.recorded_at = None
             tp.commit_failing = False
             resumed.append(tp)
         self._spawn(resumed)
@@ -523,7 +536,11 @@ class Poller:
                 await self._write_back(tp, heartbeat_only=True)
             return
         tp.poll_seq += 1
-        reading = to_reading(regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now)
+        tp.taken_at = taken = loop.time()
+        elapsed = None if tp.recorded_at is None else round((taken - tp.recorded_at) * 1e6)
+        reading = to_reading(
+            regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now, elapsed_us=elapsed
+        )
         tp.recording = committer.submit_nowait(reading)
         if not one_request:
             # Written whether or not the reading was recorded: what is written comes from
@@ -555,6 +572,7 @@ class Poller:
         if tp.commit_failing:
             log.debug("table %s: readings are recorded again", tid)
             tp.commit_failing = False
+        tp.recorded_at = tp.taken_at
         return True
 
     def _wanted(self, tp: TablePoll) -> tuple[int | None, int, int]:

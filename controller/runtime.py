@@ -62,6 +62,9 @@ class LinkRuntime:
         for link_id in await self.store.link_ids():
             self._adopt(await self.store.load_link(link_id))
         self.go_live_at = await self.store.go_live_times()
+        if isinstance(self.clock, SystemClock) and self.states:
+            # A restart while the wall clock is behind the history: hold (controller/clock.py).
+            self.clock.not_before(max(s.last_at_us for s in self.states.values()))
 
     def is_live(self, link_id: str, now_us: int) -> bool:
         start = self.go_live_at.get(link_id, 0)

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import bindparam, insert, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.engine import (
@@ -329,7 +329,7 @@ class LedgerStore:
             return await self._load_link(conn, link_id)
 
     async def load_links(self, link_ids: Sequence[str]) -> dict[str, LinkState]:
-        """Several links read in one snapshot, four statements whatever their number (a web
+        """Several links read in one snapshot, five statements whatever their number (a web
         process catching up with the commits of the controllers)."""
         async with self._snapshot() as conn:
             return await self._load_links(conn, link_ids)
@@ -401,6 +401,17 @@ class LedgerStore:
                 online=c.online,
                 out_of_play=c.out_of_play,
             )
+        # The time of each chain's newest entry: later entries never carry an earlier one.
+        newest = {
+            lid: at
+            for lid, at in await conn.execute(
+                select(ENTRIES.c.link_id, ENTRIES.c.at_us).where(
+                    tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(
+                        [(link.link_id, link.last_seq) for link in links]
+                    )
+                )
+            )
+        }
         states: dict[str, LinkState] = {}
         for link in links:
             game = Game(link.game)
@@ -418,6 +429,7 @@ class LedgerStore:
                 tables=tables_of[link.link_id],
                 last_win=_last_win(link.last_win),
                 armed=_armed(link.armed_change, game),
+                last_at_us=newest.get(link.link_id, 0),
             )
         return states
 
