@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.clock import SystemClock
+from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig, parse_floor_config
 from controller.engine import EntryKind
 from controller.games import Game
@@ -32,6 +32,7 @@ from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig, total_credits
 from tests.conftest import KEY
+from tests.modbus_faults import FaultyGateway
 from tests.serial_line import pty_line
 
 SERIAL_BAUD = 115_200
@@ -91,6 +92,11 @@ class FloorHarness:
     runtime: LinkRuntime | None = None
     poller: Poller | None = None
     config: FloorConfig | None = None
+    # One per controller process: a new one at every start_controller.
+    controller_clock: Callable[[], Clock] = SystemClock
+    # A FaultyGateway in front of every TCP gateway, by link id (tests/modbus_faults.py).
+    faulty_gateways: bool = False
+    gateways: dict[str, FaultyGateway] = field(default_factory=dict)
     _lines: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
 
     def table_id(self, plan: LinkPlan, unit: int) -> str:
@@ -101,7 +107,7 @@ class FloorHarness:
         specs = []
         devices: dict[str, str] = {}
         for p in self.plans:
-            kw: dict[str, Any] = {"game": Game(p.game), "tables": p.tables}
+            kw: dict[str, Any] = {"game": Game(p.game), "tables": p.tables, "name": p.gateway}
             if p.serial:
                 server_end, devices[p.link_id] = await self._lines.enter_async_context(pty_line())
                 kw |= {"serial_port": server_end, "baudrate": SERIAL_BAUD}
@@ -117,7 +123,13 @@ class FloorHarness:
             now_us=self.clock.now_us,
         )
         await self.floor.start()
-        ports = self.floor.ports
+        ports = dict(self.floor.ports)
+        if self.faulty_gateways:
+            for p in self.plans:
+                if not p.serial:
+                    gateway = self.gateways[p.link_id] = FaultyGateway(ports[p.gateway])
+                    await gateway.start()
+                    ports[p.gateway] = gateway.port
         self.config = parse_floor_config({
             "controller": {"offline_after_failures": self.offline_after_failures},
             "bus": [
@@ -140,17 +152,18 @@ class FloorHarness:
 
     async def start_controller(self) -> None:
         assert self.config is not None
+        clock = self.controller_clock()
         self.runtime = await open_floor(
             LedgerStore(self.store.engine, KEY),
             self.config,
-            SystemClock(),
+            clock,
             notice_override="test floor: simulated tables",
         )
         # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
         await SubmissionDesk(self.runtime).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
-        self.poller = Poller(self.runtime, self.config)
+        self.poller = Poller(self.runtime, self.config, clock)
         self.poller.build()
         await self.poller.start()
         runtime = self.runtime
@@ -167,6 +180,8 @@ class FloorHarness:
 
     async def stop(self) -> None:
         await self.stop_controller()
+        for gateway in self.gateways.values():
+            await gateway.stop()
         if self.floor is not None:
             await self.floor.stop()
         await self._lines.aclose()
@@ -180,7 +195,7 @@ class FloorHarness:
         await asyncio.sleep(seconds)
         self.clock.pause()
 
-    async def drained(self) -> None:
+    async def drained(self, within_s: float = 20.0) -> None:
         """Wait until every table's counters and hits have been read and committed."""
         assert self.runtime is not None
         runtime = self.runtime
@@ -194,7 +209,7 @@ class FloorHarness:
                         return False
             return True
 
-        await wait_until(done)
+        await wait_until(done, within_s)
 
     async def check_exact(self) -> None:
         """Every credit the simulator recorded is on the meter; every hit taken exactly once."""

@@ -31,6 +31,7 @@ from pymodbus.server import ModbusSerialServer, ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
 
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
+from tests.modbus_faults import JUNK_MODES
 
 # A unit's registers: runs of (first address, values). Anything outside a run is unmapped,
 # and the server answers a request touching it with exception 2 (illegal data address).
@@ -187,26 +188,6 @@ async def links() -> AsyncIterator[Callable[..., ModbusLink]]:
 
 
 # --- garbage on TCP --------------------------------------------------------------------------
-
-
-def _mbap(tid: bytes, unit: int, pdu: bytes) -> bytes:
-    return tid + b"\x00\x00" + (len(pdu) + 1).to_bytes(2, "big") + bytes([unit]) + pdu
-
-
-JUNK_MODES: dict[str, Callable[[bytes, int], bytes]] = {
-    # Bytes that are no MBAP frame at all (protocol id not 0).
-    "noise": lambda tid, unit: bytes(range(0x20, 0x60)),
-    # A well-framed read answer carrying 2 registers where 34 were asked.
-    "short_answer": lambda tid, unit: _mbap(tid, unit, b"\x03\x04\x00\x01\x00\x02"),
-    # A read answer whose byte count claims more than the frame carries.
-    "bad_byte_count": lambda tid, unit: _mbap(tid, unit, b"\x03\xc8\x00\x01"),
-    # A function code nobody defined.
-    "unknown_function": lambda tid, unit: _mbap(tid, unit, b"\x41\x00\x00"),
-    # The answer of another unit.
-    "wrong_unit": lambda tid, unit: _mbap(tid, unit + 1, b"\x03\x02\x00\x01"),
-    # An exception response with a code outside the standard.
-    "odd_exception": lambda tid, unit: _mbap(tid, unit, b"\x83\x99"),
-}
 
 
 class _JunkProtocol(asyncio.Protocol):
