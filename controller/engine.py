@@ -556,10 +556,20 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
     if delta == 0:
         return
     limit = _plausible_credits(ts, reading)
-    if delta <= limit:
+    # A restart zeroes both counters. Just below 2**32 a restarted credits counter looks like
+    # one that wrapped; the round counter tells them apart: it went backwards, not round.
+    restarted = new < old and (
+        delta > limit
+        or (
+            reading.rounds is not None
+            and ts.rounds is not None
+            and (reading.rounds - ts.rounds) % U32 >= U32 // 2
+        )
+    )
+    if not restarted and delta <= limit:
         _contribute(b, ts, delta, reading.at_us, wrapped=new < old)
         return
-    if new < old and new <= limit:
+    if restarted and new <= limit:
         # Backwards by a large amount: the table's counters restarted (power cycle, RAM clear).
         # Never a negative contribution; what it counted since restarting is credited.
         b.emit(
