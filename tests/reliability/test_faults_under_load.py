@@ -6,7 +6,8 @@ the run; tables deal ten rounds a second. While they deal, a seeded schedule inj
 and again: gateways that stop mid-poll and come back, garbage answers, answers slower than
 the timeout, a unit on the serial line that never answers, tables power-cycled (counters back
 to zero), forced jackpot hands (two while the controller is stopped, then restarted), and
-the controller's wall clock stepping backwards (minutes, and once an hour) while it polls.
+the controller's wall clock stepping backwards (minutes, and once an hour) while it polls;
+once, a table loses power just below 2**32, where a restarted counter looks like a wrap.
 
 At the end: every meter exact to the unit against the simulator's own record, every hit taken
 exactly once, nothing held as an anomaly, the ledger verified whole, each link's history
@@ -252,6 +253,16 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
                 await asyncio.sleep(rng.uniform(0.3, 1.0))  # the floor plays on
                 await start_controller()
                 tally.faults["controller_restart"] += 1
+            if not tally.faults["power_cycle_below_wrap"]:
+                # Once, a table that loses power just below 2**32: its counter seems to wrap.
+                near = [
+                    (p, u)
+                    for p in PLANS
+                    for u in range(1, p.tables + 1)
+                    if (p, u) != (BUS, DEAD[1]) and 0 < U32 - h.sim(p, u).credits <= 60
+                ]
+                if near and await power_cycle(*near[0]):
+                    tally.faults["power_cycle_below_wrap"] += 1
             kind = rng.choices(
                 ["stop", "garbage", "slow", "power_cycle", "hit", "technician", "none"],
                 weights=[2, 3, 3, 2, 2, 2, 2],
@@ -335,13 +346,20 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
     assert max(c.largest_step_back_us for c in tally.clocks) >= HOUR - 1_000_000
 
     # Every kind of fault really happened.
-    for kind in ("power_cycle", "forced_hit", "hit_while_controller_down", "controller_restart"):
+    for kind in (
+        "power_cycle",
+        "power_cycle_below_wrap",
+        "forced_hit",
+        "hit_while_controller_down",
+        "controller_restart",
+    ):
         assert tally.faults[kind] >= 1, tally.faults
     assert tally.faults["stopped_mid_poll"] >= 1, tally.faults
     assert tally.faults["slow_answer"] >= 1, tally.faults
     assert sum(n for k, n in tally.faults.items() if k.startswith("garbage:")) >= 1, tally.faults
     assert jackpots >= len(forced)  # the jackpots dealt while the controller was down, and more
-    assert await h.entries(EntryKind.TABLE_COUNTER_RESET) >= tally.faults["power_cycle"]
+    power_cycles = tally.faults["power_cycle"] + tally.faults["power_cycle_below_wrap"]
+    assert await h.entries(EntryKind.TABLE_COUNTER_RESET) >= power_cycles
     async with store.engine.connect() as conn:
         wraps = int(
             await conn.scalar(
@@ -356,7 +374,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
     assert await h.entries(EntryKind.TABLE_OFFLINE, dead_tid) >= 1
     assert tally.bus_dead_timeouts >= 1
     for tid, polls in tally.bus_healthy.items():
-        assert polls >= 10 * max(1, tally.bus_dead), (tid, polls, tally.bus_dead)
+        assert polls >= 5 * max(1, tally.bus_dead), (tid, polls, tally.bus_dead)
 
     print(
         f"\nfaults under load: {duration:.1f} s, {tally.polls} polls "
