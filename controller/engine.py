@@ -556,16 +556,15 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
     if delta == 0:
         return
     limit = _plausible_credits(ts, reading)
-    # A restart zeroes both counters. Just below 2**32 a restarted credits counter looks like
-    # one that wrapped; the round counter tells them apart: it went backwards, not round.
-    restarted = new < old and (
-        delta > limit
-        or (
-            reading.rounds is not None
-            and ts.rounds is not None
-            and (reading.rounds - ts.rounds) % U32 >= U32 // 2
-        )
+    # A restart zeroes both counters. The credits counter alone can hide it: one that was
+    # small reads forwards after it, and one just below 2**32 seems to wrap. The round counter
+    # tells: it went backwards rather than round.
+    rounds_back = (
+        reading.rounds is not None
+        and ts.rounds is not None
+        and (reading.rounds - ts.rounds) % U32 >= U32 // 2
     )
+    restarted = rounds_back or (new < old and delta > limit)
     if not restarted and delta <= limit:
         _contribute(b, ts, delta, reading.at_us, wrapped=new < old)
         return
@@ -588,6 +587,11 @@ def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
         # hold it for review with nothing to credit.
         delta = 0
         reason = f"credits counter went backwards from {old} to {new}; nothing credited"
+    elif rounds_back:
+        reason = (
+            f"round counter went backwards from {ts.rounds} to {reading.rounds} while the "
+            f"credits counter went from {old} to {new}"
+        )
     else:
         reason = f"{delta} credits in one reading; at most {limit} are possible since the last one"
     units = contribution_units(

@@ -29,3 +29,20 @@ def test_both_counters_wrapping_together_is_a_wrap() -> None:
     assert [e.kind for e in out.events] == [EntryKind.CONTRIBUTION]
     assert out.events[0].delta_units == 12 * 100 * 8000
     assert "counter wrapped" in out.events[0].explanation
+
+
+def test_a_restart_of_a_small_counter_is_a_restart() -> None:
+    # The credits counter had just wrapped (2): after the restart and one round it reads 7,
+    # forwards; the round counter went back from 900 to 1.
+    state = apply_readings(new_link(), [_read(1, 2, 900, 1)]).state
+    out = apply_readings(state, [_read(2, 7, 1, 30)])
+    assert [e.kind for e in out.events] == [EntryKind.TABLE_COUNTER_RESET, EntryKind.CONTRIBUTION]
+    assert out.events[1].delta_units == 7 * 100 * 8000
+
+
+def test_a_round_counter_gone_back_with_a_large_credits_counter_is_held() -> None:
+    state = apply_readings(new_link(), [_read(1, 5_000, 900, 1)]).state
+    out = apply_readings(state, [_read(2, 5_007, 1, 30)])
+    assert [e.kind for e in out.events] == [EntryKind.ANOMALY_HELD]
+    assert "round counter went backwards from 900 to 1" in out.events[0].explanation
+    assert out.anomalies[0].credits == 7
