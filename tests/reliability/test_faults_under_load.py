@@ -10,7 +10,7 @@ the controller's wall clock stepping backwards (minutes, and once an hour) while
 once, a table loses power just below 2**32, where a restarted counter looks like a wrap.
 
 At the end: every meter exact to the unit against the simulator's own record, every hit taken
-exactly once, nothing held as an anomaly, the ledger verified whole, each link's history
+exactly once, nothing held as an anomaly, `progressive ledger verify` whole, each link's history
 times never going backwards, and the healthy units of the serial line polled many times as
 often as the dead one, which timed out.
 
@@ -38,6 +38,7 @@ from controller.poller import Poller
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.simulator.table import SimTableConfig
+from tests.app.helpers import progressive
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
 
 U32 = 2**32
@@ -62,7 +63,9 @@ def plan(
         game.value,
         tables=tables,
         rate_bp=8000,
-        table=SimTableConfig(game=game, start_credits=U32 - below_wrap),
+        # A table in service has dealt many rounds: after a restart its round counter is far
+        # below where it was, which is how a restart of a small credits counter shows.
+        table=SimTableConfig(game=game, start_credits=U32 - below_wrap, start_rounds=1_000_000),
         serial=serial,
     )
 
@@ -100,7 +103,7 @@ class Tally:
     clocks: list[SystemClock] = field(default_factory=list)
 
 
-async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
+async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore, db_url: str) -> None:
     rng = random.Random(20261122)
     wall = SteppedWall()
     tally = Tally()
@@ -189,6 +192,10 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
         """Counters back to zero, once everything the table counted has been read (what a
         table counts after its last reading and before it loses power is lost with it)."""
         assert h.floor is not None and h.runtime is not None
+        if (p, unit) in cycled or (p, unit) == (BUS, DEAD[1]):
+            # Restarted twice within a few rounds, a table's counters could read forwards
+            # both: no register tells that apart from play. Once per table.
+            return False
         runtime = h.runtime
         tid = h.table_id(p, unit)
         table = h.sim(p, unit)
@@ -201,6 +208,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
             return False  # its gateway is down or it is backing off: another time
         else:
             h.floor.power_cycle(p.gateway, unit)
+            cycled.add((p, unit))
             return True
         finally:
             h.clock.resume()
@@ -218,6 +226,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
                     tally.faults["tables_released"] += 1
 
     forced: list[tuple[str, int]] = []
+    cycled: set[tuple[LinkPlan, int]] = set()
     loop = asyncio.get_running_loop()
     try:
         await h.start_floor()
@@ -259,7 +268,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
                     (p, u)
                     for p in PLANS
                     for u in range(1, p.tables + 1)
-                    if (p, u) != (BUS, DEAD[1]) and 0 < U32 - h.sim(p, u).credits <= 60
+                    if 0 < U32 - h.sim(p, u).credits <= 60
                 ]
                 if near and await power_cycle(*near[0]):
                     tally.faults["power_cycle_below_wrap"] += 1
@@ -278,7 +287,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
             elif kind == "power_cycle":
                 p = rng.choice(PLANS)
                 unit = rng.randint(1, p.tables)
-                if (p, unit) != (BUS, DEAD[1]) and await power_cycle(p, unit):
+                if await power_cycle(p, unit):
                     tally.faults["power_cycle"] += 1
             elif kind == "hit":
                 p = rng.choice(PLANS)
@@ -318,6 +327,8 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore) -> None:
         await h.stop()
 
     await h.check_exact()
+    code, out, err = await progressive("ledger", "verify", db_url=db_url)
+    assert code == 0, (out, err)
 
     for gateway in h.gateways.values():
         tally.faults.update(gateway.injected)
