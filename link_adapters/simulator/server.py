@@ -360,6 +360,10 @@ class SimFloor:
         """Every round dealt at every table, oldest first."""
         return {key: list(table.records) for key, table in self._tables.items()}
 
+    def take_records(self) -> dict[tuple[str, int], list[RoundRecord]]:
+        """Every round dealt since the last call at every table; the tables forget them."""
+        return {key: table.take_records() for key, table in self._tables.items()}
+
     # --- running -------------------------------------------------------------------------
 
     async def start(self) -> None:

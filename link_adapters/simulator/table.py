@@ -327,8 +327,18 @@ class SimTable:
 
     @property
     def records(self) -> Sequence[RoundRecord]:
-        """Every round played, oldest first (a live view: do not mutate)."""
+        """Every round played since the last ``take_records``, oldest first (a live view: do
+        not mutate)."""
         return self._records
+
+    def take_records(self) -> list[RoundRecord]:
+        """Hand over the rounds played so far and forget them.
+
+        A table that plays for weeks would otherwise keep every round in memory; a long run
+        folds what it takes into its own totals as it goes.
+        """
+        taken, self._records = self._records, []
+        return taken
 
     @property
     def command_bits(self) -> int:
@@ -362,11 +372,11 @@ class SimTable:
         return now_us - self._heartbeat_us > self._config.heartbeat_timeout_us
 
     def total_credits(self) -> int:
-        """Credits wagered over all records, not reduced modulo 2**32."""
+        """Credits wagered over the records kept, not reduced modulo 2**32."""
         return total_credits(self._records)
 
     def all_hits(self) -> list[SimHit]:
-        """Every hit ever enqueued, acknowledged or not, in sequence order."""
+        """Every hit of the records kept, acknowledged or not, in sequence order."""
         return all_hits(self._records)
 
     # --- inputs from the controller (register writes) -------------------------------------
