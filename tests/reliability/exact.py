@@ -77,6 +77,8 @@ class Comparison:
     twice: list[HitKey] = field(default_factory=list)
     unexpected: list[HitKey] = field(default_factory=list)
     anomalies: int = 0
+    # For a table that is off: its ledger entries by kind, the evidence to start from.
+    kinds_of_off_tables: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def units_off(self) -> int:
@@ -118,6 +120,8 @@ class Comparison:
                 out.append(f"hits {name}: {keys[:10]}{' ...' if len(keys) > 10 else ''}")
         if self.anomalies:
             out.append(f"anomalies held: {self.anomalies}")
+        for tid, kinds in sorted(self.kinds_of_off_tables.items()):
+            out.append(f"entries of {tid} by kind: {kinds}")
         return out
 
 
@@ -161,6 +165,11 @@ async def compare(engine: AsyncEngine, plans: Iterable[LinkPlan], sim: SimTotals
             await conn.scalar(select(func.count()).where(m.kind == str(EntryKind.ANOMALY_HELD)))
             or 0
         )
+        for tid in [t for t, off in c.table_units_off.items() if off]:
+            by_kind = await conn.execute(
+                select(m.kind, func.count()).where(m.table_id == tid).group_by(m.kind)
+            )
+            c.kinds_of_off_tables[tid] = {str(k): int(n) for k, n in by_kind.all()}
     recorded = Counter((r.table_id, int(r.table_seq or 0), r.hand) for r in rows)
     dealt = Counter(sim.hits)
     c.hits_recorded = sum(recorded.values())
