@@ -497,6 +497,12 @@ class Poller:
         loop = asyncio.get_running_loop()
         started = loop.time()
         fenced = tp.link_id in self._fenced
+        # A heartbeat opens the table to progressive bets, and a table's first reading only sets
+        # its baseline: until that baseline is recorded, the table is read without a heartbeat.
+        # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
+        # a failed commit) would sit under the next baseline, never credited.
+        if self._unrecorded(tp):
+            one_request = False
         try:
             if one_request:
                 ack, command, meter = (None, None, None) if fenced else self._wanted(tp)
@@ -532,7 +538,7 @@ class Poller:
         tp.last = regs
         tp.last_ok_us = now = self.clock.now_us()
         if fenced:
-            if not one_request:
+            if not one_request and not self._unrecorded(tp):
                 await self._write_back(tp, heartbeat_only=True)
             return
         tp.poll_seq += 1
@@ -547,7 +553,13 @@ class Poller:
             # the runtime's state, which is only what the database holds, and the heartbeat
             # keeps the table taking bets through an outage of the database.
             await self.settle(tp)
+            if self._unrecorded(tp):
+                return  # its baseline did not land: still no heartbeat (see above)
             await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
+
+    def _unrecorded(self, tp: TablePoll) -> bool:
+        """The table has no baseline reading in the database yet."""
+        return self.runtime.states[tp.link_id].table(tp.entry.config.table_id).credits is None
 
     async def settle(self, tp: TablePoll) -> bool:
         """Wait for the table's last reading to be committed; False when it could not be.
