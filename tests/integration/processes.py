@@ -98,7 +98,8 @@ class Controller:
         return c
 
     async def up(self) -> None:
-        async with asyncio.timeout(30):
+        # Generous: on a busy machine a Python process takes long to import and start.
+        async with asyncio.timeout(90):
             while True:
                 assert self.proc.returncode is None, self.log.read_text()
                 try:
