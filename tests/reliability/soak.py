@@ -34,13 +34,17 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from sqlalchemy import func, select
+
 from controller.clock import SystemClock
 from controller.config import FloorConfig, parse_floor_config
+from controller.engine import EntryKind
 from controller.games import Game
 from controller.link_locks import CHECK_TIMEOUT_S
 from controller.reconciliation import reconciliation
 from controller.service import FloorService
 from controller.settings import Settings
+from controller.storage.models import MeterEntryRow
 from controller.storage.verify import verify_ledger
 from controller.submissions import SubmissionDesk
 from controller.users import Role
@@ -56,6 +60,8 @@ RSS_GROWTH_MB = 16.0  # the most the last third's peak may exceed the first thir
 TASK_SLACK = 5
 WARM_UP_FRACTION = 0.1
 POLL_INTERVAL_MS = 200
+TIMEOUT_MS = 1000
+DRAIN_S = 120.0  # once the dealers stop, everything dealt is committed within this
 GAMES = (
     ("stud", Game.CARIBBEAN_STUD, 8000),
     ("draw", Game.CARIBBEAN_DRAW, 7000),
@@ -106,6 +112,8 @@ class SoakReport:
     reconciliation: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     released: int = 0
     lock_fences: int = 0
+    offline_events: int = 0  # a table that did not answer three polls in a row
+    undrained: list[str] = field(default_factory=list)  # tables behind when the drain gave up
 
     def thirds(self) -> tuple[list[Sample], list[Sample]]:
         after = [s for s in self.samples if s.day > self.days * WARM_UP_FRACTION]
@@ -145,6 +153,7 @@ class SoakReport:
             and self.ledger_entries > 0
             and self.reconciled
             and self.stable
+            and not self.undrained
         )
 
     def lines(self) -> list[str]:
@@ -180,6 +189,12 @@ class SoakReport:
         if self.comparison is not None:
             out += self.comparison.lines()
         out.append(f"technician resets of held tables: {self.released}")
+        for line in self.undrained:
+            out.append(f"NOT DRAINED: {line}")
+        out.append(
+            f"tables gone offline (three polls unanswered within {TIMEOUT_MS} ms) and back: "
+            f"{self.offline_events}"
+        )
         out.append(
             f"lock connection fences (no answer within {CHECK_TIMEOUT_S:g} s, every link given "
             f"up and taken back): {self.lock_fences}"
@@ -202,7 +217,7 @@ def floor_config(plans: tuple[LinkPlan, ...], ports: dict[str, int]) -> FloorCon
         "controller": {"offline_after_failures": 3},
         "bus": [
             {"name": p.link_id, "kind": "tcp", "host": "127.0.0.1", "port": ports[p.gateway],
-             "timeout_ms": 1000, "retries": 0}
+             "timeout_ms": TIMEOUT_MS, "retries": 0}
             for p in plans
         ],
         "link": [
@@ -221,8 +236,9 @@ def floor_config(plans: tuple[LinkPlan, ...], ports: dict[str, int]) -> FloorCon
 # ------------------------------------------------------------------ the simulator's process
 
 # What the simulator's process answers to "take": per (gateway, unit), the rounds dealt since
-# the last take (summed) and the table's live state (its credit counter, hits queued).
-Taken = dict[tuple[str, int], tuple[RecordPart, int, bool]]
+# the last take (summed, without the hits), how many hits they dealt, and the table's live
+# state (its credit counter, hits queued).
+Taken = dict[tuple[str, int], tuple[RecordPart, int, int, bool]]
 
 
 def serve_floor(conn: Connection, gateways: list[tuple[str, int]], rate: float, seed: int) -> None:
@@ -242,6 +258,7 @@ async def _serve_floor(
         seed=seed,
         now_us=clock.now_us,
     )
+    kept: dict[tuple[str, int], list[tuple[int, str]]] = {}
     await floor.start()
     try:
         conn.send(floor.ports)
@@ -257,12 +274,18 @@ async def _serve_floor(
                 clock.pause()
                 conn.send(True)
             elif command == "take":
-                taken = floor.take_records()
-                conn.send({
-                    key: (summed(records), floor.tables[key].credits,
-                          bool(floor.tables[key].hit_fifo))
-                    for key, records in taken.items()
-                })  # fmt: skip
+                reply: Taken = {}
+                for key, records in floor.take_records().items():
+                    credits, rounds, hits = summed(records)
+                    # The hits stay here until the end: the controller's process keeps no
+                    # growing record of its own, so its memory is the controller's.
+                    kept.setdefault(key, []).extend(hits)
+                    table = floor.tables[key]
+                    reply[key] = ((credits, rounds, []), len(hits), table.credits,
+                                  bool(table.hit_fifo))  # fmt: skip
+                conn.send(reply)
+            elif command == "hits":
+                conn.send(kept)
             elif command == "rss":
                 conn.send(rss_mb())
             else:
@@ -338,6 +361,7 @@ async def run_soak(
     per_sample = ROUNDS_PER_TABLE_DAY * tables if days >= 3 else total_rounds // 10 or 1
     sim = SimTotals()
     live: dict[str, tuple[int, bool]] = {}  # table id -> (credit counter, hits queued)
+    hits_dealt = 0
     tid_of = {(p.gateway, u): table_id(p, u) for p in plans for u in range(1, p.tables + 1)}
     floor = FloorProcess(plans, rate, seed)
     settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="soak floor")
@@ -347,9 +371,12 @@ async def run_soak(
 
     async def take() -> int:
         """Fold the rounds dealt since the last take; returns how many."""
+        nonlocal hits_dealt
         before = sim.rounds
-        for key, (part, credits, queued) in (await floor.ask("take")).items():
+        taken: Taken = await floor.ask("take")
+        for key, (part, hits, credits, queued) in taken.items():
             sim.add(tid_of[key], part)
+            hits_dealt += hits
             live[tid_of[key]] = (credits, queued)
         return sim.rounds - before
 
@@ -397,7 +424,7 @@ async def run_soak(
                     rss_mb=rss_mb(),
                     sim_rss_mb=await floor.ask("rss"),
                     tasks=len(asyncio.all_tasks()),
-                    hits=len(sim.hits),
+                    hits=hits_dealt,
                     released=report.released,
                 )
                 report.samples.append(s)
@@ -407,24 +434,43 @@ async def run_soak(
                     f"{s.hits} hits, {s.released} technician resets"
                 )
         await floor.ask("pause")  # the dealers stop; wait until everything dealt is committed
-        async with asyncio.timeout(120):
-            while True:
-                # A dealer that fell behind still deals the rounds due before the pause.
-                fresh = await take()
-                report.released += await technician()
-                if not fresh and all(
-                    not live[tid][1]
-                    and runtime.states[p.link_id].table(tid).credits == live[tid][0]
-                    and not runtime.states[p.link_id].table(tid).open_claims
-                    for p in plans
-                    for tid in (table_id(p, u) for u in range(1, p.tables + 1))
-                ):
-                    break
-                await asyncio.sleep(0.2)
+        deadline = time.monotonic() + DRAIN_S
+        while True:
+            # A dealer that fell behind still deals the rounds due before the pause.
+            fresh = await take()
+            report.released += await technician()
+            behind = [
+                f"{tid}: controller at {ts.credits} credits, table at {live[tid][0]}, "
+                f"hits queued {live[tid][1]}, open claims {len(ts.open_claims)}, "
+                f"held {ts.hit_pending}, online {ts.online}"
+                for p in plans
+                for tid, ts in (
+                    (table_id(p, u), runtime.states[p.link_id].table(table_id(p, u)))
+                    for u in range(1, p.tables + 1)
+                )
+                if live[tid][1] or ts.credits != live[tid][0] or ts.open_claims
+            ]
+            if not fresh and not behind:
+                break
+            if time.monotonic() > deadline:
+                report.undrained = behind
+                say(f"not drained after {DRAIN_S:g} s: {behind}")
+                break
+            await asyncio.sleep(0.2)
         report.rounds = sim.rounds
+        kept: dict[tuple[str, int], list[tuple[int, str]]] = await floor.ask("hits")
+        for key, hits in kept.items():
+            sim.hits += [(tid_of[key], seq, hand) for seq, hand in hits]
         until_us = time.time_ns() // 1000 + 1
         engine = service.engine
         report.comparison = await compare(engine, plans, sim)
+        async with engine.connect() as conn:
+            report.offline_events = int(
+                await conn.scalar(
+                    select(func.count()).where(MeterEntryRow.kind == str(EntryKind.TABLE_OFFLINE))
+                )
+                or 0
+            )
         verified = await verify_ledger(engine, KEY)
         report.ledger_entries = verified.entries
         report.ledger_problems = [str(p) for p in verified.problems]
