@@ -190,7 +190,7 @@ async def run_crash(
         n = 0
 
         async def polling(c: Controller, spawned: float, spawned_us: int) -> float:
-            async with asyncio.timeout(60):
+            async with asyncio.timeout(120):  # generous: the process start is within it
                 # The state is another process's: asked over HTTP until it holds.
                 while not await c.drives_all_since(spawned_us):  # noqa: ASYNC110
                     await asyncio.sleep(0.05)
