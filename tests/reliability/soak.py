@@ -286,6 +286,12 @@ async def _serve_floor(
                 conn.send(reply)
             elif command == "hits":
                 conn.send(kept)
+            elif command == "fifos":
+                conn.send({
+                    key: [(h.seq, h.round, h.hand.name) for h in list(table.hit_fifo)[:3]]
+                    + [len(table.hit_fifo)]
+                    for key, table in floor.tables.items()
+                })  # fmt: skip
             elif command == "rss":
                 conn.send(rss_mb())
             else:
@@ -363,6 +369,7 @@ async def run_soak(
     live: dict[str, tuple[int, bool]] = {}  # table id -> (credit counter, hits queued)
     hits_dealt = 0
     tid_of = {(p.gateway, u): table_id(p, u) for p in plans for u in range(1, p.tables + 1)}
+    link_of = {table_id(p, u): p.link_id for p in plans for u in range(1, p.tables + 1)}
     floor = FloorProcess(plans, rate, seed)
     settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="soak floor")
     service: FloorService | None = None
@@ -453,6 +460,14 @@ async def run_soak(
             if not fresh and not behind:
                 break
             if time.monotonic() > deadline:
+                fifos = await floor.ask("fifos")
+                behind += [
+                    f"{tid_of[key]}: table FIFO head {fifo[:-1]} of {fifo[-1]}; controller last "
+                    f"hit {ts.last_hit_seq} round {ts.last_hit_round}, open {ts.open_claims}"
+                    for key, fifo in fifos.items()
+                    if fifo[-1]
+                    for ts in [runtime.states[link_of[tid_of[key]]].table(tid_of[key])]
+                ]
                 report.undrained = behind
                 say(f"not drained after {DRAIN_S:g} s: {behind}")
                 break
