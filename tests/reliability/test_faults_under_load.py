@@ -14,7 +14,8 @@ exactly once, nothing held as an anomaly, `progressive ledger verify` whole, eac
 times never going backwards, and the healthy units of the serial line polled many times as
 often as the dead one, which timed out.
 
-``FAULTS_SECONDS`` sets the length of the faulted run (60 by default); the figures are
+``FAULTS_SECONDS`` sets the length of the faulted run (30 by default, to keep the suite short;
+docs/RELIABILITY.md gives 60 s runs); the figures are
 printed (``pytest -s``).
 """
 
@@ -42,7 +43,7 @@ from tests.app.helpers import progressive
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
 
 U32 = 2**32
-SECONDS = float(os.environ.get("FAULTS_SECONDS", "60"))
+SECONDS = float(os.environ.get("FAULTS_SECONDS", "30"))
 ROUNDS_PER_SECOND = 10
 SLOW_S = 0.5  # the TCP timeout is 0.3 s
 DEAD = ("bus", 2)  # the serial unit that never answers
