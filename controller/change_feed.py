@@ -228,8 +228,8 @@ class ChangeFeed:
                 await self.runtime.reload_go_live(paperwork)
             read = await self.runtime.reload_links(moved, skip=current)
         except Exception as exc:
-            # Read again at the next try; the feed reconnects and catches up if need be.
-            log.warning("reading links other processes changed failed: %s", exc)
+            # Read again at the next try; the feed reconnects and catches up if need be (and
+            # says so once, not at every try).
             for link_id, seq in moved.items():
                 self._moved.setdefault(link_id, seq)
             self._paperwork |= paperwork
