@@ -10,9 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from fpdf import FPDF
-from fpdf.fonts import FontFace
-
 # Fixed, so the bytes depend on the content alone.
 _CREATED = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 
@@ -31,6 +28,11 @@ def render_pdf(title: str, sections: Sequence[tuple[str, Paragraphs | Rows]]) ->
     A section's body is either paragraphs (a sequence of strings) or a table (a sequence of
     rows, each a sequence of strings; the first row is the header).
     """
+    # Imported here: fpdf (and what it imports) is a good part of a process's start, and most
+    # processes (a controller restarting after a crash among them) print nothing.
+    from fpdf import FPDF
+    from fpdf.fonts import FontFace
+
     pdf = FPDF(orientation="portrait", unit="mm", format="A4")
     pdf.set_creation_date(_CREATED)
     pdf.set_title(_latin1(title))
