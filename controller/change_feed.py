@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from controller.link_locks import discard
 from controller.runtime import LinkRuntime
 from controller.storage.store import changes_channel
 
@@ -200,13 +201,7 @@ class ChangeFeed:
         if conn is None:
             return
         self._lost = True  # its ending, now, is no news
-        # Never back to the pool: a connection that listened, or failed, is closed for good.
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(self._check_timeout_s):
-                await conn.invalidate()
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(self._check_timeout_s):
-                await conn.close()
+        await discard(conn, self._check_timeout_s)
 
     # ------------------------------------------------------------------------- reading
 

@@ -76,6 +76,18 @@ async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
                 await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
 
 
+async def discard(conn: AsyncConnection, timeout_s: float) -> None:
+    """Close a connection for good, never back to the pool: its session ends (the locks held
+    on it, the channels it listened to), each step bounded by ``timeout_s`` whatever the
+    state of the server."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(timeout_s):
+            await conn.invalidate()
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(timeout_s):
+            await conn.close()
+
+
 LinkCall = Callable[[str], Awaitable[None]]
 
 
@@ -202,10 +214,5 @@ class LinkLocks:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        # Invalidated, never returned to the pool: its session (and any lock on it) must end.
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(self._check_timeout_s):
-                await conn.invalidate()
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(self._check_timeout_s):
-                await conn.close()
+        # Its session (and every lock on it) must end.
+        await discard(conn, self._check_timeout_s)
