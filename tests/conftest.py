@@ -7,6 +7,7 @@ are skipped on a developer's machine and fail under ``CI=true``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -65,7 +66,14 @@ async def db_url(db_kind: str, tmp_path: Path) -> AsyncIterator[str]:
         yield url
         return
     need_postgres(await _pg_available())
-    schema = f"t_{uuid.uuid4().hex[:12]}"
+    async with fresh_schema("t") as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def fresh_schema(prefix: str) -> AsyncIterator[str]:
+    """A migrated, empty schema of the test database, as a SQLAlchemy URL; dropped after."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(PG_DSN)
     await admin.execute(f'CREATE SCHEMA "{schema}"')
     url = f"{_pg_url()}?search_path={schema}"

@@ -322,7 +322,7 @@ async def deal_a_hit(h: FloorHarness, rng: random.Random, report: CrashReport) -
 async def main_async(kills: int, seed: int) -> int:
     import tempfile
 
-    from tests.reliability.pg import fresh_schema
+    from tests.conftest import fresh_schema
 
     def say(line: str) -> None:
         print(line, flush=True)

@@ -514,7 +514,7 @@ async def run_soak(
 
 
 async def main_async(days: float, tables: int, rate: float) -> int:
-    from tests.reliability.pg import fresh_schema
+    from tests.conftest import fresh_schema
 
     def say(line: str) -> None:
         print(line, flush=True)
