@@ -7,7 +7,6 @@ installs it). Screenshots are kept in test-artifacts/ at the repository root.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from playwright.async_api import Browser, Page, async_playwright, expect
 
 from app.security import Role
-from controller import users
+from tests.web.auth import new_user
 from tests.web.floor import WebFloor
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -50,16 +49,7 @@ async def _chromium() -> AsyncIterator[Browser]:
 
 
 async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Page:
-    name = f"{role.value}-{secrets.token_hex(3)}"
-    password = secrets.token_urlsafe(16)
-    await users.create_user(
-        wf.service.engine,
-        username=name,
-        role=role,
-        password=password,
-        actor="test",
-        at_us=wf.service.clock.now_us(),
-    )
+    name, password = await new_user(wf, role)
     page = await browser.new_page(viewport={"width": 1400, "height": 1000})
     await page.goto(wf.base_url + path)
     await page.fill("#login-username", name)

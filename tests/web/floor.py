@@ -16,9 +16,11 @@ from pathlib import Path
 from app.serve import Served, serve
 from app.web import create_app
 from controller.config import parse_floor_config
+from controller.engine import Anomaly
 from controller.games import Game
 from controller.service import FloorService
 from controller.settings import Settings
+from controller.storage.models import AnomalyRow, table_of
 from controller.submissions import SubmissionDesk
 from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
@@ -117,3 +119,24 @@ async def web_floor(
             await service.stop()
     finally:
         await sim.stop()
+
+
+async def hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
+    """A held anomaly as the engine records one (a counter jump too big for the table)."""
+    a = Anomaly(
+        anomaly_id=anomaly_id,
+        link_id="stud",
+        table_id="stud-1",
+        at_us=wf.service.clock.now_us(),
+        credits=500,
+        units=500 * 100 * 8000,
+        counter_before=10,
+        counter_after=510,
+        reason="500 credits between two readings is more than the table can take",
+    )
+    async with wf.service.engine.begin() as conn:
+        await conn.execute(
+            table_of(AnomalyRow)
+            .insert()
+            .values(**{f: getattr(a, f) for f in a.__slots__}, status="held")
+        )

@@ -10,11 +10,9 @@ from pathlib import Path
 import httpx
 
 from app.security import Role
-from controller.engine import Anomaly
-from controller.storage.models import AnomalyRow, table_of
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
-from tests.web.floor import WebFloor, web_floor
+from tests.web.floor import hold_anomaly, web_floor
 
 
 async def test_exports_download_csv_and_json(tmp_path: Path) -> None:
@@ -58,33 +56,12 @@ async def test_ledger_verification_reports_a_whole_chain(tmp_path: Path) -> None
         assert (await http.post("/api/v1/ledger/verify?link=x", headers=auditor)).status_code == 404
 
 
-async def _hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
-    """A held anomaly as the engine records one (a counter jump too big for the table)."""
-    a = Anomaly(
-        anomaly_id=anomaly_id,
-        link_id="stud",
-        table_id="stud-1",
-        at_us=wf.service.clock.now_us(),
-        credits=500,
-        units=500 * 100 * 8000,
-        counter_before=10,
-        counter_after=510,
-        reason="500 credits between two readings is more than the table can take",
-    )
-    async with wf.service.engine.begin() as conn:
-        await conn.execute(
-            table_of(AnomalyRow)
-            .insert()
-            .values(**{f: getattr(a, f) for f in a.__slots__}, status="held")
-        )
-
-
 async def test_supervisor_reviews_anomalies_with_a_reason(tmp_path: Path) -> None:
     async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
         supervisor = await headers_for(wf, Role.SUPERVISOR, "sam.super")
         auditor = await headers_for(wf, Role.AUDITOR)
-        await _hold_anomaly(wf, "a-1")
-        await _hold_anomaly(wf, "a-2")
+        await hold_anomaly(wf, "a-1")
+        await hold_anomaly(wf, "a-2")
         held = (await http.get("/api/v1/anomalies?status=held", headers=auditor)).json()
         assert {a["anomaly_id"] for a in held} == {"a-1", "a-2"}
         assert held[0]["amount_cents"] == 400_00

@@ -19,13 +19,11 @@ from fastapi.routing import APIRoute
 
 from app.security import Role, RoleRequirement
 from app.web import create_app
-from controller.engine import Anomaly
 from controller.games import Game
 from controller.hands import HandCategory
-from controller.storage.models import AnomalyRow, table_of
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
-from tests.web.floor import WebFloor, web_floor
+from tests.web.floor import WebFloor, hold_anomaly, web_floor
 from tests.web.test_roles import _calls
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
@@ -110,26 +108,6 @@ class AuditCheck:
             if expected.changes and e["before"] is None:
                 self.problems.append(f"{where}: {e['action']} without the state before")
         return answer
-
-
-async def _hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
-    a = Anomaly(
-        anomaly_id=anomaly_id,
-        link_id="stud",
-        table_id="stud-1",
-        at_us=wf.service.clock.now_us(),
-        credits=500,
-        units=500 * 100 * 8000,
-        counter_before=10,
-        counter_after=510,
-        reason="500 credits between two readings is more than the table can take",
-    )
-    async with wf.service.engine.begin() as conn:
-        await conn.execute(
-            table_of(AnomalyRow)
-            .insert()
-            .values(**{f: getattr(a, f) for f in a.__slots__}, status="held")
-        )
 
 
 async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> None:
@@ -238,7 +216,7 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
 
         # --- anomalies approved and rejected
         for decision in ("approve", "reject"):
-            await _hold_anomaly(wf, f"a-{decision}")
+            await hold_anomaly(wf, f"a-{decision}")
             await check.write(
                 ("POST", f"/api/v1/anomalies/{{anomaly_id}}/{decision}"),
                 f"/api/v1/anomalies/a-{decision}/{decision}", sup,

@@ -7,14 +7,13 @@ script is slipped into a page: the browser must refuse to run it.
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 
 from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
 from app.security import Role
-from controller import users
 from controller.games import Game
+from tests.web.auth import new_user
 from tests.web.browser import chromium, pytestmark
 from tests.web.floor import WebFloor, web_floor
 
@@ -44,16 +43,7 @@ async def _open(browser: Browser, url: str, console: list[str]) -> Page:
 
 
 async def _sign_in(page: Page, wf: WebFloor, role: Role) -> None:
-    name = f"{role.value.replace('_', '-')}-{secrets.token_hex(3)}"
-    password = secrets.token_urlsafe(16)
-    await users.create_user(
-        wf.service.engine,
-        username=name,
-        role=role,
-        password=password,
-        actor="test",
-        at_us=wf.service.clock.now_us(),
-    )
+    name, password = await new_user(wf, role)
     await page.fill("#login-username", name)
     await page.fill("#login-password", password)
     await page.click("#login-form button[type=submit]")
