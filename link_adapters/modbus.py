@@ -5,10 +5,10 @@ TCP gateway forwards one request at a time to its bus, so one ``asyncio.Lock`` p
 a single request on the wire, and a pacer keeps a minimum gap between the end of one request
 and the start of the next (the RTU inter-frame gap, or whatever a slow gateway needs).
 
-pymodbus does the framing only. Its clients are built with ``retries=0`` and
-``reconnect_delay=0`` (no reconnect task), and with a timeout longer than ours so that it never
-fires: the timeout, the retries with backoff, the reconnect backoff and the line drain after a
-timeout are decided here, where they can be tested. Everything pymodbus raises or returns as
+pymodbus does the framing only. Its clients are built with ``retries=0``, ``reconnect_delay=0``
+(no reconnect task) and no timeout of their own: the timeout (one timer per link, see
+``ModbusLink._arm``), the retries with backoff, the reconnect backoff and the line drain after
+a timeout are decided here, where they can be tested. Everything pymodbus raises or returns as
 an error is mapped at this boundary to ``LinkDown``, ``ResponseTimeout`` or ``DeviceError``.
 """
 
@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Final, NoReturn
+from typing import Any, Final, NoReturn
 
 from pymodbus import FramerType
 from pymodbus.client import AsyncModbusSerialClient, AsyncModbusTcpClient
@@ -35,6 +35,7 @@ from link_adapters.errors import AdapterError, DeviceError, LinkDown, ResponseTi
 __all__ = [
     "LinkStats",
     "ModbusLink",
+    "ReadWrite",
     "SerialParams",
     "TcpParams",
     "rtu_frame_gap_s",
@@ -75,10 +76,12 @@ _RETRYABLE_EXCEPTIONS: Final = frozenset({6})
 # has been silent for this fraction of the timeout (at least the frame gap), so a late answer
 # lands while nobody waits for it and is discarded, instead of after our next request.
 _DRAIN_FRACTION: Final = 0.25
-# Our own timeout always fires first; pymodbus's is only a backstop (it would otherwise count
-# timeouts and drop a TCP connection after a few, even when only one unit is silent).
-_PYMODBUS_BACKSTOP_FACTOR: Final = 2.0
-_PYMODBUS_BACKSTOP_EXTRA_S: Final = 1.0
+# pymodbus's own answer timeout is off (None: it waits for the answer as long as it is let):
+# ours is the one timeout. pymodbus's would also count timeouts and drop a TCP connection
+# after a few, even when only one unit behind a gateway is silent, and on Python 3.11 its
+# wait_for costs every request a timer and a pass of the event loop more. Connecting is
+# bounded by our timeout too (``_ensure_connected``).
+_PYMODBUS_NO_TIMEOUT: Final[Any] = None
 
 
 # --- parameters ----------------------------------------------------------------------------
@@ -247,13 +250,15 @@ class _Pacer:
     whichever unit is addressed next.
     """
 
-    __slots__ = ("_gap_s", "_last_end", "_unit_gap_s", "_unit_last_end")
+    __slots__ = ("_gap_s", "_last_end", "_unit_gap_s", "_unit_last_end", "paced")
 
     def __init__(self, gap_s: float) -> None:
         self._gap_s = gap_s
         self._last_end = -math.inf
         self._unit_gap_s: dict[int, float] = {}
         self._unit_last_end: dict[int, float] = {}
+        # Any gap to keep at all: without one (a TCP gateway) requests are not timed.
+        self.paced = gap_s > 0
 
     @property
     def gap_s(self) -> float:
@@ -265,6 +270,7 @@ class _Pacer:
         else:
             self._unit_gap_s.pop(unit, None)
             self._unit_last_end.pop(unit, None)
+        self.paced = self._gap_s > 0 or bool(self._unit_gap_s)
 
     def delay(self, unit: int) -> float:
         """Seconds to wait before the next request to ``unit`` may start (0 or less: none)."""
@@ -280,10 +286,66 @@ class _Pacer:
             self._unit_last_end[unit] = self._last_end
 
 
+# --- prepared requests ---------------------------------------------------------------------
+
+
+def _all_words(values: list[int]) -> bool:
+    """Every value an int 0-65535 (not a bool): the cheap check of a prepared request."""
+    for value in values:  # noqa: SIM110 (a loop: no generator made at every poll)
+        if type(value) is not int or not 0 <= value <= _U16_MAX:
+            return False
+    return True
+
+
+class ReadWrite:
+    """One unit's read/write request (function 23), addresses checked once by
+    ``ModbusLink.prepare_read_write``."""
+
+    __slots__ = ("link", "read_address", "read_count", "unit", "write_address", "write_count")
+
+    def __init__(
+        self,
+        link: ModbusLink,
+        unit: int,
+        read_address: int,
+        read_count: int,
+        write_address: int,
+        write_count: int,
+    ) -> None:
+        self.link = link
+        self.unit = unit
+        self.read_address = read_address
+        self.read_count = read_count
+        self.write_address = write_address
+        self.write_count = write_count
+
+    def __repr__(self) -> str:
+        return f"ReadWrite(unit {self.unit} on {self.link.name}: {self.describe()})"
+
+    def describe(self) -> str:
+        return (
+            f"read of {self.read_count} registers at {self.read_address} with a write of "
+            f"{self.write_count} at {self.write_address}"
+        )
+
+    def check(self, pdu: ModbusPDU) -> str | None:
+        if pdu.function_code != _FC_READ_WRITE:
+            return f"answered function {pdu.function_code} to a read/write (function 23)"
+        if len(pdu.registers) != self.read_count:
+            return f"answered {len(pdu.registers)} registers where {self.read_count} were asked"
+        return None
+
+
 # --- the link ------------------------------------------------------------------------------
 
 _Send = Callable[[ModbusBaseClient], Awaitable[ModbusPDU]]
 _Check = Callable[[ModbusPDU], str | None]
+# Says what a request was ("read of 34 registers at 0"), for error messages only: called
+# only when one is made.
+_What = Callable[[], str]
+# Why the task waiting for an answer was woken.
+_LOST: Final = "connection lost"
+_TIMED_OUT: Final = "timed out"
 
 
 class ModbusLink:
@@ -326,7 +388,12 @@ class ModbusLink:
         self._rx_at = -math.inf  # when bytes last arrived, for the drain
         self._rx_seen = False  # bytes arrived during the current attempt
         self._waiter: asyncio.Task[object] | None = None  # the task waiting for an answer
-        self._waiter_lost = False  # ... and woken because the connection was lost
+        self._woken: str | None = None  # ... and why it was woken (_LOST, _TIMED_OUT)
+        # The answer's deadline (loop time; None while no request waits), watched by one timer
+        # per link that is re-armed lazily (see ``_watch``).
+        self._deadline: float | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._watch_at = math.inf
 
     def __repr__(self) -> str:
         return f"ModbusLink({self.name!r}, {self._target!r})"
@@ -362,6 +429,9 @@ class ModbusLink:
         # connect in progress to finish (it drops what it opened once it sees we closed).
         async with self._lock:
             self._drop_client()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog, self._watch_at = None, math.inf
 
     def _is_up(self) -> bool:
         return (
@@ -426,7 +496,6 @@ class ModbusLink:
 
     def _new_client(self, lost: asyncio.Future[None]) -> ModbusBaseClient:
         params = self._params
-        backstop = params.timeout_s * _PYMODBUS_BACKSTOP_FACTOR + _PYMODBUS_BACKSTOP_EXTRA_S
         on_connect = partial(self._on_connection_change, lost)
         if isinstance(params, TcpParams):
             return AsyncModbusTcpClient(
@@ -434,7 +503,7 @@ class ModbusLink:
                 port=params.port,
                 framer=FramerType.RTU if params.rtu_over_tcp else FramerType.SOCKET,
                 name=self.name,
-                timeout=backstop,
+                timeout=_PYMODBUS_NO_TIMEOUT,
                 retries=0,
                 reconnect_delay=0,
                 reconnect_delay_max=0,
@@ -449,7 +518,7 @@ class ModbusLink:
             parity=params.parity,
             stopbits=params.stopbits,
             name=self.name,
-            timeout=backstop,
+            timeout=_PYMODBUS_NO_TIMEOUT,
             retries=0,
             reconnect_delay=0,
             reconnect_delay_max=0,
@@ -498,11 +567,31 @@ class ModbusLink:
 
         pdu = await self._request(
             unit,
-            f"read of {count} registers at {address}",
+            lambda: f"read of {count} registers at {address}",
             lambda client: client.read_holding_registers(address, count=count, device_id=unit),
             check,
         )
         return list(pdu.registers)
+
+    def prepare_read_write(
+        self,
+        unit: int,
+        *,
+        read_address: int,
+        read_count: int,
+        write_address: int,
+        write_count: int,
+    ) -> ReadWrite:
+        """A read/write request of ``unit`` (function 23) with its addresses checked once, for
+        ``read_write_prepared``: a poll repeats the same request with new values."""
+        self._check_unit(unit)
+        _check_int("read address", read_address, 0, _U16_MAX)
+        _check_int("read count", read_count, 1, _MAX_READ)
+        _check_int("last read address", read_address + read_count - 1, 0, _U16_MAX)
+        _check_int("address", write_address, 0, _U16_MAX)
+        _check_int("number of values", write_count, 1, _MAX_READ_WRITE_WRITE)
+        _check_int("last address", write_address + write_count - 1, 0, _U16_MAX)
+        return ReadWrite(self, unit, read_address, read_count, write_address, write_count)
 
     async def read_write(
         self,
@@ -515,33 +604,39 @@ class ModbusLink:
     ) -> list[int]:
         """Write ``values`` from ``write_address``, then read ``read_count`` registers from
         ``read_address``, in one request (function 23; the unit writes before it reads)."""
-        self._check_unit(unit)
-        _check_int("read address", read_address, 0, _U16_MAX)
-        _check_int("read count", read_count, 1, _MAX_READ)
-        _check_int("last read address", read_address + read_count - 1, 0, _U16_MAX)
         words = self._check_words(write_address, values, _MAX_READ_WRITE_WRITE)
+        request = self.prepare_read_write(
+            unit,
+            read_address=read_address,
+            read_count=read_count,
+            write_address=write_address,
+            write_count=len(words),
+        )
+        return list(await self.read_write_prepared(request, words))
 
-        def check(pdu: ModbusPDU) -> str | None:
-            if pdu.function_code != _FC_READ_WRITE:
-                return f"answered function {pdu.function_code} to a read/write (function 23)"
-            if len(pdu.registers) != read_count:
-                return f"answered {len(pdu.registers)} registers where {read_count} were asked"
-            return None
-
+    async def read_write_prepared(self, request: ReadWrite, values: list[int]) -> Sequence[int]:
+        """``read_write`` of a prepared request: ``values`` (ints 0-65535, as many as the
+        request writes) are written; the registers read are returned as the answer holds
+        them (ints 0-65535, ``read_count`` of them)."""
+        if request.link is not self:
+            raise ValueError(f"{request!r} was prepared for another link")
+        if len(values) != request.write_count or not _all_words(values):
+            self._check_words(request.write_address, values, request.write_count)
+            raise ValueError(f"{request!r} writes {request.write_count} values, got {values!r}")
+        unit = request.unit
         pdu = await self._request(
             unit,
-            f"read of {read_count} registers at {read_address} with a write of {len(words)} "
-            f"at {write_address}",
+            request.describe,
             lambda client: client.readwrite_registers(
-                read_address=read_address,
-                read_count=read_count,
-                write_address=write_address,
-                values=words,
+                read_address=request.read_address,
+                read_count=request.read_count,
+                write_address=request.write_address,
+                values=values,
                 device_id=unit,
             ),
-            check,
+            request.check,
         )
-        return list(pdu.registers)
+        return pdu.registers
 
     def _check_words(self, address: int, values: Sequence[int], most: int) -> list[int]:
         _check_int("address", address, 0, _U16_MAX)
@@ -577,7 +672,7 @@ class ModbusLink:
 
         await self._request(
             unit,
-            f"write of {len(words)} registers at {address}",
+            lambda: f"write of {len(words)} registers at {address}",
             lambda client: client.write_registers(address, words, device_id=unit),
             check,
         )
@@ -598,7 +693,7 @@ class ModbusLink:
 
         await self._request(
             unit,
-            f"write of register {address}",
+            lambda: f"write of register {address}",
             lambda client: client.write_register(address, value, device_id=unit),
             check,
         )
@@ -611,13 +706,16 @@ class ModbusLink:
         else:
             _check_int("unit", unit, 0, 255)
 
-    async def _request(self, unit: int, what: str, send: _Send, check: _Check) -> ModbusPDU:
-        attempts = self._params.retries + 1
+    async def _request(self, unit: int, what: _What, send: _Send, check: _Check) -> ModbusPDU:
+        params = self._params
+        attempts = params.retries + 1
         failure: AdapterError | None = None
+        task = asyncio.current_task()
+        assert task is not None
         for attempt in range(attempts):
             if attempt:
                 # The lock is free while we back off: other units on the link go meanwhile.
-                await asyncio.sleep(self._params.backoff_s * 2 ** (attempt - 1))
+                await asyncio.sleep(params.backoff_s * 2 ** (attempt - 1))
             self._queued += 1
             try:
                 await self._lock.acquire()
@@ -626,18 +724,43 @@ class ModbusLink:
             try:
                 if not self._is_up():  # checked here: a coroutine per request costs
                     await self._ensure_connected()
-                delay = self._pacer.delay(unit)
-                if delay > 0:
+                pacer = self._pacer
+                paced = pacer.paced
+                if paced and (delay := pacer.delay(unit)) > 0:
                     await asyncio.sleep(delay)
                 try:
-                    pdu = await self._attempt(unit, what, send, check)
+                    # One attempt, here rather than in a coroutine of its own: every coroutine
+                    # between a poll and pymodbus is passed through at each of its wake-ups.
+                    client, started = self._start_attempt(task)
+                    try:
+                        if self._woken is not None:
+                            raise asyncio.CancelledError
+                        pdu = await send(client)
+                    except asyncio.CancelledError:
+                        if not self._woken_here(task):
+                            raise  # cancelled from outside (also, or only)
+                        if self._woken is _LOST:
+                            self._connection_lost_during(unit, what)
+                        self.stats.timeouts += 1
+                        if self._rtu:
+                            await self._drain()
+                        raise ResponseTimeout(
+                            f"link {self.name}: unit {unit} did not answer the {what()} within "
+                            f"{params.timeout_s} s"
+                        ) from None
+                    except Exception as problem:
+                        raise self._mapped(problem, unit, what) from problem
+                    finally:
+                        self._waiter = self._deadline = None
+                    pdu = self._checked(pdu, unit, what, check, started)
                 except (ResponseTimeout, DeviceError, LinkDown) as exc:
                     if self._closed or not _retryable(exc):
                         raise
                     failure = exc
                     continue
                 finally:
-                    self._pacer.done(unit)
+                    if paced:
+                        pacer.done(unit)
             finally:
                 self._lock.release()
             if self._queued:
@@ -650,50 +773,71 @@ class ModbusLink:
             failure.args = (f"{failure} ({attempts} attempts)",)
         raise failure
 
-    async def _attempt(self, unit: int, what: str, send: _Send, check: _Check) -> ModbusPDU:
+    def _start_attempt(self, task: asyncio.Task[object]) -> tuple[ModbusBaseClient, float]:
+        """Count the attempt, make ``task`` the waiter for its answer and set its deadline;
+        the client to send with and when the attempt started.
+
+        pymodbus keeps waiting for an answer when the connection drops: the loss wakes the
+        waiter instead (``_wake_waiter``), as does the deadline (``_watch``), and either is
+        told apart from a cancel from outside (``_woken_here``).
+        """
         client, lost = self._client, self._lost
         assert client is not None and lost is not None
         self.stats.requests += 1
         self._rx_seen = False
-        started = time.monotonic()
-        prefix = f"link {self.name}: unit {unit}"
-        task = asyncio.current_task()
-        assert task is not None
-        # pymodbus keeps waiting for an answer when the connection drops: the loss wakes this
-        # task instead (``_wake_waiter``), and it is told apart from a cancel from outside.
-        self._waiter, self._waiter_lost = task, lost.done()
-        try:
-            if self._waiter_lost:
-                raise asyncio.CancelledError
-            async with asyncio.timeout(self._params.timeout_s):
-                pdu = await send(client)
-        except TimeoutError:
-            self.stats.timeouts += 1
-            if self._rtu:
-                await self._drain()
-            raise ResponseTimeout(
-                f"{prefix} did not answer the {what} within {self._params.timeout_s} s"
-            ) from None
-        except asyncio.CancelledError:
-            if not self._waiter_lost or (task.cancelling() and task.uncancel() > 0):
-                raise  # cancelled from outside (also, or only)
-            self._connection_lost_during(unit, what)
-        except Exception as problem:
-            raise self._mapped(problem, prefix, what) from problem
-        finally:
-            self._waiter = None
-        return self._checked(pdu, prefix, what, check, started)
+        self._waiter, self._woken = task, _LOST if lost.done() else None
+        self._arm(self._params.timeout_s)
+        return client, time.monotonic()
+
+    def _woken_here(self, task: asyncio.Task[object]) -> bool:
+        """Whether the waiter's cancellation is this link's doing only (a loss, a deadline);
+        if it is, it is taken back."""
+        if self._woken is None:
+            return False
+        return not (task.cancelling() and task.uncancel() > 0)
+
+    def _arm(self, timeout_s: float) -> None:
+        """Set the deadline of the answer now awaited.
+
+        One timer per link watches every deadline: requests follow one another in well under
+        a timeout, so the timer set for the first of them finds a later deadline when it
+        fires and is set again for that one. A request costs no timer of its own (a timer
+        per request is a heap push and a cancelled handle left behind each time).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = self._deadline = loop.time() + timeout_s
+        if self._watchdog is None or deadline < self._watch_at:
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+            self._watch_at = deadline
+            self._watchdog = loop.call_at(deadline, self._watch)
+
+    def _watch(self) -> None:
+        self._watchdog, self._watch_at = None, math.inf
+        deadline = self._deadline
+        if deadline is None:
+            return  # no request waits: the timer stays off until the next one
+        loop = asyncio.get_running_loop()
+        if loop.time() < deadline:
+            self._watch_at = deadline
+            self._watchdog = loop.call_at(deadline, self._watch)
+            return
+        waiter = self._waiter
+        if waiter is not None and self._woken is None:
+            self._woken = _TIMED_OUT
+            waiter.cancel()
 
     def _wake_waiter(self, lost: asyncio.Future[None]) -> None:
         waiter = self._waiter
         if waiter is asyncio.current_task():
             return  # the waiter itself is handling the loss
-        if waiter is not None and lost is self._lost and not self._waiter_lost:
-            self._waiter_lost = True
+        if waiter is not None and lost is self._lost and self._woken is None:
+            self._woken = _LOST
             waiter.cancel()
 
-    def _connection_lost_during(self, unit: int, what: str) -> NoReturn:
+    def _connection_lost_during(self, unit: int, describe: _What) -> NoReturn:
         self.stats.errors += 1
+        what = describe()
         garbled = self._rx_seen
         self._drop_client()
         if self._closed:
@@ -708,9 +852,10 @@ class ModbusLink:
         raise LinkDown(f"link {self.name}: connection lost during the {what} to unit {unit}")
 
     def _checked(
-        self, pdu: ModbusPDU, prefix: str, what: str, check: _Check, started: float
+        self, pdu: ModbusPDU, unit: int, describe: _What, check: _Check, started: float
     ) -> ModbusPDU:
         if pdu.isError():
+            prefix, what = f"link {self.name}: unit {unit}", describe()
             code = int(getattr(pdu, "exception_code", 0))
             meaning = _EXCEPTION_NAMES.get(code, "unknown exception")
             if code in _GATEWAY_NO_ANSWER:
@@ -727,12 +872,13 @@ class ModbusLink:
         problem = check(pdu)
         if problem is not None:
             self.stats.errors += 1
-            raise DeviceError(f"{prefix} {problem}")
+            raise DeviceError(f"link {self.name}: unit {unit} {problem}")
         self.stats.last_latency_s = time.monotonic() - started
         return pdu
 
-    def _mapped(self, problem: BaseException, prefix: str, what: str) -> AdapterError:
+    def _mapped(self, problem: BaseException, unit: int, describe: _What) -> AdapterError:
         self.stats.errors += 1
+        prefix, what = f"link {self.name}: unit {unit}", describe()
         if isinstance(problem, (ConnectionException, OSError)):
             self._drop_client()
             return LinkDown(f"link {self.name}: connection lost during the {what} ({problem})")

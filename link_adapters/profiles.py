@@ -14,7 +14,7 @@ else: a counter read through the wrong map is a wrong number, and money follows 
 from __future__ import annotations
 
 import json
-from array import array
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from dataclasses import field as dataclass_field
@@ -37,6 +37,7 @@ __all__ = [
     "WordOrder",
     "bundled_profiles",
     "decode",
+    "decode_words",
     "encode_u32",
     "load_profile",
     "profile_from_dict",
@@ -412,23 +413,24 @@ def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableR
     Raises ProfileMismatch when the table reports another profile id or version, and
     DeviceError when a value cannot be what the map allows (a head hit at a seat the table
     does not have, a card code that is no card). Messages name ``table``, the address and the
-    value read.
+    value read. Raises ValueError when ``block`` is not ``read_count`` values 0-65535.
     """
     if len(block) != profile.read_count:
         raise ValueError(
             f"profile {profile.name} decodes {profile.read_count} registers, got {len(block)}"
         )
-    try:
-        words = array("H", block)  # every word an int 0-65535, checked in C
-    except (TypeError, OverflowError):
-        words = None
-    if words is None or bool in set(map(type, block)):
-        for offset, word in enumerate(block):
-            if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= _U16_MAX:
-                raise ValueError(
-                    f"register {profile.read_start + offset} holds {word!r}, not a value 0-65535"
-                ) from None
-    assert words is not None
+    for offset, word in enumerate(block):
+        if type(word) is not int or not 0 <= word <= _U16_MAX:  # not a bool either
+            raise ValueError(
+                f"register {profile.read_start + offset} holds {word!r}, not a value 0-65535"
+            )
+    return decode_words(profile, block, table=table)
+
+
+def decode_words(profile: Profile, words: Sequence[int], *, table: str = "") -> TableRegisters:
+    """``decode`` of a block known to hold ``read_count`` ints 0-65535, as a Modbus link
+    hands back (the registers of an answer are unpacked from 16-bit fields): the block is
+    not checked again, every value it holds is."""
     plan = _plan_of(profile)
     if (found := words[plan.profile_id]) != profile.profile_id:
         raise ProfileMismatch(
@@ -442,21 +444,24 @@ def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableR
         )
     first, second = plan.u32_order
     pending = words[plan.pending]
-    head = _decode_head(profile, _BlockReader(profile, block), _where(table)) if pending else None
+    head = _decode_head(profile, _BlockReader(profile, words), _where(table)) if pending else None
     per_seat = None
     if plan.per_seat is not None:
-        per_seat = tuple(words[at + first] << 16 | words[at + second] for at in plan.per_seat)
+        start, end, as_words, as_u32 = plan.per_seat
+        # Unpacked in C: the seats' words packed in the profile's word order, read as u32s.
+        per_seat = as_u32.unpack(as_words.pack(*words[start:end]))
     rounds, credits = plan.rounds, plan.credits
+    # Positional, in the field order of TableRegisters: one is built at every poll.
     return TableRegisters(
-        profile_id=profile.profile_id,
-        version=profile.version,
-        status=words[plan.status],
-        rounds=words[rounds + first] << 16 | words[rounds + second],
-        credits=words[credits + first] << 16 | words[credits + second],
-        bet_bitmap=words[plan.bet_bitmap],
-        pending_hits=pending,
-        head=head,
-        per_seat_credits=per_seat,
+        profile.profile_id,
+        profile.version,
+        words[plan.status],
+        words[rounds + first] << 16 | words[rounds + second],
+        words[credits + first] << 16 | words[credits + second],
+        words[plan.bet_bitmap],
+        pending,
+        head,
+        per_seat,
     )
 
 
@@ -474,7 +479,9 @@ class _Plan(NamedTuple):
     credits: int
     bet_bitmap: int
     pending: int
-    per_seat: tuple[int, ...] | None
+    # The per-seat counters: (first offset, end offset, their words as 16-bit fields, the
+    # same bytes as 32-bit fields), both in the profile's byte order.
+    per_seat: tuple[int, int, struct.Struct, struct.Struct] | None
     u32_order: tuple[int, int]  # offsets of the high and the low word within a u32
 
 
@@ -492,7 +499,14 @@ def _plan_of(profile: Profile) -> _Plan:
 
     per_seat = None
     if profile.has_per_seat:
-        per_seat = tuple(offset(_PER_SEAT_FIELD) + 2 * seat for seat in range(profile.seats))
+        seats, first = profile.seats, offset(_PER_SEAT_FIELD)
+        order = ">" if profile.word_order == "high_first" else "<"
+        per_seat = (
+            first,
+            first + 2 * seats,
+            struct.Struct(f"{order}{2 * seats}H"),
+            struct.Struct(f"{order}{seats}I"),
+        )
     plan = _Plan(
         profile_id=offset("profile_id"),
         version=offset("version"),

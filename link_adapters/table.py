@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Final
 
 from link_adapters.errors import AdapterError
-from link_adapters.modbus import ModbusLink
-from link_adapters.profiles import Profile, TableRegisters, decode, encode_u32
+from link_adapters.modbus import ModbusLink, ReadWrite
+from link_adapters.profiles import Profile, TableRegisters, decode_words, encode_u32
 
 __all__ = ["TableHandle"]
 
@@ -20,6 +20,8 @@ _U32_MAX: Final = (1 << 32) - 1
 
 
 def _check_int(name: str, value: object, high: int) -> int:
+    if type(value) is int and 0 <= value <= high:  # the common case, checked first
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an int, got {value!r}")
     if not 0 <= value <= high:
@@ -50,6 +52,24 @@ class TableHandle:
         self._ack_seq = 0
         self._command_bits = 0
         self._meter_cents = 0
+        # With a write span: its registers as last asked (heartbeat aside), and the prepared
+        # one-request poll when the profile has it.
+        self._span_words: list[int] | None = None
+        self._read_write: ReadWrite | None = None
+        span = profile.write_span
+        if span is not None:
+            start, count = span
+            self._span_start = start
+            self._span_words = [0] * count
+            self._heartbeat_at = profile.heartbeat_address - start
+            if profile.read_write:
+                self._read_write = link.prepare_read_write(
+                    unit,
+                    read_address=profile.read_start,
+                    read_count=profile.read_count,
+                    write_address=start,
+                    write_count=count,
+                )
 
     def __repr__(self) -> str:
         return f"TableHandle({self._name!r}, unit {self._unit} on {self._link.name})"
@@ -81,7 +101,7 @@ class TableHandle:
         except AdapterError as exc:
             _name_table(exc, self._name)
             raise
-        return decode(profile, block, table=self._name)
+        return decode_words(profile, block, table=self._name)
 
     async def exchange(
         self,
@@ -96,25 +116,18 @@ class TableHandle:
 
         The unit writes before it reads, so the block already reflects the acknowledgement.
         """
-        profile = self._profile
-        span = profile.write_span
-        if not profile.read_write or span is None:
-            raise ValueError(f"profile {profile.name} does not read and write in one request")
-        given = _given(ack_seq, command_bits, meter_cents)
-        _check_int("heartbeat", heartbeat, _U16_MAX)
-        start, values = self._span_values(given, heartbeat, span)
+        request, span_words = self._read_write, self._span_words
+        if request is None or span_words is None:
+            raise ValueError(f"profile {self._profile.name} does not read and write in one request")
+        self._remember(_given(ack_seq, command_bits, meter_cents))
+        values = span_words.copy()
+        values[self._heartbeat_at] = _check_int("heartbeat", heartbeat, _U16_MAX)
         try:
-            block = await self._link.read_write(
-                self._unit,
-                read_address=profile.read_start,
-                read_count=profile.read_count,
-                write_address=start,
-                values=values,
-            )
+            block = await self._link.read_write_prepared(request, values)
         except AdapterError as exc:
             _name_table(exc, self._name)
             raise
-        return decode(profile, block, table=self._name)
+        return decode_words(self._profile, block, table=self._name)
 
     async def write(
         self,
@@ -139,39 +152,47 @@ class TableHandle:
             _name_table(exc, self._name)
             raise
 
-    def _words(self, given: dict[str, int], heartbeat: int) -> dict[str, tuple[int, list[int]]]:
-        """Every write field's (address, registers), remembering what is given."""
+    def _remember(self, given: dict[str, int]) -> None:
+        """Take the fields given as what the table should hold from now on."""
+        wanted = (
+            given.get("ack", self._ack_seq),
+            given.get("command", self._command_bits),
+            given.get("meter", self._meter_cents),
+        )
+        if wanted == (self._ack_seq, self._command_bits, self._meter_cents):
+            return
+        self._ack_seq, self._command_bits, self._meter_cents = wanted
+        span_words = self._span_words
+        if span_words is not None:
+            start = self._span_start
+            for address, words in self._fields().values():
+                span_words[address - start : address - start + len(words)] = words
+
+    def _fields(self) -> dict[str, tuple[int, list[int]]]:
+        """Every write field but the heartbeat: (address, registers) as last asked."""
         profile = self._profile
-        self._ack_seq = given.get("ack", self._ack_seq)
-        self._command_bits = given.get("command", self._command_bits)
-        self._meter_cents = given.get("meter", self._meter_cents)
         return {
             "ack": (profile.ack_address, encode_u32(profile, self._ack_seq)),
             "command": (profile.command_address, [self._command_bits]),
             "meter": (profile.meter_address, encode_u32(profile, self._meter_cents)),
-            "heartbeat": (profile.heartbeat_address, [heartbeat]),
         }
-
-    def _span_values(
-        self, given: dict[str, int], heartbeat: int, span: tuple[int, int]
-    ) -> tuple[int, list[int]]:
-        start, count = span
-        values = [0] * count
-        for address, field_words in self._words(given, heartbeat).values():
-            values[address - start : address - start + len(field_words)] = field_words
-        return start, values
 
     async def _write(self, given: dict[str, int], heartbeat: int) -> None:
         profile, link, unit = self._profile, self._link, self._unit
+        self._remember(given)
         if not given:
             await link.write_register(unit, profile.heartbeat_address, heartbeat)
             return
-        span = profile.write_span
-        if span is not None:
-            await link.write_registers(unit, *self._span_values(given, heartbeat, span))
+        span, span_words = profile.write_span, self._span_words
+        if span is not None and span_words is not None:
+            values = span_words.copy()
+            values[self._heartbeat_at] = heartbeat
+            await link.write_registers(unit, span[0], values)
             return
-        words = self._words(given, heartbeat)
-        chosen = sorted(words[field] for field in (*given, "heartbeat"))
+        fields = self._fields()
+        chosen = sorted(
+            [fields[field] for field in given] + [(profile.heartbeat_address, [heartbeat])]
+        )
         runs: list[tuple[int, list[int]]] = []
         for address, field_words in chosen:
             if runs and runs[-1][0] + len(runs[-1][1]) == address:

@@ -191,6 +191,32 @@ async def test_tcp_slow_unit_times_out_and_the_others_still_answer(
     await asyncio.sleep(0.45)  # let the server's delayed handlers finish before teardown
 
 
+async def test_tcp_timeout_holds_after_many_quick_answers(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    """One timer per link watches every answer's deadline: requests answered well within the
+    timeout move it on, and a silent unit after them still times out on time."""
+    server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
+    server.delays[2] = 0.5
+    link = links(fast_tcp(server.port, timeout_s=0.1, retries=0))
+    quick = TableHandle(link, 1, REFERENCE, name="T1")
+    started = time.monotonic()
+    while time.monotonic() - started < 0.35:  # past three deadlines of the first request
+        assert (await quick.read()).credits == 11
+    started = time.monotonic()
+    with pytest.raises(ResponseTimeout, match=r"unit 2 did not answer .* within 0\.1 s"):
+        await link.read_holding(2, 0, 34)
+    assert 0.1 <= time.monotonic() - started < 0.2
+    assert link.stats.timeouts == 1
+    # Idle past the deadline, then answered at once: no stale deadline fires at it.
+    await asyncio.sleep(0.15)
+    assert (await quick.read()).credits == 11
+    await asyncio.sleep(0.15)
+    assert (await quick.read()).credits == 11
+    assert link.stats.timeouts == 1
+    await asyncio.sleep(0.5)  # the server's delayed handler
+
+
 async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
     loopback: StartLoopback, links: MakeLink
 ) -> None:
@@ -296,6 +322,24 @@ async def test_requests_are_checked_before_they_leave(links: MakeLink) -> None:
     link = links(fast_tcp(free_port()))
     with pytest.raises(ValueError, match="count must be between 1 and 125"):
         await link.read_holding(1, 0, 126)
+    with pytest.raises(ValueError, match="last address must be between 0 and 65535"):
+        link.prepare_read_write(
+            1, read_address=0, read_count=34, write_address=65534, write_count=6
+        )
+    prepared = link.prepare_read_write(
+        1, read_address=0, read_count=34, write_address=100, write_count=6
+    )
+    for values, message in (
+        ([0] * 5, "writes 6 values"),
+        ([0, 0, 0, 0, 0, 70_000], "value for register 105 must be between 0 and 65535"),
+        ([0, 0, True, 0, 0, 0], "value for register 102 must be an int"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            await link.read_write_prepared(prepared, values)
+    other = links(fast_tcp(free_port()))
+    with pytest.raises(ValueError, match="prepared for another link"):
+        await other.read_write_prepared(prepared, [0] * 6)
+    assert link.stats.requests == other.stats.requests == 0
     with pytest.raises(ValueError, match="value for register 101 must be between 0 and 65535"):
         await link.write_registers(1, 100, [0, 70_000])
     with pytest.raises(ValueError, match="unit must be between 0 and 255"):

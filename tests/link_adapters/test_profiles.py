@@ -20,6 +20,7 @@ from link_adapters.profiles import (
     decode,
     encode_u32,
     load_profile,
+    profile_from_dict,
 )
 from link_adapters.simulator import registers as sim_registers
 from link_adapters.simulator.table import SimTable, SimTableConfig
@@ -241,6 +242,28 @@ def test_unknown_hand_code_is_passed_to_the_controller() -> None:
 def test_block_of_the_wrong_size_is_refused() -> None:
     with pytest.raises(ValueError, match="decodes 34 registers, got 33"):
         decode(load_profile(), reference_block()[:33])
+
+
+@pytest.mark.parametrize("bad", [True, -1, 65536, 1.0, "1"])
+def test_a_register_that_is_no_word_is_refused(bad: object) -> None:
+    block: list[object] = list(reference_block())
+    block[25] = bad
+    with pytest.raises(ValueError, match=f"register 25 holds {bad!r}, not a value 0-65535"):
+        decode(load_profile(), block)  # type: ignore[arg-type]
+
+
+def test_per_seat_counters_follow_the_word_order() -> None:
+    """Low word first: each seat's two registers swap, the counters do not change."""
+    data = reference_json()
+    data["word_order"] = "low_first"
+    low_first = profile_from_dict(data)
+    block = reference_block()
+    swapped = list(block)
+    for at in (3, 5, 9, 13, *range(20, 34, 2)):  # every u32 of the block
+        swapped[at], swapped[at + 1] = block[at + 1], block[at]
+    high, low = decode(load_profile(), block), decode(low_first, swapped)
+    assert low.per_seat_credits == high.per_seat_credits == (1, 2, 3, 4, 5, 6, 0xFFFFFFFF)
+    assert low == high
 
 
 # --- refusing bad files --------------------------------------------------------------------
