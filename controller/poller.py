@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from controller.clock import Clock, SystemClock
 from controller.config import BusConfig, FloorConfig, TableEntry
-from controller.engine import HitClaim, TableReading, display_frame
+from controller.engine import HitClaim, LinkState, TableReading, TableState, display_frame
 from controller.hands import HandCategory, InvalidCards
 from controller.runtime import LinkRuntime
 from controller.storage.store import StaleState
@@ -488,7 +488,8 @@ class Poller:
         (``settle``). Otherwise the poll waits for the commit and then writes. Either way
         nothing is acknowledged before it is recorded.
         """
-        await self.settle(tp)
+        if tp.recording is not None:
+            await self.settle(tp)
         tid = tp.entry.config.table_id
         tp.polls += 1
         one_request = tp.handle.profile.read_write
@@ -497,15 +498,17 @@ class Poller:
         loop = asyncio.get_running_loop()
         started = loop.time()
         fenced = tp.link_id in self._fenced
+        state = self.runtime.states[tp.link_id]
+        ts = state.tables[tid]
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
         # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
         # a failed commit) would sit under the next baseline, never credited.
-        if self._unrecorded(tp):
+        if ts.credits is None:
             one_request = False
         try:
             if one_request:
-                ack, command, meter = (None, None, None) if fenced else self._wanted(tp)
+                ack, command, meter = (None, None, None) if fenced else self._wanted(tp, state, ts)
                 tp.heartbeat = (tp.heartbeat + 1) % 65536
                 regs = await tp.handle.exchange(
                     ack_seq=ack, command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
@@ -587,14 +590,15 @@ class Poller:
         tp.recorded_at = tp.taken_at
         return True
 
-    def _wanted(self, tp: TablePoll) -> tuple[int | None, int, int]:
-        """What the table should hold now: (acknowledge, command bits, meter cents).
+    def _wanted(
+        self, tp: TablePoll, state: LinkState, ts: TableState
+    ) -> tuple[int | None, int, int]:
+        """What the table should hold now: (acknowledge, command bits, meter cents), from the
+        link's state and the table's (``state``, ``ts``).
 
         The acknowledgement is the head hit of the last reading once that hit is committed
         (the runtime's state is only ever what the database holds).
         """
-        state = self.runtime.states[tp.link_id]
-        ts = state.table(tp.entry.config.table_id)
         regs = tp.last
         ack = None
         if (
@@ -618,7 +622,8 @@ class Poller:
                 tp.errors += 1
                 log.info("table %s: heartbeat not written (%s)", tid, exc)
             return
-        ack, command, meter = self._wanted(tp)
+        state = self.runtime.states[tp.link_id]
+        ack, command, meter = self._wanted(tp, state, state.table(tid))
         try:
             await tp.handle.write(
                 ack_seq=ack,
