@@ -134,37 +134,40 @@ def apply_write(table: SimTable, address: int, values: Sequence[int], now_us: in
     address = _check_address(address)
     if not values:
         raise ValueError(f"write to register {address} carries no values")
-    words = [
-        _check_word(value, f"value for register {address + offset}")
-        for offset, value in enumerate(values)
-    ]
-    end = address + len(words)  # exclusive
-    for target in range(address, end):
-        if not WRITE_START <= target < WRITE_START + WRITE_COUNT:
-            kind = "read-only" if READ_START <= target < READ_START + READ_COUNT else "not mapped"
+    for offset, value in enumerate(values):  # every poll writes here: checked inline
+        if type(value) is not int or not 0 <= value <= _U16_MAX:
             raise ValueError(
-                f"register {target} is {kind}; the controller may write only "
-                f"{WRITE_START}-{WRITE_START + WRITE_COUNT - 1}"
+                f"value for register {address + offset} {value!r} is not a register value 0-65535"
             )
+    end = address + len(values)  # exclusive
+    if address < WRITE_START or end > WRITE_START + WRITE_COUNT:
+        for target in range(address, end):
+            if not WRITE_START <= target < WRITE_START + WRITE_COUNT:
+                kind = (
+                    "read-only" if READ_START <= target < READ_START + READ_COUNT else "not mapped"
+                )
+                raise ValueError(
+                    f"register {target} is {kind}; the controller may write only "
+                    f"{WRITE_START}-{WRITE_START + WRITE_COUNT - 1}"
+                )
     for pair in (ADDR_ACK, ADDR_METER):
         if (address <= pair < end) != (address <= pair + 1 < end):
             raise ValueError(
                 f"register {pair}-{pair + 1} ({_NAMES[pair]}) is a 32-bit value: "
                 "write both registers in one request"
             )
-
-    def word(at: int) -> int | None:
-        return words[at - address] if address <= at < end else None
-
-    # In address order, as a device applies one multi-register write.
-    if (hi := word(ADDR_ACK)) is not None:
-        table.acknowledge(from_pair(hi, words[ADDR_ACK + 1 - address]))
-    if (bits := word(ADDR_COMMAND)) is not None:
-        table.set_command_bits(bits)
-    if (hi := word(ADDR_METER)) is not None:
-        table.set_meter_display(from_pair(hi, words[ADDR_METER + 1 - address]))
-    if (beat := word(ADDR_HEARTBEAT)) is not None:
-        table.heartbeat(beat, now_us)
+    # In address order, as a device applies one multi-register write; every word is known
+    # to be 0-65535 by now.
+    if address <= ADDR_ACK < end:
+        at = ADDR_ACK - address
+        table.acknowledge(values[at] << 16 | values[at + 1])
+    if address <= ADDR_COMMAND < end:
+        table.set_command_bits(values[ADDR_COMMAND - address])
+    if address <= ADDR_METER < end:
+        at = ADDR_METER - address
+        table.set_meter_display(values[at] << 16 | values[at + 1])
+    if address <= ADDR_HEARTBEAT < end:
+        table.heartbeat(values[ADDR_HEARTBEAT - address], now_us)
 
 
 def _check_address(address: object) -> int:

@@ -62,6 +62,8 @@ H = HandCategory
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
+    if type(value) is int and low <= value <= high:  # the common case, at every poll
+        return value
     # bool is an int subclass, but True as a seat count is a caller bug, not a 1.
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")

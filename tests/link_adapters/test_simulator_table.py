@@ -545,6 +545,8 @@ def test_apply_write_each_writable_register() -> None:
         (100, [1], r"register 100-101 \(hit acknowledge\)"),
         (104, [1, 2], r"register 103-104 \(meter display\)"),
         (102, [0x1_0000], "register 102"),
+        (105, [True], "value for register 105 True is not a register value"),
+        (100, [0, 0, 0, 1.0], "value for register 103 1.0 is not a register value"),
         (102, [], "register 102 carries no values"),
         (-1, [0], "address -1"),
     ],
