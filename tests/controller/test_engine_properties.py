@@ -149,6 +149,10 @@ class Run:
             for i in range(n_tables)
         ]
         self.now = T0
+        # The newest entry's time: the engine records nothing before it, even when the clock
+        # has gone back (op_time_backwards), so the model's readings are taken at
+        # max(now, last_at) too.
+        self.last_at = T0
         self.jackpot_won = False
         self.held = []  # (anomaly, units the model expects)
         self.hit_ids: set[str] = set()
@@ -187,6 +191,8 @@ class Run:
     def take(self, out: Outcome) -> None:
         for ev in out.events:
             assert ev.meter_before_units == self.last_after, ev  # nothing made or lost between
+            assert ev.at_us == max(self.now, self.last_at), ev  # never back in time
+            self.last_at = ev.at_us
             self.last_after = ev.meter_after_units
             assert ev.meter_after_units >= 0
             if ev.kind in (K.LINK_OPENED, K.JACKPOT_RESET):
@@ -235,9 +241,14 @@ class Run:
     def tick(self) -> None:
         self.now += self.draw(st.integers(0, 40 * SEC), label="elapsed")
 
+    def at(self) -> int:
+        """When a reading taken now is recorded."""
+        return max(self.now, self.last_at)
+
     def limit(self, t: TableModel) -> int:
-        """What the table can physically take: seats x credits per round x rounds possible."""
-        elapsed = max(0, self.now - t.at_us) if t.at_us is not None else 0
+        """What the table can physically take: seats x credits per round x rounds possible,
+        over the time between the table's recorded readings."""
+        elapsed = max(0, self.at() - t.at_us) if t.at_us is not None else 0
         return t.per_round * (elapsed // t.min_round_us + 1)
 
     def small_step(self, t: TableModel) -> int:
@@ -290,7 +301,7 @@ class Run:
         if not expect_anomaly:
             assert out.anomalies == ()
         self.meter += expected
-        t.credits, t.at_us = credits, self.now
+        t.credits, t.at_us = credits, self.at()
         return out
 
     def op_reading(self) -> None:
