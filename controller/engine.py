@@ -295,9 +295,12 @@ class Outcome:
 # Inputs
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableReading:
-    """One poll of one table, already decoded from its register map."""
+class TableReading(NamedTuple):
+    """One poll of one table, already decoded from its register map.
+
+    A named tuple rather than a frozen dataclass, like MeterEvent: one is made for every
+    table at every poll. Build it with keywords.
+    """
 
     table_id: str
     poll_seq: int
@@ -487,7 +490,7 @@ def _apply(b: _Builder, reading: TableReading) -> None:
         # Taken before an entry already in the history was made (a command committed while
         # the reading waited for its group commit, or a clock that went back): it is
         # recorded at that entry's time, and so are its hits.
-        reading = replace(reading, at_us=b.last_at_us)
+        reading = reading._replace(at_us=b.last_at_us)
     if not 0 <= reading.credits < U32 or (
         reading.rounds is not None and not 0 <= reading.rounds < U32
     ):
