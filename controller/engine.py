@@ -1144,8 +1144,9 @@ def apply_correction(
 # What the floor display shows
 
 
-@dataclass(frozen=True, slots=True)
-class DisplayFrame:
+class DisplayFrame(NamedTuple):
+    """What a display shows now. A named tuple: one is made at every poll of every table."""
+
     amount_cents: int
     mode: str  # "live", "won" or "reset"
     win: LastWin | None = None

@@ -119,9 +119,10 @@ class TableHandle:
         request, span_words = self._read_write, self._span_words
         if request is None or span_words is None:
             raise ValueError(f"profile {self._profile.name} does not read and write in one request")
-        self._remember(_given(ack_seq, command_bits, meter_cents))
+        heartbeat = _check_int("heartbeat", heartbeat, _U16_MAX)
+        self._remember(ack_seq, command_bits, meter_cents)
         values = span_words.copy()
-        values[self._heartbeat_at] = _check_int("heartbeat", heartbeat, _U16_MAX)
+        values[self._heartbeat_at] = heartbeat
         try:
             block = await self._link.read_write_prepared(request, values)
         except AdapterError as exc:
@@ -152,12 +153,19 @@ class TableHandle:
             _name_table(exc, self._name)
             raise
 
-    def _remember(self, given: dict[str, int]) -> None:
-        """Take the fields given as what the table should hold from now on."""
+    def _remember(
+        self, ack_seq: int | None, command_bits: int | None, meter_cents: int | None
+    ) -> None:
+        """Take the fields given (not None) as what the table should hold from now on; all
+        are checked before any is taken."""
         wanted = (
-            given.get("ack", self._ack_seq),
-            given.get("command", self._command_bits),
-            given.get("meter", self._meter_cents),
+            self._ack_seq if ack_seq is None else _check_int("ack_seq", ack_seq, _U32_MAX),
+            self._command_bits
+            if command_bits is None
+            else _check_int("command_bits", command_bits, _U16_MAX),
+            self._meter_cents
+            if meter_cents is None
+            else _check_int("meter_cents", meter_cents, _U32_MAX),
         )
         if wanted == (self._ack_seq, self._command_bits, self._meter_cents):
             return
@@ -179,7 +187,7 @@ class TableHandle:
 
     async def _write(self, given: dict[str, int], heartbeat: int) -> None:
         profile, link, unit = self._profile, self._link, self._unit
-        self._remember(given)
+        self._remember(given.get("ack"), given.get("command"), given.get("meter"))
         if not given:
             await link.write_register(unit, profile.heartbeat_address, heartbeat)
             return

@@ -134,6 +134,26 @@ async def test_tcp_exchange_writes_then_reads_in_one_request(
     assert len(server.requests) == 4
 
 
+async def test_table_writes_are_checked_whole_before_anything_is_taken(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout()})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
+    await table.exchange(ack_seq=5, command_bits=2, meter_cents=300, heartbeat=1)
+    sent = len(server.requests)
+    for call, message in (
+        (lambda: table.exchange(ack_seq=6, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
+        (lambda: table.exchange(ack_seq=True, heartbeat=2), "ack_seq must be an int"),
+        (lambda: table.exchange(command_bits=1, heartbeat=65536), "heartbeat"),
+        (lambda: table.write(command_bits=-1, heartbeat=2), "command_bits"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            await call()
+    assert len(server.requests) == sent  # nothing went out
+    await table.exchange(heartbeat=3)  # and nothing of the refused calls was taken
+    assert await server.registers(1, 100, 6) == [*u32(5), 2, *u32(300), 3]
+
+
 async def test_exchange_needs_a_profile_that_reads_and_writes_at_once(links: MakeLink) -> None:
     table = TableHandle(links(fast_tcp(1502)), 5, LEGACY, name="L5")
     with pytest.raises(ValueError, match="does not read and write in one request"):
