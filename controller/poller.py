@@ -488,8 +488,13 @@ class Poller:
         (``settle``). Otherwise the poll waits for the commit and then writes. Either way
         nothing is acknowledged before it is recorded.
         """
-        if tp.recording is not None:
-            await self.settle(tp)
+        fut = tp.recording
+        if fut is not None:
+            if fut.done():  # most often: no coroutine to settle it
+                tp.recording = None
+                self._settled(tp, fut)
+            else:
+                await self.settle(tp)
         tid = tp.entry.config.table_id
         tp.polls += 1
         one_request = tp.handle.profile.read_write
@@ -576,6 +581,10 @@ class Poller:
             return True
         if not fut.done():
             await asyncio.wait((fut,))
+        return self._settled(tp, fut)
+
+    def _settled(self, tp: TablePoll, fut: asyncio.Future[None]) -> bool:
+        """``settle`` once the commit of the table's last reading is done (``fut``)."""
         tid = tp.entry.config.table_id
         problem = None if fut.cancelled() else fut.exception()
         if fut.cancelled() or problem is not None:

@@ -786,8 +786,7 @@ class ModbusLink:
         self.stats.requests += 1
         self._rx_seen = False
         self._waiter, self._woken = task, _LOST if lost.done() else None
-        self._arm(self._params.timeout_s)
-        return client, time.monotonic()
+        return client, self._arm(self._params.timeout_s)
 
     def _woken_here(self, task: asyncio.Task[object]) -> bool:
         """Whether the waiter's cancellation is this link's doing only (a loss, a deadline);
@@ -796,8 +795,9 @@ class ModbusLink:
             return False
         return not (task.cancelling() and task.uncancel() > 0)
 
-    def _arm(self, timeout_s: float) -> None:
-        """Set the deadline of the answer now awaited.
+    def _arm(self, timeout_s: float) -> float:
+        """Set the deadline of the answer now awaited; the time now (the event loop's,
+        the monotonic clock).
 
         One timer per link watches every deadline: requests follow one another in well under
         a timeout, so the timer set for the first of them finds a later deadline when it
@@ -805,12 +805,14 @@ class ModbusLink:
         per request is a heap push and a cancelled handle left behind each time).
         """
         loop = asyncio.get_running_loop()
-        deadline = self._deadline = loop.time() + timeout_s
+        now = loop.time()
+        deadline = self._deadline = now + timeout_s
         if self._watchdog is None or deadline < self._watch_at:
             if self._watchdog is not None:
                 self._watchdog.cancel()
             self._watch_at = deadline
             self._watchdog = loop.call_at(deadline, self._watch)
+        return now
 
     def _watch(self) -> None:
         self._watchdog, self._watch_at = None, math.inf
