@@ -237,6 +237,26 @@ async def test_tcp_timeout_holds_after_many_quick_answers(
     await asyncio.sleep(0.5)  # the server's delayed handler
 
 
+async def test_a_request_cancelled_from_outside_is_cancelled_not_timed_out(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
+    server.delays[2] = 0.3
+    link = links(fast_tcp(server.port, timeout_s=0.2, retries=1))
+    waiting = asyncio.create_task(link.read_holding(2, 0, 34))
+    await asyncio.sleep(0.05)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert link.stats.timeouts == 0 and link.stats.requests == 1  # not retried either
+    # The link goes on, and the cancelled request's deadline wakes nobody later.
+    for _ in range(3):
+        assert (await link.read_holding(1, 5, 2)) == [*u32(11)]
+        await asyncio.sleep(0.1)
+    assert link.stats.timeouts == 0
+    await asyncio.sleep(0.3)  # the server's delayed handler
+
+
 async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
     loopback: StartLoopback, links: MakeLink
 ) -> None:
