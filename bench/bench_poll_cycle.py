@@ -1,9 +1,12 @@
 """One poll cycle of 64 simulated tables over Modbus TCP, against a bare pymodbus loop.
 
-64 simulated tables (default 4 gateways x 16 units, ``SimFloor`` on ports the OS assigns,
-in this process unless ``--separate-simulator``) are polled cycle after cycle. Measured in
-the same run, the variants interleaved cycle by cycle (their order rotating) so that the
-noise of a shared machine falls on all of them alike:
+64 simulated tables (default 4 gateways x 16 units on ports the OS assigns) are polled cycle
+after cycle. They are served by ``progressive simulate`` in a process of its own, as table
+controllers are devices of their own: served in this process (``--same-process``), the
+simulator's work is counted in every variant's time, and it answers a read/write request at a
+higher cost than a read, which would be counted as ours. Measured in the same run, the
+variants interleaved cycle by cycle (their order rotating) so that the noise of a shared
+machine falls on all of them alike:
 
 * ours, poll cycle: every table's ``Poller.poll_once`` concurrently (``asyncio.gather``):
   one read/write request over ``ModbusLink`` (heartbeat, meter, command bits and hit
@@ -22,7 +25,7 @@ Target: the median poll cycle at most 1.3x the bare read loop's median; the time
 committed is printed beside it.
 
     python -m bench.bench_poll_cycle [--gateways 4] [--units 16] [--cycles 50]
-        [--rounds-per-second 0.5] [--separate-simulator]
+        [--rounds-per-second 0.5] [--same-process]
 """
 
 from __future__ import annotations
@@ -98,11 +101,13 @@ async def main() -> int:
     ap.add_argument("--warmup", type=int, default=5, help="cycles of each variant, untimed")
     ap.add_argument("--rounds-per-second", type=float, default=0.5, help="per table")
     ap.add_argument(
-        "--separate-simulator",
+        "--same-process",
         action="store_true",
-        help="serve the tables from `python -m app.cli simulate` in a child process",
+        help="serve the tables from this process (same event loop) rather than from "
+        "`python -m app.cli simulate` in a child process",
     )
     args = ap.parse_args()
+    separate = not args.same_process
     buses = [
         Bus(name=f"gw{i + 1}", game=GAMES[i % len(GAMES)], units=args.units)
         for i in range(args.gateways)
@@ -111,7 +116,7 @@ async def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-poll-cycle-") as tmp:
         folder = Path(tmp)
-        async with served(folder, buses, args.rounds_per_second, args.separate_simulator) as ports:
+        async with served(folder, buses, args.rounds_per_second, separate) as ports:
             buses = [Bus(b.name, b.game, b.units, port=ports[b.name]) for b in buses]
             # A round every 1-3 s at the default pace: 1 s is a plausible fastest round.
             floor = floor_config(buses, poll_interval_ms=250, min_round_ms=1000)
@@ -200,13 +205,13 @@ async def main() -> int:
 
     med = {name: median(s) for name, s in samples.items()}
     base = med["bare_read"]
-    where = "a child process" if args.separate_simulator else "this process (same event loop)"
+    where = "a child process" if separate else "this process (same event loop)"
     print(
         f"{tables} simulated tables ({args.gateways} gateways x {args.units} units, Modbus TCP on "
         f"127.0.0.1, served from {where}); {args.cycles} timed cycles per variant after "
         f"{args.warmup} warm-up, interleaved; SQLite (WAL, synchronous=FULL) in a temp folder"
     )
-    cpu_what = "client only" if args.separate_simulator else "client + simulator"
+    cpu_what = "client only" if separate else "client + simulator"
     print(f"{'variant':<46}{'median':>11}{'p95':>12}{'ratio':>8}   CPU/cycle ({cpu_what})")
     rows = (
         ("bare pymodbus: read 0-33 of every unit", "bare_read"),
