@@ -18,7 +18,6 @@ import asyncio
 import logging
 import math
 import time
-from array import array
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -289,8 +288,8 @@ class _Pacer:
 # --- prepared requests ---------------------------------------------------------------------
 
 
-def _all_words(values: list[int]) -> bool:
-    """Every value an int 0-65535 (not a bool): the cheap check of a prepared request."""
+def _all_words(values: Sequence[int]) -> bool:
+    """Every value an int 0-65535 (not a bool)."""
     for value in values:  # noqa: SIM110 (a loop: no generator made at every poll)
         if type(value) is not int or not 0 <= value <= _U16_MAX:
             return False
@@ -393,7 +392,6 @@ class ModbusLink:
         # per link that is re-armed lazily (see ``_watch``).
         self._deadline: float | None = None
         self._watchdog: asyncio.TimerHandle | None = None
-        self._watch_at = math.inf
 
     def __repr__(self) -> str:
         return f"ModbusLink({self.name!r}, {self._target!r})"
@@ -431,7 +429,7 @@ class ModbusLink:
             self._drop_client()
         if self._watchdog is not None:
             self._watchdog.cancel()
-            self._watchdog, self._watch_at = None, math.inf
+            self._watchdog = None
 
     def _is_up(self) -> bool:
         return (
@@ -640,12 +638,8 @@ class ModbusLink:
 
     def _check_words(self, address: int, values: Sequence[int], most: int) -> list[int]:
         _check_int("address", address, 0, _U16_MAX)
-        try:
-            fast = array("H", values)  # ints 0-65535, checked in C
-        except (TypeError, OverflowError):
-            fast = None
-        if fast is not None and bool not in set(map(type, values)):
-            words = fast.tolist()
+        if _all_words(values):
+            words = list(values)
         else:
             words = [
                 _check_int(f"value for register {address + offset}", value, 0, _U16_MAX)
@@ -807,21 +801,20 @@ class ModbusLink:
         loop = asyncio.get_running_loop()
         now = loop.time()
         deadline = self._deadline = now + timeout_s
-        if self._watchdog is None or deadline < self._watch_at:
-            if self._watchdog is not None:
-                self._watchdog.cancel()
-            self._watch_at = deadline
+        watchdog = self._watchdog
+        if watchdog is None or deadline < watchdog.when():
+            if watchdog is not None:
+                watchdog.cancel()
             self._watchdog = loop.call_at(deadline, self._watch)
         return now
 
     def _watch(self) -> None:
-        self._watchdog, self._watch_at = None, math.inf
+        self._watchdog = None
         deadline = self._deadline
         if deadline is None:
             return  # no request waits: the timer stays off until the next one
         loop = asyncio.get_running_loop()
         if loop.time() < deadline:
-            self._watch_at = deadline
             self._watchdog = loop.call_at(deadline, self._watch)
             return
         waiter = self._waiter
