@@ -136,9 +136,7 @@ def apply_write(table: SimTable, address: int, values: Sequence[int], now_us: in
         raise ValueError(f"write to register {address} carries no values")
     for offset, value in enumerate(values):  # every poll writes here: checked inline
         if type(value) is not int or not 0 <= value <= _U16_MAX:
-            raise ValueError(
-                f"value for register {address + offset} {value!r} is not a register value 0-65535"
-            )
+            _check_word(value, f"value for register {address + offset}")  # raises, naming it
     end = address + len(values)  # exclusive
     if address < WRITE_START or end > WRITE_START + WRITE_COUNT:
         for target in range(address, end):
