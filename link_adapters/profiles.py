@@ -85,6 +85,11 @@ _WRITE_FIELDS: Final = (
     ("meter_address", 2),
     ("heartbeat_address", 1),
 )
+# What every poll writes: everything but the acknowledgement. A table pops its head hit when
+# the acknowledgement written equals the head's number, and any number may come round again
+# (a first hit numbered 0, a table that restarts its numbering), so the acknowledgement is
+# written only on its own, right after a read showed that head recorded (link_adapters.table).
+_ROUTINE_WRITE_FIELDS: Final = _WRITE_FIELDS[1:]
 
 _BUNDLED_DIR: Final = "profiles"
 
@@ -163,7 +168,7 @@ class Profile:
         object.__setattr__(self, "_write_span", self._find_write_span())
         if self.read_write and self.write_span is None:
             raise ProfileError(
-                "read_write: one read/write request needs the ack, command, meter and heartbeat "
+                "read_write: one read/write request needs the command, meter and heartbeat "
                 "registers to form one run"
             )
 
@@ -223,15 +228,18 @@ class Profile:
 
     @property
     def write_span(self) -> tuple[int, int] | None:
-        """(start, count) when ack, command, meter and heartbeat tile one run of registers.
+        """(start, count) when command, meter and heartbeat tile one run of registers.
 
-        Then a single write_registers request can carry all four; otherwise each is written
-        where it lives.
+        Then a single write_registers request (or the write half of a read/write request)
+        carries all three at every poll; otherwise each is written where it lives. The
+        acknowledgement is never part of it.
         """
         return self._write_span
 
     def _find_write_span(self) -> tuple[int, int] | None:
-        spans = sorted((getattr(self, attribute), width) for attribute, width in _WRITE_FIELDS)
+        spans = sorted(
+            (getattr(self, attribute), width) for attribute, width in _ROUTINE_WRITE_FIELDS
+        )
         start = spans[0][0]
         at = start
         for address, width in spans:

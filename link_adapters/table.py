@@ -13,9 +13,12 @@ from link_adapters.errors import AdapterError
 from link_adapters.modbus import ModbusLink, ReadWrite
 from link_adapters.profiles import Profile, TableRegisters, decode_words, encode_u32
 
-__all__ = ["TableHandle"]
+__all__ = ["COMMAND_DISABLE_PROGRESSIVE", "COMMAND_HIT_PENDING", "TableHandle"]
 
 _U16_MAX: Final = 0xFFFF
+# Register map v1, register 102 (the controller's command bits).
+COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0  # the table takes no progressive side bets
+COMMAND_HIT_PENDING: Final = 1 << 1  # a hit at this table awaits a technician (indicator)
 _U32_MAX: Final = (1 << 32) - 1
 
 
@@ -30,7 +33,14 @@ def _check_int(name: str, value: object, high: int) -> int:
 
 
 class TableHandle:
-    """One table controller: a unit id on a link, read with a profile."""
+    """One table controller: a unit id on a link, read with a profile.
+
+    Every poll writes the command bits, the meter and the heartbeat. The hit acknowledgement
+    is written only by ``acknowledge``, on its own: a table pops its head hit whenever the
+    number written equals the head's, and numbers come round again (a first hit numbered 0,
+    a table that restarts its numbering), so repeating an old acknowledgement at every poll
+    could pop a hit nobody read.
+    """
 
     def __init__(self, link: ModbusLink, unit: int, profile: Profile, *, name: str) -> None:
         if not isinstance(link, ModbusLink):
@@ -47,10 +57,8 @@ class TableHandle:
         # What this handle last asked the table to hold, used to fill a one-request write of
         # the whole write span. Remembered when sent, not when confirmed: after a failed write
         # the fill must repeat what the controller wants, never revert to an older value.
-        # Before the first write these zeros are harmless for the acknowledge (the table pops
-        # only a matching head sequence); a controller gives every field on its first write.
-        self._ack_seq = 0
-        self._command_bits = 0
+        # Until the controller says otherwise the table is told to take no progressive bets.
+        self._command_bits = COMMAND_DISABLE_PROGRESSIVE
         self._meter_cents = 0
         # With a write span: its registers as last asked (heartbeat aside), and the prepared
         # one-request poll when the profile has it.
@@ -62,6 +70,7 @@ class TableHandle:
             self._span_start = start
             self._span_words = [0] * count
             self._heartbeat_at = profile.heartbeat_address - start
+            self._fill_span()
             if profile.read_write:
                 self._read_write = link.prepare_read_write(
                     unit,
@@ -106,7 +115,6 @@ class TableHandle:
     async def exchange(
         self,
         *,
-        ack_seq: int | None = None,
         command_bits: int | None = None,
         meter_cents: int | None = None,
         heartbeat: int,
@@ -114,13 +122,13 @@ class TableHandle:
         """One poll in one request, for profiles with ``read_write``: the whole write span
         (fields not given repeat this handle's last values) is written, then the block read.
 
-        The unit writes before it reads, so the block already reflects the acknowledgement.
+        The unit writes before it reads, so the block already reflects the command bits.
         """
         request, span_words = self._read_write, self._span_words
         if request is None or span_words is None:
             raise ValueError(f"profile {self._profile.name} does not read and write in one request")
         heartbeat = _check_int("heartbeat", heartbeat, _U16_MAX)
-        self._remember(ack_seq, command_bits, meter_cents)
+        self._remember(command_bits, meter_cents)
         values = span_words.copy()
         values[self._heartbeat_at] = heartbeat
         try:
@@ -133,7 +141,6 @@ class TableHandle:
     async def write(
         self,
         *,
-        ack_seq: int | None = None,
         command_bits: int | None = None,
         meter_cents: int | None = None,
         heartbeat: int,
@@ -141,11 +148,11 @@ class TableHandle:
         """Write what is given, plus the heartbeat, in as few requests as possible.
 
         Only a heartbeat: one single-register write. Otherwise, when the profile's write
-        registers form one run (reference v1: 100-105), one write of the whole run with the
+        registers form one run (reference v1: 102-105), one write of the whole run with the
         fields not given filled from this handle's last values; else one write per run of
         adjacent given fields, in address order.
         """
-        given = _given(ack_seq, command_bits, meter_cents)
+        given = _given(command_bits, meter_cents)
         _check_int("heartbeat", heartbeat, _U16_MAX)
         try:
             await self._write(given, heartbeat)
@@ -153,13 +160,24 @@ class TableHandle:
             _name_table(exc, self._name)
             raise
 
-    def _remember(
-        self, ack_seq: int | None, command_bits: int | None, meter_cents: int | None
-    ) -> None:
+    async def acknowledge(self, seq: int) -> None:
+        """Write the hit acknowledgement (both registers in one request): the table pops its
+        head hit if ``seq`` is the head's number. Call it only right after a read showed that
+        very hit at the head and it is recorded."""
+        seq = _check_int("ack_seq", seq, _U32_MAX)
+        profile = self._profile
+        try:
+            await self._link.write_registers(
+                self._unit, profile.ack_address, encode_u32(profile, seq)
+            )
+        except AdapterError as exc:
+            _name_table(exc, self._name)
+            raise
+
+    def _remember(self, command_bits: int | None, meter_cents: int | None) -> None:
         """Take the fields given (not None) as what the table should hold from now on; all
         are checked before any is taken."""
         wanted = (
-            self._ack_seq if ack_seq is None else _check_int("ack_seq", ack_seq, _U32_MAX),
             self._command_bits
             if command_bits is None
             else _check_int("command_bits", command_bits, _U16_MAX),
@@ -167,9 +185,12 @@ class TableHandle:
             if meter_cents is None
             else _check_int("meter_cents", meter_cents, _U32_MAX),
         )
-        if wanted == (self._ack_seq, self._command_bits, self._meter_cents):
+        if wanted == (self._command_bits, self._meter_cents):
             return
-        self._ack_seq, self._command_bits, self._meter_cents = wanted
+        self._command_bits, self._meter_cents = wanted
+        self._fill_span()
+
+    def _fill_span(self) -> None:
         span_words = self._span_words
         if span_words is not None:
             start = self._span_start
@@ -177,17 +198,16 @@ class TableHandle:
                 span_words[address - start : address - start + len(words)] = words
 
     def _fields(self) -> dict[str, tuple[int, list[int]]]:
-        """Every write field but the heartbeat: (address, registers) as last asked."""
+        """Every routine write field but the heartbeat: (address, registers) as last asked."""
         profile = self._profile
         return {
-            "ack": (profile.ack_address, encode_u32(profile, self._ack_seq)),
             "command": (profile.command_address, [self._command_bits]),
             "meter": (profile.meter_address, encode_u32(profile, self._meter_cents)),
         }
 
     async def _write(self, given: dict[str, int], heartbeat: int) -> None:
         profile, link, unit = self._profile, self._link, self._unit
-        self._remember(given.get("ack"), given.get("command"), given.get("meter"))
+        self._remember(given.get("command"), given.get("meter"))
         if not given:
             await link.write_register(unit, profile.heartbeat_address, heartbeat)
             return
@@ -214,12 +234,8 @@ class TableHandle:
                 await link.write_registers(unit, address, run)
 
 
-def _given(
-    ack_seq: int | None, command_bits: int | None, meter_cents: int | None
-) -> dict[str, int]:
+def _given(command_bits: int | None, meter_cents: int | None) -> dict[str, int]:
     given: dict[str, int] = {}
-    if ack_seq is not None:
-        given["ack"] = _check_int("ack_seq", ack_seq, _U32_MAX)
     if command_bits is not None:
         given["command"] = _check_int("command_bits", command_bits, _U16_MAX)
     if meter_cents is not None:

@@ -18,7 +18,7 @@ report_cards = true
 
 Every other table setting of ``SimTableConfig`` may be given per gateway too: ``seats``,
 ``bet_probability_pct``, ``seat_change_pct``, ``credits_per_bet``, ``start_rounds``,
-``start_hit_seq`` and ``heartbeat_timeout_seconds``. Unknown keys are refused, and every
+``first_hit_seq`` and ``heartbeat_timeout_seconds``. Unknown keys are refused, and every
 message names the file, the gateway (counted from 1, in file order) and the key.
 """
 
@@ -66,7 +66,7 @@ _TABLE_INTS: Final[Mapping[str, tuple[int, int]]] = {
     "credits_per_bet": (1, 0xFFFF),
     "start_credits": (0, U32 - 1),
     "start_rounds": (0, U32 - 1),
-    "start_hit_seq": (0, U32 - 2),
+    "first_hit_seq": (0, U32 - 1),
 }
 _GATEWAY_KEYS: Final = (
     "game",

@@ -492,9 +492,9 @@ class SimFloor:
         """Deal a round at that table now, besides its schedule."""
         return self._unit(gateway, unit).table.play_round(self._now_us())
 
-    def power_cycle(self, gateway: str, unit: int) -> None:
-        """The table restarts: its counters are zero again."""
-        self._unit(gateway, unit).table.power_cycle()
+    def power_cycle(self, gateway: str, unit: int, *, memory_cleared: bool = False) -> None:
+        """The table restarts: its counters are zero again (``SimTable.power_cycle``)."""
+        self._unit(gateway, unit).table.power_cycle(memory_cleared=memory_cleared)
 
     def set_silent(self, gateway: str, unit: int, silent: bool) -> None:
         """A silent unit sends no response at all (the table keeps dealing)."""

@@ -90,7 +90,7 @@ class SimTableConfig:
     credits_per_bet: int = 1
     start_credits: int = 0
     start_rounds: int = 0
-    start_hit_seq: int = 0
+    first_hit_seq: int = 1  # the number of the first hit; 0 is a valid hit number
     heartbeat_timeout_us: int = 5_000_000
     report_cards: bool = True
 
@@ -107,8 +107,8 @@ class SimTableConfig:
         _check_int("credits_per_bet", self.credits_per_bet, 1, _U16_MAX)
         _check_int("start_credits", self.start_credits, 0, U32 - 1)
         _check_int("start_rounds", self.start_rounds, 0, U32 - 1)
-        # Sequence numbers never wrap, so at least one must be left to hand out.
-        _check_int("start_hit_seq", self.start_hit_seq, 0, U32 - 2)
+        # Sequence numbers never wrap: the first must be one the table can hand out.
+        _check_int("first_hit_seq", self.first_hit_seq, 0, U32 - 1)
         _check_int("heartbeat_timeout_us", self.heartbeat_timeout_us, 1, (1 << 63) - 1)
         if not isinstance(self.report_cards, bool):
             raise ValueError(f"report_cards must be a bool, got {self.report_cards!r}")
@@ -269,7 +269,7 @@ class SimTable:
         self._bet_bitmap = 0
         # A table opens full; seat_change_pct then lets players come and go.
         self._occupied = [True] * config.seats
-        self._last_seq = config.start_hit_seq
+        self._next_hit_seq = config.first_hit_seq
         self._fifo: deque[SimHit] = deque()
         self._records: list[RoundRecord] = []
         self._forced: dict[int, tuple[int, ...]] = {}
@@ -324,8 +324,9 @@ class SimTable:
         return self._fifo[0] if self._fifo else None
 
     @property
-    def last_hit_seq(self) -> int:
-        return self._last_seq
+    def next_hit_seq(self) -> int:
+        """The number the next hit will get."""
+        return self._next_hit_seq
 
     @property
     def records(self) -> Sequence[RoundRecord]:
@@ -365,7 +366,9 @@ class SimTable:
 
     def progressive_disabled(self, now_us: int) -> bool:
         now_us = _check_time(now_us)
-        if self._command_bits & (COMMAND_DISABLE_PROGRESSIVE | COMMAND_HIT_PENDING):
+        # Register map v1, register 102: bit0 alone disables progressive wagering; bit1 (hit
+        # pending) is an indicator and changes nothing about bets.
+        if self._command_bits & COMMAND_DISABLE_PROGRESSIVE:
             return True
         if self._heartbeat_us is None:
             return True
@@ -420,22 +423,34 @@ class SimTable:
     def set_fault(self, on: bool) -> None:
         self._fault = bool(on)
 
-    def resume(self, *, credits: int, rounds: int, hit_seq: int) -> None:
+    def resume(self, *, credits: int, rounds: int, next_hit_seq: int) -> None:
         """Start from the counters a previous run left (before this table deals a round), as
         a controller's tables keep theirs across a controller restart."""
         if self._records:
             raise ValueError("a table resumes only before its first round")
         self._credits = _check_int("credits", credits, 0, U32 - 1)
         self._rounds = _check_int("rounds", rounds, 0, U32 - 1)
-        self._last_seq = _check_int("hit_seq", hit_seq, 0, U32 - 2)
+        self._next_hit_seq = _check_int("next_hit_seq", next_hit_seq, 0, U32 - 1)
 
-    def power_cycle(self) -> None:
-        """Counters restart at zero; the hit FIFO and its numbering survive (register map:
-        sequence numbers strictly increase per table), as do the controller's writes."""
+    def power_cycle(self, *, memory_cleared: bool = False) -> None:
+        """Counters restart at zero, as do the controller's writes (the table's RAM).
+
+        By default the hit FIFO and its numbering survive (kept in the table's non-volatile
+        memory). With ``memory_cleared`` they do not: the FIFO is emptied and hits are
+        numbered from ``first_hit_seq`` again, as register map v1 allows a table that restarts
+        to do (a number already acknowledged before the restart comes round again).
+        """
         self._credits = 0
         self._rounds = 0
         self._per_seat = [0] * MAX_SEATS
         self._bet_bitmap = 0
+        self._command_bits = 0
+        self._meter_cents = 0
+        self._heartbeat_value = None
+        self._heartbeat_us = None
+        if memory_cleared:
+            self._fifo.clear()
+            self._next_hit_seq = self._config.first_hit_seq
 
     def force_hand(self, seat: int, hand: HandCategory) -> None:
         """Deal exactly ``hand`` to ``seat`` next round; the seat is occupied and bets.
@@ -513,10 +528,11 @@ class SimTable:
         return record
 
     def _next_seq(self) -> int:
-        if self._last_seq >= U32 - 1:
+        seq = self._next_hit_seq
+        if seq > U32 - 1:
             raise RuntimeError("hit sequence numbers are exhausted: they may never wrap")
-        self._last_seq += 1
-        return self._last_seq
+        self._next_hit_seq = seq + 1
+        return seq
 
     def _deal(
         self, seats: Sequence[int], forced: Mapping[int, tuple[int, ...]]

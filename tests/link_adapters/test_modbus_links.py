@@ -102,19 +102,36 @@ async def test_tcp_writes_land_in_the_datastore_in_few_requests(
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    await table.write(ack_seq=0x12345, command_bits=2, meter_cents=123_456, heartbeat=7)
-    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 7]
-    assert server.requests == [(1, FC_WRITE_MANY, 100, 6)]
+    await table.write(command_bits=2, meter_cents=123_456, heartbeat=7)
+    # The acknowledgement is never part of a routine write.
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
+    assert server.requests == [(1, FC_WRITE_MANY, 102, 4)]
 
     await table.write(heartbeat=8)  # only the heartbeat: one single-register write
-    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 8]
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 8]
     assert server.requests[-1] == (1, FC_WRITE_ONE, 105, 1)
 
     # One field given: still one request for the whole run, the others as last written.
     await table.write(meter_cents=99, heartbeat=9)
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(99), 9]
+    assert server.requests[-1] == (1, FC_WRITE_MANY, 102, 4)
+
+    # The acknowledgement: a request of its own, both registers at once, nothing else.
+    await table.acknowledge(0x12345)
     assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(99), 9]
-    assert server.requests[-1] == (1, FC_WRITE_MANY, 100, 6)
-    assert len(server.requests) == 3
+    assert server.requests[-1] == (1, FC_WRITE_MANY, 100, 2)
+    await table.write(meter_cents=100, heartbeat=10)  # and it is not repeated afterwards
+    assert server.requests[-1] == (1, FC_WRITE_MANY, 102, 4)
+    assert len(server.requests) == 5
+
+
+async def test_a_new_handle_tells_the_table_to_take_no_progressive_bets(
+    loopback: StartLoopback, links: MakeLink
+) -> None:
+    server = await loopback({1: reference_layout()})
+    table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
+    await table.write(meter_cents=5, heartbeat=1)  # command bits not given yet
+    assert await server.registers(1, 102, 1) == [1]  # bit0: disable progressive wagering
 
 
 async def test_tcp_exchange_writes_then_reads_in_one_request(
@@ -123,14 +140,14 @@ async def test_tcp_exchange_writes_then_reads_in_one_request(
     server = await loopback({1: reference_layout(credits=70_000, rounds=12)})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    regs = await table.exchange(ack_seq=0x12345, command_bits=2, meter_cents=123_456, heartbeat=7)
+    regs = await table.exchange(command_bits=2, meter_cents=123_456, heartbeat=7)
     assert (regs.credits, regs.rounds) == (70_000, 12)
-    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 7]
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
     # One request on the wire: the unit applies its write part, then answers its read part.
-    assert server.requests == [(1, FC_READ_WRITE, 100, 6), (1, FC_READ_WRITE, 0, 34)]
+    assert server.requests == [(1, FC_READ_WRITE, 102, 4), (1, FC_READ_WRITE, 0, 34)]
 
     await table.exchange(heartbeat=8)  # the other fields repeat what was last asked
-    assert await server.registers(1, 100, 6) == [*u32(0x12345), 2, *u32(123_456), 8]
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 8]
     assert len(server.requests) == 4
 
 
@@ -139,11 +156,12 @@ async def test_table_writes_are_checked_whole_before_anything_is_taken(
 ) -> None:
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
-    await table.exchange(ack_seq=5, command_bits=2, meter_cents=300, heartbeat=1)
+    await table.exchange(command_bits=2, meter_cents=300, heartbeat=1)
     sent = len(server.requests)
     for call, message in (
-        (lambda: table.exchange(ack_seq=6, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
-        (lambda: table.exchange(ack_seq=True, heartbeat=2), "ack_seq must be an int"),
+        (lambda: table.exchange(command_bits=0, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
+        (lambda: table.acknowledge(True), "ack_seq must be an int"),
+        (lambda: table.acknowledge(1 << 32), "ack_seq must be between"),
         (lambda: table.exchange(command_bits=1, heartbeat=65536), "heartbeat"),
         (lambda: table.write(command_bits=-1, heartbeat=2), "command_bits"),
     ):
@@ -151,7 +169,7 @@ async def test_table_writes_are_checked_whole_before_anything_is_taken(
             await call()
     assert len(server.requests) == sent  # nothing went out
     await table.exchange(heartbeat=3)  # and nothing of the refused calls was taken
-    assert await server.registers(1, 100, 6) == [*u32(5), 2, *u32(300), 3]
+    assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(300), 3]
 
 
 async def test_exchange_needs_a_profile_that_reads_and_writes_at_once(links: MakeLink) -> None:
@@ -166,10 +184,14 @@ async def test_tcp_legacy_profile_writes_each_run(loopback: StartLoopback, links
     table = TableHandle(links(fast_tcp(server.port)), 5, LEGACY, name="L5")
     assert (await table.read()).per_seat_credits is None
 
-    await table.write(ack_seq=0x10002, meter_cents=0x30004, heartbeat=1)
-    assert await server.registers(5, 300, 4) == [2, 1, 4, 3]  # low word first, one run
+    await table.write(meter_cents=0x30004, heartbeat=1)
+    assert await server.registers(5, 300, 4) == [0, 0, 4, 3]  # low word first
     assert await server.registers(5, 310, 2) == [0, 1]
-    assert server.requests[1:] == [(5, FC_WRITE_MANY, 300, 4), (5, FC_WRITE_ONE, 311, 1)]
+    assert server.requests[1:] == [(5, FC_WRITE_MANY, 302, 2), (5, FC_WRITE_ONE, 311, 1)]
+
+    await table.acknowledge(0x10002)
+    assert await server.registers(5, 300, 4) == [2, 1, 4, 3]
+    assert server.requests[-1] == (5, FC_WRITE_MANY, 300, 2)
 
     await table.write(command_bits=1, heartbeat=2)  # adjacent: one request
     assert await server.registers(5, 310, 2) == [1, 2]
@@ -419,7 +441,8 @@ async def test_serial_reads_several_units_and_writes(
     tables = {unit: TableHandle(link, unit, REFERENCE, name=f"S{unit}") for unit in (1, 2, 3)}
     readings = await asyncio.gather(*(table.read() for table in tables.values()))
     assert [regs.credits for regs in readings] == [10, 20, 30]
-    await tables[2].write(ack_seq=5, command_bits=1, meter_cents=1_000_000, heartbeat=1)
+    await tables[2].acknowledge(5)
+    await tables[2].write(command_bits=1, meter_cents=1_000_000, heartbeat=1)
     assert await line.server.registers(2, 100, 6) == [0, 5, 1, *u32(1_000_000), 1]
     assert await line.server.registers(3, 100, 6) == [0] * 6
 

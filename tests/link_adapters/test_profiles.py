@@ -86,7 +86,8 @@ def test_reference_profile_is_the_design_map() -> None:
         profile.heartbeat_address,
     )
     assert writes == (100, 102, 103, 105)
-    assert profile.write_span == (100, 6)
+    # Every poll writes command, meter and heartbeat; the acknowledgement only on its own.
+    assert profile.write_span == (102, 4)
 
 
 def test_simulator_speaks_the_reference_profile() -> None:
@@ -117,7 +118,7 @@ def test_simulator_speaks_the_reference_profile() -> None:
         sim_registers.ADDR_METER,
         sim_registers.ADDR_HEARTBEAT,
     )
-    assert profile.write_span == (sim_registers.WRITE_START, sim_registers.WRITE_COUNT)
+    assert profile.write_span == (sim_registers.ADDR_COMMAND, 4)
 
     table = SimTable(SimTableConfig(game=Game.CARIBBEAN_STUD, seats=5), random.Random(3))
     now = 1_767_225_600_000_000

@@ -52,6 +52,7 @@ from link_adapters.simulator.registers import (
 )
 from link_adapters.simulator.server import GatewaySpec, SimFloor, SimulatorError
 from link_adapters.simulator.table import (
+    COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
     STATUS_PROGRESSIVE_DISABLED,
     U32,
@@ -259,8 +260,15 @@ async def test_command_bits_block_bets_and_the_meter_write_is_stored() -> None:
         u = Unit(client, 2)
         table = floor.tables[(name, 2)]
         await u.heartbeat()
+        # Bit1 (hit pending) is an indicator: the map gives bit0 alone the power to disable.
         assert not (await u.write(ADDR_COMMAND, [COMMAND_HIT_PENDING])).isError()
         assert table.command_bits == COMMAND_HIT_PENDING
+        assert not (await u.block())[ADDR_STATUS] & STATUS_PROGRESSIVE_DISABLED
+        floor.force_hand(name, 2, 3, HandCategory.FLUSH)
+        assert floor.play_round_now(name, 2).credits >= 1
+
+        command = COMMAND_DISABLE_PROGRESSIVE | COMMAND_HIT_PENDING
+        assert not (await u.write(ADDR_COMMAND, [command])).isError()
         assert (await u.block())[ADDR_STATUS] & STATUS_PROGRESSIVE_DISABLED
         floor.force_hand(name, 2, 3, HandCategory.FLUSH)
         assert floor.play_round_now(name, 2).credits == 0

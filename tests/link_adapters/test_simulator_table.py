@@ -22,6 +22,8 @@ from link_adapters.simulator.registers import (
     u32_pair,
 )
 from link_adapters.simulator.table import (
+    COMMAND_DISABLE_PROGRESSIVE,
+    COMMAND_HIT_PENDING,
     U32,
     RoundRecord,
     SimTable,
@@ -75,7 +77,8 @@ def cards_of(codes: tuple[int, ...]) -> str:
         ("credits_per_bet", 0),
         ("start_credits", U32),
         ("start_rounds", -1),
-        ("start_hit_seq", U32 - 1),
+        ("first_hit_seq", U32),
+        ("first_hit_seq", -1),
         ("heartbeat_timeout_us", 0),
         ("report_cards", 1),
     ],
@@ -257,7 +260,7 @@ def test_non_betting_seats_never_hit(game: Game) -> None:
 
 
 def test_fifo_acknowledge_pops_only_the_matching_head() -> None:
-    table = make_table(start_hit_seq=41)
+    table = make_table(first_hit_seq=42)
     table.force_hand(1, H.ROYAL_FLUSH)
     table.force_hand(5, H.FLUSH)
     table.heartbeat(1, T0)
@@ -288,8 +291,40 @@ def test_sequence_numbers_strictly_increase_across_power_cycles() -> None:
     assert [hit.seq for hit in table.hit_fifo] == seqs  # nothing acknowledged, nothing lost
 
 
+def test_a_first_hit_may_be_numbered_zero_and_a_cleared_table_numbers_again() -> None:
+    table = make_table(first_hit_seq=0)
+    table.heartbeat(1, T0)
+    table.force_hand(1, H.ROYAL_FLUSH)
+    [hit] = table.play_round(T0).hits
+    assert hit.seq == 0 and table.head_hit == hit
+    assert table.acknowledge(0) is True and table.head_hit is None
+    table.power_cycle(memory_cleared=True)
+    assert table.next_hit_seq == 0 and table.hit_fifo == type(table.hit_fifo)()
+    # The controller's writes are gone with the table's memory: no heartbeat, no bets.
+    assert table.progressive_disabled(T0 + SECOND)
+    table.heartbeat(2, T0 + SECOND)
+    table.force_hand(3, H.ROYAL_FLUSH)
+    [again] = table.play_round(T0 + SECOND).hits
+    assert again.seq == 0 and again.seat == 3
+
+
+def test_only_bit0_of_the_command_disables_progressive_wagering() -> None:
+    table = make_table(bet_probability_pct=100)
+    table.heartbeat(1, T0)
+    table.set_command_bits(COMMAND_HIT_PENDING)  # an indicator only (register map v1)
+    assert not table.progressive_disabled(T0)
+    before = table.credits
+    table.play_round(T0)
+    assert table.credits > before
+    table.set_command_bits(COMMAND_DISABLE_PROGRESSIVE)
+    assert table.progressive_disabled(T0)
+    before = table.credits
+    record = table.play_round(T0 + SECOND)
+    assert table.credits == before and record.refused_seats
+
+
 def test_hit_sequence_numbers_never_wrap() -> None:
-    table = make_table(start_hit_seq=U32 - 2)
+    table = make_table(first_hit_seq=U32 - 1)
     table.heartbeat(1, T0)
     table.force_hand(1, H.FLUSH)
     [hit] = table.play_round(T0).hits
@@ -338,7 +373,7 @@ def test_heartbeat_timeout_disables_and_fresh_heartbeat_reenables() -> None:
     assert table.credits == 14
 
 
-@pytest.mark.parametrize("bits", [0b01, 0b10, 0b11])
+@pytest.mark.parametrize("bits", [0b01, 0b11])  # bit0, alone or with bit1
 def test_command_bits_block_side_bets(bits: int) -> None:
     table = make_table(bet_probability_pct=100, seat_change_pct=0)
     table.heartbeat(1, T0)
@@ -510,7 +545,7 @@ def test_encode_block_with_an_empty_fifo_and_unreported_cards() -> None:
 
 
 def test_apply_write_each_writable_register() -> None:
-    table = make_table(start_hit_seq=0x1_0000)  # seq above 16 bits tests the word order
+    table = make_table(first_hit_seq=0x1_0001)  # seq above 16 bits tests the word order
     table.force_hand(1, H.FLUSH)
     apply_write(table, 105, [17], T0)
     assert table.heartbeat_value == 17 and not table.progressive_disabled(T0)
@@ -524,7 +559,9 @@ def test_apply_write_each_writable_register() -> None:
     assert table.head_hit is None
 
     apply_write(table, 102, [0b10], T0)
-    assert table.command_bits == 0b10 and table.progressive_disabled(T0)
+    assert table.command_bits == 0b10 and not table.progressive_disabled(T0)
+    apply_write(table, 102, [0b11], T0)
+    assert table.command_bits == 0b11 and table.progressive_disabled(T0)
     apply_write(table, 103, [0x0001, 0x86A0], T0)
     assert table.meter_display_cents == 100_000
 
