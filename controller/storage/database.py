@@ -6,6 +6,8 @@ through asyncpg. Everything above this module is the same on both.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from alembic import command
 
@@ -46,6 +48,31 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
         kwargs["connect_args"] = connect_args
     kwargs.setdefault("pool_pre_ping", True)
     return create_async_engine(parsed, **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def snapshot(engine: AsyncEngine, *, write: bool = False) -> AsyncIterator[AsyncConnection]:
+    """A connection in one transaction whose reads all see the same commit while others go
+    on committing (a link row and its tables' rows, a chain's head and its entries).
+
+    PostgreSQL: REPEATABLE READ. SQLite's driver opens a transaction only before a write, so
+    each SELECT would otherwise see the newest commit: the transaction is begun here, and
+    with ``write`` begun IMMEDIATE, so a write after the reads cannot find its snapshot
+    overtaken by another writer's commit. Committed when the block ends without an error.
+    """
+    async with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                yield conn
+            return
+        await conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            await conn.rollback()
+            raise
+        await conn.commit()
 
 
 def alembic_config() -> Config:

@@ -65,6 +65,8 @@ class LinkRow(Base):
     created_at_us: Mapped[int] = mapped_column(BigInteger)
     # An approved change waiting for the link's next jackpot reset (JSON), if any.
     armed_change: Mapped[str | None] = mapped_column(Text, default=None)
+    # Keyed seal over what a controller resumes the link from (parameters, meter, chain head).
+    state_seal: Mapped[str | None] = mapped_column(Hash, default=None)
 
     __table_args__ = (
         CheckConstraint("rate_bp BETWEEN 6000 AND 10000", name="rate_bp"),
@@ -114,14 +116,18 @@ class TableCounterRow(Base):
     credits: Mapped[int | None] = mapped_column(BigInteger)
     rounds: Mapped[int | None] = mapped_column(BigInteger)
     at_us: Mapped[int | None] = mapped_column(BigInteger)
-    last_hit_seq: Mapped[int] = mapped_column(BigInteger)
+    last_hit_seq: Mapped[int | None] = mapped_column(BigInteger)  # None: no hit taken yet
     last_hit_round: Mapped[int | None] = mapped_column(BigInteger)
+    last_hit_claim: Mapped[str | None] = mapped_column(Text, default=None)  # the whole claim
+    last_hit_gone: Mapped[bool] = mapped_column(Boolean, default=False)  # popped since taken
     hit_epoch: Mapped[int] = mapped_column(Integer)
     open_claims: Mapped[str] = mapped_column(Text)  # JSON list of claims being collected
     hit_pending: Mapped[bool] = mapped_column(Boolean)
     online: Mapped[bool] = mapped_column(Boolean)
     # 68 IAC 10-1-6.2: removed from play (see integrity_records)
     out_of_play: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Keyed seal over this row's state, bound to its link's chain head (see the store).
+    seal: Mapped[str | None] = mapped_column(Hash, default=None)
 
 
 class MeterEntryRow(Base):

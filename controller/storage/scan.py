@@ -7,6 +7,7 @@ Kept apart from the rest of storage (no SQLAlchemy) so that the worker processes
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any
 
 import asyncpg
 
+from controller.checkpoints import entry_bytes
 from controller.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
 
 BATCH = 20_000
@@ -24,12 +26,25 @@ _SELECT = (
 
 
 @dataclass(frozen=True, slots=True)
+class CheckpointCheck:
+    """A signed checkpoint as one segment checks it: the seal of entry ``seq`` and, when
+    ``digest`` is given, the digest of entries ``prev_seq + 1 .. seq`` (all in the segment)."""
+
+    index: int  # which checkpoint, for the caller
+    prev_seq: int
+    seq: int
+    hash: str
+    digest: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Segment:
     link_id: str
     lo: int  # first sequence number checked
     hi: int  # last sequence number checked
     start: Anchor | None  # where the chain stands before ``lo`` if known (first segment)
     first: bool
+    checks: tuple[CheckpointCheck, ...] = ()
 
 
 @dataclass(slots=True)
@@ -39,6 +54,9 @@ class SegmentResult:
     problem: ChainProblem | None
     end: Anchor | None  # the last verified entry
     awards: list[str]
+    # Checkpoints whose entry was reached, each with what differs: "" (nothing), "seal",
+    # "digest".
+    checked: list[tuple[int, str]]
 
 
 # ----------------------------------------------------------------------------- reading rows
@@ -95,6 +113,9 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
         else asyncio.run(_pg_batches(target, seg, lo))
     )
     awards: list[str] = []
+    checked: list[tuple[int, str]] = []
+    open_digests: dict[int, Any] = {}  # index -> running SHA-256 of a checkpoint's entries
+    cuts = {c.seq for c in seg.checks} | {c.prev_seq for c in seg.checks if c.digest}
     for batch in batches:
         rows = batch
         if verifier is None:
@@ -103,7 +124,32 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
             first = batch[0]
             verifier = ChainVerifier(key, seg.link_id, Anchor(first[1], first[14], first[6]))
             rows = batch[1:]
-        if verifier.feed_many(rows, awards) is not None:
+        if not seg.checks:
+            if verifier.feed_many(rows, awards) is not None:
+                break
+            continue
+        # Fed in pieces ending at each checkpoint's first entry - 1 and at its own entry, so
+        # every piece goes into the same running digests.
+        start = 0
+        for i, row in enumerate(rows):
+            if row[1] not in cuts and i < len(rows) - 1:
+                continue
+            piece = rows[start : i + 1]
+            start = i + 1
+            s0 = piece[0][1]
+            for c in seg.checks:
+                if c.digest and c.prev_seq + 1 == s0 and c.index not in open_digests:
+                    open_digests[c.index] = hashlib.sha256()
+            if verifier.feed_many(piece, awards, list(open_digests.values())) is not None:
+                break
+            for c in seg.checks:
+                if c.seq == verifier.seq:
+                    bad = "" if c.hash == verifier.prev_hash else "seal"
+                    d = open_digests.pop(c.index, None)
+                    if not bad and c.digest and (d is None or d.hexdigest() != c.digest):
+                        bad = "digest"
+                    checked.append((c.index, bad))
+        if verifier.problem is not None:
             break
     if verifier is None:
         verifier = ChainVerifier(key, seg.link_id, None)
@@ -115,4 +161,24 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
         if verifier.problem is None
         else None
     )
-    return SegmentResult(seg, verifier.count, verifier.problem, end, awards)
+    return SegmentResult(seg, verifier.count, verifier.problem, end, awards, checked)
+
+
+def digest_range(kind: str, target: dict[str, Any], link_id: str, lo: int, hi: int) -> str:
+    """The checkpoint digest of entries ``lo .. hi`` as stored (their seals are checked by the
+    chain walk), for a checkpoint whose entries span several segments."""
+    seg = Segment(link_id, lo, hi, None, True)
+    batches: Any = (
+        _sqlite_rows(target["path"], seg, lo)
+        if kind == "sqlite"
+        else asyncio.run(_pg_batches(target, seg, lo))
+    )
+    h = hashlib.sha256()
+    expected = lo
+    for batch in batches:
+        for row in batch:
+            if row[1] != expected:
+                return f"entry {expected} missing"
+            h.update(entry_bytes(row))
+            expected += 1
+    return h.hexdigest()

@@ -5,15 +5,18 @@ from the entry just before it, so segments can be checked in parallel processes 
 whole when every segment is). Rows are read with the database's own driver in large batches.
 Beyond the chains it checks that each link row ends where its chain ends, that no history
 exists for unknown links, and that every hit paid from a meter has exactly one award entry
-(and every award entry a paid hit).
+(and every award entry a paid hit), that every ledger anchor is vouched for by a sealed
+retention purge entry of its chain, and that the state each link resumes from (its row, its
+tables' counter rows) matches its seals.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,9 +25,19 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
+from controller.engine import EntryKind
 from controller.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
+from controller.storage.database import snapshot
 from controller.storage.models import HitRow, LedgerAnchorRow, LinkRow, MeterEntryRow
-from controller.storage.scan import Segment, SegmentResult, check_segment
+from controller.storage.scan import (
+    CheckpointCheck,
+    Segment,
+    SegmentResult,
+    check_segment,
+    digest_range,
+)
+from controller.storage.store import LedgerStore
 
 SEGMENT = 100_000  # entries per unit of parallel work
 PARALLEL_FROM = 150_000  # below this, starting worker processes costs more than it saves
@@ -35,6 +48,7 @@ class VerifyReport:
     entries: int = 0
     links: dict[str, int] = field(default_factory=dict)  # entries verified per link
     problems: list[ChainProblem] = field(default_factory=list)
+    checkpoints: int = 0  # signed checkpoints the database was checked against
 
     @property
     def ok(self) -> bool:
@@ -59,15 +73,16 @@ async def verify_ledger(
     link_ids: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
     workers: int | None = None,
+    checkpoints: Sequence[SignedCheckpoint] = (),
 ) -> VerifyReport:
+    """Every chain, and with ``checkpoints`` (read and their signatures checked by the
+    caller: controller.checkpoints) the database against them: each chain reaches its last
+    checkpoint, the entry at each checkpoint has the signed seal, and the entries between a
+    checkpoint and the one before it have the signed digest."""
     report = VerifyReport()
-    async with engine.connect() as conn:
+    async with snapshot(engine) as conn:
         # Heads, extents and paid hits from one snapshot, so a controller committing while
         # this runs is seen either wholly or not at all; the walk stops at those heads.
-        if conn.dialect.name == "postgresql":
-            await conn.execution_options(isolation_level="REPEATABLE READ")
-        else:
-            await conn.exec_driver_sql("BEGIN")
         search_path = (
             await conn.scalar(text("SELECT current_setting('search_path')"))
             if conn.dialect.name == "postgresql"
@@ -92,6 +107,12 @@ async def verify_ledger(
                 ).group_by(m.link_id)
             )
         }
+        # What the purges sealed into each chain about where it resumes.
+        purges: dict[str, list[dict[str, Any]]] = {}
+        for link_id, details in await conn.execute(
+            select(m.link_id, m.details).where(m.kind == str(EntryKind.RETENTION_PURGE))
+        ):
+            purges.setdefault(link_id, []).append(json.loads(details))
         paid = {
             (r.link_id, r.hit_id)
             for r in await conn.execute(
@@ -100,9 +121,15 @@ async def verify_ledger(
                 )
             )
         }
-    wanted = set(link_ids) if link_ids is not None else set(heads) | set(extents)
+    cps_of: dict[str, list[tuple[int, SignedCheckpoint]]] = {}
+    for i, sc in enumerate(checkpoints):
+        cps_of.setdefault(sc.checkpoint.link_id, []).append((i, sc))
+    if link_ids is not None:
+        cps_of = {lid: v for lid, v in cps_of.items() if lid in link_ids}
+    wanted = set(link_ids) if link_ids is not None else set(heads) | set(extents) | set(cps_of)
 
     segments: list[Segment] = []
+    spanning: list[tuple[str, int, SignedCheckpoint]] = []  # digests read on their own
     for link_id in sorted(wanted):
         anchor = anchors.get(link_id)
         first = anchor.seq + 1 if anchor else 1
@@ -113,10 +140,38 @@ async def verify_ledger(
         if link_id in extents and extents[link_id][0] < first:
             first = extents[link_id][0]  # entries older than the anchor: check them too
             anchor = None
+        cps = sorted(
+            ((i, sc) for i, sc in cps_of.get(link_id, []) if first <= sc.checkpoint.seq <= last),
+            key=lambda t: t[1].checkpoint.seq,
+        )
+        # Segments end at checkpoints where they can, so a checkpoint's entries are digested
+        # by the worker that walks them.
+        ends = [sc.checkpoint.seq for _, sc in cps]
         lo = first
         while lo <= last:
             hi = min(last, lo + SEGMENT - 1)
-            segments.append(Segment(link_id, lo, hi, anchor if lo == first else None, lo == first))
+            fits = [e for e in ends if lo + SEGMENT // 2 <= e <= hi]
+            if fits and hi < last:
+                hi = fits[-1]
+            checks: list[CheckpointCheck] = []
+            for i, sc in cps:
+                cp = sc.checkpoint
+                if not lo <= cp.seq <= hi:
+                    continue
+                digest: str | None = cp.digest
+                if cp.prev_seq >= cp.seq or cp.prev_seq + 1 < first:
+                    digest = None  # nothing to digest, or entries purged by retention
+                    if cp.prev_seq >= cp.seq and cp.digest != EMPTY_DIGEST:
+                        report.problems.append(_cp_problem(sc, "digest", cp.seq))
+                elif cp.prev_seq + 1 < lo:
+                    spanning.append((link_id, i, sc))
+                    digest = None
+                checks.append(CheckpointCheck(i, cp.prev_seq, cp.seq, cp.hash, digest))
+            segments.append(
+                Segment(
+                    link_id, lo, hi, anchor if lo == first else None, lo == first, tuple(checks)
+                )
+            )
             lo = hi + 1
 
     kind, target = _driver_target(engine.url, search_path)
@@ -157,6 +212,16 @@ async def verify_ledger(
                 if progress is not None:
                     progress(report.entries)
 
+    spanning_digests: dict[int, str] = {}
+    if spanning:
+        loop = asyncio.get_running_loop()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-verify") as thread:
+            for link_id, i, sc in spanning:
+                cp = sc.checkpoint
+                spanning_digests[i] = await loop.run_in_executor(
+                    thread, digest_range, kind, target, link_id, cp.prev_seq + 1, cp.seq
+                )
+
     by_link: dict[str, list[SegmentResult]] = {}
     for r in results:
         by_link.setdefault(r.segment.link_id, []).append(r)
@@ -167,16 +232,48 @@ async def verify_ledger(
         for r in parts:
             awards.update((link_id, h) for h in r.awards)
         problem = next((r.problem for r in parts if r.problem is not None), None)
-        if problem is None and link_id not in heads:
+        if problem is None and link_id not in heads and link_id in extents:
             problem = ChainProblem(
                 link_id, None, "history exists for a link the database does not have"
             )
-        if problem is None:
+        if problem is None and link_id in heads:
             end = parts[-1].end if parts else anchors.get(link_id)
             v = ChainVerifier(key, link_id, end)
             problem = v.finish(heads[link_id])
         if problem is not None:
             report.problems.append(problem)
+        report.problems.extend(
+            _against_checkpoints(link_id, cps_of.get(link_id, []), parts, heads, spanning_digests)
+        )
+        report.checkpoints += len(cps_of.get(link_id, []))
+
+    for link_id, anchor in sorted(anchors.items()):
+        if link_id not in wanted:
+            continue
+        # An anchor row is not sealed itself: only a sealed purge entry of the chain, naming
+        # the same entry, seal and meter, makes it a place the chain may start from.
+        if not any(
+            d.get("last_seq") == anchor.seq
+            and d.get("last_hash") == anchor.hash
+            and d.get("meter_units_at_anchor") == anchor.meter_units
+            for d in purges.get(link_id, [])
+        ):
+            report.problems.append(
+                ChainProblem(
+                    link_id,
+                    anchor.seq,
+                    "the ledger anchor here is not vouched for by any sealed retention purge "
+                    "entry of the chain (oldest entries deleted?)",
+                )
+            )
+
+    state_links = sorted(wanted & set(heads))
+    if state_links:
+        _, unsealed = await LedgerStore(engine, key).load_checked(state_links)
+        for link_id, what in sorted(unsealed.items()):
+            report.problems.append(
+                ChainProblem(link_id, None, f"the state it resumes from fails its check: {what}")
+            )
 
     broken = {p.link_id for p in report.problems}
     for link_id, hit_id in sorted(paid - awards):
@@ -194,3 +291,66 @@ async def verify_ledger(
                 )
             )
     return report
+
+
+def _signed(sc: SignedCheckpoint) -> str:
+    return f"signed at {at_text(sc.checkpoint.at_us)}, checkpoint line {sc.line}"
+
+
+def _cp_problem(sc: SignedCheckpoint, what: str, seq: int) -> ChainProblem:
+    cp = sc.checkpoint
+    if what == "seal":
+        text_ = f"entry {seq}'s seal differs from the signed checkpoint ({_signed(sc)}): "
+    else:
+        text_ = (
+            f"entries {cp.prev_seq + 1} to {cp.seq} differ from those the checkpoint "
+            f"({_signed(sc)}) covers: "
+        )
+    return ChainProblem(cp.link_id, seq, text_ + "history rewritten")
+
+
+def _against_checkpoints(
+    link_id: str,
+    cps: list[tuple[int, SignedCheckpoint]],
+    parts: list[SegmentResult],
+    heads: dict[str, ChainHead],
+    spanning_digests: dict[int, str],
+) -> list[ChainProblem]:
+    """What the signed checkpoints of one link say about its chain in the database: a chain
+    shorter than what was once signed lost entries, however whole its own seals say it is."""
+    if not cps:
+        return []
+    out: list[ChainProblem] = []
+    newest = max(cps, key=lambda t: t[1].checkpoint.seq)[1]
+    if link_id not in heads and not parts:
+        return [
+            ChainProblem(
+                link_id,
+                None,
+                f"checkpoints (the last {_signed(newest)}) cover entries up to "
+                f"{newest.checkpoint.seq} of this link but the database no longer has it "
+                "(link removed or database rolled back)",
+            )
+        ]
+    ends = [r.end.seq for r in parts if r.end is not None]
+    reached = max(ends, default=0)
+    if link_id in heads and all(r.problem is None for r in parts):
+        reached = min(reached, heads[link_id].last_seq) if ends else heads[link_id].last_seq
+    if newest.checkpoint.seq > reached and all(r.problem is None for r in parts):
+        out.append(
+            ChainProblem(
+                link_id,
+                None,
+                f"chain ends at entry {reached} but the checkpoint ({_signed(newest)}) covers "
+                f"entry {newest.checkpoint.seq}: entries truncated or database rolled back",
+            )
+        )
+    by_index = dict(cps)
+    for r in parts:
+        for i, bad in r.checked:
+            sc = by_index[i]
+            if not bad and i in spanning_digests and spanning_digests[i] != sc.checkpoint.digest:
+                bad = "digest"
+            if bad:
+                out.append(_cp_problem(sc, bad, sc.checkpoint.seq))
+    return out
