@@ -76,6 +76,21 @@ def test_compose_runs_every_part_of_the_product() -> None:
         assert any(v.startswith(mount + ":") for v in services["prometheus"]["volumes"])
 
 
+def test_the_controller_signs_checkpoints_kept_apart_from_its_database() -> None:
+    # `progressive run` refuses to start without a checkpoint signing key (README).
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    controller = compose["services"]["controller"]
+    env = controller["environment"]
+    assert env["PROGRESSIVE_CHECKPOINT_KEY_FILE"].startswith("/var/lib/progressive/")
+    anchor = env["PROGRESSIVE_CHECKPOINT_FILE"].rsplit("/", 1)[0]
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in controller["volumes"]}
+    assert mounts[anchor] == "checkpoints" and "checkpoints" in compose["volumes"]
+    assert "ledger keygen" in " ".join(compose["services"]["migrate"]["command"])
+    unit = (DEPLOY / "progressive.service").read_text()
+    assert "Environment=PROGRESSIVE_CHECKPOINT_KEY_FILE=" in unit
+    assert "ledger keygen" in unit and "/var/lib/progressive-anchor" in unit
+
+
 def test_prometheus_files_parse() -> None:
     config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
     assert config["rule_files"] == ["alerts.yml"]
@@ -128,7 +143,7 @@ def test_systemd_unit_is_sandboxed() -> None:
         ("NoNewPrivileges", "yes"),
         ("Restart", "on-failure"),
         ("SupplementaryGroups", "dialout"),
-        ("ReadWritePaths", "/var/lib/progressive"),
+        ("ReadWritePaths", "/var/lib/progressive /var/lib/progressive-anchor"),
         ("DynamicUser", "yes"),
     ):
         assert wanted in settings, wanted
