@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from collections.abc import Callable, Coroutine
@@ -13,16 +14,28 @@ import click
 from pydantic import ValidationError
 
 from app.serve import ServeError
+from controller.checkpoints import (
+    CheckpointError,
+    CheckpointFile,
+    load_public_key,
+    make_key_pair,
+    read_checkpoints,
+)
 from controller.clock import SystemClock
 from controller.engine import EngineError, HitPolicy, TableConfig
-from controller.export import ExportError, ExportKind, export, iso, parse_time
+from controller.export import ExportError, ExportKind, export, iso, parse_time, verify_export
 from controller.games import Game, PaytableError
 from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
 from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.retention import run_retention
 from controller.runtime import LinkRuntime
 from controller.service import FloorMismatch, FloorService
-from controller.settings import LedgerKeyError, Settings, load_ledger_key
+from controller.settings import (
+    LedgerKeyError,
+    Settings,
+    checkpoint_public_key_path,
+    load_ledger_key,
+)
 from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
@@ -34,6 +47,7 @@ T = TypeVar("T")
 
 # Errors that are the user's input or the installation's state, shown as a one-line message.
 USER_ERRORS: tuple[type[Exception], ...] = (
+    CheckpointError,
     FloorMismatch,
     LedgerKeyError,
     StoreError,
@@ -276,18 +290,33 @@ def simulate_cmd(
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Web port."
 )
-def run_cmd(config_path: Path, database_url: str | None, host: str, port: int) -> None:
+@click.option(
+    "--no-checkpoints",
+    is_flag=True,
+    help="Run without signed checkpoints (the checkpoints_off setting): a database restored "
+    "from an earlier copy, or its newest entries deleted, would then go unnoticed.",
+)
+def run_cmd(
+    config_path: Path, database_url: str | None, host: str, port: int, no_checkpoints: bool
+) -> None:
     """The controller for real tables: poll, credit, pay and serve the web, until Ctrl-C."""
     from app.daemon import run_daemon
     from controller.config import ConfigError, load_floor_config
 
+    settings = _settings(database_url)
+    if settings.checkpoint_key_file is None and not (no_checkpoints or settings.checkpoints_off):
+        raise click.ClickException(
+            "no checkpoint signing key: the meter history would not be anchored outside the "
+            "database. Make one with `progressive ledger keygen --out DIR` and set "
+            "PROGRESSIVE_CHECKPOINT_KEY_FILE, or run with --no-checkpoints knowingly"
+        )
     try:
         floor = load_floor_config(config_path)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
     _run(
         run_daemon(
-            _settings(database_url),
+            settings,
             floor,
             say=lambda line: click.echo(line, err=True),
             host=host,
@@ -353,12 +382,80 @@ def ledger() -> None:
     """The meter history."""
 
 
+def _signed_checkpoints(
+    settings: Settings, checkpoints: Path | None, public_key: Path | None, *, required: bool
+) -> CheckpointFile | None:
+    """The checkpoint file given (or the settings' one, when it exists) read with the public
+    key given (or the settings' one); None when neither names any."""
+    path = checkpoints
+    if path is None and settings.checkpoint_file.exists():
+        path = settings.checkpoint_file
+    key_path = public_key or checkpoint_public_key_path(settings)
+    if path is None:
+        if required:
+            raise click.UsageError("--checkpoints FILE is needed")
+        return None
+    if key_path is None:
+        raise click.UsageError(
+            f"{path} is checked with the controller's public key: --public-key FILE"
+        )
+    try:
+        return read_checkpoints(path, load_public_key(key_path))
+    except CheckpointError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+checkpoints_option = click.option(
+    "--checkpoints",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Signed checkpoint file (default: the checkpoint_file setting, when it exists).",
+)
+public_key_option = click.option(
+    "--public-key",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The controller's checkpoint public key (default: the signing key file's .pub).",
+)
+
+
+@ledger.command("keygen")
+@click.option(
+    "--out",
+    "folder",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for checkpoint-signing.key (private, 0600) and checkpoint-signing.pub.",
+)
+def ledger_keygen(folder: Path) -> None:
+    """A key pair for signing checkpoints: the controller keeps the private key, auditors get
+    the public one."""
+    try:
+        private, public = make_key_pair(folder)
+    except CheckpointError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"private key {private} (keep it on the controller only)")
+    click.echo(f"public key  {public} (give it to auditors)")
+    click.echo(f"set PROGRESSIVE_CHECKPOINT_KEY_FILE={private}")
+
+
 @ledger.command("verify")
 @db_option
 @click.option("--link", "links", multiple=True, help="Only these links (default: all).")
-def ledger_verify(database_url: str | None, links: tuple[str, ...]) -> None:
-    """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link."""
+@checkpoints_option
+@public_key_option
+def ledger_verify(
+    database_url: str | None,
+    links: tuple[str, ...],
+    checkpoints: Path | None,
+    public_key: Path | None,
+) -> None:
+    """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link.
+
+    With signed checkpoints, also refuse a chain shorter than, or diverging from, any of them
+    (entries taken away, a database put back from an earlier copy)."""
     settings = _settings(database_url)
+    signed = _signed_checkpoints(settings, checkpoints, public_key, required=False)
     show = sys.stderr.isatty()
 
     def progress(n: int) -> None:
@@ -369,7 +466,13 @@ def ledger_verify(database_url: str | None, links: tuple[str, ...]) -> None:
         key = load_ledger_key(settings)
         engine = make_engine(settings.database_url)
         try:
-            return await verify_ledger(engine, key, link_ids=list(links) or None, progress=progress)
+            return await verify_ledger(
+                engine,
+                key,
+                link_ids=list(links) or None,
+                progress=progress,
+                checkpoints=signed.checkpoints if signed else (),
+            )
         finally:
             await engine.dispose()
 
@@ -379,13 +482,49 @@ def ledger_verify(database_url: str | None, links: tuple[str, ...]) -> None:
     for link_id, count in sorted(report.links.items()):
         bad = [p for p in report.problems if p.link_id == link_id]
         click.echo(f"link {link_id}: {count:,} entries " + ("BROKEN" if bad else "whole"))
+    file_problems = signed.problems if signed else []
+    for line in file_problems:
+        click.echo(f"BROKEN: {line}", err=True)
     for problem in report.problems:
         click.echo(f"BROKEN: {problem}", err=True)
-    if report.ok:
+    if signed is None:
+        click.echo("no signed checkpoints given: a history cut short would not be seen", err=True)
+    else:
+        click.echo(f"checked against {report.checkpoints:,} signed checkpoints")
+    if report.ok and not file_problems:
         click.echo(f"ledger whole: {report.entries:,} entries in {len(report.links)} links")
     else:
-        click.echo(f"ledger NOT whole: {len(report.problems)} problem(s)", err=True)
+        n = len(report.problems) + len(file_problems)
+        click.echo(f"ledger NOT whole: {n} problem(s)", err=True)
         sys.exit(1)
+
+
+@ledger.command("verify-export")
+@click.argument("export_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@checkpoints_option
+@public_key_option
+def ledger_verify_export(
+    export_file: Path, checkpoints: Path | None, public_key: Path | None
+) -> None:
+    """Check a history export (``export history --format json``) offline, with the signed
+    checkpoints and the public key alone: no database, no ledger key."""
+    signed = _signed_checkpoints(_settings(None), checkpoints, public_key, required=True)
+    assert signed is not None
+    try:
+        data = json.loads(export_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise click.ClickException(f"{export_file} is not a JSON export: {exc}") from None
+    check = verify_export(data, signed.checkpoints)
+    for line in signed.problems + check.problems:
+        click.echo(f"BROKEN: {line}", err=True)
+    click.echo(
+        f"{check.entries:,} entries; {check.anchored:,} proved by {check.checkpoints:,} signed "
+        f"checkpoints; {check.entries - check.anchored:,} not inside a checkpoint"
+    )
+    if not check.ok or signed.problems:
+        click.echo("export NOT verified", err=True)
+        sys.exit(1)
+    click.echo("export verified against the signed checkpoints")
 
 
 # --------------------------------------------------------------------------------------- retention
@@ -649,21 +788,67 @@ def links_list(database_url: str | None) -> None:
     """Every link with its meter."""
     settings = _settings(database_url)
 
-    async def go() -> list[Any]:
+    async def go() -> tuple[dict[str, Any], dict[str, str]]:
         key = load_ledger_key(settings)
         engine = make_engine(settings.database_url)
         try:
             store = LedgerStore(engine, key)
-            return [await store.load_link(lid) for lid in await store.link_ids()]
+            return await store.load_checked(await store.link_ids())
         finally:
             await engine.dispose()
 
-    for s in _run(go()):
+    states, inoperable = _run(go())
+    for link_id, s in sorted(states.items()):
         click.echo(
             f"{s.link_id}\t{s.game.label}\t{format_cents(s.meter_cents)}\t"
             f"rate {format_bp(s.rate_bp)}\treset {format_cents(s.reset_cents)}\t"
             f"{len(s.tables)} tables"
+            + (f"\tINOPERABLE: {inoperable[link_id]}" if link_id in inoperable else "")
         )
+
+
+@links.command("recover")
+@db_option
+@click.argument("link_id")
+@click.option("--reason", required=True, help="Why the link's state was not what it should be.")
+@click.option("--by", "by", required=True, help="Who asks for the recovery.")
+@click.option(
+    "--approved-by", required=True, help="A second person who approves it (not the same)."
+)
+def links_recover(
+    database_url: str | None, link_id: str, reason: str, by: str, approved_by: str
+) -> None:
+    """Bring an inoperable link back on what its sealed history vouches for.
+
+    Meter, chain head, rate, reset amount and paytable come from the history; each table is
+    re-baselined from its next reading (nothing credited for what it counted meanwhile) and
+    held until a technician releases it. The recovery is an entry of the history. A running
+    controller on PostgreSQL picks it up at once; on SQLite, restart it.
+    """
+    settings = _settings(database_url)
+
+    async def go() -> tuple[str | None, Any]:
+        key = load_ledger_key(settings)
+        engine = make_engine(settings.database_url)
+        try:
+            runtime = LinkRuntime(LedgerStore(engine, key))
+            await runtime.load()
+            found = runtime.is_inoperable(link_id)
+            await runtime.recover(link_id, reason=reason, by=by, approved_by=approved_by)
+            return found, runtime.states[link_id]
+        finally:
+            await engine.dispose()
+
+    try:
+        found, state = _run(go())
+    except (StoreError, RuleViolation) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"link {link_id}: found {found or 'operable'}")
+    click.echo(
+        f"link {link_id} recovered: meter {format_cents(state.meter_cents)}, rate "
+        f"{format_bp(state.rate_bp)}, reset {format_cents(state.reset_cents)}; its "
+        f"{len(state.tables)} table(s) wait for a technician's release"
+    )
 
 
 # --------------------------------------------------------------------------------------- users

@@ -24,6 +24,7 @@ from typing import Any
 
 from app.serve import serve
 from app.web import create_app
+from controller.checkpoints import make_key_pair
 from controller.clock import SystemClock
 from controller.config import FloorConfig, parse_floor_config
 from controller.engine import LinkState, Outcome, display_frame
@@ -31,7 +32,7 @@ from controller.games import Game
 from controller.hands import HandCategory
 from controller.money import format_cents
 from controller.service import FloorService
-from controller.settings import Settings, load_ledger_key
+from controller.settings import Settings, checkpoint_public_key_path, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
 from controller.submissions import SubmissionDesk
@@ -77,6 +78,8 @@ def demo_settings(folder: Path) -> Settings:
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive-demo.db'}",
         ledger_key_file=folder / "progressive-demo.key",
         secret_key_file=folder / "progressive-demo-secret.key",
+        checkpoint_key_file=folder / "checkpoint-signing.key",
+        checkpoint_file=folder / "progressive-demo-checkpoints.jsonl",
         notice_override="demo: simulated tables, no notice period",
     )
 
@@ -108,6 +111,9 @@ def demo_floor(ports: dict[str, int]) -> FloorConfig:
 async def prepare(settings: Settings, at_us: int) -> tuple[dict[str, LinkState], list[Any]]:
     """Migrate the database; the links it already has (to resume from); fresh demo users."""
     key = load_ledger_key(settings, create=True)
+    assert settings.checkpoint_key_file is not None
+    if not settings.checkpoint_key_file.exists():
+        make_key_pair(settings.checkpoint_key_file.parent, settings.checkpoint_key_file.stem)
     engine = make_engine(settings.database_url)
     try:
         await upgrade(engine)
@@ -141,8 +147,11 @@ def build_simulator(options: DemoOptions, states: dict[str, LinkState]) -> SimFl
         for n in range(1, TABLES_PER_LINK + 1):
             ts = state.tables.get(f"{link_id}-{n}")
             if ts is not None and ts.credits is not None:
+                last = ts.last_hit_seq
                 sim.tables[(link_id, n)].resume(
-                    credits=ts.credits, rounds=ts.rounds or 0, hit_seq=ts.last_hit_seq
+                    credits=ts.credits,
+                    rounds=ts.rounds or 0,
+                    next_hit_seq=1 if last is None else last + 1,
                 )
     return sim
 
@@ -265,6 +274,8 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
                 + settings.database_url
                 + f" PROGRESSIVE_LEDGER_KEY_FILE={settings.ledger_key_file}"
                 " progressive ledger verify"
+                f" --checkpoints {settings.checkpoint_file}"
+                f" --public-key {checkpoint_public_key_path(settings)}"
             )
             say("  Ctrl-C stops; running it again resumes where it stopped.")
             started = loop.time()

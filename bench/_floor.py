@@ -22,6 +22,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.anchoring import Checkpointer
+from controller.checkpoints import load_private_key, make_key_pair
 from controller.clock import SystemClock
 from controller.config import FloorConfig, parse_floor_config
 from controller.engine import TableReading
@@ -104,14 +106,38 @@ def floor_config(
     return parse_floor_config({"bus": bus_rows, "link": links}, source="bench")
 
 
+CHECKPOINT_EVERY_S = 5.0
+CHECKPOINTERS: list[Checkpointer] = []  # stopped by stop_checkpoints()
+
+
+async def stop_checkpoints() -> int:
+    """Stop the benchmark's checkpointers; the number of checkpoints they wrote."""
+    written = 0
+    while CHECKPOINTERS:
+        cp = CHECKPOINTERS.pop()
+        await cp.stop()
+        written += cp.written
+    return written
+
+
 async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime, AsyncEngine]:
     """A migrated SQLite database in ``folder`` with the floor's links, opened as the daemon
     opens it (``open_floor``)."""
     engine = make_engine(f"sqlite+aiosqlite:///{folder / 'bench.db'}")
     await upgrade(engine)
-    runtime = await open_floor(
-        LedgerStore(engine, KEY), floor, SystemClock(), notice_override="benchmark floor"
+    store = LedgerStore(engine, KEY)
+    # Signed checkpoints as the daemon writes them, every CHECKPOINT_EVERY_S (the default is
+    # a minute; shorter here so that a window sees their cost many times over).
+    make_key_pair(folder)
+    checkpoints = Checkpointer(
+        load_private_key(folder / "checkpoint-signing.key"),
+        folder / "checkpoints.jsonl",
+        interval_s=CHECKPOINT_EVERY_S,
     )
+    await checkpoints.open(store)
+    runtime = await open_floor(store, floor, SystemClock(), notice_override="benchmark floor")
+    checkpoints.start()
+    CHECKPOINTERS.append(checkpoints)
     # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
     await SubmissionDesk(runtime).approve_new_links(
         reviewer="commission", role=Role.COMMISSION_AGENT

@@ -61,6 +61,7 @@ from bench._floor import (
     poll_cycle_committed,
     simulator_process,
     sqlite_runtime,
+    stop_checkpoints,
     timed_apply,
     warm_up,
 )
@@ -201,6 +202,7 @@ async def main() -> int:
                 for poller in (ours, bare_ours):
                     for link in poller.links.values():
                         await link.close()
+                print(f"signed checkpoints written: {await stop_checkpoints()}")
                 await engine.dispose()
 
     med = {name: median(s) for name, s in samples.items()}

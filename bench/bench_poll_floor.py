@@ -47,6 +47,7 @@ from bench._floor import (
     median,
     simulator_process,
     sqlite_runtime,
+    stop_checkpoints,
     timed_apply,
     verdict,
 )
@@ -153,6 +154,7 @@ async def measure_ours(
     finally:
         await sampler.stop()
         await poller.stop()
+        print(f"signed checkpoints written: {await stop_checkpoints()}")
         await engine.dispose()
     errors = errors1 - errors0
     return Window(

@@ -64,6 +64,12 @@ class EntryKind(enum.StrEnum):
     TABLE_RETURNED_TO_PLAY = "table_returned_to_play"
     CREDITS_REFUSED = "credits_refused"
     RETENTION_PURGE = "retention_purge"
+    # A table reports more than this history holds (a witness against a rolled-back history).
+    TABLE_AHEAD = "table_ahead"
+    # A link's resumable state put back from its history after it failed its seals.
+    STATE_RECOVERED = "state_recovered"
+    # From this entry on, the state the link resumes from is sealed (a link from before seals).
+    STATE_SEALED = "state_sealed"
 
 
 # The only kinds that may lower a meter; the database refuses any other reduction.
@@ -138,8 +144,15 @@ class TableState:
     credits: int | None = None  # None until the first reading sets the baseline
     rounds: int | None = None
     at_us: int | None = None
-    last_hit_seq: int = 0  # the last table hit sequence number taken
-    last_hit_round: int | None = None  # and the round it was reported for
+    # The last hit taken from the table's FIFO: its number (None until one is taken: 0 is a
+    # hit number like any other), its round and the whole claim, and whether a later reading
+    # showed the table has dropped it (our acknowledgement landed). Until it is dropped the
+    # head showing that very hit is not new; once dropped, any head is a new hit, even one
+    # with the same number (register map v1: a table that restarts numbers from 0 or 1 again).
+    last_hit_seq: int | None = None
+    last_hit_round: int | None = None
+    last_hit_claim: HitClaim | None = None
+    last_hit_gone: bool = False
     # Bumped when a table's hit numbering restarts, so hit ids stay unique.
     hit_epoch: int = 0
     open_claims: tuple[HitClaim, ...] = ()  # hits of one round still being collected
@@ -419,7 +432,14 @@ def open_link(
         at_us,
         cents_to_units(reset_cents),
         f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}",
-        details={"rate_bp": rate_bp, "reset_cents": reset_cents, "paytable": paytable.to_dicts()},
+        details={
+            "rate_bp": rate_bp,
+            "reset_cents": reset_cents,
+            "paytable": paytable.to_dicts(),
+            # The history's own word that this link's resumable state is sealed from its first
+            # entry: a row found without a seal was stripped of it, not written before seals.
+            "state_sealed": True,
+        },
     )
     b.touched.update(ids)
     return b.done()
@@ -469,13 +489,25 @@ def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
 
 
 def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcome:
-    """Apply a poll cycle's readings of one link's tables, in order, as one outcome."""
+    """Apply a poll cycle's readings of one link's tables as one outcome, in the order the
+    controller saw them (time read, then table id).
+
+    That order is the link's policy for hits at different tables: they never share. The hit
+    seen first is settled first, and a later one is paid from what the meter holds after the
+    earlier award and reset, each recorded with when it was seen and its place in that order
+    (NY 5321.18: the order of near-simultaneous wins is recorded). Only winners at one table in
+    one round share, under the link's ``hit_policy``.
+    """
     b = _Builder(state)
-    for reading in readings:
+    for reading in sorted(readings, key=_seen_order):
         _apply(b, reading)
     if not b.events and not b.touched:
         return Outcome(state)
     return b.done()
+
+
+def _seen_order(reading: TableReading) -> tuple[int, str]:
+    return reading.at_us, reading.table_id
 
 
 def _apply(b: _Builder, reading: TableReading) -> None:
@@ -520,13 +552,19 @@ def _apply(b: _Builder, reading: TableReading) -> None:
         at_us=at,
         last_hit_seq=ts.last_hit_seq,
         last_hit_round=ts.last_hit_round,
+        last_hit_claim=ts.last_hit_claim,
+        last_hit_gone=ts.last_hit_gone,
         hit_epoch=ts.hit_epoch,
         open_claims=ts.open_claims,
         hit_pending=ts.hit_pending,
         online=True,
         out_of_play=ts.out_of_play,
     )
-    if reading.head_hit is not None or ts.open_claims:
+    if (
+        reading.head_hit is not None
+        or ts.open_claims
+        or (ts.last_hit_seq is not None and not ts.last_hit_gone)
+    ):
         ts = _take_hit(b, ts, reading)
     b.put_table(ts)
 
@@ -658,45 +696,78 @@ def _refuse_credits(b: _Builder, ts: TableState, reading: TableReading) -> None:
     )
 
 
+def awaiting_acknowledgement(ts: TableState, claim: HitClaim | None) -> bool:
+    """Is ``claim`` (the table's FIFO head) the hit last taken from this table, recorded and
+    not yet dropped by the table? Only such a head may be acknowledged (register map v1,
+    registers 100-101): the acknowledgement can never pop a hit that was not recorded."""
+    return (
+        claim is not None
+        and ts.last_hit_seq is not None
+        and not ts.last_hit_gone
+        and claim.table_seq == ts.last_hit_seq
+        and claim.round == ts.last_hit_round
+        and (ts.last_hit_claim is None or ts.last_hit_claim == claim)
+    )
+
+
 def _take_hit(b: _Builder, ts: TableState, reading: TableReading) -> TableState:
     """Collect the FIFO head into its round's group; settle a group once it is complete."""
     claim = reading.head_hit
-    if (
-        claim is not None
-        and claim.table_seq is not None
-        and (
-            claim.table_seq < ts.last_hit_seq
-            or (claim.table_seq == ts.last_hit_seq and claim.round != ts.last_hit_round)
-        )
-    ):
-        # Sequence numbers only grow, and the head shows the last one taken (same number, same
-        # round) until our ack lands; a lower number, or the same number for another round,
-        # means the table's numbering restarted: this is a new hit.
-        tid = ts.config.table_id
+    if claim is not None and claim.table_seq is None:
+        claim = None  # a table reports its hits numbered; an unnumbered head is not one
+    tid = ts.config.table_id
+    if awaiting_acknowledgement(ts, claim):
+        # Taken already: it stays at the head until the table sees our acknowledgement.
+        return ts
+    if ts.last_hit_seq is not None and not ts.last_hit_gone:
+        # The head is no longer the hit last taken: the table dropped it.
+        ts = replace(ts, last_hit_gone=True)
+    if claim is None:
+        if reading.pending_hits == 0 and ts.open_claims:
+            ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+        return ts
+    assert claim.table_seq is not None
+    last = ts.last_hit_seq
+    if last is not None and claim.table_seq <= last:
+        # Numbers only grow, and the hit last taken is gone from the FIFO: a lower number, or
+        # the same one again, means the table's numbering restarted. This is a new hit.
         b.emit(
             EntryKind.TABLE_COUNTER_RESET,
             reading.at_us,
             0,
-            f"table {tid} hit numbering restarted: {ts.last_hit_seq} -> {claim.table_seq}",
+            f"table {tid} hit numbering restarted: {last} -> {claim.table_seq}",
             table_id=tid,
-            details={"hit_seq_before": ts.last_hit_seq, "hit_seq_after": claim.table_seq},
+            details={"hit_seq_before": last, "hit_seq_after": claim.table_seq},
         )
         if ts.open_claims:
             # The restarted table will not report the rest of that round: settle what it did
             # report, under the numbering it was reported in.
             ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
-        ts = replace(ts, last_hit_seq=0, hit_epoch=ts.hit_epoch + 1)
-    if claim is None or claim.table_seq is None or claim.table_seq <= ts.last_hit_seq:
-        # Nothing new (a hit already taken stays at the head until the table sees our ack).
-        if reading.pending_hits == 0 and ts.open_claims:
-            ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
-        return ts
+        ts = replace(ts, hit_epoch=ts.hit_epoch + 1)
+    elif last is not None and claim.table_seq > last + 1 and reading.elapsed_us is None:
+        # The table as a witness. At the first reading since this controller took the table
+        # (a start, a takeover), a head numbered past the next one means hits were taken from
+        # this table that this database does not hold: a history rolled back or truncated, or
+        # a FIFO emptied by someone else. The new hit is taken; the table is held for review.
+        b.emit(
+            EntryKind.TABLE_AHEAD,
+            reading.at_us,
+            0,
+            f"table {tid} reports hit {claim.table_seq} but the last hit recorded here is "
+            f"{last}: hits {last + 1} to {claim.table_seq - 1} were never recorded here "
+            "(history behind the table?); table held for review",
+            table_id=tid,
+            details={"hit_seq_recorded": last, "hit_seq_reported": claim.table_seq},
+        )
+        ts = replace(ts, hit_pending=True)
     if ts.open_claims and ts.open_claims[0].round != claim.round:
         ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
     ts = replace(
         ts,
         last_hit_seq=claim.table_seq,
         last_hit_round=claim.round,
+        last_hit_claim=claim,
+        last_hit_gone=False,
         open_claims=(*ts.open_claims, claim),
     )
     if reading.pending_hits <= 1:
@@ -866,6 +937,17 @@ def _award(
                 + (f" (split {len(sharers)} ways)" if len(sharers) > 1 else ""),
                 table_id=tid,
                 hit_id=h.hit_id,
+                # When the controller saw it and where it stands among the link's hits: the
+                # sealed record of the order of near-simultaneous wins (NY 5321.18).
+                details={
+                    "seen_at_us": at_us,
+                    "round": c.round,
+                    "seat": c.seat,
+                    "hand": c.hand.name,
+                    "settlement_group": group,
+                    "settlement_order": h.settlement_order,
+                    "shared_by": len(sharers),
+                },
             )
         else:
             b.emit(
@@ -1060,6 +1142,32 @@ def record_purge(state: LinkState, *, at_us: int, manifest: Mapping[str, Any]) -
         f"retention: entries {manifest['first_seq']} to {manifest['last_seq']} removed",
         details=manifest,
     )
+    return b.done()
+
+
+def record_state_sealed(state: LinkState, *, at_us: int) -> Outcome:
+    """The first sealing of a link written before state seals existed, as an entry of its
+    history: from here on a row of it without a seal was stripped of it."""
+    b = _Builder(state)
+    b.emit(
+        EntryKind.STATE_SEALED,
+        at_us,
+        0,
+        "the state this link resumes from is sealed from here on",
+        details={"tables": sorted(state.tables)},
+    )
+    b.touched.update(state.tables)
+    return b.done()
+
+
+def record_recovery(
+    recovered: LinkState, *, at_us: int, explanation: str, details: Mapping[str, Any]
+) -> Outcome:
+    """A link's state re-derived from its history (the caller builds ``recovered``), recorded
+    as an entry of that history; every table is written again."""
+    b = _Builder(recovered)
+    b.emit(EntryKind.STATE_RECOVERED, at_us, 0, explanation, details=details)
+    b.touched.update(recovered.tables)
     return b.done()
 
 

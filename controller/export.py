@@ -14,13 +14,16 @@ from __future__ import annotations
 import csv
 import enum
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.checkpoints import SignedCheckpoint, at_text, digest_of
+from controller.ledger import ENTRY_COLUMNS
 from controller.money import displayed_cents
 from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
 
@@ -262,3 +265,87 @@ async def export(
     else:
         raise ExportError(f"unknown format {fmt!r}; use csv or json")
     return n
+
+
+# ----------------------------------------------------------------------------- offline check
+
+
+@dataclass(slots=True)
+class ExportCheck:
+    entries: int = 0
+    anchored: int = 0  # entries inside a signed checkpoint's digest
+    checkpoints: int = 0  # checkpoints whose entries the export holds whole
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.anchored > 0
+
+
+def _sealed_row(r: Mapping[str, Any]) -> tuple[Any, ...]:
+    """An exported history row back in ``ENTRY_COLUMNS`` order, exactly as it was sealed."""
+    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_time(r["at"])}
+    return tuple(row[c] for c in ENTRY_COLUMNS)
+
+
+def verify_export(data: Mapping[str, Any], checkpoints: Sequence[SignedCheckpoint]) -> ExportCheck:
+    """An auditor's check of a JSON history export with the signed checkpoints alone (no
+    database, no ledger key): each link's exported entries follow one another (sequence
+    numbers, previous seals, meters), and every checkpoint whose entries the export holds
+    whole has their digest and its head's seal. Only entries inside such a checkpoint are
+    proved unaltered; the rest are counted apart."""
+    out = ExportCheck()
+    if data.get("kind") != str(ExportKind.HISTORY):
+        out.problems.append("not a history export (progressive export history --format json)")
+        return out
+    by_link: dict[str, list[tuple[Any, ...]]] = {}
+    try:
+        for r in data["rows"]:
+            row = _sealed_row(r)
+            by_link.setdefault(row[0], []).append(row)
+    except (KeyError, TypeError, ExportError) as exc:
+        out.problems.append(f"an exported row lacks a sealed field ({exc})")
+        return out
+    cps: dict[str, list[SignedCheckpoint]] = {}
+    for sc in checkpoints:
+        cps.setdefault(sc.checkpoint.link_id, []).append(sc)
+    for link_id, rows in sorted(by_link.items()):
+        rows.sort(key=lambda row: row[1])
+        out.entries += len(rows)
+        at: dict[int, int] = {}
+        for i, row in enumerate(rows):
+            if i and (row[1] != rows[i - 1][1] + 1 or row[13] != rows[i - 1][14]):
+                out.problems.append(
+                    f"link {link_id}, entry {row[1]}: does not follow entry {rows[i - 1][1]} "
+                    "(an entry removed, inserted or re-chained)"
+                )
+            elif i and row[4] != rows[i - 1][6]:
+                out.problems.append(
+                    f"link {link_id}, entry {row[1]}: starts from meter {row[4]} but entry "
+                    f"{rows[i - 1][1]} ended at {rows[i - 1][6]}"
+                )
+            at[row[1]] = i
+        anchored: set[int] = set()
+        for sc in cps.get(link_id, []):
+            cp = sc.checkpoint
+            first, last = cp.prev_seq + 1, cp.seq
+            if first not in at or last not in at or at[last] - at[first] != last - first:
+                continue
+            out.checkpoints += 1
+            where = f"line {sc.line}, signed at {at_text(cp.at_us)}"
+            if rows[at[last]][14] != cp.hash:
+                out.problems.append(
+                    f"link {link_id}, entry {last}: its seal differs from the signed checkpoint "
+                    f"({where}): edited"
+                )
+            elif digest_of(rows[at[first] : at[last] + 1]) != cp.digest:
+                out.problems.append(
+                    f"link {link_id}, entries {first} to {last}: differ from what the checkpoint "
+                    f"({where}) signed: edited"
+                )
+            else:
+                anchored.update(range(first, last + 1))
+        out.anchored += len(anchored)
+    if not out.anchored and not out.problems:
+        out.problems.append("no signed checkpoint covers any exported entry whole")
+    return out

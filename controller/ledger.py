@@ -250,11 +250,16 @@ class ChainVerifier:
         return None
 
     def feed_many(
-        self, rows: Iterable[Sequence[Any]], awards: list[str] | None = None
+        self,
+        rows: Iterable[Sequence[Any]],
+        awards: list[str] | None = None,
+        digests: Sequence[Any] = (),
     ) -> ChainProblem | None:
         """``feed`` for a batch: the ordinary entry (a contribution: no reduction, no hit,
         anomaly or correction) is checked inline; any other, or any that fails, goes through
-        ``feed``, which names the problem. ``awards`` collects the hit ids of award entries.
+        ``feed``, which names the problem. ``awards`` collects the hit ids of award entries;
+        each of ``digests`` (hashlib objects) takes every verified entry's sealed bytes and
+        seal, as a signed checkpoint's digest covers them (controller.checkpoints).
         """
         if self.problem is not None:
             return self.problem
@@ -272,12 +277,17 @@ class ChainVerifier:
                 ok = False
             else:
                 m = fresh()
-                m.update(
+                sealed = (
                     f"{lid}\x1f{s}\x1f{at}\x1f{kind}\x1f{before}\x1f{delta}\x1f{after}"
                     f"\x1f{NULL_MARK if t is None else t}\x1f{_NO_REFS}\x1f{expl}"
                     f"\x1f{det}\x1f{ph}".encode()
                 )
+                m.update(sealed)
                 ok = m.hexdigest() == hs
+                if ok and digests:
+                    for d in digests:
+                        d.update(sealed)
+                        d.update(hs.encode())
             if ok:
                 seq, prev, meter = s, hs, after
                 done += 1
@@ -287,6 +297,10 @@ class ChainVerifier:
             done = 0
             if self.feed(row) is not None:
                 return self.problem
+            if digests:
+                whole = sealed_form(row[:14]) + row[14].encode()
+                for d in digests:
+                    d.update(whole)
             if awards is not None and kind == _AWARD_KIND and delta < 0:
                 awards.append(h)
             seq, prev, meter = self.seq, self.prev_hash, self.meter

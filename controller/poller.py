@@ -27,20 +27,40 @@ from typing import Any, Protocol
 
 from controller.clock import Clock, SystemClock
 from controller.config import BusConfig, FloorConfig, TableEntry
-from controller.engine import HitClaim, LinkState, TableReading, TableState, display_frame
+from controller.engine import (
+    HitClaim,
+    LinkState,
+    TableReading,
+    TableState,
+    awaiting_acknowledgement,
+    display_frame,
+)
 from controller.hands import HandCategory, InvalidCards
 from controller.runtime import LinkRuntime
 from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from link_adapters.profiles import TableRegisters, load_profile
-from link_adapters.table import TableHandle
+from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING, TableHandle
 
 log = logging.getLogger(__name__)
 
-# Register map v1, address 102.
-COMMAND_DISABLE_PROGRESSIVE = 1 << 0
-COMMAND_HIT_PENDING = 1 << 1
+
+def command_bits(ts: TableState, *, link_hold: str | None) -> int:
+    """Register 102 for a table: bit0 whenever it must not take progressive wagers, bit1
+    while a hit there waits for a technician.
+
+    Not taking wagers: held after a hit paid from a meter or a refused claim (the technician
+    verifies and resets it first), removed from play (68 IAC 10-1-6.2: a side bet taken there
+    would be credited nowhere), or on a link that may not play (``link_hold``: awaiting the
+    commission's approval, 68 IAC 10-1-3(c)(4), or inoperable).
+    """
+    bits = 0
+    if ts.hit_pending:
+        bits |= COMMAND_HIT_PENDING | COMMAND_DISABLE_PROGRESSIVE
+    if ts.out_of_play or link_hold is not None:
+        bits |= COMMAND_DISABLE_PROGRESSIVE
+    return bits
 
 
 def make_link(bus: BusConfig) -> ModbusLink:
@@ -150,17 +170,18 @@ class TablePoll:
     poll_seq: int
     failures: int = 0
     heartbeat: int = 0
-    written_command: int | None = None
     written_meter: int | None = None
     last: TableRegisters | None = None
     last_ok_us: int | None = None  # when the table last answered a poll
     commit_failing: bool = False  # its last reading could not be recorded
     recording: asyncio.Future[None] | None = None  # its last reading, being committed
-    # When (event loop's monotonic clock) the reading being committed, and the last one
-    # recorded, were taken: durations between readings do not follow the wall clock's steps.
+    # When (event loop's monotonic clock) the request of the reading being committed, and of
+    # the last one recorded, went out: durations between readings do not follow the wall
+    # clock's steps.
     taken_at: float | None = None
     recorded_at: float | None = None
     polls: int = 0
+    acknowledged: int = 0  # hit acknowledgements written (a request each)
     errors: int = 0
     timeouts: int = 0  # polls not answered in time (also counted in errors)
 
@@ -374,7 +395,7 @@ class Poller:
             tp.poll_seq = state.table(tid).poll_seq
             tp.failures = 0
             tp.last = None
-            tp.written_command = tp.written_meter = None
+            tp.written_meter = None
             tp.recording = None
             tp.taken_at = tp.recorded_at = None
             tp.commit_failing = False
@@ -462,10 +483,6 @@ class Poller:
                 if self._tasks.get(tid) is asyncio.current_task():
                     del self._tasks[tid]
                 return
-            if not self.runtime.is_live(tp.link_id, self.clock.now_us()):
-                # 68 IAC 10-1-3(c)(4): a link plays only once the commission approved it.
-                await asyncio.sleep(interval)
-                continue
             started = loop.time()
             await self.poll_once(tp)
             delay = interval - (loop.time() - started)
@@ -482,11 +499,18 @@ class Poller:
         """Read, hand the reading to the group commit, write. Errors are counted; a table that
         keeps failing goes offline.
 
-        With a profile that reads and writes in one request (function 23) the writes decided
-        once the previous reading was committed travel with this poll's read, and the poll
-        does not wait for its own commit: the next poll of the table waits for it first
-        (``settle``). Otherwise the poll waits for the commit and then writes. Either way
-        nothing is acknowledged before it is recorded.
+        With a profile that reads and writes in one request (function 23) the command bits,
+        meter and heartbeat decided once the previous reading was committed travel with this
+        poll's read, and the poll does not wait for its own commit: the next poll of the
+        table waits for it first (``settle``). Otherwise the poll waits for the commit and
+        then writes. The hit acknowledgement is a write of its own, made only right after a
+        read showed at the head the very hit the database holds as taken (``_acknowledge``):
+        nothing is acknowledged before it is recorded, and no acknowledgement can pop a hit
+        that was not read and recorded.
+
+        A link that may not play (awaiting approval, inoperable) has its tables read and
+        written with bit0 set and the heartbeat, so they refuse side bets at once rather than
+        when their heartbeat times out; nothing read from them is recorded or acknowledged.
         """
         fut = tp.recording
         if fut is not None:
@@ -505,18 +529,20 @@ class Poller:
         fenced = tp.link_id in self._fenced
         state = self.runtime.states[tp.link_id]
         ts = state.tables[tid]
+        held = None if fenced else self.runtime.wagering_hold(tp.link_id, self.clock.now_us())
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
         # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
-        # a failed commit) would sit under the next baseline, never credited.
-        if ts.credits is None:
+        # a failed commit) would sit under the next baseline, never credited. A held table
+        # gets bit0 with its heartbeat, which keeps it closed.
+        if ts.credits is None and held is None:
             one_request = False
         try:
             if one_request:
-                ack, command, meter = (None, None, None) if fenced else self._wanted(tp, state, ts)
+                command, meter = (None, None) if fenced else self._wanted(state, ts, held)
                 tp.heartbeat = (tp.heartbeat + 1) % 65536
                 regs = await tp.handle.exchange(
-                    ack_seq=ack, command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
+                    command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
                 )
             else:
                 regs = await tp.handle.read()
@@ -530,6 +556,7 @@ class Poller:
             if (
                 tp.failures >= self.floor.offline_after_failures
                 and not fenced
+                and held is None
                 and self.runtime.states[tp.link_id].table(tid).online
             ):
                 try:
@@ -549,21 +576,51 @@ class Poller:
             if not one_request and not self._unrecorded(tp):
                 await self._write_back(tp, heartbeat_only=True)
             return
+        if held is not None:
+            if not one_request:
+                await self._write_back(tp, held=held)
+            return
         tp.poll_seq += 1
-        tp.taken_at = taken = loop.time()
-        elapsed = None if tp.recorded_at is None else round((taken - tp.recorded_at) * 1e6)
+        # The most time the table can have dealt between this reading and the last recorded:
+        # from when that one's request went out (the table read its counters after) to when
+        # this one's answer came in. Measured from answer to answer it would come out short
+        # whenever the earlier answer was slow, and hold honest play as implausible.
+        tp.taken_at = started
+        answered = loop.time()
+        elapsed = None if tp.recorded_at is None else round((answered - tp.recorded_at) * 1e6)
         reading = to_reading(
             regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now, elapsed_us=elapsed
         )
+        if one_request:
+            # The head this read shows may be a hit recorded from an earlier reading.
+            await self._acknowledge(tp, ts, reading.head_hit)
         tp.recording = committer.submit_nowait(reading)
         if not one_request:
             # Written whether or not the reading was recorded: what is written comes from
             # the runtime's state, which is only what the database holds, and the heartbeat
             # keeps the table taking bets through an outage of the database.
-            await self.settle(tp)
+            recorded = await self.settle(tp)
             if self._unrecorded(tp):
                 return  # its baseline did not land: still no heartbeat (see above)
+            if recorded:
+                # This reading is in the database: its head, if taken, may be dropped now.
+                ts = self.runtime.states[tp.link_id].tables[tid]
+                await self._acknowledge(tp, ts, reading.head_hit)
             await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
+
+    async def _acknowledge(self, tp: TablePoll, ts: TableState, head: HitClaim | None) -> None:
+        """Acknowledge ``head``, the hit a read has just shown at the table's FIFO head, if
+        ``ts`` (what the database holds) has it taken and not yet dropped."""
+        if head is None or head.table_seq is None or not awaiting_acknowledgement(ts, head):
+            return
+        try:
+            await tp.handle.acknowledge(head.table_seq)
+            tp.acknowledged += 1
+        except AdapterError as exc:
+            # Perhaps it landed, perhaps not: the next read tells, and it is written again only
+            # if that read still shows this very hit at the head.
+            tp.errors += 1
+            log.info("table %s: acknowledgement not written (%s)", tp.entry.config.table_id, exc)
 
     def _unrecorded(self, tp: TablePoll) -> bool:
         """The table has no baseline reading in the database yet."""
@@ -599,29 +656,15 @@ class Poller:
         tp.recorded_at = tp.taken_at
         return True
 
-    def _wanted(
-        self, tp: TablePoll, state: LinkState, ts: TableState
-    ) -> tuple[int | None, int, int]:
-        """What the table should hold now: (acknowledge, command bits, meter cents), from the
-        link's state and the table's (``state``, ``ts``).
-
-        The acknowledgement is the head hit of the last reading once that hit is committed
-        (the runtime's state is only ever what the database holds).
-        """
-        regs = tp.last
-        ack = None
-        if (
-            regs is not None
-            and regs.head is not None
-            and regs.pending_hits > 0
-            and regs.head.seq <= ts.last_hit_seq
-        ):
-            ack = regs.head.seq  # taken and committed: the table may drop it
-        command = COMMAND_HIT_PENDING if ts.hit_pending else 0
+    def _wanted(self, state: LinkState, ts: TableState, held: str | None) -> tuple[int, int]:
+        """What the table should hold now: (command bits, meter cents), from the link's state
+        and the table's (``state``, ``ts``; only ever what the database holds)."""
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
-        return ack, command, meter
+        return command_bits(ts, link_hold=held), meter
 
-    async def _write_back(self, tp: TablePoll, *, heartbeat_only: bool = False) -> None:
+    async def _write_back(
+        self, tp: TablePoll, *, heartbeat_only: bool = False, held: str | None = None
+    ) -> None:
         tid = tp.entry.config.table_id
         tp.heartbeat = (tp.heartbeat + 1) % 65536
         if heartbeat_only:
@@ -632,20 +675,21 @@ class Poller:
                 log.info("table %s: heartbeat not written (%s)", tid, exc)
             return
         state = self.runtime.states[tp.link_id]
-        ack, command, meter = self._wanted(tp, state, state.table(tid))
+        command, meter = self._wanted(state, state.table(tid), held)
         try:
+            # The command bits go with every heartbeat: a table that restarted has forgotten
+            # them, and must not take side bets it should refuse. The meter only when changed.
             await tp.handle.write(
-                ack_seq=ack,
-                command_bits=command if command != tp.written_command else None,
+                command_bits=command,
                 meter_cents=meter if meter != tp.written_meter else None,
                 heartbeat=tp.heartbeat,
             )
         except AdapterError as exc:
             tp.errors += 1
             log.info("table %s: write failed (%s); it is repeated at the next poll", tid, exc)
-            tp.written_command = tp.written_meter = None
+            tp.written_meter = None
             return
-        tp.written_command, tp.written_meter = command, meter
+        tp.written_meter = meter
 
     async def _apply(self, readings: Sequence[TableReading]) -> object:
         """The group commit's work, timed when an observer wants to know."""

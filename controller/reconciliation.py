@@ -225,6 +225,32 @@ async def reconciliation(
     return total, weekly(link_id, since_us, until_us, opening, entries)
 
 
+async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:
+    """The link's history head (sequence number, seal) as the database records it now."""
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(
+                select(LinkRow.last_seq, LinkRow.last_hash).where(LinkRow.link_id == link_id)
+            )
+        ).one_or_none()
+    if row is None:
+        raise StoreError(f"no link {link_id!r}")
+    return int(row.last_seq), str(row.last_hash)
+
+
+def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> list[str]:
+    """The head and the last signed checkpoint ((seq, seal, when) or None), for paper: a
+    printed report anchors the history too, where no database restore can reach it."""
+    out = [f"Chain head: entry {head[0]}, seal {head[1]}"]
+    if signed is None:
+        out.append("Last signed checkpoint: none (this controller signs no checkpoints)")
+    else:
+        out.append(
+            f"Last signed checkpoint: entry {signed[0]}, seal {signed[1]}, signed {signed[2]}"
+        )
+    return out
+
+
 def summary(r: Reconciliation) -> dict[str, Any]:
     """For people and exports: cents, with the exact units beside each amount."""
 

@@ -98,6 +98,24 @@ def check_correction_approval(*, requested_by: str, approved_by: str | None) -> 
     return approved_by
 
 
+# NY 5321.18, NJ 13:69E-1.39B: a controller whose configuration is lost or incorrect is
+# inoperable until recovered to its prior state.
+RECOVERY_CLAUSE = "NY 5321.18, NJ 13:69E-1.39B"
+
+
+def check_recovery(*, reason: str, by: str, approved_by: str) -> None:
+    """An inoperable link comes back by two people, with the reason stated."""
+    if not reason.strip():
+        raise RuleViolation(RECOVERY_CLAUSE, "a recovery states its reason")
+    if not by.strip() or not approved_by.strip():
+        raise RuleViolation(RECOVERY_CLAUSE, "a recovery names who asks and who approves")
+    if by.strip().casefold() == approved_by.strip().casefold():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE,
+            f"{by} asked for this recovery and cannot also approve it; a second person approves",
+        )
+
+
 def check_correction_request(*, delta_units: int, reason: str, document_sha256: str | None) -> None:
     """What a correction request must carry before anyone may approve it."""
     if delta_units == 0:

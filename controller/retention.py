@@ -132,6 +132,9 @@ async def run_retention(
             years_before(now, integrity_years),
         )
         for link_id in sorted(runtime.states):
+            if (problem := runtime.is_inoperable(link_id)) is not None:
+                log.warning("retention: link %s skipped, inoperable: %s", link_id, problem)
+                continue
             manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
             if manifest is not None:
                 report.links[link_id] = manifest

@@ -8,12 +8,19 @@ When the database cannot be reached the reload fails too: the link keeps the sta
 last commit known to have succeeded (never ahead of the record, but perhaps behind it, when
 the failed commit's answer was lost after it was recorded) and is marked stale; it is read
 again before anything else is computed from it, and until then nothing is.
+
+Every time a link's state is read to be driven (at start, at a takeover, after a failure or
+another process's commit) it is checked against its seals and its history. A link that fails
+is inoperable (NY 5321.18, NJ 13:69E-1.39B: fail closed on lost or incorrect configuration):
+its tables' readings are not recorded, nothing is credited, no command applies, until it is
+recovered from its history (``recover``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -27,9 +34,9 @@ from controller.clock import Clock, SystemClock
 from controller.engine import HitClaim, LinkState, Outcome, TableReading
 from controller.hands import HandCategory
 from controller.money import UNITS_PER_CENT
-from controller.regulations import RuleViolation, check_correction_approval
+from controller.regulations import RuleViolation, check_correction_approval, check_recovery
 from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore, LinkInoperable, StaleState, StoreError
 from controller.verification import (
     check_hand_pay,
     check_release,
@@ -38,6 +45,12 @@ from controller.verification import (
 )
 
 Extra = Callable[[AsyncConnection], Awaitable[None]]
+
+log = logging.getLogger(__name__)
+
+
+# A command that finds its link moved on by another process is decided again this many times.
+COMMAND_TRIES = 5
 
 
 class LinkRuntime:
@@ -56,30 +69,66 @@ class LinkRuntime:
         self.go_live_at: dict[str, int | None] = {}
         # Links whose reload after a failed commit failed too: read again before next use.
         self._stale: set[str] = set()
+        # Links whose stored state failed its check when last read, with what differs: not
+        # driven until recovered. The poller disables their tables' progressive wagering.
+        self.inoperable: dict[str, str] = {}
 
     async def load(self) -> None:
         await self.store.check_key()
-        for link_id in await self.store.link_ids():
-            self._adopt(await self.store.load_link(link_id))
+        states, problems = await self.store.load_checked(await self.store.link_ids())
+        for state in states.values():
+            self._adopt(state, problems.get(state.link_id))
         self.go_live_at = await self.store.go_live_times()
         if isinstance(self.clock, SystemClock) and self.states:
             # A restart while the wall clock is behind the history: hold (controller/clock.py).
             self.clock.not_before(max(s.last_at_us for s in self.states.values()))
 
     def is_live(self, link_id: str, now_us: int) -> bool:
+        if link_id in self.inoperable:
+            return False
         start = self.go_live_at.get(link_id, 0)
         return start is not None and now_us >= start
 
-    def _adopt(self, state: LinkState) -> None:
-        """Take a link's state as read from the database."""
-        self.states[state.link_id] = state
-        self._stale.discard(state.link_id)
+    def wagering_hold(self, link_id: str, now_us: int) -> str | None:
+        """Why no table of the link may take progressive wagers now, or None: a link the
+        commission has not approved (68 IAC 10-1-3(c)(4)) or one made inoperable."""
+        reason = self.inoperable.get(link_id)
+        if reason is not None:
+            return f"inoperable: {reason}"
+        if not self.is_live(link_id, now_us):
+            return "awaiting the commission's approval"
+        return None
+
+    def is_inoperable(self, link_id: str) -> str | None:
+        """What differs in the link's stored state, if it failed its check; else None."""
+        return self.inoperable.get(link_id)
+
+    def _adopt(self, state: LinkState, problem: str | None = None) -> None:
+        """Take a link's state as read from the database, with its check's finding."""
+        link_id = state.link_id
+        self.states[link_id] = state
+        self._stale.discard(link_id)
         for tid in state.tables:
-            self.table_link[tid] = state.link_id
+            self.table_link[tid] = link_id
+        if problem is None:
+            if self.inoperable.pop(link_id, None) is not None:
+                log.warning("link %s: its stored state checks again; operable", link_id)
+        else:
+            if self.inoperable.get(link_id) != problem:
+                log.error("link %s is inoperable: %s", link_id, problem)
+            self.inoperable[link_id] = problem
+
+    def _refuse_inoperable(self, link_id: str) -> None:
+        problem = self.inoperable.get(link_id)
+        if problem is not None:
+            raise LinkInoperable(link_id, problem)
 
     async def _reload(self, link_ids: Sequence[str]) -> None:
+        states, problems = await self.store.load_checked(link_ids)
         for link_id in link_ids:
-            self._adopt(await self.store.load_link(link_id))
+            if link_id not in states:
+                raise StoreError(f"no link {link_id!r}")
+            self._adopt(states[link_id], problems.get(link_id))
 
     async def _reload_stale(self, link_ids: Sequence[str]) -> None:
         """Called holding the links' locks, before computing anything from them."""
@@ -116,9 +165,9 @@ class LinkRuntime:
             await lock.acquire()
         try:
             wanted = [lid for lid in wanted if not skip(lid)]
-            loaded = await self.store.load_links(wanted) if wanted else {}
+            loaded, problems = await self.store.load_checked(wanted) if wanted else ({}, {})
             for state in loaded.values():
-                self._adopt(state)
+                self._adopt(state, problems.get(state.link_id))
         finally:
             for lock in locks:
                 lock.release()
@@ -166,6 +215,8 @@ class LinkRuntime:
             await self._reload_stale(link_ids)
             outcomes: list[Outcome] = []
             for lid in link_ids:
+                if lid in self.inoperable:
+                    continue  # its readings are not recorded: nothing credited from its state
                 # One outcome per link per cycle: one chain-head update, one batch of entries.
                 o = eng.apply_readings(self.states[lid], by_link[lid])
                 if o.changed:
@@ -211,30 +262,57 @@ class LinkRuntime:
         """An operator command on one link: computed, audited and committed as one."""
         if link_id not in self.states:
             raise StoreError(f"no link {link_id!r}")
+        for attempt in range(1, COMMAND_TRIES + 1):
+            async with self._locks[link_id]:
+                await self._reload_stale([link_id])
+                self._refuse_inoperable(link_id)
+                at = self.clock.now_us()
+                before = self.states[link_id]
+                o = step(before, at)
+                audit = {
+                    "at_us": at,
+                    "actor": actor,
+                    "action": action,
+                    "target": target,
+                    "before": {
+                        "meter_units": before.meter_units,
+                        "rate_bp": before.rate_bp,
+                        "reset_cents": before.reset_cents,
+                    },
+                    "after": {
+                        "meter_units": o.state.meter_units,
+                        "rate_bp": o.state.rate_bp,
+                        "reset_cents": o.state.reset_cents,
+                        **(audit_after or {}),
+                    },
+                }
+                try:
+                    await self._commit([o], [link_id], audit=audit, extra=extra)
+                except StaleState:
+                    # Another process (the controller polling the link, when this is a web
+                    # process) committed first: the link was read again; decide again from it.
+                    if attempt == COMMAND_TRIES:
+                        raise
+                    continue
+                return o
+        raise AssertionError("unreachable")
+
+    async def recover(self, link_id: str, *, reason: str, by: str, approved_by: str) -> Outcome:
+        """Bring an inoperable link back on what its sealed history vouches for: asked by one
+        person, approved by another, recorded as an entry of the history (see
+        ``LedgerStore.recover_link``). Its tables are re-baselined from their next readings,
+        nothing credited between, and held until a technician releases them."""
+        check_recovery(reason=reason, by=by, approved_by=approved_by)
+        if link_id not in self.states:
+            raise StoreError(f"no link {link_id!r}")
         async with self._locks[link_id]:
-            await self._reload_stale([link_id])
-            at = self.clock.now_us()
-            before = self.states[link_id]
-            o = step(before, at)
-            audit = {
-                "at_us": at,
-                "actor": actor,
-                "action": action,
-                "target": target,
-                "before": {
-                    "meter_units": before.meter_units,
-                    "rate_bp": before.rate_bp,
-                    "reset_cents": before.reset_cents,
-                },
-                "after": {
-                    "meter_units": o.state.meter_units,
-                    "rate_bp": o.state.rate_bp,
-                    "reset_cents": o.state.reset_cents,
-                    **(audit_after or {}),
-                },
-            }
-            await self._commit([o], [link_id], audit=audit, extra=extra)
-            return o
+            await self.store.recover_link(
+                link_id, at_us=self.clock.now_us(), reason=reason, by=by, approved_by=approved_by
+            )
+            await self._reload([link_id])
+            o = eng.Outcome(self.states[link_id])
+        self._tell_reloaded([link_id])
+        return o
 
     async def change_rate(self, link_id: str, *, rate_bp: int, actor: str) -> Outcome:
         return await self.command(
@@ -305,6 +383,8 @@ class LinkRuntime:
         link_id = self.link_of(table_id)
         async with self._locks[link_id]:
             await self._reload_stale([link_id])
+            if link_id in self.inoperable:
+                return eng.Outcome(self.states[link_id])
             o = eng.table_offline(
                 self.states[link_id], table_id=table_id, at_us=self.clock.now_us(), reason=reason
             )

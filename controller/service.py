@@ -9,6 +9,7 @@ page, the API and a display agree on what "offline" or "hit pending" means.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -16,7 +17,9 @@ from typing import Literal
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.anchoring import Checkpointer, Sinks
 from controller.change_feed import ChangeFeed
+from controller.checkpoints import at_text, load_private_key
 from controller.clock import Clock, SystemClock
 from controller.config import FloorConfig
 from controller.link_locks import LinkLocks, floor_setup
@@ -29,8 +32,17 @@ from controller.storage.models import LinkRow, TableRow
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.submissions import SubmissionDesk
 
+log = logging.getLogger(__name__)
+
 TableStateName = Literal[
-    "online", "offline", "hit_pending", "unpolled", "out_of_play", "awaiting_approval", "standby"
+    "online",
+    "offline",
+    "hit_pending",
+    "unpolled",
+    "out_of_play",
+    "awaiting_approval",
+    "standby",
+    "inoperable",
 ]
 
 # A link counts as polled recently when one of its tables answered within this many of the
@@ -164,6 +176,7 @@ class FloorService:
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
         self.retention: RetentionJob | None = None
+        self.checkpoints: Checkpointer | None = None
         self.started = False
 
     @property
@@ -202,6 +215,10 @@ class FloorService:
                 integrity_years=self.settings.integrity_retention_years,
             )
             if self.floor is not None:
+                # Before anything is created or polled: a database behind this controller's
+                # own signed checkpoints (restored from an earlier copy, its newest history
+                # taken away) is refused here.
+                self.checkpoints = await self._open_checkpoints(store)
                 async with floor_setup(engine):
                     self._runtime = await open_floor(
                         store,
@@ -215,6 +232,8 @@ class FloorService:
                     await self._start_as_candidate(engine, self.poller)
                 else:
                     await self.poller.start()  # embedded: the only controller of its file
+                if self.checkpoints is not None:
+                    self.checkpoints.start()
             else:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
@@ -252,12 +271,44 @@ class FloorService:
         poller, self.poller = self.poller, None
         if poller is not None:
             await poller.stop()
+        checkpoints, self.checkpoints = self.checkpoints, None
+        if checkpoints is not None:
+            await checkpoints.stop()  # the heads as the polls left them, signed
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()
         self.started = False
+
+    def last_checkpoint(self, link_id: str) -> tuple[int, str, str] | None:
+        """The last checkpoint this controller signed of the link: (entry, seal, when)."""
+        cp = None if self.checkpoints is None else self.checkpoints.last.get(link_id)
+        return None if cp is None else (cp.seq, cp.hash, at_text(cp.at_us))
+
+    async def _open_checkpoints(self, store: LedgerStore) -> Checkpointer | None:
+        s = self.settings
+        if s.checkpoint_key_file is None:
+            log.warning(
+                "NO SIGNED CHECKPOINTS: no checkpoint signing key is configured "
+                "(PROGRESSIVE_CHECKPOINT_KEY_FILE), so the meter history is not anchored outside "
+                "the database: a database restored from an earlier copy, or one whose newest "
+                "entries were deleted, cannot be detected"
+            )
+            return None
+        checkpoints = Checkpointer(
+            load_private_key(s.checkpoint_key_file),
+            s.checkpoint_file,
+            interval_s=s.checkpoint_interval_s,
+            sinks=Sinks(syslog=s.checkpoint_syslog, url=s.checkpoint_url),
+            clock=self.clock,
+        )
+        try:
+            await checkpoints.open(store)
+        except BaseException:
+            await checkpoints.stop()
+            raise
+        return checkpoints
 
     async def _start_as_candidate(self, engine: AsyncEngine, poller: Poller) -> None:
         """Poll each link only while holding its lock; a standby for the others (DESIGN.md:
@@ -315,7 +366,9 @@ class FloorService:
         tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
         regs = tp.last if tp is not None else None
         state: TableStateName
-        if self.standing_by(link_id):
+        if runtime.is_inoperable(link_id) is not None:
+            state = "inoperable"  # its link's stored state failed its check
+        elif self.standing_by(link_id):
             state = "standby"  # polled by the controller holding the link's lock
         elif not runtime.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
@@ -377,6 +430,16 @@ class FloorService:
             problems["link locks"] = (
                 f"the lock connection failed, no link is driven here: {locks.problem}"
             )
+        for link_id, state in sorted(self.runtime.states.items()):
+            reason = self.runtime.inoperable.get(link_id)
+            if reason is not None:
+                # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
+                problems[f"link {link_id}"] = f"inoperable: {reason}"
+            elif state.tables and not any(ts.online for ts in state.tables.values()):
+                # Whoever polls it (this process or another), no table of the link answers.
+                problems[f"link {link_id}"] = (
+                    f"every table is offline ({', '.join(sorted(state.tables))})"
+                )
         poller = self.poller
         if poller is not None:
             now = self.clock.now_us()
@@ -391,6 +454,8 @@ class FloorService:
                 slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
                 window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
                 latest = max((tp.last_ok_us or 0) for tp in tps)
+                if f"link {link_id}" in problems:
+                    continue  # said already
                 if now - latest > window:
                     problems[f"link {link_id}"] = (
                         f"no table answered in the last {window // 1_000_000} s"

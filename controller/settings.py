@@ -46,6 +46,20 @@ class Settings(BaseSettings):
     retention_first_run_s: float = Field(default=60.0, gt=0)
     retention_interval_s: float = Field(default=24 * 60 * 60.0, gt=0)
 
+    # Signed checkpoints of every chain head (controller.checkpoints): the history anchored
+    # outside the database. The private key signs (only the controller has it); the public
+    # key (default: the key file with the suffix .pub) lets anyone verify. `progressive run`
+    # refuses to start without a signing key unless ``checkpoints_off`` says so on purpose.
+    checkpoint_key_file: Path | None = None
+    checkpoint_public_key_file: Path | None = None
+    checkpoint_file: Path = Path("progressive-checkpoints.jsonl")
+    checkpoint_interval_s: float = Field(default=60.0, gt=0)
+    # Copies of every checkpoint line kept on other machines, best effort: a syslog address
+    # ("host:port" over UDP, or a socket path such as /dev/log) and a URL each line is POSTed to.
+    checkpoint_syslog: str | None = None
+    checkpoint_url: str | None = None
+    checkpoints_off: bool = False
+
     @model_validator(mode="after")
     def _retention_at_least_the_minimum(self) -> Settings:
         check_retention_years(
@@ -147,3 +161,11 @@ def load_secret_key(settings: Settings, *, create: bool = True) -> bytes:
     if len(key) < 32:
         raise SecretKeyError(f"{path} holds a key shorter than 32 bytes")
     return key
+
+
+def checkpoint_public_key_path(settings: Settings) -> Path | None:
+    if settings.checkpoint_public_key_file is not None:
+        return settings.checkpoint_public_key_file
+    if settings.checkpoint_key_file is not None:
+        return settings.checkpoint_key_file.with_suffix(".pub")
+    return None

@@ -16,7 +16,7 @@ from controller.engine import LinkState
 from controller.export import ExportError, parse_time
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
 from controller.records import PeriodError, check_period
-from controller.service import FloorService, TableStatus
+from controller.service import FloorService, TableStateName, TableStatus
 from controller.verification import parse_stored_cards
 
 ServiceDep = Annotated[FloorService, Depends(get_service)]
@@ -51,16 +51,9 @@ class TableRead(BaseModel):
 
     table_id: str
     link_id: str
-    state: Literal[
-        "online",
-        "offline",
-        "hit_pending",
-        "unpolled",
-        "out_of_play",
-        "awaiting_approval",
-        "standby",
-    ] = Field(
-        description="offline: not answering; hit_pending: held for a technician after a hit; "
+    state: TableStateName = Field(
+        description="inoperable: its link failed its state check (see the link); "
+        "offline: not answering; hit_pending: held for a technician after a hit; "
         "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
         "awaiting_approval: its link is not approved by the commission yet; standby: its link "
         "is driven by another controller (the one holding its lock), this one stands by"
@@ -150,19 +143,30 @@ class LinkRead(BaseModel):
     reset_cents: int
     rate_bp: int
     hit_policy: str
-    state: Literal["playing", "hit_pending", "offline"] = Field(
-        description="offline: no table answers; hit_pending: a table waits for a technician "
-        "(the link itself plays on); playing otherwise"
+    state: Literal["playing", "hit_pending", "offline", "inoperable"] = Field(
+        description="inoperable: the state it would resume from failed its check against its "
+        "seals and history, nothing is recorded or credited until it is recovered "
+        "(``inoperable_reason`` says what differs); offline: no table answers; hit_pending: a "
+        "table waits for a technician (the link itself plays on); playing otherwise"
     )
+    inoperable_reason: str | None = None
     last_win: LastWinRead | None
     paytable: list[PaytableLineRead]
     tables: list[TableRead]
 
     @classmethod
-    def of(cls, state: LinkState, name: str, tables: list[TableRead]) -> LinkRead:
+    def of(
+        cls,
+        state: LinkState,
+        name: str,
+        tables: list[TableRead],
+        inoperable: str | None = None,
+    ) -> LinkRead:
         win = state.last_win
-        link_state: Literal["playing", "hit_pending", "offline"] = "playing"
-        if tables and not any(t.online for t in tables):
+        link_state: Literal["playing", "hit_pending", "offline", "inoperable"] = "playing"
+        if inoperable is not None:
+            link_state = "inoperable"
+        elif tables and not any(t.online for t in tables):
             link_state = "offline"
         elif any(t.hit_pending for t in tables):
             link_state = "hit_pending"
@@ -176,6 +180,7 @@ class LinkRead(BaseModel):
             rate_bp=state.rate_bp,
             hit_policy=str(state.hit_policy),
             state=link_state,
+            inoperable_reason=inoperable,
             last_win=None
             if win is None
             else LastWinRead(

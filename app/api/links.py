@@ -35,7 +35,12 @@ async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> L
     if state is None:
         raise StoreError(f"no link {link_id!r}")
     tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
-    return LinkRead.of(state, names.get(link_id, link_id), tables)
+    return LinkRead.of(
+        state,
+        names.get(link_id, link_id),
+        tables,
+        inoperable=service.runtime.is_inoperable(link_id),
+    )
 
 
 def _known(service: FloorService, link_id: str) -> None:

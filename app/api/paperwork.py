@@ -521,6 +521,10 @@ async def export_reconciliation(
     total, weeks = await _reconcile(service, link_id, since, until)
     s = reconciliation.summary(total)
     lines = [reconciliation.summary(w) for w in weeks]
+    anchors = reconciliation.anchor_lines(
+        await reconciliation.chain_head(service.engine, link_id),
+        service.last_checkpoint(link_id),
+    )
     # The file name is built from checked values only, never from what a caller typed.
     stem = f"reconciliation-{s['since_us']}-{s['until_us']}"
     if format == "csv":
@@ -541,6 +545,9 @@ async def export_reconciliation(
                     t["contributions_units"],
                 ]
             )
+        w.writerow([])
+        for line in anchors:
+            w.writerow([csv_cell(line)])
         return Response(
             out.getvalue(),
             media_type="text/csv",
@@ -586,6 +593,7 @@ async def export_reconciliation(
             ("Contributions by table", by_table),
             ("Weekly meter report", by_week),
             ("Problems", s["problems"] or ["none"]),
+            ("History anchors", anchors),
         ],
     )
     return Response(

@@ -245,3 +245,28 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     assert "filed with the commission as submission sub-" in out  # 68 IAC 10-1-3(c)
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
     assert "lir\tLet It Ride bonus\t$0.00\trate 75%" in out
+
+
+async def test_links_recover_brings_back_a_link_whose_counters_were_edited(
+    store: LedgerStore, db_url: str
+) -> None:
+    await play(store)
+    await _tamper(store, "UPDATE table_counters SET credits = 0 WHERE table_id = 't2'")
+    code, out, err = await progressive("links", "list", db_url=db_url)
+    assert code == 0, err
+    assert "INOPERABLE: table t2" in out
+    code, out, err = await progressive(
+        "links", "recover", "stud", "--reason", "edited", "--by", "ann", "--approved-by", "ann",
+        db_url=db_url,
+    )  # fmt: skip
+    assert code != 0 and "second person" in err
+    code, out, err = await progressive(
+        "links", "recover", "stud", "--reason", "counters edited", "--by", "ann",
+        "--approved-by", "bob", db_url=db_url,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "found table t2" in out and "recovered" in out
+    code, out, err = await progressive("ledger", "verify", db_url=db_url)
+    assert code == 0, err
+    code, out, err = await progressive("links", "list", db_url=db_url)
+    assert "INOPERABLE" not in out

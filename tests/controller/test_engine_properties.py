@@ -120,6 +120,9 @@ class TableModel:
     epoch: int = 0
     round_no: int = 0
     last_claim: HitClaim | None = None
+    # A reading has shown the last hit taken no longer at the head: the table dropped it, and
+    # from then on any head, even one numbered like it, is a new hit.
+    head_gone: bool = False
     hit_pending: bool = False
     online: bool = True
 
@@ -258,6 +261,8 @@ class Run:
 
     def reading(self, t: TableModel, credits: int, *, head=None, pending=0) -> Outcome:
         t.poll_seq += 1
+        if t.last_claim is not None and head != t.last_claim:
+            t.head_gone = True
         out = apply_reading(
             self.state,
             TableReading(
@@ -322,7 +327,7 @@ class Run:
                 if low < t.credits and (low - t.credits) % U32 > limit:
                     credits = low
         head = None
-        if t.last_claim is not None and self.draw(st.booleans()):
+        if t.last_claim is not None and not t.head_gone and self.draw(st.booleans()):
             head = t.last_claim  # the last hit taken, still at the head: never paid twice
         out = self.reading(t, credits, head=head, pending=1 if head else 0)
         assert out.hits == ()
@@ -386,7 +391,8 @@ class Run:
             # While our ack has not landed the table shows the same head again.
             for shown in range(1 + (self.draw(st.integers(0, 1)) if pending > 1 else 0)):
                 self.tick()
-                numbering_restarted = claim.table_seq < t.last_taken_seq and shown == 0
+                # A number not above the last one taken, once that hit is gone, is a restart.
+                numbering_restarted = claim.table_seq <= t.last_taken_seq and shown == 0
                 out = self.reading(t, self.small_step(t), head=claim, pending=pending)
                 seq_resets = [e for e in out.events if is_reset_of(e, "hit_seq_before")]
                 assert bool(seq_resets) is numbering_restarted
@@ -395,6 +401,7 @@ class Run:
                     event("hit numbering restart")
                 t.last_taken_seq = claim.table_seq
                 t.last_claim = claim
+                t.head_gone = False
                 if pending > 1:
                     assert out.hits == ()
                 else:
@@ -458,8 +465,8 @@ class Run:
 
     def op_numbering_restart(self) -> None:
         t = self.draw(st.sampled_from(self.tables))
-        if t.last_taken_seq >= 2:
-            t.next_hit_seq = self.draw(st.integers(1, t.last_taken_seq - 1))
+        if t.last_taken_seq >= 1:
+            t.next_hit_seq = self.draw(st.integers(0, t.last_taken_seq))
 
     def op_release(self) -> None:
         t = self.draw(st.sampled_from(self.tables))

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from controller.checkpoints import make_key_pair
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
@@ -84,6 +85,16 @@ class Controller:
         """Start ``progressive run --config CONFIG``; returns once it answers ``/healthz``."""
         port = free_port()
         log = cwd / f"{name}.log"
+        # Each controller signs checkpoints with a key and into a file of its own, kept
+        # across its restarts (it refuses to start on a database behind them).
+        keys = cwd / f"{name}-checkpoints"
+        if not (keys / "checkpoint-signing.key").exists():
+            make_key_pair(keys)
+        env = {
+            "PROGRESSIVE_CHECKPOINT_KEY_FILE": str(keys / "checkpoint-signing.key"),
+            "PROGRESSIVE_CHECKPOINT_FILE": str(keys / "checkpoints.jsonl"),
+            **env,
+        }
         with log.open("wb") as out:
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "app.cli", "run", "--config", str(config),

@@ -13,7 +13,6 @@ from controller.hands import HandCategory
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.errors import LinkDown
-from link_adapters.profiles import TableRegisters
 from link_adapters.simulator.table import SimTableConfig
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
 
@@ -90,19 +89,12 @@ async def test_a_restart_between_committing_a_hit_and_acknowledging_it(store: Le
         assert h.floor is not None and h.poller is not None and h.runtime is not None
 
         handle = h.poller.tables["stud-1"].handle
-        exchange = handle.exchange
 
-        async def writes_never_arrive(**_: object) -> None:
+        async def writes_never_arrive(*_: object, **__: object) -> None:
             raise LinkDown("the controller died before its write reached the table")
 
-        async def acks_never_arrive(**fields: Any) -> TableRegisters:
-            # A read/write request is one frame: when it is lost neither half happened.
-            if fields.get("ack_seq") is not None:
-                raise LinkDown("the controller died before its acknowledgement left")
-            return await exchange(**fields)
-
         handle.write = writes_never_arrive  # type: ignore[method-assign]
-        handle.exchange = acks_never_arrive  # type: ignore[method-assign]
+        handle.acknowledge = writes_never_arrive  # type: ignore[method-assign]
         h.floor.force_hand(GW, 1, 2, HandCategory.ROYAL_FLUSH)
         record = h.floor.play_round_now(GW, 1)
         royal = next(x for x in record.hits if x.hand is HandCategory.ROYAL_FLUSH)

@@ -238,8 +238,10 @@ async def test_an_approval_made_at_a_web_process_reaches_the_controller(
         poller = wf.service.poller
         assert poller is not None
         assert set(table_states(d0).values()) == {"awaiting_approval"}
-        await asyncio.sleep(0.5)
-        assert not any(tp.last_ok_us for tp in poller.tables.values())  # not polled
+        # Polled only to be told to take no side bets (bit0), nothing recorded.
+        await wait_until(lambda: all(t.command_bits & 1 for t in wf.sim.tables.values()))
+        states = wf.service.runtime.states["stud"].tables.values()
+        assert all(ts.credits is None for ts in states)
         [approved] = await SubmissionDesk(w1.service.runtime).approve_new_links(
             reviewer="agent", role=Role.COMMISSION_AGENT
         )

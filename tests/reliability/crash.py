@@ -29,7 +29,7 @@ from urllib.parse import quote
 from controller.hands import HandCategory
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
-from link_adapters.simulator.table import COMMAND_HIT_PENDING
+from link_adapters.table import COMMAND_HIT_PENDING
 from tests.app.helpers import progressive
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
@@ -299,10 +299,10 @@ async def deal_a_hit(h: FloorHarness, rng: random.Random, report: CrashReport) -
     table: Any = h.sim(p, u)
     hand = FORCED[report.forced_hits % len(FORCED)]
     seat = rng.randint(1, 5)
-    before = table.last_hit_seq
+    before = table.next_hit_seq
     h.floor.force_hand(p.gateway, u, seat, hand)
     async with asyncio.timeout(20):
-        while table.last_hit_seq == before:  # noqa: ASYNC110
+        while table.next_hit_seq == before:  # noqa: ASYNC110
             await asyncio.sleep(0.002)
     forced_seq = next(x.seq for x in reversed(table.all_hits()) if x.seat == seat)
     report.forced_hits += 1

@@ -43,7 +43,6 @@ from app.web import create_app
 from controller.config import FloorConfig
 from controller.hands import HandCategory
 from controller.money import displayed_cents
-from controller.poller import COMMAND_HIT_PENDING
 from controller.service import FloorService
 from controller.settings import Settings
 from controller.storage.database import make_engine
@@ -51,6 +50,7 @@ from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.submissions import SubmissionDesk
 from controller.users import Role
+from link_adapters.table import COMMAND_HIT_PENDING
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres
@@ -326,7 +326,7 @@ async def _scenario(
         stopped = time.monotonic()
         figures.hit_before_stop = (
             "recorded before the stop"
-            if runtime.states["stud"].table("stud-1").last_hit_seq >= before_seq
+            if (runtime.states["stud"].table("stud-1").last_hit_seq or 0) >= before_seq
             else "held through the outage"
         )
 
@@ -461,7 +461,7 @@ async def _scenario(
 
     # The held hit taken exactly once, after the server came back.
     await until(lambda: not during.hit_fifo or during.hit_fifo[0].seq != held_seq)
-    assert runtime.states["lir"].table("lir-2").last_hit_seq >= held_seq
+    assert (runtime.states["lir"].table("lir-2").last_hit_seq or 0) >= held_seq
 
     # Play a little more, then stop dealing and let everything be read and committed.
     await asyncio.sleep(1.0)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 from pathlib import Path
 
 import httpx
@@ -46,7 +48,7 @@ async def test_out_of_play_corrections_and_reconciliation(tmp_path: Path) -> Non
         auditor = await headers_for(wf, Role.AUDITOR)
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
 
-        # --- removed from play: its wagers keep arriving, nothing is credited.
+        # --- removed from play: the table is told to take no side bets; nothing is credited.
         r = await http.post("/api/v1/tables/stud-1/integrity-records", json=REMOVAL, headers=tech)
         assert r.status_code == 201, r.text
         record = r.json()
@@ -59,8 +61,14 @@ async def test_out_of_play_corrections_and_reconciliation(tmp_path: Path) -> Non
             )
         assert notice is not None and notice.startswith(b"%PDF")
         before = await _contributions(wf, "stud-1")
-        credits = wf.service.table_status("stud-1").credits or 0
-        await wait_until(lambda: (wf.service.table_status("stud-1").credits or 0) > credits + 3)
+        sim = wf.sim.tables[("caribbean_stud", 1)]
+        await wait_until(lambda: sim.command_bits & 1 != 0)  # register 102, bit0
+        credits = sim.credits
+        for _ in range(5):
+            sim_round = wf.sim.play_round_now("caribbean_stud", 1)
+            assert sim_round.credits == 0  # 68 IAC 10-1-6.2: no side bet taken out of play
+        assert sim.credits == credits
+        await asyncio.sleep(0.3)  # a few polls of the table
         assert await _contributions(wf, "stud-1") == before
         base = f"/api/v1/tables/stud-1/integrity-records/{rid}"
         early = await http.post(f"{base}/return-to-play", headers=tech)
@@ -138,6 +146,11 @@ async def test_out_of_play_corrections_and_reconciliation(tmp_path: Path) -> Non
         csv_ = await http.get("/api/v1/links/stud/reconciliation/export", params=q, headers=auditor)
         assert csv_.headers["content-type"].startswith("text/csv")
         assert csv_.text.splitlines()[0].startswith("row,period_start")
+        # The weekly report anchors the history on paper: the head and the last checkpoint.
+        cells = [row[0] for row in csv.reader(io.StringIO(csv_.text)) if len(row) == 1]
+        (head_line,) = [x for x in cells if x.startswith("Chain head: entry ")]
+        assert len(head_line.rsplit("seal ", 1)[1]) == 64
+        assert any(x.startswith("Last signed checkpoint: ") for x in cells)
         pdf = await http.get(
             "/api/v1/links/stud/reconciliation/export",
             params={**q, "format": "pdf"},

@@ -36,3 +36,43 @@ async def test_not_ready_when_no_table_answers(tmp_path: Path) -> None:
         body = ready.json()
         assert body["status"] == "not ready"
         assert set(body["problems"]) == {"link stud", "link lir"}
+
+
+async def test_not_ready_naming_a_link_whose_tables_are_all_offline(tmp_path: Path) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        poller = wf.service.poller
+        assert poller is not None
+        await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
+        stud = [tp for tp in poller.tables.values() if tp.link_id == "stud"]
+        for tp in stud:
+            wf.sim.set_silent("caribbean_stud", tp.entry.unit, True)
+        state = wf.service.runtime.states
+        await wait_until(lambda: not any(ts.online for ts in state["stud"].tables.values()))
+        ready = await http.get("/readyz")  # at once, not only once the answers are old
+        assert ready.status_code == 503, ready.text
+        problems = ready.json()["problems"]
+        assert set(problems) == {"link stud"}
+        assert problems["link stud"].startswith("every table is offline (stud-1")
+
+
+async def test_an_inoperable_link_is_named_by_readyz_and_shown_by_the_api(
+    tmp_path: Path,
+) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        poller = wf.service.poller
+        assert poller is not None
+        await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
+        # As a load that found the link's stored state changed would leave it.
+        wf.service.runtime.inoperable["stud"] = "table stud-1: its counter row was changed"
+        ready = await http.get("/readyz")
+        assert ready.status_code == 503
+        assert "table stud-1" in ready.json()["problems"]["link stud"]
+        link = (await http.get("/api/v1/links/stud")).json()
+        assert link["state"] == "inoperable"
+        assert link["inoperable_reason"] == "table stud-1: its counter row was changed"
+        assert {t["state"] for t in link["tables"]} == {"inoperable"}
+        assert (await http.get("/api/v1/links/lir")).json()["state"] != "inoperable"
+        # Its tables are told at once to take no progressive side bets (register 102, bit0).
+        for tp in (tp for tp in poller.tables.values() if tp.link_id == "stud"):
+            sim = wf.sim.tables[("caribbean_stud", tp.entry.unit)]
+            await wait_until(lambda t=sim: t.command_bits & 1 != 0)
