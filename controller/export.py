@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.ledger import ENTRY_COLUMNS
 from controller.money import displayed_cents
+from controller.periods import PeriodError, parse_instant
 from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
 
 
@@ -39,7 +40,6 @@ class ExportKind(enum.StrEnum):
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-MICROSECOND = timedelta(microseconds=1)
 
 
 # What a spreadsheet takes for the start of a formula (or of a cell it re-parses).
@@ -56,19 +56,6 @@ def csv_cell(value: Any) -> Any:
 
 def iso(at_us: int) -> str:
     return (EPOCH + timedelta(microseconds=at_us)).isoformat(timespec="microseconds")
-
-
-def parse_time(text: str) -> int:
-    """``2026-01-31`` or an ISO 8601 time (UTC unless it says otherwise) -> epoch microseconds."""
-    try:
-        dt = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ExportError(
-            f"{text!r} is not a date or time; write it like 2026-01-31 or 2026-01-31T08:00"
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return (dt - EPOCH) // MICROSECOND
 
 
 HISTORY_FIELDS = (
@@ -284,7 +271,7 @@ class ExportCheck:
 
 def _sealed_row(r: Mapping[str, Any]) -> tuple[Any, ...]:
     """An exported history row back in ``ENTRY_COLUMNS`` order, exactly as it was sealed."""
-    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_time(r["at"])}
+    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_instant(r["at"])}
     return tuple(row[c] for c in ENTRY_COLUMNS)
 
 
@@ -303,7 +290,7 @@ def verify_export(data: Mapping[str, Any], checkpoints: Sequence[SignedCheckpoin
         for r in data["rows"]:
             row = _sealed_row(r)
             by_link.setdefault(row[0], []).append(row)
-    except (KeyError, TypeError, ExportError) as exc:
+    except (KeyError, TypeError, PeriodError) as exc:
         out.problems.append(f"an exported row lacks a sealed field ({exc})")
         return out
     cps: dict[str, list[SignedCheckpoint]] = {}

@@ -13,6 +13,7 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.money import displayed_cents
+from controller.periods import PeriodError, check_period
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -25,15 +26,6 @@ from controller.storage.store import StoreError
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
-
-
-class PeriodError(ValueError):
-    """A period or page that cannot be answered; the message says why."""
-
-
-def check_period(since_us: int, until_us: int) -> None:
-    if until_us <= since_us:
-        raise PeriodError("the period is empty: 'until' must be after 'since'")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
