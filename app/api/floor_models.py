@@ -395,6 +395,8 @@ _ERRORS: dict[int, str] = {
     404: "no such link, table, hit, anomaly or document; the message names it",
     409: "refused by a rule (the message says which and why)",
     422: "the input is not valid; each problem names where it is",
+    503: "busy with as many reports, exports and verifications as it takes at once; ask "
+    "again after the Retry-After header's seconds",
 }
 
 
