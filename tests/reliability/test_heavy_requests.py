@@ -7,8 +7,8 @@ loopback, the poller and the web server on one event loop. Each table's heartbea
 Fired together, several of each: reconciliations of the years 1 to 9999 (JSON and CSV) and
 1900 to 2100 (PDF), the history export of the years 1 to 9999, periods whose UTC offset
 takes them past the calendar, and the longest periods that are answered (five years: the
-reconciliation, its CSV and PDF, the history export as CSV and JSON) with ledger
-verifications. A request refused because the heavy work is full (503) is asked again after
+reconciliation, its CSV and PDF, the history export as CSV and JSON, the meter chart) with
+ledger verifications. A request refused because the heavy work is full (503) is asked again after
 its Retry-After, as a client should.
 
 Then: no table's heartbeat gap reached its timeout and none disabled its progressive; every
@@ -38,6 +38,7 @@ RETRIES = 30  # of a request refused as busy
 RECONCILIATION = "/api/v1/links/stud/reconciliation"
 EXPORT = f"{RECONCILIATION}/export"
 HISTORY = "/api/v1/exports/history"
+CHART = "/api/v1/links/stud/meter"
 VERIFY = "/api/v1/ledger/verify"
 
 
@@ -68,6 +69,7 @@ def heavy_requests() -> list[Ask]:
         Ask("GET", EXPORT, {**ever, "format": "csv"}, "query.since"),
         Ask("GET", EXPORT, {**century, "format": "pdf"}, "query.since"),
         Ask("GET", HISTORY, ever, "query.since"),
+        Ask("GET", CHART, ever, "query.since"),
         Ask("GET", RECONCILIATION, before_year_1, "query.since"),
         Ask("GET", EXPORT, {**after_9999, "format": "pdf"}, "query.until"),
         Ask("GET", HISTORY, {**before_year_1, "format": "json"}, "query.since"),
@@ -78,6 +80,7 @@ def heavy_requests() -> list[Ask]:
         Ask("GET", EXPORT, {**five_years, "format": "pdf"}),
         Ask("GET", HISTORY, five_years),
         Ask("GET", HISTORY, {**five_years, "format": "json"}),
+        Ask("GET", CHART, {**five_years, "points": "2000"}),
         Ask("POST", VERIFY, {}),
     ]
     return beyond * 2 + longest * 3

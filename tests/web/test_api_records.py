@@ -76,6 +76,7 @@ async def test_heavy_work_past_what_is_taken_is_refused_with_a_time_to_retry(
             ("GET", "/api/v1/links/stud/reconciliation"),
             ("GET", "/api/v1/links/stud/reconciliation/export?format=pdf"),
             ("GET", "/api/v1/exports/history"),
+            ("GET", "/api/v1/links/stud/meter"),
             ("POST", "/api/v1/ledger/verify"),
         ]
         for method, url in heavy:
