@@ -19,6 +19,7 @@ from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_doc
 from controller.export import csv_cell, iso
 from controller.money import displayed_cents, format_cents
 from controller.pdf import render_pdf
+from controller.reconciliation import Reconciliation
 from controller.storage.store import StoreError
 
 router = APIRouter(prefix="/api/v1")
@@ -480,7 +481,7 @@ async def get_reconciliation(
         return await job.run(_report, total, weeks)
 
 
-def _report(total: Any, weeks: list[Any]) -> ReconciliationReport:
+def _report(total: Reconciliation, weeks: list[Reconciliation]) -> ReconciliationReport:
     return ReconciliationReport(
         **reconciliation.summary(total),
         weeks=[ReconciliationRead(**reconciliation.summary(w)) for w in weeks],
@@ -545,7 +546,7 @@ async def export_reconciliation(
     )
 
 
-def _report_csv(total: Any, weeks: list[Any], anchors: list[str]) -> str:
+def _report_csv(total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]) -> str:
     s = reconciliation.summary(total)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
@@ -570,7 +571,9 @@ def _report_csv(total: Any, weeks: list[Any], anchors: list[str]) -> str:
     return out.getvalue()
 
 
-def _report_pdf(link_id: str, total: Any, weeks: list[Any], anchors: list[str]) -> bytes:
+def _report_pdf(
+    link_id: str, total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]
+) -> bytes:
     s = reconciliation.summary(total)
     lines = [reconciliation.summary(w) for w in weeks]
     verdict = (
