@@ -23,9 +23,10 @@ from controller.checkpoints import (
 )
 from controller.clock import SystemClock
 from controller.engine import EngineError, HitPolicy, TableConfig
-from controller.export import ExportError, ExportKind, export, iso, parse_time, verify_export
+from controller.export import ExportError, ExportKind, export, iso, verify_export
 from controller.games import Game, PaytableError
 from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
+from controller.periods import PeriodError, parse_instant
 from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.retention import run_retention
 from controller.runtime import LinkRuntime
@@ -619,8 +620,9 @@ def export_cmd(
     """Meter history, hits or reductions for a period, for auditors."""
     settings = _settings(database_url)
     try:
-        since_us, until_us = parse_time(since), parse_time(until)
-    except ExportError as exc:
+        since_us = parse_instant(since, where="--since")
+        until_us = parse_instant(until, where="--until")
+    except PeriodError as exc:
         raise click.BadParameter(str(exc)) from exc
 
     async def go() -> int:

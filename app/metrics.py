@@ -28,7 +28,11 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
   ``progressive_award_cents_total{link_id}``, ``progressive_hits_total{link_id, status}``
 * ``progressive_ledger_append_seconds`` histogram: one group commit of readings
 * ``progressive_websocket_clients{link_id}``
-* ``progressive_event_loop_lag_seconds``: how late the last timed sleep woke up
+* ``progressive_event_loop_lag_seconds``: how late the last timed sleep woke up;
+  ``progressive_event_loop_lag_max_seconds`` the latest it woke since the process started;
+  ``progressive_event_loop_wakeup_lag_seconds`` histogram: every such wake-up. A table
+  disables its progressive after its heartbeat timeout (5 s by default) without one, and
+  every heartbeat leaves from this loop: a lag near that timeout is a floor about to stop.
 * ``progressive_ledger_verification_failed`` 1 when the last verification found a broken
   chain; ``progressive_ledger_verification_timestamp_seconds`` when it ran (0: not yet)
 """
@@ -68,6 +72,7 @@ log = logging.getLogger(__name__)
 POLL_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 COMMIT_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 5.0)
 LOOP_LAG_INTERVAL_S = 0.5
+LOOP_LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # The process that polls verifies the whole ledger a few minutes after it starts and then
 # daily, so a broken chain raises an alert without anyone asking (68 IAC 10-6-5).
 VERIFY_FIRST_S = 300.0
@@ -240,6 +245,17 @@ class FloorMetrics:
             "How late the event loop woke the last timed sleep",
             registry=registry,
         )
+        self.loop_lag_max = Gauge(
+            "progressive_event_loop_lag_max_seconds",
+            "The latest the event loop woke a timed sleep since the process started",
+            registry=registry,
+        )
+        self.loop_lags = Histogram(
+            "progressive_event_loop_wakeup_lag_seconds",
+            f"How late the event loop woke each timed sleep (one every {LOOP_LAG_INTERVAL_S} s)",
+            buckets=LOOP_LAG_BUCKETS,
+            registry=registry,
+        )
         self.verification_failed = Gauge(
             "progressive_ledger_verification_failed",
             "1 when the last ledger verification found a broken chain",
@@ -322,10 +338,16 @@ class FloorMetrics:
 
     async def _measure_lag(self) -> None:
         loop = asyncio.get_running_loop()
+        worst = 0.0
         while True:
             asked = loop.time() + LOOP_LAG_INTERVAL_S
             await asyncio.sleep(LOOP_LAG_INTERVAL_S)
-            self.loop_lag.set(max(0.0, loop.time() - asked))
+            lag = max(0.0, loop.time() - asked)
+            self.loop_lag.set(lag)
+            self.loop_lags.observe(lag)
+            if lag > worst:
+                worst = lag
+                self.loop_lag_max.set(lag)
 
     async def verify_now(self) -> bool:
         """Walk every link's chain; the result is what the verification gauges show."""

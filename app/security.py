@@ -415,3 +415,9 @@ class SecurityHeaders:
         except ClientDisconnect:
             if not refused:
                 raise
+        except Exception:
+            # An error nothing below answered: the 500 carries the headers too (the server's
+            # own error answer, further out, would not); raised on for the server to log.
+            if not started and not refused:
+                await refuse(500, "internal error: the request could not be answered")
+            raise

@@ -23,6 +23,7 @@ from controller.engine import EngineError
 from controller.regulations import RuleViolation
 from controller.service import FloorService
 from controller.storage.store import StoreError
+from controller.workers import Busy
 
 STATIC = Path(__file__).parent / "static"
 
@@ -100,6 +101,12 @@ def create_app(service: FloorService) -> FastAPI:
             problem = {"where": "input", "problem": "text may not contain a NUL character"}
             return _error(422, {"message": "the request is not valid", "problems": [problem]})
         raise exc
+
+    @app.exception_handler(Busy)
+    async def busy(_: Request, exc: Busy) -> JSONResponse:
+        response = _error(503, str(exc))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(StoreError)
     async def store_refusal(_: Request, exc: StoreError) -> JSONResponse:

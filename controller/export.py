@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import enum
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO
@@ -25,7 +25,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.ledger import ENTRY_COLUMNS
 from controller.money import displayed_cents
+from controller.periods import PeriodError, parse_instant
 from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
+from controller.workers import Job, step
 
 
 class ExportError(ValueError):
@@ -39,7 +41,7 @@ class ExportKind(enum.StrEnum):
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-MICROSECOND = timedelta(microseconds=1)
+BATCH = 5_000  # rows read, and written, at a time
 
 
 # What a spreadsheet takes for the start of a formula (or of a cell it re-parses).
@@ -56,19 +58,6 @@ def csv_cell(value: Any) -> Any:
 
 def iso(at_us: int) -> str:
     return (EPOCH + timedelta(microseconds=at_us)).isoformat(timespec="microseconds")
-
-
-def parse_time(text: str) -> int:
-    """``2026-01-31`` or an ISO 8601 time (UTC unless it says otherwise) -> epoch microseconds."""
-    try:
-        dt = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ExportError(
-            f"{text!r} is not a date or time; write it like 2026-01-31 or 2026-01-31T08:00"
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return (dt - EPOCH) // MICROSECOND
 
 
 HISTORY_FIELDS = (
@@ -219,16 +208,6 @@ def _query(
     return q.order_by(m.link_id, m.seq), fields, conv
 
 
-async def _rows(
-    engine: AsyncEngine, kind: ExportKind, link_id: str | None, since_us: int, until_us: int
-) -> AsyncIterator[dict[str, Any]]:
-    q, _, conv = _query(kind, link_id, since_us, until_us)
-    async with engine.connect() as conn:
-        result = await conn.stream(q.execution_options(yield_per=5000))
-        async for row in result:
-            yield conv(row)
-
-
 async def export(
     engine: AsyncEngine,
     out: TextIO,
@@ -238,18 +217,22 @@ async def export(
     since_us: int,
     until_us: int,
     link_id: str | None = None,
+    job: Job | None = None,
 ) -> int:
-    """Write the export to ``out``; returns the number of rows."""
+    """Write the export to ``out``; returns the number of rows. Rows are read ``BATCH`` at a
+    time; each batch is formatted and written in ``job``'s worker thread while the next is
+    read."""
     if until_us <= since_us:
         raise ExportError("the period is empty: --until must be after --since")
-    _, fields, _ = _query(kind, link_id, since_us, until_us)
-    n = 0
+    q, fields, conv = _query(kind, link_id, since_us, until_us)
+    write: Callable[[Sequence[Any], bool], None]
     if fmt == "csv":
         writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        async for row in _rows(engine, kind, link_id, since_us, until_us):
-            writer.writerow({k: csv_cell(v) for k, v in row.items()})
-            n += 1
+
+        def write(rows: Sequence[Any], first: bool) -> None:
+            writer.writerows({k: csv_cell(v) for k, v in conv(r).items()} for r in rows)
+
+        await step(job, writer.writeheader)
     elif fmt == "json":
         head = {
             "kind": str(kind),
@@ -257,13 +240,26 @@ async def export(
             "until": iso(until_us),
             "link_id": link_id,
         }
-        out.write(json.dumps(head)[:-1] + ', "rows": [')
-        async for row in _rows(engine, kind, link_id, since_us, until_us):
-            out.write(("\n" if n == 0 else ",\n") + json.dumps(row, ensure_ascii=False))
-            n += 1
-        out.write("\n]}\n")
+
+        def write(rows: Sequence[Any], first: bool) -> None:
+            out.write(
+                "".join(
+                    ("\n" if first and i == 0 else ",\n") + json.dumps(conv(r), ensure_ascii=False)
+                    for i, r in enumerate(rows)
+                )
+            )
+
+        await step(job, out.write, json.dumps(head)[:-1] + ', "rows": [')
     else:
         raise ExportError(f"unknown format {fmt!r}; use csv or json")
+    n = 0
+    async with engine.connect() as conn:
+        result = await conn.stream(q.execution_options(yield_per=BATCH))
+        async for rows in result.partitions():
+            await step(job, write, rows, n == 0)
+            n += len(rows)
+    if fmt == "json":
+        await step(job, out.write, "\n]}\n")
     return n
 
 
@@ -284,7 +280,7 @@ class ExportCheck:
 
 def _sealed_row(r: Mapping[str, Any]) -> tuple[Any, ...]:
     """An exported history row back in ``ENTRY_COLUMNS`` order, exactly as it was sealed."""
-    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_time(r["at"])}
+    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_instant(r["at"])}
     return tuple(row[c] for c in ENTRY_COLUMNS)
 
 
@@ -303,7 +299,7 @@ def verify_export(data: Mapping[str, Any], checkpoints: Sequence[SignedCheckpoin
         for r in data["rows"]:
             row = _sealed_row(r)
             by_link.setdefault(row[0], []).append(row)
-    except (KeyError, TypeError, ExportError) as exc:
+    except (KeyError, TypeError, PeriodError) as exc:
         out.problems.append(f"an exported row lacks a sealed field ({exc})")
         return out
     cps: dict[str, list[SignedCheckpoint]] = {}

@@ -12,20 +12,23 @@ up is listed in ``problems``; ``balanced`` is true only when there are none.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.engine import EntryKind
 from controller.money import UNITS_PER_CENT, contribution_units, displayed_cents
+from controller.storage.database import snapshot
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.store import StoreError
+from controller.workers import Job, step
 
 WEEK_US = 7 * 86_400 * 1_000_000
+BATCH = 5_000  # entries read, and reconciled, at a time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -94,54 +97,98 @@ class Reconciliation:
 _SEEDS = {str(EntryKind.LINK_OPENED), str(EntryKind.JACKPOT_RESET)}
 
 
-def reconcile(
-    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[Entry]
-) -> Reconciliation:
-    """The reconciliation of ``entries`` (the period's, in sequence order) from ``opening``."""
-    closing = entries[-1].meter_after_units if entries else opening_units
-    r = Reconciliation(link_id, since_us, until_us, opening_units, closing, entries=len(entries))
-    meter = opening_units
-    for e in entries:
-        if e.meter_before_units != meter:
+def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None) -> None:
+    """One entry (the next in sequence) into ``r``, whose closing is the meter so far;
+    ``contribution`` is a contribution's (credits, denomination, rate) as it records them."""
+    if e.meter_before_units != r.closing_units:
+        r.problems.append(
+            f"entry {e.seq}: starts from {e.meter_before_units} units, the meter stood at "
+            f"{r.closing_units}"
+        )
+    if e.meter_after_units != e.meter_before_units + e.delta_units:
+        r.problems.append(f"entry {e.seq}: its amounts do not add up")
+    r.closing_units = e.meter_after_units
+    r.entries += 1
+    if contribution is not None:
+        credits, denomination_cents, rate_bp = contribution
+        units = contribution_units(
+            credits=credits, denomination_cents=denomination_cents, rate_bp=rate_bp
+        )
+        line = r.tables.setdefault(e.table_id or "?", TableLine(e.table_id or "?"))
+        line.credits += credits
+        line.units += units
+        if units != e.delta_units:
             r.problems.append(
-                f"entry {e.seq}: starts from {e.meter_before_units} units, the meter stood at "
-                f"{meter}"
+                f"entry {e.seq}: table {e.table_id} credited {e.delta_units} units; "
+                f"{credits} credits x {denomination_cents}c x {rate_bp} bp is {units}"
             )
-        if e.meter_after_units != e.meter_before_units + e.delta_units:
-            r.problems.append(f"entry {e.seq}: its amounts do not add up")
-        meter = e.meter_after_units
-        if e.kind == EntryKind.CONTRIBUTION:
-            d = json.loads(e.details)
-            units = contribution_units(
-                credits=d["credits"],
-                denomination_cents=d["denomination_cents"],
-                rate_bp=d["rate_bp"],
-            )
-            line = r.tables.setdefault(e.table_id or "?", TableLine(e.table_id or "?"))
-            line.credits += d["credits"]
-            line.units += units
-            if units != e.delta_units:
-                r.problems.append(
-                    f"entry {e.seq}: table {e.table_id} credited {e.delta_units} units; "
-                    f"{d['credits']} credits x {d['denomination_cents']}c x {d['rate_bp']} bp "
-                    f"is {units}"
-                )
-        elif e.kind in _SEEDS:
-            r.seeded_units += e.delta_units
-        elif e.kind == EntryKind.ANOMALY_APPROVED:
-            r.anomalies_approved_units += e.delta_units
-        elif e.kind == EntryKind.AWARD:
-            r.awards_units -= e.delta_units
-        elif e.kind == EntryKind.CORRECTION:
-            r.corrections_units += e.delta_units
-        else:
-            r.other_units += e.delta_units
+    elif e.kind in _SEEDS:
+        r.seeded_units += e.delta_units
+    elif e.kind == EntryKind.ANOMALY_APPROVED:
+        r.anomalies_approved_units += e.delta_units
+    elif e.kind == EntryKind.AWARD:
+        r.awards_units -= e.delta_units
+    elif e.kind == EntryKind.CORRECTION:
+        r.corrections_units += e.delta_units
+    else:
+        r.other_units += e.delta_units
+
+
+def _closed(r: Reconciliation) -> Reconciliation:
     if r.difference_units:
         r.problems.append(
             f"DIFFERENCE: the closing meter is {r.closing_units} units, the terms add up to "
             f"{r.expected_closing_units} ({r.difference_units:+d} units)"
         )
     return r
+
+
+class Fold:
+    """The period's reconciliation and its weekly report (one reconciliation per calendar
+    week, Monday UTC), built from the period's entries a batch at a time, in sequence order:
+    what it keeps is one line per week and per table, however many entries the period has."""
+
+    def __init__(self, link_id: str, since_us: int, until_us: int, opening_units: int) -> None:
+        self.total = Reconciliation(link_id, since_us, until_us, opening_units, opening_units)
+        self.weeks: list[Reconciliation] = []
+        self._week = self._new_week(since_us, opening_units)
+
+    def _new_week(self, start_us: int, opening_units: int) -> Reconciliation:
+        t = self.total
+        end = min(t.until_us, week_start_us(start_us) + WEEK_US)
+        return Reconciliation(t.link_id, start_us, end, opening_units, opening_units)
+
+    def _next_week(self) -> None:
+        week = self._week
+        self.weeks.append(_closed(week))
+        self._week = self._new_week(week.until_us, week.closing_units)
+
+    def add(self, entries: Sequence[Entry]) -> None:
+        for e in entries:
+            while e.at_us >= self._week.until_us and self._week.until_us < self.total.until_us:
+                self._next_week()
+            contribution = None
+            if e.kind == EntryKind.CONTRIBUTION:
+                d = json.loads(e.details)
+                contribution = (d["credits"], d["denomination_cents"], d["rate_bp"])
+            _take(self.total, e, contribution)
+            _take(self._week, e, contribution)
+
+    def finish(self) -> tuple[Reconciliation, list[Reconciliation]]:
+        """The period's reconciliation and its weeks; the fold takes nothing more after."""
+        while self._week.until_us < self.total.until_us:
+            self._next_week()
+        self.weeks.append(_closed(self._week))
+        return _closed(self.total), self.weeks
+
+
+def reconcile(
+    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[Entry]
+) -> Reconciliation:
+    """The reconciliation of ``entries`` (the period's, in sequence order) from ``opening``."""
+    fold = Fold(link_id, since_us, until_us, opening_units)
+    fold.add(entries)
+    return fold.finish()[0]
 
 
 def week_start_us(at_us: int) -> int:
@@ -151,53 +198,54 @@ def week_start_us(at_us: int) -> int:
     return (monday - _EPOCH) // timedelta(microseconds=1)
 
 
-def weekly(
-    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[Entry]
-) -> list[Reconciliation]:
-    """The weekly meter report: one reconciliation per calendar week (Monday, UTC)."""
-    weeks: list[Reconciliation] = []
-    start = since_us
-    i = 0
-    opening = opening_units
-    while start < until_us:
-        end = min(until_us, week_start_us(start) + WEEK_US)
-        j = i
-        while j < len(entries) and entries[j].at_us < end:
-            j += 1
-        week = reconcile(link_id, start, end, opening, entries[i:j])
-        weeks.append(week)
-        opening, i, start = week.closing_units, j, end
-    return weeks
-
-
 # ----------------------------------------------------------------------------- reading
 
 
-async def load(
-    engine: AsyncEngine, link_id: str, since_us: int, until_us: int
-) -> tuple[int, list[Entry], int]:
-    """The opening meter, the period's entries and the awards the hits record (units)."""
+async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> int:
+    """The meter as the last entry before the period left it (0: none)."""
     m = MeterEntryRow
-    async with engine.connect() as conn:
+    before = (
+        await conn.execute(
+            select(m.meter_after_units)
+            .where(m.link_id == link_id, m.at_us < since_us)
+            .order_by(m.seq.desc())
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    return before if before is not None else 0
+
+
+async def entry_batches(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+) -> AsyncIterator[list[Entry]]:
+    """The period's entries in sequence order, ``BATCH`` at a time as the database sends them."""
+    m = MeterEntryRow
+    q = (
+        select(
+            m.seq, m.at_us, m.kind, m.meter_before_units, m.delta_units,
+            m.meter_after_units, m.table_id, m.details,
+        )
+        .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
+        .order_by(m.seq)
+    )  # fmt: skip
+    result = await conn.stream(q.execution_options(yield_per=BATCH))
+    async for rows in result.partitions():
+        yield [Entry(*r) for r in rows]
+
+
+async def reconciliation(
+    engine: AsyncEngine, link_id: str, since_us: int, until_us: int, *, job: Job | None = None
+) -> tuple[Reconciliation, list[Reconciliation]]:
+    """The period's reconciliation and its weekly report, cross-checked against the hits.
+
+    Read from one snapshot; the arithmetic is done in ``job``'s worker thread, a batch of
+    entries at a time, while the next batch is read."""
+    async with snapshot(engine) as conn:
         if await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id)) is None:
             raise StoreError(f"no link {link_id!r}")
-        before = (
-            await conn.execute(
-                select(m.meter_after_units)
-                .where(m.link_id == link_id, m.at_us < since_us)
-                .order_by(m.seq.desc())
-                .limit(1)
-            )
-        ).scalar_one_or_none()
-        rows = await conn.execute(
-            select(
-                m.seq, m.at_us, m.kind, m.meter_before_units, m.delta_units,
-                m.meter_after_units, m.table_id, m.details,
-            )
-            .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
-            .order_by(m.seq)
-        )  # fmt: skip
-        entries = [Entry(*r) for r in rows]
+        fold = Fold(link_id, since_us, until_us, await opening_units(conn, link_id, since_us))
+        async for batch in entry_batches(conn, link_id, since_us, until_us):
+            await step(job, fold.add, batch)
         paid = await conn.scalar(
             select(func.coalesce(func.sum(HitRow.award_cents), 0)).where(
                 HitRow.link_id == link_id,
@@ -207,22 +255,14 @@ async def load(
                 HitRow.at_us < until_us,
             )
         )
-    opening = before if before is not None else 0
-    return opening, entries, int(paid or 0) * UNITS_PER_CENT
-
-
-async def reconciliation(
-    engine: AsyncEngine, link_id: str, since_us: int, until_us: int
-) -> tuple[Reconciliation, list[Reconciliation]]:
-    """The period's reconciliation and its weekly report, cross-checked against the hits."""
-    opening, entries, hits_units = await load(engine, link_id, since_us, until_us)
-    total = reconcile(link_id, since_us, until_us, opening, entries)
+    total, weeks = await step(job, fold.finish)
+    hits_units = int(paid or 0) * UNITS_PER_CENT
     if hits_units != total.awards_units:
         total.problems.append(
             f"DIFFERENCE: the hits record {displayed_cents(hits_units)} cents paid from the "
             f"meter, the history {displayed_cents(total.awards_units)} cents"
         )
-    return total, weekly(link_id, since_us, until_us, opening, entries)
+    return total, weeks
 
 
 async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:

@@ -6,6 +6,7 @@ page never has to divide; periods are half-open ``[since_us, until_us)`` in micr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.money import displayed_cents
+from controller.periods import PeriodError, check_period
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -22,18 +24,10 @@ from controller.storage.models import (
     MeterEntryRow,
 )
 from controller.storage.store import StoreError
+from controller.workers import Job, step
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
-
-
-class PeriodError(ValueError):
-    """A period or page that cannot be answered; the message says why."""
-
-
-def check_period(since_us: int, until_us: int) -> None:
-    if until_us <= since_us:
-        raise PeriodError("the period is empty: 'until' must be after 'since'")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,12 +148,19 @@ def _entry(r: Any) -> HistoryEntry:
 
 
 async def meter_series(
-    engine: AsyncEngine, link_id: str, *, since_us: int, until_us: int, points: int = 500
+    engine: AsyncEngine,
+    link_id: str,
+    *,
+    since_us: int,
+    until_us: int,
+    points: int = 500,
+    job: Job | None = None,
 ) -> list[MeterPoint]:
     """The meter over a period in at most ``points`` buckets of equal time.
 
     Each bucket keeps its lowest and highest amount, so no award or correction vanishes from
-    a chart however long the period.
+    a chart however long the period. The entries are bucketed a batch at a time in ``job``'s
+    worker thread while the next batch is read.
     """
     check_period(since_us, until_us)
     if not 2 <= points <= MAX_POINTS:
@@ -173,9 +174,10 @@ async def meter_series(
     span = until_us - since_us
     out: list[MeterPoint] = []
     bucket = -1
-    async with engine.connect() as conn:
-        result = await conn.stream(q.execution_options(yield_per=5_000))
-        async for at_us, before_units, after_units in result:
+
+    def fold(rows: Sequence[Any]) -> None:
+        nonlocal bucket
+        for at_us, before_units, after_units in rows:
             b = (at_us - since_us) * points // span
             after = displayed_cents(after_units)
             low = min(after, displayed_cents(before_units))
@@ -192,6 +194,11 @@ async def meter_series(
                     low_cents=min(p.low_cents, low),
                     high_cents=max(p.high_cents, after),
                 )
+
+    async with engine.connect() as conn:
+        result = await conn.stream(q.execution_options(yield_per=5_000))
+        async for rows in result.partitions():
+            await step(job, fold, rows)
     return out
 
 

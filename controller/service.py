@@ -31,6 +31,7 @@ from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.models import LinkRow, TableRow
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.submissions import SubmissionDesk
+from controller.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,7 @@ class FloorService:
         self._engine: AsyncEngine | None = None
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
+        self._workers: Workers | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -197,10 +199,19 @@ class FloorService:
             raise RuntimeError("the service is not started")
         return self._runtime
 
+    @property
+    def workers(self) -> Workers:
+        """Threads for the heavy work asked over the web (reports, exports, verification),
+        so that it never holds up the polls and heartbeats of this process's event loop."""
+        if self._workers is None:
+            raise RuntimeError("the service is not started")
+        return self._workers
+
     async def start(self) -> None:
         key = load_ledger_key(self.settings, create=self._create_key)
         engine = make_engine(self.settings.database_url)
         self._engine = engine
+        self._workers = Workers()
         try:
             if self._migrate:
                 await upgrade(engine)
@@ -276,6 +287,9 @@ class FloorService:
             await checkpoints.stop()  # the heads as the polls left them, signed
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.close()  # the steps under way are finished, nothing new taken
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()

@@ -12,16 +12,13 @@ from fastapi import Depends, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.deps import get_service
+from controller import periods
 from controller.engine import LinkState
-from controller.export import ExportError, parse_time
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
-from controller.records import PeriodError, check_period
 from controller.service import FloorService, TableStateName, TableStatus
 from controller.verification import parse_stored_cards
 
 ServiceDep = Annotated[FloorService, Depends(get_service)]
-
-DEFAULT_PERIOD_US = 24 * 3600 * 1_000_000
 
 
 def _example(value: dict[str, Any]) -> ConfigDict:
@@ -348,7 +345,8 @@ SinceQuery = Annotated[
     str | None,
     Query(
         description="start of the period (included): a date or ISO 8601 time, UTC unless it "
-        "says otherwise; default: a day before 'until'",
+        f"says otherwise; default: a day before 'until'. A period is at most "
+        f"{periods.MAX_SPAN_DAYS} days long (five years of records and a week)",
         examples=["2026-01-01"],
     ),
 ]
@@ -372,22 +370,21 @@ def bad_input(where: str, problem: str) -> HTTPException:
     )
 
 
-def _time(name: str, text: str) -> int:
+def instant(name: str, text: str) -> int:
+    """A time of the query string in microseconds, or 422 naming the parameter."""
     try:
-        return parse_time(text)
-    except ExportError as exc:
-        raise bad_input(f"query.{name}", str(exc)) from None
+        return periods.parse_instant(text, where=name)
+    except periods.PeriodError as exc:
+        raise bad_input(f"query.{exc.where}", str(exc)) from None
 
 
 def period(since: str | None, until: str | None, now_us: int) -> tuple[int, int]:
-    """The half-open period ``[since, until)`` in microseconds, or 422 saying what is wrong."""
-    until_us = _time("until", until) if until else now_us
-    since_us = _time("since", since) if since else until_us - DEFAULT_PERIOD_US
+    """The half-open period ``[since, until)`` in microseconds, at most
+    ``periods.MAX_SPAN_DAYS`` long, or 422 naming the parameter to blame."""
     try:
-        check_period(since_us, until_us)
-    except PeriodError as exc:
-        raise bad_input("query.until", str(exc)) from None
-    return since_us, until_us
+        return periods.period(since, until, now_us)
+    except periods.PeriodError as exc:
+        raise bad_input(f"query.{exc.where}", str(exc)) from None
 
 
 Responses = dict[int | str, dict[str, Any]]
@@ -398,6 +395,8 @@ _ERRORS: dict[int, str] = {
     404: "no such link, table, hit, anomaly or document; the message names it",
     409: "refused by a rule (the message says which and why)",
     422: "the input is not valid; each problem names where it is",
+    503: "busy with as many reports, exports and verifications as it takes at once; ask "
+    "again after the Retry-After header's seconds",
 }
 
 

@@ -214,7 +214,7 @@ class MeterSeriesRead(BaseModel):
 @router.get(
     "/{link_id}/meter",
     summary="The meter over a period, for a chart (each point the last of its time bucket)",
-    responses=NOT_FOUND,
+    responses=errors(401, 403, 404, 422, 503),
 )
 async def link_meter(
     link_id: str,
@@ -226,9 +226,10 @@ async def link_meter(
 ) -> MeterSeriesRead:
     _known(service, link_id)
     since_us, until_us = period(since, until, service.clock.now_us())
-    series = await records.meter_series(
-        service.engine, link_id, since_us=since_us, until_us=until_us, points=points
-    )
+    async with service.workers.job() as job:
+        series = await records.meter_series(
+            service.engine, link_id, since_us=since_us, until_us=until_us, points=points, job=job
+        )
     return MeterSeriesRead(
         link_id=link_id,
         since_us=since_us,

@@ -19,6 +19,7 @@ from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_doc
 from controller.export import csv_cell, iso
 from controller.money import displayed_cents, format_cents
 from controller.pdf import render_pdf
+from controller.reconciliation import Reconciliation
 from controller.storage.store import StoreError
 
 router = APIRouter(prefix="/api/v1")
@@ -459,18 +460,11 @@ class ReconciliationReport(ReconciliationRead):
     weeks: list[ReconciliationRead] = Field(description="the weekly meter report (Monday, UTC)")
 
 
-async def _reconcile(
-    service: Any, link_id: str, since: str | None, until: str | None
-) -> tuple[Any, list[Any]]:
-    since_us, until_us = period(since, until, service.clock.now_us())
-    return await reconciliation.reconciliation(service.engine, link_id, since_us, until_us)
-
-
 @router.get(
     "/links/{link_id}/reconciliation",
     tags=["reconciliation"],
     summary="Opening + contributions + seeds - awards + corrections = closing, to the unit",
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 422, 503),
 )
 async def get_reconciliation(
     link_id: str,
@@ -479,7 +473,15 @@ async def get_reconciliation(
     since: SinceQuery = None,
     until: UntilQuery = None,
 ) -> ReconciliationReport:
-    total, weeks = await _reconcile(service, link_id, since, until)
+    since_us, until_us = period(since, until, service.clock.now_us())
+    async with service.workers.job() as job:
+        total, weeks = await reconciliation.reconciliation(
+            service.engine, link_id, since_us, until_us, job=job
+        )
+        return await job.run(_report, total, weeks)
+
+
+def _report(total: Reconciliation, weeks: list[Reconciliation]) -> ReconciliationReport:
     return ReconciliationReport(
         **reconciliation.summary(total),
         weeks=[ReconciliationRead(**reconciliation.summary(w)) for w in weeks],
@@ -507,7 +509,7 @@ def _line(s: dict[str, Any]) -> list[Any]:
     summary="The reconciliation and weekly meter report as CSV or PDF",
     responses={
         200: {"content": {"text/csv": {}, "application/pdf": {}}},
-        **errors(401, 403, 404, 422),
+        **errors(401, 403, 404, 422, 503),
     },
 )
 async def export_reconciliation(
@@ -518,41 +520,62 @@ async def export_reconciliation(
     since: SinceQuery = None,
     until: UntilQuery = None,
 ) -> Response:
-    total, weeks = await _reconcile(service, link_id, since, until)
+    since_us, until_us = period(since, until, service.clock.now_us())
+    async with service.workers.job() as job:
+        total, weeks = await reconciliation.reconciliation(
+            service.engine, link_id, since_us, until_us, job=job
+        )
+        anchors = reconciliation.anchor_lines(
+            await reconciliation.chain_head(service.engine, link_id),
+            service.last_checkpoint(link_id),
+        )
+        # The file name is built from checked values only, never from what a caller typed.
+        stem = f"reconciliation-{since_us}-{until_us}"
+        if format == "csv":
+            text = await job.run(_report_csv, total, weeks, anchors)
+            return Response(
+                text,
+                media_type="text/csv",
+                headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
+            )
+        pdf = await job.run(_report_pdf, link_id, total, weeks, anchors)
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'attachment; filename="{stem}.pdf"'},
+    )
+
+
+def _report_csv(total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]) -> str:
+    s = reconciliation.summary(total)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["row", *RECON_COLUMNS])
+    w.writerow([csv_cell(c) for c in ["period", *_line(s)]])
+    for week in weeks:
+        w.writerow([csv_cell(c) for c in ["week", *_line(reconciliation.summary(week))]])
+    w.writerow([])
+    w.writerow(["table_id", "credits", "contributions_cents", "contributions_units"])
+    for t in s["tables"]:
+        w.writerow(
+            [
+                csv_cell(t["table_id"]),
+                t["credits"],
+                t["contributions_cents"],
+                t["contributions_units"],
+            ]
+        )
+    w.writerow([])
+    for line in anchors:
+        w.writerow([csv_cell(line)])
+    return out.getvalue()
+
+
+def _report_pdf(
+    link_id: str, total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]
+) -> bytes:
     s = reconciliation.summary(total)
     lines = [reconciliation.summary(w) for w in weeks]
-    anchors = reconciliation.anchor_lines(
-        await reconciliation.chain_head(service.engine, link_id),
-        service.last_checkpoint(link_id),
-    )
-    # The file name is built from checked values only, never from what a caller typed.
-    stem = f"reconciliation-{s['since_us']}-{s['until_us']}"
-    if format == "csv":
-        out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(["row", *RECON_COLUMNS])
-        w.writerow([csv_cell(c) for c in ["period", *_line(s)]])
-        for week in lines:
-            w.writerow([csv_cell(c) for c in ["week", *_line(week)]])
-        w.writerow([])
-        w.writerow(["table_id", "credits", "contributions_cents", "contributions_units"])
-        for t in s["tables"]:
-            w.writerow(
-                [
-                    csv_cell(t["table_id"]),
-                    t["credits"],
-                    t["contributions_cents"],
-                    t["contributions_units"],
-                ]
-            )
-        w.writerow([])
-        for line in anchors:
-            w.writerow([csv_cell(line)])
-        return Response(
-            out.getvalue(),
-            media_type="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
-        )
     verdict = (
         "BALANCED to the unit"
         if s["balanced"]
@@ -585,7 +608,7 @@ async def export_reconciliation(
         ]
         for wk in lines
     ]
-    pdf = render_pdf(
+    return render_pdf(
         f"Meter reconciliation, link {link_id}",
         [
             ("Period", [f"{iso(s['since_us'])} to {iso(s['until_us'])} (UTC)", verdict]),
@@ -595,9 +618,4 @@ async def export_reconciliation(
             ("Problems", s["problems"] or ["none"]),
             ("History anchors", anchors),
         ],
-    )
-    return Response(
-        pdf,
-        media_type="application/pdf",
-        headers={"Content-Disposition": f'attachment; filename="{stem}.pdf"'},
     )

@@ -174,7 +174,7 @@ def _chunks(f: IO[str]) -> Iterator[bytes]:
             "description": "the export as a file",
             "content": {"text/csv": {}, "application/json": {}},
         },
-        **errors(401, 403, 404, 422),
+        **errors(401, 403, 404, 422, 503),
     },
 )
 async def export_records(
@@ -193,15 +193,17 @@ async def export_records(
     # Closed by the response once sent (see _chunks).
     out = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
     try:
-        await export(
-            service.engine,
-            out,
-            kind=kind,
-            fmt=format,
-            since_us=since_us,
-            until_us=until_us,
-            link_id=link,
-        )
+        async with service.workers.job() as job:
+            await export(
+                service.engine,
+                out,
+                kind=kind,
+                fmt=format,
+                since_us=since_us,
+                until_us=until_us,
+                link_id=link,
+                job=job,
+            )
     except BaseException:
         out.close()
         raise
@@ -261,7 +263,7 @@ class LedgerVerifyRead(BaseModel):
     "/ledger/verify",
     tags=["ledger"],
     summary="Walk every link's hash chain and report the first broken entry of each",
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 422, 503),
 )
 async def ledger_verify(
     request: Request,
@@ -271,12 +273,14 @@ async def ledger_verify(
 ) -> LedgerVerifyRead:
     if link is not None and link not in service.runtime.states:
         raise StoreError(f"no link {link!r}")
-    report = await verify_ledger(
-        service.engine,
-        service.store.key,
-        link_ids=[link] if link is not None else None,
-        workers=1,
-    )
+    # The walk runs in a thread of its own; the job keeps such walks few at once.
+    async with service.workers.job():
+        report = await verify_ledger(
+            service.engine,
+            service.store.key,
+            link_ids=[link] if link is not None else None,
+            workers=1,
+        )
     # One link found whole says nothing of the others: only a failure or a full walk counts.
     if (metrics := metrics_of(request.app)) is not None and (link is None or not report.ok):
         metrics.verified(ok=report.ok)

@@ -278,6 +278,11 @@ class SimTable:
         # No heartbeat yet: a table whose controller has not spoken takes no progressive bets.
         self._heartbeat_value: int | None = None
         self._heartbeat_us: int | None = None
+        # How well the controller kept the table alive: the longest wait between two fresh
+        # heartbeats, and how many of those waits outlasted the timeout (each one disabled
+        # the progressive until the next heartbeat).
+        self._heartbeat_gap_max_us = 0
+        self._heartbeat_timeouts = 0
         self._lockout = False
         self._door_open = False
         self._fault = False
@@ -355,6 +360,22 @@ class SimTable:
     def heartbeat_value(self) -> int | None:
         return self._heartbeat_value
 
+    @property
+    def heartbeat_gap_max_us(self) -> int:
+        """The longest wait between two fresh heartbeats so far (0: fewer than two)."""
+        return self._heartbeat_gap_max_us
+
+    @property
+    def heartbeat_timeouts(self) -> int:
+        """How many times a fresh heartbeat came only after the timeout: each time the table
+        had disabled the progressive meanwhile."""
+        return self._heartbeat_timeouts
+
+    def heartbeat_age_us(self, now_us: int) -> int | None:
+        """How long since the last fresh heartbeat (None: none yet), the wait still open."""
+        now_us = _check_time(now_us)
+        return None if self._heartbeat_us is None else max(0, now_us - self._heartbeat_us)
+
     def status_bits(self, now_us: int) -> int:
         """Register 2: bit0 lockout, bit1 door open, bit2 fault, bit3 progressive disabled."""
         bits = STATUS_LOCKOUT if self._lockout else 0
@@ -392,6 +413,11 @@ class SimTable:
         value = _check_int("heartbeat value", value, 0, _U16_MAX)
         now_us = _check_time(now_us)
         if value != self._heartbeat_value:
+            if self._heartbeat_us is not None:
+                gap = now_us - self._heartbeat_us
+                self._heartbeat_gap_max_us = max(self._heartbeat_gap_max_us, gap)
+                if gap > self._config.heartbeat_timeout_us:
+                    self._heartbeat_timeouts += 1
             self._heartbeat_value = value
             self._heartbeat_us = now_us
 

@@ -373,6 +373,21 @@ def test_heartbeat_timeout_disables_and_fresh_heartbeat_reenables() -> None:
     assert table.credits == 14
 
 
+def test_the_table_records_its_longest_wait_for_a_heartbeat() -> None:
+    timeout = 5 * SECOND
+    table = make_table(heartbeat_timeout_us=timeout)
+    assert table.heartbeat_age_us(T0) is None
+    table.heartbeat(1, T0)
+    table.heartbeat(2, T0 + SECOND)
+    table.heartbeat(2, T0 + 4 * SECOND)  # not fresh: the wait goes on
+    assert table.heartbeat_gap_max_us == SECOND and table.heartbeat_timeouts == 0
+    table.heartbeat(3, T0 + SECOND + timeout)  # exactly the timeout: still on time
+    assert table.heartbeat_gap_max_us == timeout and table.heartbeat_timeouts == 0
+    assert table.heartbeat_age_us(T0 + 2 * SECOND + timeout) == SECOND
+    table.heartbeat(4, T0 + SECOND + 3 * timeout)  # it had disabled the progressive
+    assert table.heartbeat_gap_max_us == 2 * timeout and table.heartbeat_timeouts == 1
+
+
 @pytest.mark.parametrize("bits", [0b01, 0b11])  # bit0, alone or with bit1
 def test_command_bits_block_side_bets(bits: int) -> None:
     table = make_table(bet_probability_pct=100, seat_change_pct=0)

@@ -200,7 +200,10 @@ async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore
 
     # One unit more credited than the credits make, carried through consistently to the
     # closing meter: flagged loudly.
-    opening, entries, _ = await reconciliation.load(store.engine, "stud", T0, poll.at + SEC)
+    async with store.engine.connect() as conn:
+        opening = await reconciliation.opening_units(conn, "stud", T0)
+        batches = reconciliation.entry_batches(conn, "stud", T0, poll.at + SEC)
+        entries = [e async for batch in batches for e in batch]
     i = next(k for k, e in enumerate(entries) if e.kind == EntryKind.CONTRIBUTION)
     entries = [
         dataclasses.replace(

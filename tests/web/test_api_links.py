@@ -85,3 +85,40 @@ async def test_history_period_is_validated(tmp_path: Path) -> None:
         assert (await http.get(f"{base}?limit=100000", headers=auditor)).status_code == 422
         missing = await http.get("/api/v1/links/nope/history", headers=auditor)
         assert missing.status_code == 404
+
+        # Every path taking a period reads it alike: any offset, the calendar's edges
+        # refused by name, and at most five years of records (and a week) at once.
+        paths = [
+            base,
+            "/api/v1/links/stud/meter",
+            "/api/v1/links/stud/reconciliation",
+            "/api/v1/links/stud/reconciliation/export?format=pdf",
+            "/api/v1/exports/history",
+            "/api/v1/audit-log",
+        ]
+        edges = [
+            ({"since": "0001-01-01T00:00:00+14:00", "until": "0001-01-02"}, "since"),
+            ({"until": "9999-12-31T23:59:59.999999-14:00"}, "until"),
+        ]
+        for path in paths:
+            for params, name in edges:
+                answer = await http.get(path, params=params, headers=auditor)
+                assert answer.status_code == 422, (path, params, answer.text)
+                (problem,) = answer.json()["detail"]["problems"]
+                assert problem["where"] == f"query.{name}", (path, problem)
+                assert "the calendar" in problem["problem"]
+            if path == "/api/v1/audit-log":
+                continue  # any span: at most ``limit`` entries are read
+            ever = await http.get(
+                path, params={"since": "0001-01-01", "until": "9999-12-31"}, headers=auditor
+            )
+            assert ever.status_code == 422, (path, ever.text)
+            (problem,) = ever.json()["detail"]["problems"]
+            assert problem["where"] == "query.since"
+            assert "at most 1,837 days" in problem["problem"], problem
+            east = await http.get(
+                path,
+                params={"since": "2026-01-01T10:00:00+14:00", "until": "2026-01-01T00:00-11:00"},
+                headers=auditor,
+            )
+            assert east.status_code == 200, (path, east.text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -134,7 +135,8 @@ async def test_out_of_play_corrections_and_reconciliation(tmp_path: Path) -> Non
         assert seen[0]["request_id"] == req["request_id"]
 
         # --- reconciliation after real play: balanced to the unit.
-        q = {"since": "2000-01-01"}
+        # From before the floor opened (a period is at most five years and a week long).
+        q = {"since": (datetime.now(UTC) - timedelta(days=30)).date().isoformat()}
         rec = await http.get("/api/v1/links/stud/reconciliation", params=q, headers=auditor)
         assert rec.status_code == 200, rec.text
         body = rec.json()

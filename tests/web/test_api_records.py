@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -13,6 +14,7 @@ from app.security import Role
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import hold_anomaly, web_floor
+from tests.web.test_security_headers import header_problems
 
 
 async def test_exports_download_csv_and_json(tmp_path: Path) -> None:
@@ -54,6 +56,42 @@ async def test_ledger_verification_reports_a_whole_chain(tmp_path: Path) -> None
         one = (await http.post("/api/v1/ledger/verify?link=stud", headers=auditor)).json()
         assert set(one["links"]) == {"stud"}
         assert (await http.post("/api/v1/ledger/verify?link=x", headers=auditor)).status_code == 404
+
+
+async def test_heavy_work_past_what_is_taken_is_refused_with_a_time_to_retry(
+    tmp_path: Path,
+) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        auditor = await headers_for(wf, Role.AUDITOR)
+        workers = wf.service.workers
+        release = asyncio.Event()
+
+        async def hold() -> None:
+            async with workers.job():
+                await release.wait()
+
+        holders = [asyncio.create_task(hold()) for _ in range(workers.capacity)]
+        await wait_until(lambda: workers.admitted == workers.capacity)
+        heavy = [
+            ("GET", "/api/v1/links/stud/reconciliation"),
+            ("GET", "/api/v1/links/stud/reconciliation/export?format=pdf"),
+            ("GET", "/api/v1/exports/history"),
+            ("GET", "/api/v1/links/stud/meter"),
+            ("POST", "/api/v1/ledger/verify"),
+        ]
+        for method, url in heavy:
+            answer = await http.request(method, url, headers=auditor)
+            assert answer.status_code == 503, (url, answer.text)
+            assert answer.headers["retry-after"] == str(workers.retry_after_s)
+            assert "busy" in answer.json()["detail"]
+            assert not header_problems(f"{method} {url} (503)", answer)
+        # Neither is anything else held up meanwhile.
+        assert (await http.get("/api/v1/links/stud/history", headers=auditor)).status_code == 200
+        release.set()
+        await asyncio.gather(*holders)
+        assert workers.admitted == 0
+        for method, url in heavy:
+            assert (await http.request(method, url, headers=auditor)).status_code == 200, url
 
 
 async def test_supervisor_reviews_anomalies_with_a_reason(tmp_path: Path) -> None:

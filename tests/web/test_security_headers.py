@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-from fastapi import routing
+from fastapi import FastAPI, routing
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
-from app.security import MAX_REQUEST_BYTES, Role
+from app.security import MAX_REQUEST_BYTES, Role, SecurityHeaders
+from app.serve import serve
 from app.web import create_app
 from controller.games import Game
 from tests.web.auth import headers_for
@@ -100,6 +101,22 @@ async def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None
         # A route's own cache rule stays (the display page is revalidated, not kept).
         display = await http.get("/display/stud")
         assert display.headers["cache-control"] == "no-cache"
+
+
+async def test_an_error_nothing_answered_carries_them_too() -> None:
+    # The middleware as the application stacks it, behind the server's own error answer.
+    app = FastAPI()
+    app.add_middleware(SecurityHeaders)
+
+    @app.get("/api/v1/fails")
+    async def fails() -> None:
+        raise OverflowError("date value out of range")
+
+    async with serve(app, port=0) as served, httpx.AsyncClient(base_url=served.base_url) as http:
+        answer = await http.get("/api/v1/fails")
+    assert answer.status_code == 500
+    assert "out of range" not in answer.text  # nothing of the inside leaks
+    assert not header_problems("GET /api/v1/fails (500)", answer)
 
 
 async def test_a_body_larger_than_the_bound_is_refused_before_it_is_read(tmp_path: Path) -> None:
