@@ -3,7 +3,6 @@ and the reconciliation of a link's meter for auditors."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Annotated, Any, Literal
@@ -16,7 +15,7 @@ from app.security import Principal, Role, require
 from controller import corrections, integrity, reconciliation
 from controller.corrections import CorrectionCategory
 from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
-from controller.export import csv_cell, iso
+from controller.export import CsvWriter, iso
 from controller.money import displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.storage.store import StoreError
@@ -529,25 +528,18 @@ async def export_reconciliation(
     stem = f"reconciliation-{s['since_us']}-{s['until_us']}"
     if format == "csv":
         out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(["row", *RECON_COLUMNS])
-        w.writerow([csv_cell(c) for c in ["period", *_line(s)]])
+        w = CsvWriter(out)
+        w.row(["row", *RECON_COLUMNS])
+        w.row(["period", *_line(s)])
         for week in lines:
-            w.writerow([csv_cell(c) for c in ["week", *_line(week)]])
-        w.writerow([])
-        w.writerow(["table_id", "credits", "contributions_cents", "contributions_units"])
+            w.row(["week", *_line(week)])
+        w.row([])
+        w.row(["table_id", "credits", "contributions_cents", "contributions_units"])
         for t in s["tables"]:
-            w.writerow(
-                [
-                    csv_cell(t["table_id"]),
-                    t["credits"],
-                    t["contributions_cents"],
-                    t["contributions_units"],
-                ]
-            )
-        w.writerow([])
+            w.row([t["table_id"], t["credits"], t["contributions_cents"], t["contributions_units"]])
+        w.row([])
         for line in anchors:
-            w.writerow([csv_cell(line)])
+            w.row([line])
         return Response(
             out.getvalue(),
             media_type="text/csv",
