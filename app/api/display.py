@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse
 from starlette.websockets import WebSocketState
 
 from app.api.deps import get_service, ws_service
+from app.api.text_fields import IdText
 from app.live import LiveHub
 from app.security import display_access_ok
 
@@ -34,7 +35,7 @@ TokenQuery = Annotated[
     str | None,
     Query(description="A display device token, when the installation requires one."),
 ]
-LinkPath = Annotated[str, Path(description="The link's id", examples=["stud"])]
+LinkPath = Annotated[IdText, Path(description="The link's id", examples=["stud"])]
 
 
 @asynccontextmanager

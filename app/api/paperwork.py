@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, Response, UploadFile,
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, SinceQuery, UntilQuery, bad_input, errors, period
+from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security import Principal, Role, require
 from controller import corrections, integrity, reconciliation
 from controller.corrections import CorrectionCategory
@@ -28,9 +29,6 @@ REQUESTERS = require(Role.SUPERVISOR)
 APPROVERS = require(Role.SUPERVISOR, Role.ADMIN)
 AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
 
-Text = Annotated[str, Field(min_length=1, max_length=2000)]
-Short = Annotated[str, Field(min_length=1, max_length=200)]
-
 
 # ----------------------------------------------------------------------------- integrity
 
@@ -39,42 +37,50 @@ class IntegrityRecordCreate(BaseModel):
     """68 IAC 10-1-6.2(b)(1)-(3), (5) and (10), known when the device is removed."""
 
     questioned_at_us: int = Field(ge=0, description="(b)(1) when its integrity was questioned")
-    device_type: Short = Field(description="(b)(2)")
-    manufacturer_serial_number: str | None = Field(
-        default=None, max_length=100, description="(b)(3)(A), if any"
+    device_type: Line = Field(description="(b)(2)")
+    manufacturer_serial_number: Annotated[str, optional_line(100)] | None = Field(
+        default=None, description="(b)(3)(A), if any"
     )
-    commission_registration_number: Short = Field(description="(b)(3)(B)")
-    malfunction_reason: Text = Field(description="(b)(5) why it is not functioning properly")
-    complainant_name: str | None = Field(default=None, max_length=200, description="(b)(10)(A)")
-    complainant_address: str | None = Field(default=None, max_length=500)
-    complainant_telephone: str | None = Field(default=None, max_length=50)
-    complaint_nature: str | None = Field(default=None, max_length=2000, description="(b)(10)(B)")
+    commission_registration_number: Line = Field(description="(b)(3)(B)")
+    malfunction_reason: Note = Field(description="(b)(5) why it is not functioning properly")
+    complainant_name: Annotated[str, optional_line(200)] | None = Field(
+        default=None, description="(b)(10)(A)"
+    )
+    complainant_address: Annotated[str, optional_line(500)] | None = None
+    complainant_telephone: Annotated[str, optional_line(50)] | None = None
+    complaint_nature: OptionalNote | None = Field(default=None, description="(b)(10)(B)")
 
 
 class EmployeeModel(BaseModel):
-    printed_name: Short
-    signature: Short
-    occupational_license_number: Short
+    printed_name: Line
+    signature: Line
+    occupational_license_number: Line
 
 
 class RemedialActionCreate(BaseModel):
     """68 IAC 10-1-6.2(b)(6)-(8)."""
 
-    description: Text
+    description: Note
     employees: list[EmployeeModel] = Field(default=[], max_length=20)
-    outside_company_name: str | None = Field(default=None, max_length=200)
-    outside_company_address: str | None = Field(default=None, max_length=500)
-    outside_company_telephone: str | None = Field(default=None, max_length=50)
-    outside_individuals: list[Short] = Field(default=[], max_length=20)
+    outside_company_name: Annotated[str, optional_line(200)] | None = None
+    outside_company_address: Annotated[str, optional_line(500)] | None = None
+    outside_company_telephone: Annotated[str, optional_line(50)] | None = None
+    outside_individuals: list[Line] = Field(default=[], max_length=20)
 
 
 class VerificationCreate(BaseModel):
-    verification: Text = Field(description="(b)(9) how the device was found to meet the rules")
+    verification: Note = Field(description="(b)(9) how the device was found to meet the rules")
+
+
+class EmployeeRead(BaseModel):
+    printed_name: str
+    signature: str
+    occupational_license_number: str
 
 
 class RemedialActionRead(BaseModel):
     description: str
-    employees: list[EmployeeModel]
+    employees: list[EmployeeRead]
     outside_company_name: str | None
     outside_company_address: str | None
     outside_company_telephone: str | None
@@ -127,7 +133,7 @@ async def _record(service: Any, row: Any) -> IntegrityRecordRead:
         remedial_actions=[
             RemedialActionRead(
                 description=a.description,
-                employees=[EmployeeModel(**e) for e in json.loads(a.employees)],
+                employees=[EmployeeRead(**e) for e in json.loads(a.employees)],
                 outside_company_name=a.outside_company_name,
                 outside_company_address=a.outside_company_address,
                 outside_company_telephone=a.outside_company_telephone,
@@ -167,7 +173,7 @@ async def _table_record(service: Any, table_id: str, record_id: str) -> Integrit
     responses=errors(401, 403, 404, 409, 422),
 )
 async def remove_from_play(
-    table_id: str,
+    table_id: IdText,
     body: IntegrityRecordCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -188,7 +194,7 @@ async def remove_from_play(
     responses=errors(401, 403, 404),
 )
 async def list_records(
-    table_id: str, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
+    table_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
 ) -> list[IntegrityRecordRead]:
     service.runtime.link_of(table_id)
     return [
@@ -204,8 +210,8 @@ async def list_records(
     responses=errors(401, 403, 404),
 )
 async def get_record(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     service: ServiceDep,
     _: Annotated[Principal, Depends(RECORD_READERS)],
 ) -> IntegrityRecordRead:
@@ -219,8 +225,8 @@ async def get_record(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def add_remedial_action(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     body: RemedialActionCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -246,8 +252,8 @@ async def add_remedial_action(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def verify_device(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     body: VerificationCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -269,8 +275,8 @@ async def verify_device(
     responses=errors(401, 403, 404, 409),
 )
 async def return_to_play(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
@@ -300,7 +306,7 @@ class CorrectionRequestRead(BaseModel):
 
 
 class RejectRequest(BaseModel):
-    reason: Text
+    reason: Note
 
 
 def _request(r: Any) -> CorrectionRequestRead:
@@ -332,12 +338,12 @@ def _request(r: Any) -> CorrectionRequestRead:
     responses=errors(401, 403, 404, 409, 422),
 )
 async def request_correction(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REQUESTERS)],
     delta_cents: Annotated[int, Form(ge=-(10**12), le=10**12)],
     category: Annotated[CorrectionCategory, Form()],
-    reason: Annotated[str, Form(min_length=1, max_length=2000)],
+    reason: Annotated[Note, Form()],
     document: Annotated[UploadFile | None, File()] = None,
 ) -> CorrectionRequestRead:
     content: bytes | None = None
@@ -373,7 +379,7 @@ async def request_correction(
 async def list_corrections(
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
-    link: Annotated[str | None, Query(max_length=64)] = None,
+    link: Annotated[IdText | None, Query()] = None,
     status_: Annotated[
         Literal["pending", "approved", "rejected"] | None, Query(alias="status")
     ] = None,
@@ -391,7 +397,7 @@ async def list_corrections(
     responses=errors(401, 403, 404, 409),
 )
 async def approve_correction(
-    request_id: str, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
+    request_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
 ) -> CorrectionRequestRead:
     await corrections.approve_correction(service.runtime, request_id, approved_by=who.username)
     return _request(await corrections.correction_request(service.engine, request_id))
@@ -404,7 +410,7 @@ async def approve_correction(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def reject_correction(
-    request_id: str,
+    request_id: Reference,
     body: RejectRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(APPROVERS)],
@@ -472,7 +478,7 @@ async def _reconcile(
     responses=errors(401, 403, 404, 422),
 )
 async def get_reconciliation(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
@@ -510,7 +516,7 @@ def _line(s: dict[str, Any]) -> list[Any]:
     },
 )
 async def export_reconciliation(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     format: Annotated[Literal["csv", "pdf"], Query()] = "csv",
