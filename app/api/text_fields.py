@@ -37,9 +37,10 @@ class Checked:
         self, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         out = handler(schema)
-        out.update(pattern=self.rule.pattern, maxLength=self.rule.max_length)
+        limit = self.rule.max_length
+        out.update(pattern=self.rule.pattern, maxLength=min(out.get("maxLength", limit), limit))
         if self.required:
-            out["minLength"] = 1
+            out.setdefault("minLength", 1)
         return out
 
 
