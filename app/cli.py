@@ -41,6 +41,7 @@ from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
 from controller.submissions import SubmissionDesk
+from controller.text import ID, MULTILINE, ONE_LINE, USERNAME, TextRefused, TextRule
 from controller.users import Role
 from link_adapters.simulator.server import SimulatorError
 
@@ -77,6 +78,24 @@ def _settings(database_url: str | None) -> Settings:
         raise click.ClickException(f"settings: {exc}") from None
     return s.model_copy(update={"database_url": database_url}) if database_url else s
 
+
+class Text(click.ParamType[str]):
+    """A text argument or option under one of ``controller.text``'s rules."""
+
+    def __init__(self, rule: TextRule, *, required: bool = False) -> None:
+        self.rule = rule
+        self.required = required
+        self.name = rule.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return self.rule.check(str(value), required=self.required)
+        except TextRefused as exc:
+            self.fail(str(exc), param, ctx)
+
+
+LINK_ID = Text(ID)
+NAME = Text(ONE_LINE, required=True)
 
 db_option = click.option(
     "--database-url",
@@ -442,7 +461,9 @@ def ledger_keygen(folder: Path) -> None:
 
 @ledger.command("verify")
 @db_option
-@click.option("--link", "links", multiple=True, help="Only these links (default: all).")
+@click.option(
+    "--link", "links", type=LINK_ID, multiple=True, help="Only these links (default: all)."
+)
 @checkpoints_option
 @public_key_option
 def ledger_verify(
@@ -597,7 +618,7 @@ def retention_run(
 @click.argument("kind", type=click.Choice([k.value for k in ExportKind]))
 @click.option("--since", required=True, help="Start of the period (UTC), e.g. 2026-01-01.")
 @click.option("--until", required=True, help="End of the period (UTC, exclusive), e.g. 2026-02-01.")
-@click.option("--link", default=None, help="Only this link.")
+@click.option("--link", type=LINK_ID, default=None, help="Only this link.")
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
 )
@@ -670,6 +691,10 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     table_id, _, denom = text.partition(":")
     if not table_id:
         raise click.BadParameter(f"{text!r}: give a table as ID or ID:DENOMINATION, e.g. T1:$1")
+    try:
+        ID.check(table_id)
+    except TextRefused as exc:
+        raise click.BadParameter(f"table {table_id!r}: {exc}") from exc
     fixed = game.fixed_wager_cents
     try:
         cents = parse_cents(denom) if denom else (fixed or 100)
@@ -691,8 +716,8 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
 
 @links.command("create")
 @db_option
-@click.option("--id", "link_id", required=True)
-@click.option("--name", default=None)
+@click.option("--id", "link_id", type=LINK_ID, required=True)
+@click.option("--name", type=NAME, default=None)
 @click.option("--game", type=click.Choice([g.value for g in Game]), required=True)
 @click.option("--rate", required=True, help="Rate of progression, e.g. 82.5%.")
 @click.option("--reset", "reset", required=True, help="Reset amount, e.g. $10,000.")
@@ -722,7 +747,7 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     show_default=True,
     help="Credits one seat can wager on the progressive in one round.",
 )
-@click.option("--actor", default="operator", show_default=True)
+@click.option("--actor", type=NAME, default="operator", show_default=True)
 def links_create(
     database_url: str | None,
     link_id: str,
@@ -811,11 +836,19 @@ def links_list(database_url: str | None) -> None:
 
 @links.command("recover")
 @db_option
-@click.argument("link_id")
-@click.option("--reason", required=True, help="Why the link's state was not what it should be.")
-@click.option("--by", "by", required=True, help="Who asks for the recovery.")
+@click.argument("link_id", type=LINK_ID)
 @click.option(
-    "--approved-by", required=True, help="A second person who approves it (not the same)."
+    "--reason",
+    type=Text(MULTILINE, required=True),
+    required=True,
+    help="Why the link's state was not what it should be.",
+)
+@click.option("--by", "by", type=NAME, required=True, help="Who asks for the recovery.")
+@click.option(
+    "--approved-by",
+    type=NAME,
+    required=True,
+    help="A second person who approves it (not the same).",
 )
 def links_recover(
     database_url: str | None, link_id: str, reason: str, by: str, approved_by: str
@@ -893,7 +926,7 @@ def users_group() -> None:
 
 @users_group.command("add")
 @db_option
-@click.argument("username")
+@click.argument("username", type=Text(USERNAME))
 @click.option(
     "--role",
     required=True,
@@ -909,10 +942,6 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     """Create a user; the first admin is made this way."""
     from controller import users
 
-    try:
-        users.check_username(username)
-    except users.UserError as exc:
-        raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -954,7 +983,7 @@ def users_list(database_url: str | None) -> None:
 
 @users_group.command("disable")
 @db_option
-@click.argument("username")
+@click.argument("username", type=Text(USERNAME))
 def users_disable(database_url: str | None, username: str) -> None:
     """Stop a user signing in; their tokens stop working within seconds."""
     from controller import users
@@ -975,7 +1004,7 @@ def display_tokens() -> None:
 
 @display_tokens.command("create")
 @db_option
-@click.argument("name")
+@click.argument("name", type=NAME)
 def display_tokens_create(database_url: str | None, name: str) -> None:
     """A token for the display NAME, printed this once only (only its digest is kept)."""
     from controller import users

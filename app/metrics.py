@@ -28,6 +28,9 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
   ``progressive_award_cents_total{link_id}``, ``progressive_hits_total{link_id, status}``
 * ``progressive_ledger_append_seconds`` histogram: one group commit of readings
 * ``progressive_websocket_clients{link_id}``
+* ``progressive_websocket_refused_total{reason}``: display feeds refused before they were
+  served: ``origin`` (a page of another site), ``too_many`` (its address held as many as it
+  may)
 * ``progressive_event_loop_lag_seconds``: how late the last timed sleep woke up;
   ``progressive_event_loop_lag_max_seconds`` the latest it woke since the process started;
   ``progressive_event_loop_wakeup_lag_seconds`` histogram: every such wake-up. A table
@@ -42,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -182,6 +185,15 @@ class _FloorState(Collector):
             clients.add_metric([link_id], channel_clients)
         yield from (polls, errors, timeouts, online, out_of_play, tables_online, held, held_age)
         yield from (live, polling, answered, meter, clients)
+        if m.ws_refused is not None:
+            refused = CounterMetricFamily(
+                "progressive_websocket_refused",
+                "Display feeds refused before they were served, by reason",
+                labels=["reason"],
+            )
+            for reason, n in sorted(m.ws_refused.items()):
+                refused.add_metric([reason], n)
+            yield refused
         feed = service.change_feed
         if feed is not None:  # PostgreSQL: following the other processes' commits
             yield GaugeMetricFamily(
@@ -209,6 +221,8 @@ class FloorMetrics:
     ) -> None:
         self.service = service
         self.hub = hub
+        # The display feed's refusals by reason (``app.api.display.DisplayDoor``).
+        self.ws_refused: Mapping[str, int] | None = None
         self.verify_first_s = verify_first_s
         self.verify_interval_s = verify_interval_s
         self.registry = registry = CollectorRegistry(auto_describe=True)
@@ -425,6 +439,8 @@ async def metrics_endpoint(request: Request) -> Response:
         return Response("metrics are not running\n", status_code=503, media_type="text/plain")
     # The hub starts with the application, after these metrics may have been built.
     metrics.hub = getattr(request.app.state, "live_hub", None)
+    door = getattr(request.app.state, "display_door", None)
+    metrics.ws_refused = door.refused if door is not None else None
     if metrics.service.started:
         await metrics.refresh()
     return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -17,6 +17,7 @@ from controller.engine import HitPolicy, TableConfig
 from controller.games import Game
 from controller.money import MoneyError, format_cents, parse_cents, parse_rate_bp
 from controller.regulations import RuleViolation, check_rate_of_progression
+from controller.text import ID, ONE_LINE, TextRefused, TextRule
 
 
 class ConfigError(ValueError):
@@ -89,7 +90,13 @@ class _Section:
         self.where = where
 
     def get(
-        self, key: str, kind: type, default: Any = ..., *, choices: tuple[str, ...] = ()
+        self,
+        key: str,
+        kind: type,
+        default: Any = ...,
+        *,
+        choices: tuple[str, ...] = (),
+        rule: TextRule | None = None,
     ) -> Any:
         if key not in self.data:
             if default is ...:
@@ -104,6 +111,11 @@ class _Section:
             raise ConfigError(
                 f"{self.where}: '{key}' must be one of {list(choices)}, got {value!r}"
             )
+        if rule is not None:
+            try:
+                rule.check(value)
+            except TextRefused as exc:
+                raise ConfigError(f"{self.where}: '{key}': {exc}") from None
         return value
 
 
@@ -174,7 +186,7 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
     for i, raw in enumerate(top.get("link", list, []), start=1):
         l_where = f"{source} [[link]] #{i}"
         ls = _Section(raw, l_where, {"id", "name", "game", "rate", "reset", "policy", "table"})
-        link_id = ls.get("id", str)
+        link_id = ls.get("id", str, rule=ID)
         l_where = f"{source} link {link_id!r}"
         game = Game(ls.get("game", str, choices=tuple(g.value for g in Game)))
         try:
@@ -203,7 +215,7 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
                     "location",
                 },
             )
-            table_id = ts.get("id", str)
+            table_id = ts.get("id", str, rule=ID)
             t_where = f"{l_where} table {table_id!r}"
             if table_id in seen_tables:
                 raise ConfigError(f"{t_where}: the table id is used twice")
@@ -246,8 +258,8 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
                     unit=unit,
                     profile=ts.get("profile", str, "reference-v1"),
                     poll_interval_ms=ts.get("poll_interval_ms", int, default_interval),
-                    name=ts.get("name", str, table_id),
-                    location=ts.get("location", str, ""),
+                    name=ts.get("name", str, table_id, rule=ONE_LINE),
+                    location=ts.get("location", str, "", rule=ONE_LINE),
                 )
             )
             seen_tables.add(table_id)
@@ -257,7 +269,7 @@ def parse_floor_config(data: Mapping[str, Any], *, source: str = "config") -> Fl
         links.append(
             LinkEntry(
                 link_id=link_id,
-                name=ls.get("name", str, link_id),
+                name=ls.get("name", str, link_id, rule=ONE_LINE),
                 game=game,
                 rate_bp=rate_bp,
                 reset_cents=reset_cents,

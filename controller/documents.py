@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from controller.text import FILE_NAME, TextRefused
+
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
 
 # The kinds of supporting document a casino files, each with how its content begins.
@@ -35,7 +37,16 @@ def clean_filename(name: str | None) -> str:
 def accept_document(
     content: bytes, *, filename: str | None, content_type: str | None
 ) -> tuple[str, str]:
-    """Check an upload; returns the name and content type it is kept under."""
+    """Check an upload; returns the name and content type it is kept under.
+
+    A name with a control, bidirectional or invisible character is refused rather than
+    cleaned: "invoice\u202efdp.exe" is someone hiding what a file is, and the record
+    should not carry a tidied version of it as if nothing was tried."""
+    if filename is not None:
+        try:
+            FILE_NAME.check(filename)
+        except TextRefused as exc:
+            raise DocumentRefused(f"the document's file name: {exc}") from None
     kind = (content_type or "").split(";")[0].strip().lower()
     if kind not in ACCEPTED_TYPES:
         raise DocumentRefused(

@@ -4,9 +4,11 @@ Rows stream straight from the database to the output, so a five-year export does
 memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
 ``*_cents``); times are ISO 8601 UTC.
 
-CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula. Every
-CSV written for people goes through ``csv_cell``: text is neutralised, numbers are not, so a
-negative amount stays a number a spreadsheet can add up.
+CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula, and
+read by tools that split lines on any CR or LF. Every CSV written for people is written by
+``CsvWriter``: each cell goes through ``csv_cell`` (text is neutralised, numbers are not, so a
+negative amount stays a number a spreadsheet can add up), and a cell holding a line break is
+quoted (RFC 4180 line ends, so the writer quotes a lone CR as well as LF).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 import csv
 import enum
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO
@@ -45,15 +48,37 @@ BATCH = 5_000  # rows read, and written, at a time
 
 
 # What a spreadsheet takes for the start of a formula (or of a cell it re-parses).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+# Where a reader may take a new line to begin: the CSV reader only at a quoted cell's end, a
+# naive one at any of these (str.splitlines splits at all of them).
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# A line of a cell that starts, after any blanks, like a formula: " =1+1", "\r=1+1", "x\n@A1".
+_FORMULA_LINE = re.compile(f"(?:^|(?<=[{_LINE_BREAKS}]))(?=[^\\S{_LINE_BREAKS}]*[=+\\-@])")
 
 
 def csv_cell(value: Any) -> Any:
     """A CSV cell as a spreadsheet should read it: text that looks like a formula is kept as
-    text (a leading apostrophe); integers, including negative amounts, are left as numbers."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    text (a leading apostrophe), on every line of the cell and after leading blanks too, and
+    a cell starting with a tab or line break is marked likewise; integers, including negative
+    amounts, are left as numbers."""
+    if not isinstance(value, str):
+        return value
+    text = _FORMULA_LINE.sub("'", value)
+    if text.startswith(FORMULA_STARTS):
+        text = "'" + text
+    return text
+
+
+class CsvWriter:
+    """The one writer of CSV for people: every cell through ``csv_cell``, every cell with a
+    delimiter, quote, CR or LF quoted (``\\r\\n`` line ends: Python's writer quotes a cell
+    holding any character of the line terminator, and only those)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._writer = csv.writer(out, lineterminator="\r\n")
+
+    def row(self, cells: Iterable[Any]) -> None:
+        self._writer.writerow([csv_cell(c) for c in cells])
 
 
 def iso(at_us: int) -> str:
@@ -227,12 +252,14 @@ async def export(
     q, fields, conv = _query(kind, link_id, since_us, until_us)
     write: Callable[[Sequence[Any], bool], None]
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+        writer = CsvWriter(out)
 
         def write(rows: Sequence[Any], first: bool) -> None:
-            writer.writerows({k: csv_cell(v) for k, v in conv(r).items()} for r in rows)
+            for r in rows:
+                row = conv(r)
+                writer.row(row[f] for f in fields)
 
-        await step(job, writer.writeheader)
+        await step(job, writer.row, fields)
     elif fmt == "json":
         head = {
             "kind": str(kind),

@@ -6,9 +6,10 @@ import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.regulations import (
     INTEGRITY_RETENTION_YEARS,
@@ -33,6 +34,22 @@ class Settings(BaseSettings):
     # Current amounts are on the floor for everyone to see; a casino may still want only its
     # own displays (a display device token) or signed-in people to read them.
     display_requires_token: bool = False
+    # The display feed (/ws/links/...) is opened by pages of this server only: a browser
+    # always sends the page's Origin, and one from another site is refused (1008, an HTTP
+    # 403) so that no other site's page can hold displays' connections or read a feed with
+    # a signed-in person's token. The server's own origin (the Host the client addressed) is
+    # always allowed; list others here, comma-separated ("https://displays.casino.example"),
+    # e.g. when a proxy in front changes the Host.
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    # A client that sends no Origin is not a browser (a browser always sends one on a
+    # WebSocket): a native display, a monitoring probe. Refusing those protects nothing,
+    # since such a client could send any Origin it liked, so they are allowed unless this
+    # says otherwise.
+    ws_require_origin: bool = False
+    # Display connections open at once from one address (the socket's peer: behind a proxy,
+    # the proxy's address, so raise this to the number of displays behind it). Past it, a
+    # new one is closed with 1013 "try again later"; those already open are unaffected.
+    ws_max_per_address: int = Field(default=32, ge=1)
     # 68 IAC 10-1-4(1) "unless otherwise provided by the executive director": the reference of
     # a written direction that lifts the notice periods for this installation. Empty: the 60-
     # and 30-day notice periods apply. When set, it is recorded on every submission filed.
@@ -59,6 +76,13 @@ class Settings(BaseSettings):
     checkpoint_syslog: str | None = None
     checkpoint_url: str | None = None
     checkpoints_off: bool = False
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(o.strip() for o in value.split(",") if o.strip())
+        return value
 
     @model_validator(mode="after")
     def _retention_at_least_the_minimum(self) -> Settings:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import secrets
 import threading
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.storage.models import AuditRow, DeviceTokenRow, UserRow
 from controller.storage.store import write_audit
+from controller.text import ONE_LINE, USERNAME, TextRefused
 
 T = TypeVar("T")
 
@@ -42,11 +42,6 @@ class Role(StrEnum):
     ADMIN = "admin"
 
 
-USERNAME_RULE = re.compile(r"[a-z][a-z0-9._-]{1,63}")
-USERNAME_HELP = (
-    "a username is 2 to 64 characters: lowercase letters, digits, '.', '_' or '-', "
-    "starting with a letter"
-)
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024
 DEVICE_TOKEN_PREFIX = "pdt_"
@@ -102,9 +97,10 @@ class AuditEntry:
 
 
 def check_username(username: str) -> str:
-    if not USERNAME_RULE.fullmatch(username):
-        raise UserError(f"{username!r} is not a valid username: {USERNAME_HELP}")
-    return username
+    try:
+        return USERNAME.check(username)
+    except TextRefused as exc:
+        raise UserError(str(exc)) from None
 
 
 def check_password(password: str) -> str:
@@ -419,9 +415,10 @@ def _device(row: Any) -> DeviceToken:
 
 
 def check_device_name(name: str) -> str:
-    if not name.strip() or len(name) > 200:
-        raise UserError("a display needs a name of 1 to 200 characters")
-    return name
+    try:
+        return ONE_LINE.check(name, required=True)
+    except TextRefused as exc:
+        raise UserError(f"a display's name: {exc}") from None
 
 
 async def create_device_token(

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import get_service
-from app.api.floor_models import instant
+from app.api.floor_models import TimeText, instant
 from app.security import Principal, Role, require
 from controller import users
 from controller.service import FloorService
@@ -59,7 +59,7 @@ async def audit_log(
     _: Annotated[Principal, Depends(require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN))],
     service: Annotated[FloorService, Depends(get_service)],
     since: Annotated[
-        str | None,
+        TimeText | None,
         Query(
             description="start (included): a date or ISO 8601 time, UTC unless it says "
             "otherwise; default: the beginning",
@@ -67,7 +67,7 @@ async def audit_log(
         ),
     ] = None,
     until: Annotated[
-        str | None,
+        TimeText | None,
         Query(description="end (excluded); default: now", examples=["2026-01-02T08:00"]),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=10_000, description="at most this many")] = 1000,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.security import OAuth2PasswordRequestForm
 from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import get_service
+from app.api.text_fields import Username, optional_line
 from app.security import Principal, Role, authority, require
 from controller import users
 from controller.service import FloorService
@@ -16,6 +17,34 @@ from controller.service import FloorService
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 
 EVERYONE = tuple(Role)
+
+OptionalLine = Annotated[str, optional_line()]
+
+
+class SignInForm(OAuth2PasswordRequestForm):
+    """The OAuth2 password form, its text bounded like every other input (a username that
+    could not be anyone's is a 422, not a sign-in attempt)."""
+
+    def __init__(
+        self,
+        *,
+        grant_type: Annotated[str | None, Form(pattern="^password$")] = None,
+        username: Annotated[Username, Form()],
+        password: Annotated[
+            str, Form(max_length=users.MAX_PASSWORD, json_schema_extra={"format": "password"})
+        ],
+        scope: Annotated[OptionalLine, Form()] = "",
+        client_id: Annotated[OptionalLine | None, Form()] = None,
+        client_secret: Annotated[OptionalLine | None, Form()] = None,
+    ) -> None:
+        super().__init__(
+            grant_type=grant_type,
+            username=username,
+            password=password,
+            scope=scope,
+            client_id=client_id,
+            client_secret=client_secret,
+        )
 
 
 class TokenRead(BaseModel):
@@ -62,7 +91,7 @@ class PrincipalRead(BaseModel):
 )
 async def sign_in(
     request: Request,
-    form: Annotated[OAuth2PasswordRequestForm, Depends()],
+    form: Annotated[SignInForm, Depends()],
     service: Annotated[FloorService, Depends(get_service)],
 ) -> TokenRead:
     auth = authority(service)

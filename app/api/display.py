@@ -4,6 +4,11 @@ Both are public unless the installation requires display tokens (``display_requi
 then ``?token=`` must carry a display device token or a signed-in person's token. The page is
 plain HTML, CSS and JavaScript from ``app/static``; everything it shows comes from the feed
 (``app.live`` documents the messages).
+
+The feed is opened by this server's own pages: a browser's handshake from another site's
+page (its ``Origin``) is refused before it is accepted (1008, an HTTP 403), and one address
+holds at most ``ws_max_per_address`` feeds at once (past it, 1013 "try again later"), so no
+page elsewhere and no single machine can take the connections the floor's displays need.
 """
 
 from __future__ import annotations
@@ -11,30 +16,90 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path as FilePath
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from starlette.websockets import WebSocketState
 
 from app.api.deps import get_service, ws_service
+from app.api.text_fields import IdText
 from app.live import LiveHub
 from app.security import display_access_ok
+from controller.service import FloorService
+from controller.settings import Settings
 
 # Close codes of the feed, in the application range 4000-4999 (401 and 404 as in HTTP).
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_UNKNOWN_LINK = 4404
-# RFC 6455 1013 "try again later": the client did not keep up and may reconnect.
+# RFC 6455 1013 "try again later": the client did not keep up and may reconnect, or its
+# address holds as many feeds as it may.
 CLOSE_TOO_SLOW = 1013
+CLOSE_TOO_MANY = 1013
+# RFC 6455 1008 "policy violation": before the handshake is accepted, sent as an HTTP 403.
+CLOSE_FOREIGN_ORIGIN = 1008
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def _origin(text: str) -> tuple[str, str, int] | None:
+    """``("https", "host", 443)`` of an Origin, or None when it is not a web origin ("null")."""
+    try:
+        parts = urlsplit(text.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or _DEFAULT_PORTS[parts.scheme]
+
+
+class DisplayDoor:
+    """Who may open a display feed: which origins, and how many at once from one address."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.allowed = {o for o in map(_origin, settings.allowed_origins) if o is not None}
+        self.require_origin = settings.ws_require_origin
+        self.max_per_address = settings.ws_max_per_address
+        self.open: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter({"origin": 0, "too_many": 0})
+
+    def origin_ok(self, origin: str | None, host: str | None) -> bool:
+        """The handshake comes from this server's own page (the Origin names the Host the
+        client addressed), from a listed origin, or from no page at all (no Origin)."""
+        if origin is None:
+            ok = not self.require_origin
+        else:
+            found = _origin(origin)
+            own = _origin(f"{found[0]}://{host}") if found is not None and host else None
+            ok = found is not None and (found == own or found in self.allowed)
+        if not ok:
+            self.refused["origin"] += 1
+        return ok
+
+    def enter(self, address: str) -> bool:
+        """Count a feed of ``address`` in, unless it holds as many as it may."""
+        if self.open[address] >= self.max_per_address:
+            self.refused["too_many"] += 1
+            return False
+        self.open[address] += 1
+        return True
+
+    def leave(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
 
 TokenQuery = Annotated[
     str | None,
     Query(description="A display device token, when the installation requires one."),
 ]
-LinkPath = Annotated[str, Path(description="The link's id", examples=["stud"])]
+LinkPath = Annotated[IdText, Path(description="The link's id", examples=["stud"])]
 
 
 @asynccontextmanager
@@ -43,6 +108,7 @@ async def live_hub(app: FastAPI) -> AsyncIterator[None]:
     hub = LiveHub(app.state.service)
     await hub.start()
     app.state.live_hub = hub
+    app.state.display_door = DisplayDoor(app.state.service.settings)
     try:
         yield
     finally:
@@ -63,9 +129,28 @@ async def link_feed(websocket: WebSocket, link_id: LinkPath, token: TokenQuery =
     """A snapshot of the link's display state, then every change; closes with 4401 when a
     token is required and not valid, 4404 for an unknown link."""
     service = ws_service(websocket)
-    token = token or _bearer(websocket.headers.get("authorization"))
+    door: DisplayDoor = websocket.app.state.display_door
+    if not door.origin_ok(websocket.headers.get("origin"), websocket.headers.get("host")):
+        # Before accepting: a page of another site learns nothing, not even a close code.
+        await websocket.close(CLOSE_FOREIGN_ORIGIN, "this feed is for this server's pages")
+        return
+    # The socket's own peer: a forwarded-for header is whatever the client chose to write.
+    address = websocket.client.host if websocket.client is not None else "unknown"
     # Accept first so that the close code reaches the page (a refused handshake is a bare 403).
     await websocket.accept()
+    if not door.enter(address):
+        await websocket.close(CLOSE_TOO_MANY, "too many displays from this address; try later")
+        return
+    try:
+        await _feed(websocket, service, link_id, token)
+    finally:
+        door.leave(address)
+
+
+async def _feed(
+    websocket: WebSocket, service: FloorService, link_id: str, token: str | None
+) -> None:
+    token = token or _bearer(websocket.headers.get("authorization"))
     if not await display_access_ok(service, token):
         await websocket.close(CLOSE_UNAUTHORIZED, "a valid display token is required")
         return

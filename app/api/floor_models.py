@@ -12,6 +12,7 @@ from fastapi import Depends, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.deps import get_service
+from app.api.text_fields import Note, optional_line
 from controller import periods
 from controller.engine import LinkState
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
@@ -329,7 +330,7 @@ class ReviewRequest(BaseModel):
         json_schema_extra={"examples": [{"reason": "dealer confirmed the table was reset"}]},
     )
 
-    reason: str = Field(min_length=3, max_length=2000, description="why, for the record")
+    reason: Note = Field(min_length=3, description="why, for the record")
 
     @field_validator("reason")
     @classmethod
@@ -341,8 +342,10 @@ class ReviewRequest(BaseModel):
 
 # ------------------------------------------------------------------------- periods
 
+# A date or time: one line, and short.
+TimeText = Annotated[str, optional_line(64)]
 SinceQuery = Annotated[
-    str | None,
+    TimeText | None,
     Query(
         description="start of the period (included): a date or ISO 8601 time, UTC unless it "
         f"says otherwise; default: a day before 'until'. A period is at most "
@@ -351,7 +354,7 @@ SinceQuery = Annotated[
     ),
 ]
 UntilQuery = Annotated[
-    str | None,
+    TimeText | None,
     Query(
         description="end of the period (excluded); default: now",
         examples=["2026-01-02T08:00"],

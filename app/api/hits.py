@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
+from app.api.text_fields import IdText, Reference
 from app.security import Principal, Role, require
 from controller import records
 
@@ -27,7 +28,7 @@ async def list_hits(
             "a payout at the table not yet recorded"
         ),
     ] = False,
-    table: Annotated[str | None, Query(description="only this table's hits")] = None,
+    table: Annotated[IdText | None, Query(description="only this table's hits")] = None,
     limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
     if table is not None:
@@ -38,7 +39,7 @@ async def list_hits(
 
 @router.get("/{hit_id}", summary="One hit", responses=errors(401, 403, 404))
 async def get_hit(
-    hit_id: str, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
+    hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
 ) -> HitRead:
     return HitRead.of(await service.runtime.hit(hit_id))
 
@@ -52,7 +53,7 @@ async def get_hit(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def verify_hit(
-    hit_id: str,
+    hit_id: Reference,
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
     body: VerifyRequest | None = None,
@@ -69,7 +70,7 @@ async def verify_hit(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def hand_pay(
-    hit_id: str,
+    hit_id: Reference,
     body: HandPayRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],

@@ -17,6 +17,7 @@ from app.api.floor_models import (
     errors,
     period,
 )
+from app.api.text_fields import IdText
 from app.security import DisplayAccess, Principal, Role, require
 from controller import records
 from controller.service import FloorService
@@ -57,7 +58,7 @@ async def list_links(service: ServiceDep, _: DisplayAccess) -> list[LinkRead]:
 @router.get(
     "/{link_id}", summary="One link with its current amount and tables", responses=NOT_FOUND
 )
-async def get_link(link_id: str, service: ServiceDep, _: DisplayAccess) -> LinkRead:
+async def get_link(link_id: IdText, service: ServiceDep, _: DisplayAccess) -> LinkRead:
     return await _link(service, link_id, await records.link_names(service.engine))
 
 
@@ -139,7 +140,7 @@ class HistoryRead(BaseModel):
     responses=NOT_FOUND,
 )
 async def link_history(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
@@ -217,7 +218,7 @@ class MeterSeriesRead(BaseModel):
     responses=errors(401, 403, 404, 422, 503),
 )
 async def link_meter(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
@@ -248,7 +249,7 @@ async def link_meter(
 
 @router.get("/{link_id}/hits", summary="The link's hits, newest first", responses=NOT_FOUND)
 async def link_hits(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(HIT_READERS)],
     pending: Annotated[bool, Query(description="only hits with technician work left")] = False,

@@ -3,7 +3,6 @@ and the reconciliation of a link's meter for auditors."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Annotated, Any, Literal
@@ -12,11 +11,12 @@ from fastapi import APIRouter, Depends, File, Form, Query, Response, UploadFile,
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, SinceQuery, UntilQuery, bad_input, errors, period
+from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security import Principal, Role, require
 from controller import corrections, integrity, reconciliation
 from controller.corrections import CorrectionCategory
 from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
-from controller.export import csv_cell, iso
+from controller.export import CsvWriter, iso
 from controller.money import displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.reconciliation import Reconciliation
@@ -30,9 +30,6 @@ REQUESTERS = require(Role.SUPERVISOR)
 APPROVERS = require(Role.SUPERVISOR, Role.ADMIN)
 AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
 
-Text = Annotated[str, Field(min_length=1, max_length=2000)]
-Short = Annotated[str, Field(min_length=1, max_length=200)]
-
 
 # ----------------------------------------------------------------------------- integrity
 
@@ -41,42 +38,50 @@ class IntegrityRecordCreate(BaseModel):
     """68 IAC 10-1-6.2(b)(1)-(3), (5) and (10), known when the device is removed."""
 
     questioned_at_us: int = Field(ge=0, description="(b)(1) when its integrity was questioned")
-    device_type: Short = Field(description="(b)(2)")
-    manufacturer_serial_number: str | None = Field(
-        default=None, max_length=100, description="(b)(3)(A), if any"
+    device_type: Line = Field(description="(b)(2)")
+    manufacturer_serial_number: Annotated[str, optional_line(100)] | None = Field(
+        default=None, description="(b)(3)(A), if any"
     )
-    commission_registration_number: Short = Field(description="(b)(3)(B)")
-    malfunction_reason: Text = Field(description="(b)(5) why it is not functioning properly")
-    complainant_name: str | None = Field(default=None, max_length=200, description="(b)(10)(A)")
-    complainant_address: str | None = Field(default=None, max_length=500)
-    complainant_telephone: str | None = Field(default=None, max_length=50)
-    complaint_nature: str | None = Field(default=None, max_length=2000, description="(b)(10)(B)")
+    commission_registration_number: Line = Field(description="(b)(3)(B)")
+    malfunction_reason: Note = Field(description="(b)(5) why it is not functioning properly")
+    complainant_name: Annotated[str, optional_line(200)] | None = Field(
+        default=None, description="(b)(10)(A)"
+    )
+    complainant_address: Annotated[str, optional_line(500)] | None = None
+    complainant_telephone: Annotated[str, optional_line(50)] | None = None
+    complaint_nature: OptionalNote | None = Field(default=None, description="(b)(10)(B)")
 
 
 class EmployeeModel(BaseModel):
-    printed_name: Short
-    signature: Short
-    occupational_license_number: Short
+    printed_name: Line
+    signature: Line
+    occupational_license_number: Line
 
 
 class RemedialActionCreate(BaseModel):
     """68 IAC 10-1-6.2(b)(6)-(8)."""
 
-    description: Text
+    description: Note
     employees: list[EmployeeModel] = Field(default=[], max_length=20)
-    outside_company_name: str | None = Field(default=None, max_length=200)
-    outside_company_address: str | None = Field(default=None, max_length=500)
-    outside_company_telephone: str | None = Field(default=None, max_length=50)
-    outside_individuals: list[Short] = Field(default=[], max_length=20)
+    outside_company_name: Annotated[str, optional_line(200)] | None = None
+    outside_company_address: Annotated[str, optional_line(500)] | None = None
+    outside_company_telephone: Annotated[str, optional_line(50)] | None = None
+    outside_individuals: list[Line] = Field(default=[], max_length=20)
 
 
 class VerificationCreate(BaseModel):
-    verification: Text = Field(description="(b)(9) how the device was found to meet the rules")
+    verification: Note = Field(description="(b)(9) how the device was found to meet the rules")
+
+
+class EmployeeRead(BaseModel):
+    printed_name: str
+    signature: str
+    occupational_license_number: str
 
 
 class RemedialActionRead(BaseModel):
     description: str
-    employees: list[EmployeeModel]
+    employees: list[EmployeeRead]
     outside_company_name: str | None
     outside_company_address: str | None
     outside_company_telephone: str | None
@@ -129,7 +134,7 @@ async def _record(service: Any, row: Any) -> IntegrityRecordRead:
         remedial_actions=[
             RemedialActionRead(
                 description=a.description,
-                employees=[EmployeeModel(**e) for e in json.loads(a.employees)],
+                employees=[EmployeeRead(**e) for e in json.loads(a.employees)],
                 outside_company_name=a.outside_company_name,
                 outside_company_address=a.outside_company_address,
                 outside_company_telephone=a.outside_company_telephone,
@@ -169,7 +174,7 @@ async def _table_record(service: Any, table_id: str, record_id: str) -> Integrit
     responses=errors(401, 403, 404, 409, 422),
 )
 async def remove_from_play(
-    table_id: str,
+    table_id: IdText,
     body: IntegrityRecordCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -190,7 +195,7 @@ async def remove_from_play(
     responses=errors(401, 403, 404),
 )
 async def list_records(
-    table_id: str, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
+    table_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
 ) -> list[IntegrityRecordRead]:
     service.runtime.link_of(table_id)
     return [
@@ -206,8 +211,8 @@ async def list_records(
     responses=errors(401, 403, 404),
 )
 async def get_record(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     service: ServiceDep,
     _: Annotated[Principal, Depends(RECORD_READERS)],
 ) -> IntegrityRecordRead:
@@ -221,8 +226,8 @@ async def get_record(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def add_remedial_action(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     body: RemedialActionCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -248,8 +253,8 @@ async def add_remedial_action(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def verify_device(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     body: VerificationCreate,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
@@ -271,8 +276,8 @@ async def verify_device(
     responses=errors(401, 403, 404, 409),
 )
 async def return_to_play(
-    table_id: str,
-    record_id: str,
+    table_id: IdText,
+    record_id: Reference,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
@@ -302,7 +307,7 @@ class CorrectionRequestRead(BaseModel):
 
 
 class RejectRequest(BaseModel):
-    reason: Text
+    reason: Note
 
 
 def _request(r: Any) -> CorrectionRequestRead:
@@ -334,12 +339,12 @@ def _request(r: Any) -> CorrectionRequestRead:
     responses=errors(401, 403, 404, 409, 422),
 )
 async def request_correction(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REQUESTERS)],
     delta_cents: Annotated[int, Form(ge=-(10**12), le=10**12)],
     category: Annotated[CorrectionCategory, Form()],
-    reason: Annotated[str, Form(min_length=1, max_length=2000)],
+    reason: Annotated[Note, Form()],
     document: Annotated[UploadFile | None, File()] = None,
 ) -> CorrectionRequestRead:
     content: bytes | None = None
@@ -375,7 +380,7 @@ async def request_correction(
 async def list_corrections(
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
-    link: Annotated[str | None, Query(max_length=64)] = None,
+    link: Annotated[IdText | None, Query()] = None,
     status_: Annotated[
         Literal["pending", "approved", "rejected"] | None, Query(alias="status")
     ] = None,
@@ -393,7 +398,7 @@ async def list_corrections(
     responses=errors(401, 403, 404, 409),
 )
 async def approve_correction(
-    request_id: str, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
+    request_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
 ) -> CorrectionRequestRead:
     await corrections.approve_correction(service.runtime, request_id, approved_by=who.username)
     return _request(await corrections.correction_request(service.engine, request_id))
@@ -406,7 +411,7 @@ async def approve_correction(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def reject_correction(
-    request_id: str,
+    request_id: Reference,
     body: RejectRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(APPROVERS)],
@@ -467,7 +472,7 @@ class ReconciliationReport(ReconciliationRead):
     responses=errors(401, 403, 404, 422, 503),
 )
 async def get_reconciliation(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
@@ -513,7 +518,7 @@ def _line(s: dict[str, Any]) -> list[Any]:
     },
 )
 async def export_reconciliation(
-    link_id: str,
+    link_id: IdText,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     format: Annotated[Literal["csv", "pdf"], Query()] = "csv",
@@ -549,25 +554,18 @@ async def export_reconciliation(
 def _report_csv(total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]) -> str:
     s = reconciliation.summary(total)
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["row", *RECON_COLUMNS])
-    w.writerow([csv_cell(c) for c in ["period", *_line(s)]])
+    w = CsvWriter(out)
+    w.row(["row", *RECON_COLUMNS])
+    w.row(["period", *_line(s)])
     for week in weeks:
-        w.writerow([csv_cell(c) for c in ["week", *_line(reconciliation.summary(week))]])
-    w.writerow([])
-    w.writerow(["table_id", "credits", "contributions_cents", "contributions_units"])
+        w.row(["week", *_line(reconciliation.summary(week))])
+    w.row([])
+    w.row(["table_id", "credits", "contributions_cents", "contributions_units"])
     for t in s["tables"]:
-        w.writerow(
-            [
-                csv_cell(t["table_id"]),
-                t["credits"],
-                t["contributions_cents"],
-                t["contributions_units"],
-            ]
-        )
-    w.writerow([])
+        w.row([t["table_id"], t["credits"], t["contributions_cents"], t["contributions_units"]])
+    w.row([])
     for line in anchors:
-        w.writerow([csv_cell(line)])
+        w.row([line])
     return out.getvalue()
 
 

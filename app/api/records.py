@@ -19,6 +19,7 @@ from app.api.floor_models import (
     errors,
     period,
 )
+from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
 from app.security import Principal, Role, require
 from controller import records
@@ -102,7 +103,7 @@ async def list_anomalies(
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     status: Annotated[Literal["held", "approved", "rejected"] | None, Query()] = None,
-    link: Annotated[str | None, Query(description="only this link's anomalies")] = None,
+    link: Annotated[IdText | None, Query(description="only this link's anomalies")] = None,
 ) -> list[AnomalyRead]:
     if link is not None and link not in service.runtime.states:
         raise StoreError(f"no link {link!r}")
@@ -126,7 +127,7 @@ async def _review(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def approve_anomaly(
-    anomaly_id: str,
+    anomaly_id: Reference,
     body: ReviewRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
@@ -141,7 +142,7 @@ async def approve_anomaly(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def reject_anomaly(
-    anomaly_id: str,
+    anomaly_id: Reference,
     body: ReviewRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
@@ -183,7 +184,7 @@ async def export_records(
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
     until: UntilQuery = None,
-    link: Annotated[str | None, Query(description="one link; default every link")] = None,
+    link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> StreamingResponse:
     if link is not None and link not in service.runtime.states:
@@ -224,7 +225,7 @@ async def export_records(
     responses={200: {"description": "the document"}, **errors(401, 403, 404)},
 )
 async def get_document(
-    sha256: str, service: ServiceDep, _: Annotated[Principal, Depends(AUDIT_READERS)]
+    sha256: Reference, service: ServiceDep, _: Annotated[Principal, Depends(AUDIT_READERS)]
 ) -> Response:
     doc = await records.document(service.engine, sha256)
     safe = "".join(ch for ch in doc.filename if ch.isalnum() or ch in "._- ") or "document"
@@ -269,7 +270,7 @@ async def ledger_verify(
     request: Request,
     service: ServiceDep,
     _: Annotated[Principal, Depends(AUDIT_READERS)],
-    link: Annotated[str | None, Query(description="one link; default every link")] = None,
+    link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
 ) -> LedgerVerifyRead:
     if link is not None and link not in service.runtime.states:
         raise StoreError(f"no link {link!r}")

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, errors
+from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
 from controller.games import Game
 from controller.governance import Proposal, SubmissionKind, check_paytable
@@ -30,7 +31,7 @@ def desk(service: FloorService) -> SubmissionDesk:
 
 
 class PaytableLineIn(BaseModel):
-    hand: str = Field(examples=["ROYAL_FLUSH"])
+    hand: IdText = Field(examples=["ROYAL_FLUSH"])
     percent_bp: int | None = None
     fixed_cents: int | None = None
 
@@ -43,7 +44,7 @@ class SubmissionCreate(BaseModel):
     }
 
     kind: Literal["new_link", "rate_change", "reset_change", "paytable_change"]
-    link_id: str = Field(max_length=64)
+    link_id: IdText
     rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
     reset_cents: int | None = Field(default=None, description="reset_change: the new amount")
     paytable: list[PaytableLineIn] | None = Field(
@@ -55,9 +56,8 @@ class SubmissionCreate(BaseModel):
         le=2**62,
         description="requested effective date; default: the earliest the notice period allows",
     )
-    notice_override: str | None = Field(
+    notice_override: Note | None = Field(
         default=None,
-        max_length=2000,
         description="admin only: the executive director's written direction providing "
         "otherwise (68 IAC 10-1-4(1)); lifts the notice period and is kept with the filing",
     )
@@ -109,7 +109,7 @@ class SubmissionRead(BaseModel):
 
 
 class RejectRequest(BaseModel):
-    reason: str = Field(min_length=1, max_length=2000)
+    reason: Note
 
 
 @router.post(
@@ -164,7 +164,7 @@ async def list_submissions(
     service: ServiceDep,
     _: Annotated[Principal, Depends(READERS)],
     status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
-    link: Annotated[str | None, Query(description="only this link's submissions")] = None,
+    link: Annotated[IdText | None, Query(description="only this link's submissions")] = None,
 ) -> list[SubmissionRead]:
     rows = await desk(service).find(link_id=link, status=status)
     return [SubmissionRead.of(r) for r in rows]
@@ -172,7 +172,7 @@ async def list_submissions(
 
 @router.get("/{submission_id}", summary="One submission", responses=errors(401, 403, 404))
 async def get_submission(
-    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+    submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionRead:
     return SubmissionRead.of(await desk(service).get(submission_id))
 
@@ -190,7 +190,7 @@ PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
     responses=PACKET_RESPONSES,
 )
 async def packet_json(
-    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+    submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
     content, name, ctype = await desk(service).packet(submission_id, "json")
     return Response(
@@ -205,7 +205,7 @@ async def packet_json(
     responses=PACKET_RESPONSES,
 )
 async def packet_pdf(
-    submission_id: str, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+    submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
     content, name, ctype = await desk(service).packet(submission_id, "pdf")
     return Response(
@@ -221,7 +221,7 @@ async def packet_pdf(
     responses=errors(401, 403, 404, 409),
 )
 async def approve(
-    submission_id: str, service: ServiceDep, who: Annotated[Principal, Depends(REVIEWERS)]
+    submission_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(REVIEWERS)]
 ) -> SubmissionRead:
     row = await desk(service).approve(submission_id, reviewer=who.username, role=who.role)
     return SubmissionRead.of(row)
@@ -233,7 +233,7 @@ async def approve(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def reject(
-    submission_id: str,
+    submission_id: Reference,
     body: RejectRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],

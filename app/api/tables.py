@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from app.api.floor_models import ServiceDep, TableRead, errors
+from app.api.text_fields import IdText
 from app.security import Principal, Role, require
 from controller.service import FloorService
 
@@ -25,7 +26,7 @@ def _read(service: FloorService, table_id: str) -> TableRead:
 async def list_tables(
     service: ServiceDep,
     _: Annotated[Principal, Depends(TABLE_READERS)],
-    link: Annotated[str | None, Query(description="only the tables of this link")] = None,
+    link: Annotated[IdText | None, Query(description="only the tables of this link")] = None,
 ) -> list[TableRead]:
     runtime = service.runtime
     return [
@@ -39,7 +40,7 @@ async def list_tables(
     responses=errors(401, 403, 404),
 )
 async def get_table(
-    table_id: str, service: ServiceDep, _: Annotated[Principal, Depends(TABLE_READERS)]
+    table_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(TABLE_READERS)]
 ) -> TableRead:
     return _read(service, table_id)
 
@@ -52,7 +53,7 @@ async def get_table(
     responses=errors(401, 403, 404, 409),
 )
 async def reset_table(
-    table_id: str,
+    table_id: IdText,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_RESETTERS)],
 ) -> TableRead:

@@ -8,17 +8,19 @@ from fastapi import APIRouter, Depends, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_service
+from app.api.text_fields import Line, Reference, Username
 from app.security import Principal, Role, authority, require
 from controller import users
 from controller.service import FloorService
+from controller.text import USERNAME
 
 router = APIRouter(prefix="/api/v1", tags=["users and displays"])
 
 Admin = Annotated[Principal, Depends(require(Role.ADMIN))]
 ServiceDep = Annotated[FloorService, Depends(get_service)]
-UsernamePath = Annotated[str, Path(description="the user's name", examples=["pat.tech"])]
+UsernamePath = Annotated[Username, Path(description="the user's name", examples=["pat.tech"])]
 TokenIdPath = Annotated[
-    str, Path(description="the device token's id", examples=["3f9a1c0b2d4e5f60"])
+    Reference, Path(description="the device token's id", examples=["3f9a1c0b2d4e5f60"])
 ]
 
 
@@ -88,9 +90,7 @@ class UserCreate(BaseModel):
         },
     )
 
-    username: str = Field(
-        pattern=f"^{users.USERNAME_RULE.pattern}$", description=users.USERNAME_HELP
-    )
+    username: Username = Field(description=USERNAME.help)
     role: Role
     password: Password
 
@@ -144,7 +144,7 @@ class DeviceTokenCreate(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"name": "pit 1 stud display"}]}
     )
 
-    name: str = Field(min_length=1, max_length=200, pattern=r"\S", description="which display")
+    name: Line = Field(description="which display")
 
 
 class DeviceTokenCreated(DeviceTokenRead):

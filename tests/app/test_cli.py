@@ -270,3 +270,25 @@ async def test_links_recover_brings_back_a_link_whose_counters_were_edited(
     assert code == 0, err
     code, out, err = await progressive("links", "list", db_url=db_url)
     assert "INOPERABLE" not in out
+
+
+async def test_text_typed_on_the_command_line_follows_the_text_rules(
+    store: LedgerStore, db_url: str
+) -> None:
+    await make_link(store)
+    base = ("links", "create", "--game", "caribbean_stud", "--rate", "80%", "--reset", "$1,000")
+    for args, problem in (
+        (("--id", "st\u202eud2", "--table", "T9"), "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        (("--id", "stud 2", "--table", "T9"), "'stud 2' is not a valid id"),
+        (("--id", "stud2", "--table", "T\u200b9"), "U+200B ZERO WIDTH SPACE"),
+        (("--id", "stud2", "--name", "Stud\rbank", "--table", "T9"), "U+000D CARRIAGE RETURN"),
+    ):
+        code, _, err = await progressive(*base, *args, db_url=db_url)
+        assert code == 2 and problem in err, err
+    code, _, err = await progressive(
+        "links", "recover", "stud", "--reason", "\r=1+1", "--by", "pat",
+        "--approved-by", "sam\u2066", db_url=db_url,
+    )  # fmt: skip
+    assert code == 2 and "U+000D CARRIAGE RETURN" in err, err
+    code, _, err = await progressive("display-tokens", "create", "pit\x1b[2J", db_url=db_url)
+    assert code == 2 and "U+001B" in err, err

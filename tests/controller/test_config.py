@@ -74,6 +74,14 @@ def test_the_documented_example_parses() -> None:
             },
             "68 IAC 10-7-5(b)",
         ),
+        ({"id": "stud\u202e"}, "'id': an id may not contain U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ({"id": "main stud"}, "'main stud' is not a valid id"),
+        ({"name": "Stud\u200bbank"}, "'name': one-line text may not contain U+200B"),
+        ({"table": [{"id": "T#1", "bus": "b", "unit": 1}]}, "'T#1' is not a valid id"),
+        (
+            {"table": [{"id": "T1", "bus": "b", "unit": 1, "location": "pit\r1"}]},
+            "'location': one-line text may not contain U+000D",
+        ),
     ],
 )
 def test_mistakes_are_refused_naming_the_place(change: dict[str, object], message: str) -> None:

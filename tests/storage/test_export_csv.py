@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from sqlalchemy import insert
 
 from controller import corrections
 from controller.clock import FixedClock
 from controller.corrections import CorrectionCategory
-from controller.export import ExportKind, csv_cell, export
+from controller.export import CsvWriter, ExportKind, csv_cell, export
 from controller.runtime import LinkRuntime
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
@@ -22,8 +23,12 @@ FORMULA = '=HYPERLINK("http://example.invalid","refund")'
 
 
 def test_text_that_starts_like_a_formula_is_neutralised_numbers_are_not() -> None:
-    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
+    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "\nx", " =1+1", "\t=1+1"):
         assert csv_cell(text) == "'" + text
+    # Every line of a cell, not only its first: a reader splitting lines sees each one.
+    assert csv_cell("\r=1+1") == "'\r'=1+1"
+    assert csv_cell("ran on\n  =1+1\r\n@A1") == "ran on\n'  =1+1\r\n'@A1"
+    assert csv_cell("a = b\nc - d") == "a = b\nc - d"
     assert csv_cell("meter ran on") == "meter ran on"
     # A negative amount is a number; a spreadsheet must still be able to add it up.
     assert csv_cell(-5_000_000) == -5_000_000
@@ -72,3 +77,73 @@ async def test_an_explanation_starting_with_a_formula_is_written_as_text(
     (row,) = [r for r in csv.DictReader(io.StringIO(out.getvalue())) if r["seq"] == "2"]
     assert row["explanation"] == "'" + FORMULA
     assert (row["delta_units"], row["meter_after_units"]) == ("10000", "10000")
+
+
+# Text that older versions took in, or that reached the database some other way: the
+# exports are safe whatever is stored.
+HOSTILE = ("\r=1+1", " =1+1", "\t=1+1", "ran on\n=1+1", "ran on\r@SUM(A1)", "x\u2028-1+1")
+FORMULA_CHARS = ("=", "+", "-", "@")
+
+
+def _naive_lines(text: str) -> list[str]:
+    """The lines a tool that splits on any CR or LF (or any line break) sees."""
+    return re.split(r"\r\n|\r|\n", text) + text.splitlines()
+
+
+def _assert_no_formula(text: str) -> None:
+    for line in _naive_lines(text):
+        assert not line.lstrip().startswith(FORMULA_CHARS), repr(line)
+    for row in csv.reader(io.StringIO(text, newline="")):
+        for cell in row:
+            if not re.fullmatch(r"-?\d+", cell):
+                assert not cell.lstrip().startswith(FORMULA_CHARS), repr(cell)
+
+
+def test_the_one_writer_quotes_line_breaks_and_neutralises_every_line() -> None:
+    out = io.StringIO()
+    w = CsvWriter(out)
+    w.row(["row", "reason", "amount"])
+    for text in HOSTILE:
+        w.row(["week", text, -500])
+    text = out.getvalue()
+    _assert_no_formula(text)
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 1 + len(HOSTILE)  # no cell spilled into a row of its own
+    assert [r[1] for r in rows[1:]] == [csv_cell(t) for t in HOSTILE]
+    assert {r[2] for r in rows[1:]} == {"-500"}
+
+
+async def test_stored_reasons_with_line_breaks_export_without_a_formula_row(
+    store: LedgerStore,
+) -> None:
+    await make_link(store)
+    rt = LinkRuntime(store, FixedClock(T0))
+    await rt.load()
+    # The correction's reason as an attacker sent it: a bare CR, then a formula.
+    request_id = await corrections.request_correction(
+        rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
+        reason="\r=1+1", requested_by="sup1", document=PDF, document_name="report.pdf",
+        document_type="application/pdf",
+    )  # fmt: skip
+    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    async with store.engine.begin() as conn:
+        for i, text in enumerate(HOSTILE):
+            await conn.execute(
+                insert(MeterEntryRow).values(
+                    link_id="stud", seq=100 + i, at_us=T0, kind="contribution",
+                    meter_before_units=0, delta_units=0, meter_after_units=0,
+                    explanation=text, details="{}", prev_hash="0" * 64, hash="1" * 64,
+                )
+            )  # fmt: skip
+    for kind in ExportKind:
+        out = io.StringIO(newline="")
+        n = await export(store.engine, out, kind=kind, fmt="csv", since_us=T0, until_us=T0 + 1)
+        text = out.getvalue()
+        _assert_no_formula(text)
+        assert len(list(csv.DictReader(io.StringIO(text, newline="")))) == n
+    out = io.StringIO(newline="")
+    await export(
+        store.engine, out, kind=ExportKind.REDUCTIONS, fmt="csv", since_us=T0, until_us=T0 + 1
+    )
+    (row,) = csv.DictReader(io.StringIO(out.getvalue(), newline=""))
+    assert row["explanation"].endswith("\r'=1+1")  # kept whole, a line break and all

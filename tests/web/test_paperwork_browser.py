@@ -93,12 +93,15 @@ async def test_audit_page_reconciles_and_a_second_supervisor_approves(tmp_path: 
 
         auditor = await signed_in(browser, wf, Role.AUDITOR, "/audit")
         await _last_minutes(auditor)
+        tables = auditor.locator("#recon-tables tbody tr[data-table]")
+        # The page first shows its first link's report: wait for the one asked for.
+        await expect(
+            auditor.locator('#recon-tables tbody tr[data-table^="stud-"]').first
+        ).to_be_visible()
         await expect(auditor.locator("#recon-verdict .balanced")).to_contain_text(
             "Balanced to the unit"
         )
         await expect(auditor.locator("#recon-verdict .difference")).to_have_count(0)
-        tables = auditor.locator("#recon-tables tbody tr[data-table]")
-        await expect(tables.first).to_be_visible()
         shown = await tables.evaluate_all("rows => rows.map((r) => r.dataset.table)")
         assert set(shown) <= {f"stud-{n}" for n in (1, 2, 3, 4)}
         await expect(auditor.locator("#recon-exports button.recon-export")).to_have_count(2)
