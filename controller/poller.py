@@ -36,6 +36,7 @@ from controller.engine import (
     display_frame,
 )
 from controller.hands import HandCategory, InvalidCards
+from controller.money import U32
 from controller.runtime import LinkRuntime
 from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
@@ -660,7 +661,10 @@ class Poller:
         """What the table should hold now: (command bits, meter cents), from the link's state
         and the table's (``state``, ``ts``; only ever what the database holds)."""
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
-        return command_bits(ts, link_hold=held), meter
+        # Register map v1, addresses 103-104: a table shows u32 cents. A meter beyond that
+        # (68 IAC 10-1-5(d) gives it no ceiling) shows at the most the table can show there;
+        # the floor displays show it whole.
+        return command_bits(ts, link_hold=held), min(meter, U32 - 1)
 
     async def _write_back(
         self, tp: TablePoll, *, heartbeat_only: bool = False, held: str | None = None

@@ -15,6 +15,7 @@ from app.api.deps import get_service
 from controller.engine import LinkState
 from controller.export import ExportError, parse_time
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
+from controller.money import MAX_AMOUNT_CENTS
 from controller.records import PeriodError, check_period
 from controller.service import FloorService, TableStateName, TableStatus
 from controller.verification import parse_stored_cards
@@ -323,7 +324,9 @@ class HandPayRequest(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"amount_cents": 50000}]}
     )
 
-    amount_cents: int = Field(strict=True, gt=0, description="what was paid, whole cents")
+    amount_cents: int = Field(
+        strict=True, gt=0, le=MAX_AMOUNT_CENTS, description="what was paid, whole cents"
+    )
 
 
 class ReviewRequest(BaseModel):
