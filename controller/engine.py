@@ -501,14 +501,14 @@ def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcom
     one round share, under the link's ``hit_policy``.
     """
     b = _Builder(state)
-    for reading in sorted(readings, key=_seen_order):
+    for reading in sorted(readings, key=seen_order):
         _apply(b, reading)
     if not b.events and not b.touched:
         return Outcome(state)
     return b.done()
 
 
-def _seen_order(reading: TableReading) -> tuple[int, str]:
+def seen_order(reading: TableReading) -> tuple[int, str]:
     return reading.at_us, reading.table_id
 
 

@@ -14,6 +14,11 @@ recorded). Nothing read meanwhile is kept: the tables' counters are cumulative a
 at the head of its table's FIFO until acknowledged, so the first commit once the database is
 back credits everything wagered meanwhile and takes each hit once. The committer tries the
 database again after a backoff, not at every poll, and says so once, then periodically.
+
+A reading the database refuses while it takes the others (or the engine cannot apply) holds
+only its own table (``LinkRuntime.apply_readings``): the table is polled on with progressive
+wagering disabled and nothing of it recorded or acknowledged, and its reading is tried again
+alone every ``unrecorded_retry_s`` until it records, which releases it.
 """
 
 from __future__ import annotations
@@ -114,6 +119,8 @@ RECORD_RETRY_MIN_S = 0.5
 RECORD_RETRY_MAX_S = 5.0
 # While commits fail, how often the committer says so again.
 RECORD_REPORT_EVERY_S = 30.0
+# How often a table held because its reading could not be recorded has it tried again.
+UNRECORDED_RETRY_S = 30.0
 
 
 def failure_backoff_s(failures: int, interval_s: float) -> float:
@@ -175,6 +182,7 @@ class TablePoll:
     last: TableRegisters | None = None
     last_ok_us: int | None = None  # when the table last answered a poll
     commit_failing: bool = False  # its last reading could not be recorded
+    retry_at: float = 0.0  # held as unrecorded: when (loop time) its reading is tried again
     recording: asyncio.Future[None] | None = None  # its last reading, being committed
     # When (event loop's monotonic clock) the request of the reading being committed, and of
     # the last one recorded, went out: durations between readings do not follow the wall
@@ -191,6 +199,10 @@ class NotRecording(Exception):
     """A reading not tried: the last commit failed and its retry time has not come."""
 
 
+class ReadingHeld(Exception):
+    """A reading left out of its commit: its table is held (``LinkRuntime.unrecorded``)."""
+
+
 class GroupCommitter:
     """Gathers readings from every table task and commits them together, one batch at a time.
 
@@ -205,7 +217,7 @@ class GroupCommitter:
 
     def __init__(
         self,
-        apply: Callable[[Sequence[TableReading]], Awaitable[object]],
+        apply: Callable[[Sequence[TableReading]], Awaitable[Mapping[str, str] | None]],
         *,
         linger_s: float = DEFAULT_LINGER_S,
         retry_min_s: float = RECORD_RETRY_MIN_S,
@@ -283,11 +295,13 @@ class GroupCommitter:
     async def _commit(self, batch: list[tuple[TableReading, asyncio.Future[None]]]) -> None:
         loop = asyncio.get_running_loop()
         problem: Exception | None = None
+        held: Mapping[str, str] | None = None
         if self.failing_since is not None and loop.time() < self._retry_at and not self._closing:
             problem = NotRecording(f"not recording since the last commit failed: {self.problem}")
         else:
             try:
-                await self._apply([r for r, _ in batch])
+                # The tables whose readings were left out, with why.
+                held = await self._apply([r for r, _ in batch])
             except StaleState as exc:
                 # Another process (a technician's command at a web process) moved a link on:
                 # the database answers, the link has been read again, the next batch records.
@@ -297,12 +311,14 @@ class GroupCommitter:
                 self._failed(exc, loop.time())
             else:
                 self._recovered(loop.time())
-        for _, fut in batch:
+        for reading, fut in batch:
             if not fut.done():
-                if problem is None:
-                    fut.set_result(None)
-                else:
+                if problem is not None:
                     fut.set_exception(problem)
+                elif held and reading.table_id in held:
+                    fut.set_exception(ReadingHeld(held[reading.table_id]))
+                else:
+                    fut.set_result(None)
 
     def _failed(self, exc: Exception, now: float) -> None:
         self._tries += 1
@@ -353,6 +369,7 @@ class Poller:
     observer: PollObserver | None = None
     # Links whose tables are kept alive without being driven, each with what ends that.
     _fenced: dict[str, Callable[[], bool]] = field(default_factory=dict)
+    unrecorded_retry_s: float = UNRECORDED_RETRY_S
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
@@ -509,9 +526,11 @@ class Poller:
         nothing is acknowledged before it is recorded, and no acknowledgement can pop a hit
         that was not read and recorded.
 
-        A link that may not play (awaiting approval, inoperable) has its tables read and
-        written with bit0 set and the heartbeat, so they refuse side bets at once rather than
-        when their heartbeat times out; nothing read from them is recorded or acknowledged.
+        A link that may not play (awaiting approval, inoperable), or a table held because its
+        reading could not be recorded, has its tables read and written with bit0 set and the
+        heartbeat, so they refuse side bets at once rather than when their heartbeat times
+        out; nothing read from them is recorded or acknowledged, except a held table's
+        reading tried again alone when its time comes.
         """
         fut = tp.recording
         if fut is not None:
@@ -530,7 +549,11 @@ class Poller:
         fenced = tp.link_id in self._fenced
         state = self.runtime.states[tp.link_id]
         ts = state.tables[tid]
-        held = None if fenced else self.runtime.wagering_hold(tp.link_id, self.clock.now_us())
+        held = (
+            None
+            if fenced
+            else self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
+        )
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
         # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
@@ -578,6 +601,9 @@ class Poller:
                 await self._write_back(tp, heartbeat_only=True)
             return
         if held is not None:
+            if tid in self.runtime.unrecorded and loop.time() >= tp.retry_at:
+                await self._retry_unrecorded(tp, regs, now, started)
+                held = self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
             if not one_request:
                 await self._write_back(tp, held=held)
             return
@@ -608,6 +634,29 @@ class Poller:
                 ts = self.runtime.states[tp.link_id].tables[tid]
                 await self._acknowledge(tp, ts, reading.head_hit)
             await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
+
+    async def _retry_unrecorded(
+        self, tp: TablePoll, regs: TableRegisters, now_us: int, started: float
+    ) -> None:
+        """Try a held table's reading again, alone; acknowledge its head once it records."""
+        loop = asyncio.get_running_loop()
+        tp.retry_at = loop.time() + self.unrecorded_retry_s
+        tid = tp.entry.config.table_id
+        tp.poll_seq += 1
+        elapsed = None if tp.recorded_at is None else round((loop.time() - tp.recorded_at) * 1e6)
+        reading = to_reading(
+            regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now_us, elapsed_us=elapsed
+        )
+        try:
+            recorded = await self.runtime.retry_unrecorded(reading)
+        except Exception as exc:  # the database: tried again at the next retry
+            tp.errors += 1
+            log.info("table %s: its held reading was not tried again (%s)", tid, exc)
+            return
+        if recorded:
+            tp.recorded_at = started
+            ts = self.runtime.states[tp.link_id].tables[tid]
+            await self._acknowledge(tp, ts, reading.head_hit)
 
     async def _acknowledge(self, tp: TablePoll, ts: TableState, head: HitClaim | None) -> None:
         """Acknowledge ``head``, the hit a read has just shown at the table's FIFO head, if
@@ -647,6 +696,8 @@ class Poller:
         problem = None if fut.cancelled() else fut.exception()
         if fut.cancelled() or problem is not None:
             tp.errors += 1
+            if isinstance(problem, ReadingHeld):
+                tp.retry_at = asyncio.get_running_loop().time() + self.unrecorded_retry_s
             if not tp.commit_failing:
                 log.debug("table %s: its reading could not be recorded: %s", tid, problem)
             tp.commit_failing = True
@@ -695,17 +746,23 @@ class Poller:
             return
         tp.written_meter = meter
 
-    async def _apply(self, readings: Sequence[TableReading]) -> object:
-        """The group commit's work, timed when an observer wants to know."""
+    async def _apply(self, readings: Sequence[TableReading]) -> Mapping[str, str]:
+        """The group commit's work, timed when an observer wants to know; returns the tables
+        whose readings were left out, held, with why."""
         observer = self.observer
         if observer is None:
-            return await self.runtime.apply_readings(readings)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        try:
-            return await self.runtime.apply_readings(readings)
-        finally:
-            observer.committed(loop.time() - started)
+            await self.runtime.apply_readings(readings)
+        else:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            try:
+                await self.runtime.apply_readings(readings)
+            finally:
+                observer.committed(loop.time() - started)
+        unrecorded = self.runtime.unrecorded
+        if not unrecorded:
+            return {}
+        return {r.table_id: unrecorded[r.table_id] for r in readings if r.table_id in unrecorded}
 
 
 def floor_tables(floor: FloorConfig) -> Mapping[str, TableEntry]:

@@ -43,6 +43,7 @@ TableStateName = Literal[
     "awaiting_approval",
     "standby",
     "inoperable",
+    "unrecorded",
 ]
 
 # A link counts as polled recently when one of its tables answered within this many of the
@@ -72,6 +73,7 @@ class TableStatus:
     bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
     status_bits: int | None  # the table's own status register
     progressive_disabled: bool | None
+    unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
 
     @property
     def seats_with_bets(self) -> tuple[int, ...]:
@@ -372,6 +374,8 @@ class FloorService:
             state = "standby"  # polled by the controller holding the link's lock
         elif not runtime.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
+        elif table_id in runtime.unrecorded:
+            state = "unrecorded"  # held: its reading could not be recorded
         elif ts.out_of_play:
             state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
         elif not ts.online:
@@ -396,6 +400,7 @@ class FloorService:
             bet_bitmap=regs.bet_bitmap if regs is not None else None,
             status_bits=regs.status if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
+            unrecorded_reason=runtime.unrecorded.get(table_id),
         )
 
     def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
@@ -430,6 +435,8 @@ class FloorService:
             problems["link locks"] = (
                 f"the lock connection failed, no link is driven here: {locks.problem}"
             )
+        for table_id, why in sorted(self.runtime.unrecorded.items()):
+            problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
         for link_id, state in sorted(self.runtime.states.items()):
             reason = self.runtime.inoperable.get(link_id)
             if reason is not None:

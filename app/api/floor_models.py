@@ -57,7 +57,10 @@ class TableRead(BaseModel):
         "offline: not answering; hit_pending: held for a technician after a hit; "
         "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
         "awaiting_approval: its link is not approved by the commission yet; standby: its link "
-        "is driven by another controller (the one holding its lock), this one stands by"
+        "is driven by another controller (the one holding its lock), this one stands by; "
+        "unrecorded: its reading could not be recorded (``unrecorded_reason`` says why): held "
+        "with progressive wagering disabled, its hits waiting at the table, tried again until "
+        "it records"
     )
     online: bool
     hit_pending: bool
@@ -73,6 +76,7 @@ class TableRead(BaseModel):
     )
     status_bits: int | None
     progressive_disabled: bool | None
+    unrecorded_reason: str | None = None
 
     @classmethod
     def of(cls, status: TableStatus, state: LinkState) -> TableRead:
@@ -93,6 +97,7 @@ class TableRead(BaseModel):
             seats_with_bets=list(status.seats_with_bets),
             status_bits=status.status_bits,
             progressive_disabled=status.progressive_disabled,
+            unrecorded_reason=status.unrecorded_reason,
         )
 
 
