@@ -28,7 +28,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from controller.clock import Clock, SystemClock
 from controller.config import BusConfig, FloorConfig, TableEntry
@@ -45,8 +45,8 @@ from controller.money import U32
 from controller.runtime import LinkRuntime
 from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
-from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
-from link_adapters.profiles import TableRegisters, load_profile
+from link_adapters.modbus import ModbusLink
+from link_adapters.profiles import TableRegisters
 from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING, TableHandle
 
 log = logging.getLogger(__name__)
@@ -70,26 +70,7 @@ def command_bits(ts: TableState, *, link_hold: str | None) -> int:
 
 
 def make_link(bus: BusConfig) -> ModbusLink:
-    timing: dict[str, Any] = {}
-    if bus.timeout_ms is not None:
-        timing["timeout_s"] = bus.timeout_ms / 1000
-    if bus.min_gap_ms is not None:
-        timing["min_gap_s"] = bus.min_gap_ms / 1000
-    if bus.kind == "rtu":
-        assert bus.device is not None
-        serial = SerialParams(
-            port=bus.device, baudrate=bus.baudrate, parity=bus.parity, retries=bus.retries, **timing
-        )
-        return ModbusLink(serial, name=bus.name)
-    assert bus.host is not None and bus.port is not None
-    tcp = TcpParams(
-        host=bus.host,
-        port=bus.port,
-        rtu_over_tcp=bus.kind == "rtu_over_tcp",
-        retries=bus.retries,
-        **timing,
-    )
-    return ModbusLink(tcp, name=bus.name)
+    return ModbusLink(bus.params, name=bus.name)
 
 
 # The group commit window: how long the committer gathers readings after the first one of a
@@ -373,17 +354,11 @@ class Poller:
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
-        profiles: dict[str, object] = {}
         for link in self.floor.links:
             state = self.runtime.states[link.link_id]
             for entry in link.tables:
-                profile = profiles.get(entry.profile) or load_profile(entry.profile)
-                profiles[entry.profile] = profile
                 handle = TableHandle(
-                    self.links[entry.bus],
-                    entry.unit,
-                    profile,  # type: ignore[arg-type]
-                    name=entry.config.table_id,
+                    self.links[entry.bus], entry.unit, entry.profile, name=entry.config.table_id
                 )
                 ts = state.table(entry.config.table_id)
                 self.tables[entry.config.table_id] = TablePoll(

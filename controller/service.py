@@ -21,7 +21,7 @@ from controller.anchoring import Checkpointer, Sinks
 from controller.change_feed import ChangeFeed
 from controller.checkpoints import at_text, load_private_key
 from controller.clock import Clock, SystemClock
-from controller.config import FloorConfig
+from controller.config import FloorConfig, LinkEntry
 from controller.link_locks import LinkLocks, floor_setup
 from controller.poller import Poller, TablePoll
 from controller.retention import RetentionJob, check_periods_in_force
@@ -90,15 +90,17 @@ async def open_floor(
     A link that exists keeps what the database says: its rate, reset amount and paytable
     change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
     A new link is filed with the commission and does not play until approved (68 IAC
-    10-1-3(c)(4)).
+    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
     """
     await store.check_key()
-    existing = set(await store.link_ids())
-    created: list[str] = []
+    runtime = LinkRuntime(store, clock)
+    await runtime.load()
     for link in floor.links:
-        if link.link_id in existing:
+        _check_against_database(runtime, link)
+    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    for link in floor.links:
+        if link.link_id in runtime.states:
             continue
-        created.append(link.link_id)
         await store.create_link(
             link_id=link.link_id,
             name=link.name,
@@ -112,35 +114,40 @@ async def open_floor(
                 TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
             ],
         )
-    runtime = LinkRuntime(store, clock)
-    await runtime.load()
-    desk = SubmissionDesk(runtime, notice_override=notice_override)
-    for link_id in created:
-        await desk.file_new_link(link_id, filed_by="configuration")
-    for link in floor.links:
-        state = runtime.states[link.link_id]
-        where = f"link {link.link_id}"
-        if state.game is not link.game:
-            raise FloorMismatch(
-                f"{where}: the file says {link.game.label}, the database {state.game.label}"
-            )
-        if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
-            raise FloorMismatch(
-                f"{where}: the file's rate or reset amount differs from the database's; a link's "
-                "rate changes only through an approved submission (68 IAC 10-1-1.1(d)-(e))"
-            )
-        configured = {t.config.table_id: t.config for t in link.tables}
-        if set(configured) != set(state.tables):
-            raise FloorMismatch(
-                f"{where}: the file has tables {sorted(configured)}, the database "
-                f"{sorted(state.tables)}"
-            )
-        for tid, cfg in configured.items():
-            if state.tables[tid].config != cfg:
-                raise FloorMismatch(
-                    f"{where}: table {tid} is configured differently in the database"
-                )
+        await runtime.reload_links([link.link_id])
+        await desk.file_new_link(link.link_id, filed_by="configuration")
     return runtime
+
+
+def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
+    where = f"link {link.link_id}"
+    state = runtime.states.get(link.link_id)
+    if state is None:
+        for t in link.tables:
+            other = runtime.table_link.get(t.config.table_id)
+            if other is not None:
+                raise FloorMismatch(
+                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
+                )
+        return
+    if state.game is not link.game:
+        raise FloorMismatch(
+            f"{where}: the file says {link.game.label}, the database {state.game.label}"
+        )
+    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
+        raise FloorMismatch(
+            f"{where}: the file's rate or reset amount differs from the database's; a link's "
+            "rate changes only through an approved submission (68 IAC 10-1-1.1(d)-(e))"
+        )
+    configured = {t.config.table_id: t.config for t in link.tables}
+    if set(configured) != set(state.tables):
+        raise FloorMismatch(
+            f"{where}: the file has tables {sorted(configured)}, the database "
+            f"{sorted(state.tables)}"
+        )
+    for tid, cfg in configured.items():
+        if state.tables[tid].config != cfg:
+            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
 
 
 class FloorService:
