@@ -112,3 +112,26 @@ async def test_a_file_at_odds_with_the_database_writes_nothing(store: LedgerStor
     with pytest.raises(FloorMismatch, match="table T1 is a table of link old in the database"):
         await open_floor(LedgerStore(store.engine, store.key), floor, FixedClock(T0))
     assert await rows(store) == before
+
+
+LINKS_CREATE_REFUSED = {
+    "a huge reset": (("--reset", "$100,000,000,000,000,000"), "$42,949,672.95"),
+    "a huge denomination": (("--table", "T1:$1,000,000"), "outside $0.01 to $100.00"),
+    "an id with a bidi override": (("--id", "stud\u202e"), "must be 1 to 32 letters"),
+    "credits per seat": (("--max-credits-per-seat", "0"), "0 is not in the range 1<=x<=1000"),
+}
+
+
+async def test_links_create_refuses_what_a_configuration_file_would(
+    db_url: str, store: LedgerStore
+) -> None:
+    base = {"--id": "stud", "--game": "caribbean_stud", "--rate": "80%", "--reset": "$500"}
+    for case, ((option, value), message) in LINKS_CREATE_REFUSED.items():
+        args = {**base, option: value}
+        argv = [part for pair in args.items() for part in pair]
+        if option != "--table":
+            argv += ["--table", "T1"]
+        code, out, err = await progressive("links", "create", *argv, db_url=db_url)
+        assert code == 2 and message in err, (case, code, out, err)
+        assert "Traceback" not in err, case
+    assert await rows(store) == dict.fromkeys(await rows(store), 0)
