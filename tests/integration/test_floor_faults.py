@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from controller.engine import EntryKind
 from controller.games import Game
 from controller.hands import HandCategory
+from controller.money import MAX_AMOUNT_CENTS
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.errors import LinkDown
@@ -241,6 +242,32 @@ async def test_a_hit_the_database_refuses_holds_only_its_table(store: LedgerStor
         await h.play(0.5)
         await h.drained()
         assert held.command_bits & 1 == 0
+    finally:
+        await h.stop()
+    await h.check_exact()
+
+
+async def test_a_meter_beyond_what_a_table_can_show_keeps_its_tables_polled(
+    store: LedgerStore,
+) -> None:
+    """68 IAC 10-1-5(d) gives a meter no ceiling; a table shows at most 2**32 - 1 cents
+    (register map v1, 103-104). Above that the table shows its most and is polled on."""
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.runtime is not None and h.poller is not None
+        for _ in range(2):
+            await h.runtime.correct(
+                "stud", delta_cents=MAX_AMOUNT_CENTS, category="transfer",
+                reason="moved from a closed link", requested_by="ann", approved_by="bob",
+            )  # fmt: skip
+        assert h.runtime.states["stud"].meter_cents > MAX_AMOUNT_CENTS
+        tables = [h.sim(h.plans[0], unit) for unit in (1, 2)]
+        await wait_until(lambda: all(t.meter_display_cents == MAX_AMOUNT_CENTS for t in tables))
+        await h.play(0.5)
+        await h.drained()
+        assert all(not task.done() for task in h.poller._tasks.values())
     finally:
         await h.stop()
     await h.check_exact()
