@@ -22,10 +22,19 @@ from controller.checkpoints import (
     read_checkpoints,
 )
 from controller.clock import SystemClock
+from controller.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
 from controller.engine import EngineError, HitPolicy, TableConfig
 from controller.export import ExportError, ExportKind, export, iso, verify_export
 from controller.games import Game, PaytableError
-from controller.money import MoneyError, format_bp, format_cents, parse_cents, parse_rate_bp
+from controller.money import (
+    MAX_DENOMINATION_CENTS,
+    MoneyError,
+    check_cents,
+    format_bp,
+    format_cents,
+    parse_cents,
+    parse_rate_bp,
+)
 from controller.periods import PeriodError, parse_instant
 from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.retention import run_retention
@@ -62,6 +71,13 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     SimulatorError,
     SchemaNotCurrent,
 )
+
+
+class BadFile(click.ClickException):
+    """A file given to a command that cannot be used as it is: exit status 2, like a usage
+    error, with every problem of it named."""
+
+    exit_code = 2
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
@@ -323,6 +339,10 @@ def run_cmd(
     from app.daemon import run_daemon
     from controller.config import ConfigError, load_floor_config
 
+    try:
+        floor = load_floor_config(config_path)  # the whole file, before anything is written
+    except ConfigError as exc:
+        raise BadFile(f"{exc}\nnothing was written; correct the file and run again") from None
     settings = _settings(database_url)
     if settings.checkpoint_key_file is None and not (no_checkpoints or settings.checkpoints_off):
         raise click.ClickException(
@@ -330,10 +350,6 @@ def run_cmd(
             "database. Make one with `progressive ledger keygen --out DIR` and set "
             "PROGRESSIVE_CHECKPOINT_KEY_FILE, or run with --no-checkpoints knowingly"
         )
-    try:
-        floor = load_floor_config(config_path)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
     _run(
         run_daemon(
             settings,
@@ -691,15 +707,14 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     table_id, _, denom = text.partition(":")
     if not table_id:
         raise click.BadParameter(f"{text!r}: give a table as ID or ID:DENOMINATION, e.g. T1:$1")
-    try:
-        ID.check(table_id)
-    except TextRefused as exc:
-        raise click.BadParameter(f"table {table_id!r}: {exc}") from exc
+    if (problem := id_problem(table_id)) is not None:
+        raise click.BadParameter(f"table id {problem}", param_hint="--table")
     fixed = game.fixed_wager_cents
     try:
         cents = parse_cents(denom) if denom else (fixed or 100)
+        check_cents(f"table {table_id}: denomination", cents, low=1, high=MAX_DENOMINATION_CENTS)
     except MoneyError as exc:
-        raise click.BadParameter(f"table {table_id}: {exc}") from exc
+        raise click.BadParameter(str(exc), param_hint="--table") from exc
     if fixed is not None and cents != fixed:
         raise click.BadParameter(
             f"table {table_id}: the {game.label} bet is {format_cents(fixed)} (68 IAC 10-7-5(b))"
@@ -737,12 +752,14 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
 )
 @click.option(
     "--min-round-seconds",
+    type=click.IntRange(1, MIN_ROUND_MS[1] // 1000),
     default=10,
     show_default=True,
     help="The fastest a table can deal a round (bounds plausible wagers).",
 )
 @click.option(
     "--max-credits-per-seat",
+    type=click.IntRange(*CREDITS_PER_SEAT),
     default=1,
     show_default=True,
     help="Credits one seat can wager on the progressive in one round.",
@@ -764,9 +781,15 @@ def links_create(
     """Create a link with its tables and the game's default paytable."""
     settings = _settings(database_url)
     g = Game(game)
+    for hint, problem in (
+        ("--id", id_problem(link_id)),
+        ("--name", None if name is None else text_problem(name)),
+    ):
+        if problem is not None:
+            raise click.BadParameter(problem, param_hint=hint)
     try:
         rate_bp = check_rate_of_progression(parse_rate_bp(rate))
-        reset_cents = parse_cents(reset)
+        reset_cents = check_cents("the reset amount", parse_cents(reset))
     except (MoneyError, RuleViolation) as exc:
         raise click.BadParameter(str(exc)) from exc
     specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]

@@ -114,6 +114,11 @@ class _FloorState(Collector):
             "1 when the table is removed from play (68 IAC 10-1-6.2)",
             labels=table_labels,
         )
+        unrecorded = GaugeMetricFamily(
+            "progressive_table_unrecorded",
+            "1 when the table is held because its reading could not be recorded",
+            labels=table_labels,
+        )
         link_labels = ["link_id"]
         tables_online = GaugeMetricFamily(
             "progressive_tables_online", "Tables of the link online", labels=link_labels
@@ -165,6 +170,7 @@ class _FloorState(Collector):
                     timeouts.add_metric(labels, tp.timeouts)
                 online.add_metric(labels, 1 if ts.online else 0)
                 out_of_play.add_metric(labels, 1 if ts.out_of_play else 0)
+                unrecorded.add_metric(labels, 1 if table_id in service.runtime.unrecorded else 0)
                 n_online += ts.online and not ts.out_of_play
                 n_held += ts.hit_pending
             tables_online.add_metric([link_id], n_online)
@@ -183,7 +189,8 @@ class _FloorState(Collector):
                 hub.clients(link_id) if hub is not None and link_id in hub.channels else 0
             )
             clients.add_metric([link_id], channel_clients)
-        yield from (polls, errors, timeouts, online, out_of_play, tables_online, held, held_age)
+        yield from (polls, errors, timeouts, online, out_of_play, unrecorded, tables_online)
+        yield from (held, held_age)
         yield from (live, polling, answered, meter, clients)
         if m.ws_refused is not None:
             refused = CounterMetricFamily(

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.money import UNITS_PER_CENT
+from controller.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
 from controller.regulations import check_correction_approval, check_correction_request
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow
@@ -45,6 +45,7 @@ async def request_correction(
     """A pending request, its document kept; the meter does not move yet."""
     if link_id not in runtime.states:
         raise StoreError(f"no link {link_id!r}")
+    check_cents("a correction", delta_cents, low=-MAX_AMOUNT_CENTS)
     delta_units = delta_cents * UNITS_PER_CENT
     now = runtime.clock.now_us()
     request_id = uuid.uuid4().hex

@@ -19,6 +19,8 @@ from typing import Any, NamedTuple
 from controller.games import Game, Paytable, PaytableLine
 from controller.hands import HandCategory, InvalidCards, evaluate
 from controller.money import (
+    MAX_AMOUNT_CENTS,
+    MAX_COLUMN_UNITS,
     U32,
     cents_to_units,
     contribution_units,
@@ -347,10 +349,10 @@ class _Builder:
             check_reduction_explained(delta_units=delta, reason=explanation)
             if kind not in REDUCING_KINDS:
                 raise EngineError(f"a {kind} entry cannot lower the meter")
-        if self.meter + delta < 0:
+        if not 0 <= self.meter + delta <= MAX_COLUMN_UNITS:
             raise EngineError(
-                f"link {self.state.link_id}: the meter cannot go below zero "
-                f"({format_cents(displayed_cents(self.meter))} {delta:+d} units)"
+                f"link {self.state.link_id}: the meter cannot go below zero or beyond what the "
+                f"history holds ({format_cents(displayed_cents(self.meter))} {delta:+d} units)"
             )
         if "\x1f" in explanation or "\x1e" in explanation or "\x00" in explanation:
             # Typed reasons end up here; the ledger's sealed form reserves U+001F and U+001E,
@@ -499,14 +501,14 @@ def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcom
     one round share, under the link's ``hit_policy``.
     """
     b = _Builder(state)
-    for reading in sorted(readings, key=_seen_order):
+    for reading in sorted(readings, key=seen_order):
         _apply(b, reading)
     if not b.events and not b.touched:
         return Outcome(state)
     return b.done()
 
 
-def _seen_order(reading: TableReading) -> tuple[int, str]:
+def seen_order(reading: TableReading) -> tuple[int, str]:
     return reading.at_us, reading.table_id
 
 
@@ -816,8 +818,8 @@ def _settle(
     for c in claims:
         problem = _claim_problem(state, ts, c)
         line = state.paytable.line_for(c.hand)
-        if problem is None and line is None:
-            problem = f"the paytable has no line for {c.hand.label}"
+        if problem is None:
+            problem = _line_problem(c.hand, line)
         if problem is not None:
             h = Hit(
                 hit_id=hit_id(c),
@@ -884,6 +886,19 @@ def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
         return f"the reported cards are not a hand: {exc}"
     if made is not c.hand:
         return f"the cards make {made.label}, not the claimed {c.hand.label}"
+    return None
+
+
+def _line_problem(hand: HandCategory, line: PaytableLine | None) -> str | None:
+    if line is None:
+        return f"the paytable has no line for {hand.label}"
+    if line.fixed_cents is not None and line.fixed_cents > MAX_AMOUNT_CENTS:
+        # A paytable filed before amounts were bounded (controller.money): its award could not
+        # be recorded, so the claim is recorded refused and the table held for people.
+        return (
+            f"the paytable pays {format_cents(line.fixed_cents)} for {hand.label}, above the "
+            f"most any amount may be ({format_cents(MAX_AMOUNT_CENTS)})"
+        )
     return None
 
 

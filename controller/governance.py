@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.engine import LinkState
 from controller.games import Game, Paytable, PaytableError, make_paytable
-from controller.money import U32, format_bp, format_cents
+from controller.money import MoneyError, check_cents, format_bp, format_cents
 from controller.pdf import render_pdf
 from controller.regulations import (
     RuleViolation,
@@ -45,9 +45,6 @@ APPROVED_ONLY_CLAUSE = "68 IAC 10-1-3(c)(4), 10-1-4(3)"
 # 68 IAC 10-1-1.1(d): a change of rate takes effect only after a patron wins the jackpot, so
 # an approved change waits for the link's first jackpot reset on or after its effective date.
 TAKES_EFFECT_CLAUSE = "68 IAC 10-1-1.1(d)"
-# Register map v1, addresses 103-104: the table shows the amount as u32 cents, so a reset
-# amount above that could never be shown at the table.
-MAX_RESET_CENTS = U32 - 1
 # The rules-of-the-game sections whose table facts the packet carries, by game.
 RULES_OF_GAME_CLAUSE = {
     Game.CARIBBEAN_STUD: "68 IAC 10-6-2(b)(2)-(4)",
@@ -99,25 +96,22 @@ class Proposal:
 
 
 def check_reset_amount(reset_cents: int) -> int:
-    """A reset amount is whole cents the table's own meter can show."""
-    if isinstance(reset_cents, bool) or not isinstance(reset_cents, int):
-        raise RuleViolation(
-            SUBMISSION_CLAUSE, f"a reset amount is whole cents, got {reset_cents!r}"
-        )
-    if not 0 <= reset_cents <= MAX_RESET_CENTS:
-        raise RuleViolation(
-            SUBMISSION_CLAUSE,
-            f"reset amount {format_cents(reset_cents)} is outside $0.00 to "
-            f"{format_cents(MAX_RESET_CENTS)}",
-        )
-    return reset_cents
+    """A reset amount is whole cents within the bound of every amount (``controller.money``)."""
+    try:
+        return check_cents("reset amount", reset_cents)
+    except MoneyError as exc:
+        raise RuleViolation(SUBMISSION_CLAUSE, str(exc)) from None
 
 
 def check_paytable(game: Game, lines: Sequence[Mapping[str, Any]] | Paytable) -> Paytable:
-    """A paytable the game allows (``games.make_paytable``), with a jackpot where one is played."""
+    """A paytable the game allows (``games.make_paytable``), its fixed amounts within the bound
+    of every amount (``controller.money``)."""
     try:
         paytable = lines if isinstance(lines, Paytable) else make_paytable(game, lines)
-    except PaytableError as exc:
+        for line in paytable.lines:
+            if line.fixed_cents is not None:
+                check_cents(f"the {line.hand.label} line's fixed amount", line.fixed_cents, low=1)
+    except (PaytableError, MoneyError) as exc:
         raise RuleViolation(SUBMISSION_CLAUSE, str(exc)) from exc
     if paytable.game is not game:
         raise RuleViolation(

@@ -20,9 +20,47 @@ UNITS_PER_CENT = 10_000
 BP_PER_WHOLE = 10_000
 U32 = 2**32
 
+# ------------------------------------------------------------------------------------ bounds
+#
+# Every amount is bounded where it enters (a request, a filing, a configuration file, a
+# command-line option), so that nothing computed from it overflows what the history keeps.
+# The history's amounts are signed 64-bit columns (``BigInteger``: meter_*_units, delta_units,
+# award_cents, reset_cents, units of an anomaly; see controller/storage/models.py): at most
+# 2**63 - 1 units, $9,223,372,036,854.77 on a meter.
+#
+# * One amount a person sets or enters (a reset amount, a fixed pay, a correction, a hand pay)
+#   is at most 2**32 - 1 cents, $42,949,672.95: the most a table controller can show (register
+#   map v1, addresses 103-104: u32 cents). In units 4.3e13, a 200,000th of the column.
+# * 68 IAC 10-1-5(d): a jackpot may be limited only by limiting the wager, so the meter has no
+#   ceiling of its own; the wager has one. A credit is at most $100 (the side bets of these
+#   games are $1 to $5). One reading of a table credits fewer than 2**32 credits (its counter
+#   is u32): at most 2**32 x 10,000 c x 10,000 bp = 4.3e17 units, a 21st of the column, whether
+#   credited or held as an anomaly. The denomination column is 32-bit: $100 fits it.
+# * A meter grows only by what is wagered between jackpots. At these bounds a link of 1,000
+#   tables, every seat betting $100 on a round every 30 s day and night at a 100% rate, fills
+#   the column after 12 years without a jackpot; a floor of $5 side bets after 250 years. The
+#   sums the history keeps (reconciliation's totals, the awards of a period) are of the same
+#   amounts: Python integers, or SQL sums over one link's bounded period. Should a commit
+#   still fail, only the table whose reading caused it is held (``controller.runtime``).
+MAX_AMOUNT_CENTS = U32 - 1
+MAX_DENOMINATION_CENTS = 100_00
+# The history's amount columns, in units.
+MAX_COLUMN_UNITS = 2**63 - 1
+
 
 class MoneyError(ValueError):
     """Operator input that is not an amount or a rate we can take exactly."""
+
+
+def check_cents(name: str, cents: object, *, low: int = 0, high: int = MAX_AMOUNT_CENTS) -> int:
+    """``cents`` when it is whole cents from ``low`` to ``high``; refused naming ``name``."""
+    if isinstance(cents, bool) or not isinstance(cents, int):
+        raise MoneyError(f"{name} must be whole cents, got {cents!r}")
+    if not low <= cents <= high:
+        raise MoneyError(
+            f"{name} {format_cents(cents)} is outside {format_cents(low)} to {format_cents(high)}"
+        )
+    return cents
 
 
 def contribution_units(*, credits: int, denomination_cents: int, rate_bp: int) -> int:

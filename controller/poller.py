@@ -14,6 +14,11 @@ recorded). Nothing read meanwhile is kept: the tables' counters are cumulative a
 at the head of its table's FIFO until acknowledged, so the first commit once the database is
 back credits everything wagered meanwhile and takes each hit once. The committer tries the
 database again after a backoff, not at every poll, and says so once, then periodically.
+
+A reading the database refuses while it takes the others (or the engine cannot apply) holds
+only its own table (``LinkRuntime.apply_readings``): the table is polled on with progressive
+wagering disabled and nothing of it recorded or acknowledged, and its reading is tried again
+alone every ``unrecorded_retry_s`` until it records, which releases it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from controller.clock import Clock, SystemClock
 from controller.config import BusConfig, FloorConfig, TableEntry
@@ -36,11 +41,12 @@ from controller.engine import (
     display_frame,
 )
 from controller.hands import HandCategory, InvalidCards
+from controller.money import U32
 from controller.runtime import LinkRuntime
 from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
-from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
-from link_adapters.profiles import TableRegisters, load_profile
+from link_adapters.modbus import ModbusLink
+from link_adapters.profiles import TableRegisters
 from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING, TableHandle
 
 log = logging.getLogger(__name__)
@@ -64,26 +70,7 @@ def command_bits(ts: TableState, *, link_hold: str | None) -> int:
 
 
 def make_link(bus: BusConfig) -> ModbusLink:
-    timing: dict[str, Any] = {}
-    if bus.timeout_ms is not None:
-        timing["timeout_s"] = bus.timeout_ms / 1000
-    if bus.min_gap_ms is not None:
-        timing["min_gap_s"] = bus.min_gap_ms / 1000
-    if bus.kind == "rtu":
-        assert bus.device is not None
-        serial = SerialParams(
-            port=bus.device, baudrate=bus.baudrate, parity=bus.parity, retries=bus.retries, **timing
-        )
-        return ModbusLink(serial, name=bus.name)
-    assert bus.host is not None and bus.port is not None
-    tcp = TcpParams(
-        host=bus.host,
-        port=bus.port,
-        rtu_over_tcp=bus.kind == "rtu_over_tcp",
-        retries=bus.retries,
-        **timing,
-    )
-    return ModbusLink(tcp, name=bus.name)
+    return ModbusLink(bus.params, name=bus.name)
 
 
 # The group commit window: how long the committer gathers readings after the first one of a
@@ -113,6 +100,8 @@ RECORD_RETRY_MIN_S = 0.5
 RECORD_RETRY_MAX_S = 5.0
 # While commits fail, how often the committer says so again.
 RECORD_REPORT_EVERY_S = 30.0
+# How often a table held because its reading could not be recorded has it tried again.
+UNRECORDED_RETRY_S = 30.0
 
 
 def failure_backoff_s(failures: int, interval_s: float) -> float:
@@ -174,6 +163,7 @@ class TablePoll:
     last: TableRegisters | None = None
     last_ok_us: int | None = None  # when the table last answered a poll
     commit_failing: bool = False  # its last reading could not be recorded
+    retry_at: float = 0.0  # held as unrecorded: when (loop time) its reading is tried again
     recording: asyncio.Future[None] | None = None  # its last reading, being committed
     # When (event loop's monotonic clock) the request of the reading being committed, and of
     # the last one recorded, went out: durations between readings do not follow the wall
@@ -190,6 +180,10 @@ class NotRecording(Exception):
     """A reading not tried: the last commit failed and its retry time has not come."""
 
 
+class ReadingHeld(Exception):
+    """A reading left out of its commit: its table is held (``LinkRuntime.unrecorded``)."""
+
+
 class GroupCommitter:
     """Gathers readings from every table task and commits them together, one batch at a time.
 
@@ -204,7 +198,7 @@ class GroupCommitter:
 
     def __init__(
         self,
-        apply: Callable[[Sequence[TableReading]], Awaitable[object]],
+        apply: Callable[[Sequence[TableReading]], Awaitable[Mapping[str, str] | None]],
         *,
         linger_s: float = DEFAULT_LINGER_S,
         retry_min_s: float = RECORD_RETRY_MIN_S,
@@ -282,11 +276,13 @@ class GroupCommitter:
     async def _commit(self, batch: list[tuple[TableReading, asyncio.Future[None]]]) -> None:
         loop = asyncio.get_running_loop()
         problem: Exception | None = None
+        held: Mapping[str, str] | None = None
         if self.failing_since is not None and loop.time() < self._retry_at and not self._closing:
             problem = NotRecording(f"not recording since the last commit failed: {self.problem}")
         else:
             try:
-                await self._apply([r for r, _ in batch])
+                # The tables whose readings were left out, with why.
+                held = await self._apply([r for r, _ in batch])
             except StaleState as exc:
                 # Another process (a technician's command at a web process) moved a link on:
                 # the database answers, the link has been read again, the next batch records.
@@ -296,12 +292,14 @@ class GroupCommitter:
                 self._failed(exc, loop.time())
             else:
                 self._recovered(loop.time())
-        for _, fut in batch:
+        for reading, fut in batch:
             if not fut.done():
-                if problem is None:
-                    fut.set_result(None)
-                else:
+                if problem is not None:
                     fut.set_exception(problem)
+                elif held and reading.table_id in held:
+                    fut.set_exception(ReadingHeld(held[reading.table_id]))
+                else:
+                    fut.set_result(None)
 
     def _failed(self, exc: Exception, now: float) -> None:
         self._tries += 1
@@ -352,20 +350,15 @@ class Poller:
     observer: PollObserver | None = None
     # Links whose tables are kept alive without being driven, each with what ends that.
     _fenced: dict[str, Callable[[], bool]] = field(default_factory=dict)
+    unrecorded_retry_s: float = UNRECORDED_RETRY_S
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
-        profiles: dict[str, object] = {}
         for link in self.floor.links:
             state = self.runtime.states[link.link_id]
             for entry in link.tables:
-                profile = profiles.get(entry.profile) or load_profile(entry.profile)
-                profiles[entry.profile] = profile
                 handle = TableHandle(
-                    self.links[entry.bus],
-                    entry.unit,
-                    profile,  # type: ignore[arg-type]
-                    name=entry.config.table_id,
+                    self.links[entry.bus], entry.unit, entry.profile, name=entry.config.table_id
                 )
                 ts = state.table(entry.config.table_id)
                 self.tables[entry.config.table_id] = TablePoll(
@@ -508,9 +501,11 @@ class Poller:
         nothing is acknowledged before it is recorded, and no acknowledgement can pop a hit
         that was not read and recorded.
 
-        A link that may not play (awaiting approval, inoperable) has its tables read and
-        written with bit0 set and the heartbeat, so they refuse side bets at once rather than
-        when their heartbeat times out; nothing read from them is recorded or acknowledged.
+        A link that may not play (awaiting approval, inoperable), or a table held because its
+        reading could not be recorded, has its tables read and written with bit0 set and the
+        heartbeat, so they refuse side bets at once rather than when their heartbeat times
+        out; nothing read from them is recorded or acknowledged, except a held table's
+        reading tried again alone when its time comes.
         """
         fut = tp.recording
         if fut is not None:
@@ -529,7 +524,11 @@ class Poller:
         fenced = tp.link_id in self._fenced
         state = self.runtime.states[tp.link_id]
         ts = state.tables[tid]
-        held = None if fenced else self.runtime.wagering_hold(tp.link_id, self.clock.now_us())
+        held = (
+            None
+            if fenced
+            else self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
+        )
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
         # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
@@ -577,6 +576,9 @@ class Poller:
                 await self._write_back(tp, heartbeat_only=True)
             return
         if held is not None:
+            if tid in self.runtime.unrecorded and loop.time() >= tp.retry_at:
+                await self._retry_unrecorded(tp, regs, now, started)
+                held = self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
             if not one_request:
                 await self._write_back(tp, held=held)
             return
@@ -607,6 +609,29 @@ class Poller:
                 ts = self.runtime.states[tp.link_id].tables[tid]
                 await self._acknowledge(tp, ts, reading.head_hit)
             await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
+
+    async def _retry_unrecorded(
+        self, tp: TablePoll, regs: TableRegisters, now_us: int, started: float
+    ) -> None:
+        """Try a held table's reading again, alone; acknowledge its head once it records."""
+        loop = asyncio.get_running_loop()
+        tp.retry_at = loop.time() + self.unrecorded_retry_s
+        tid = tp.entry.config.table_id
+        tp.poll_seq += 1
+        elapsed = None if tp.recorded_at is None else round((loop.time() - tp.recorded_at) * 1e6)
+        reading = to_reading(
+            regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now_us, elapsed_us=elapsed
+        )
+        try:
+            recorded = await self.runtime.retry_unrecorded(reading)
+        except Exception as exc:  # the database: tried again at the next retry
+            tp.errors += 1
+            log.info("table %s: its held reading was not tried again (%s)", tid, exc)
+            return
+        if recorded:
+            tp.recorded_at = started
+            ts = self.runtime.states[tp.link_id].tables[tid]
+            await self._acknowledge(tp, ts, reading.head_hit)
 
     async def _acknowledge(self, tp: TablePoll, ts: TableState, head: HitClaim | None) -> None:
         """Acknowledge ``head``, the hit a read has just shown at the table's FIFO head, if
@@ -646,6 +671,8 @@ class Poller:
         problem = None if fut.cancelled() else fut.exception()
         if fut.cancelled() or problem is not None:
             tp.errors += 1
+            if isinstance(problem, ReadingHeld):
+                tp.retry_at = asyncio.get_running_loop().time() + self.unrecorded_retry_s
             if not tp.commit_failing:
                 log.debug("table %s: its reading could not be recorded: %s", tid, problem)
             tp.commit_failing = True
@@ -660,7 +687,10 @@ class Poller:
         """What the table should hold now: (command bits, meter cents), from the link's state
         and the table's (``state``, ``ts``; only ever what the database holds)."""
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
-        return command_bits(ts, link_hold=held), meter
+        # Register map v1, addresses 103-104: a table shows u32 cents. A meter beyond that
+        # (68 IAC 10-1-5(d) gives it no ceiling) shows at the most the table can show there;
+        # the floor displays show it whole.
+        return command_bits(ts, link_hold=held), min(meter, U32 - 1)
 
     async def _write_back(
         self, tp: TablePoll, *, heartbeat_only: bool = False, held: str | None = None
@@ -691,17 +721,23 @@ class Poller:
             return
         tp.written_meter = meter
 
-    async def _apply(self, readings: Sequence[TableReading]) -> object:
-        """The group commit's work, timed when an observer wants to know."""
+    async def _apply(self, readings: Sequence[TableReading]) -> Mapping[str, str]:
+        """The group commit's work, timed when an observer wants to know; returns the tables
+        whose readings were left out, held, with why."""
         observer = self.observer
         if observer is None:
-            return await self.runtime.apply_readings(readings)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        try:
-            return await self.runtime.apply_readings(readings)
-        finally:
-            observer.committed(loop.time() - started)
+            await self.runtime.apply_readings(readings)
+        else:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            try:
+                await self.runtime.apply_readings(readings)
+            finally:
+                observer.committed(loop.time() - started)
+        unrecorded = self.runtime.unrecorded
+        if not unrecorded:
+            return {}
+        return {r.table_id: unrecorded[r.table_id] for r in readings if r.table_id in unrecorded}
 
 
 def floor_tables(floor: FloorConfig) -> Mapping[str, TableEntry]:

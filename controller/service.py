@@ -21,7 +21,7 @@ from controller.anchoring import Checkpointer, Sinks
 from controller.change_feed import ChangeFeed
 from controller.checkpoints import at_text, load_private_key
 from controller.clock import Clock, SystemClock
-from controller.config import FloorConfig
+from controller.config import FloorConfig, LinkEntry
 from controller.link_locks import LinkLocks, floor_setup
 from controller.poller import Poller, TablePoll
 from controller.retention import RetentionJob, check_periods_in_force
@@ -44,6 +44,7 @@ TableStateName = Literal[
     "awaiting_approval",
     "standby",
     "inoperable",
+    "unrecorded",
 ]
 
 # A link counts as polled recently when one of its tables answered within this many of the
@@ -73,6 +74,7 @@ class TableStatus:
     bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
     status_bits: int | None  # the table's own status register
     progressive_disabled: bool | None
+    unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
 
     @property
     def seats_with_bets(self) -> tuple[int, ...]:
@@ -89,15 +91,17 @@ async def open_floor(
     A link that exists keeps what the database says: its rate, reset amount and paytable
     change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
     A new link is filed with the commission and does not play until approved (68 IAC
-    10-1-3(c)(4)).
+    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
     """
     await store.check_key()
-    existing = set(await store.link_ids())
-    created: list[str] = []
+    runtime = LinkRuntime(store, clock)
+    await runtime.load()
     for link in floor.links:
-        if link.link_id in existing:
+        _check_against_database(runtime, link)
+    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    for link in floor.links:
+        if link.link_id in runtime.states:
             continue
-        created.append(link.link_id)
         await store.create_link(
             link_id=link.link_id,
             name=link.name,
@@ -111,35 +115,40 @@ async def open_floor(
                 TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
             ],
         )
-    runtime = LinkRuntime(store, clock)
-    await runtime.load()
-    desk = SubmissionDesk(runtime, notice_override=notice_override)
-    for link_id in created:
-        await desk.file_new_link(link_id, filed_by="configuration")
-    for link in floor.links:
-        state = runtime.states[link.link_id]
-        where = f"link {link.link_id}"
-        if state.game is not link.game:
-            raise FloorMismatch(
-                f"{where}: the file says {link.game.label}, the database {state.game.label}"
-            )
-        if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
-            raise FloorMismatch(
-                f"{where}: the file's rate or reset amount differs from the database's; a link's "
-                "rate changes only through an approved submission (68 IAC 10-1-1.1(d)-(e))"
-            )
-        configured = {t.config.table_id: t.config for t in link.tables}
-        if set(configured) != set(state.tables):
-            raise FloorMismatch(
-                f"{where}: the file has tables {sorted(configured)}, the database "
-                f"{sorted(state.tables)}"
-            )
-        for tid, cfg in configured.items():
-            if state.tables[tid].config != cfg:
-                raise FloorMismatch(
-                    f"{where}: table {tid} is configured differently in the database"
-                )
+        await runtime.reload_links([link.link_id])
+        await desk.file_new_link(link.link_id, filed_by="configuration")
     return runtime
+
+
+def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
+    where = f"link {link.link_id}"
+    state = runtime.states.get(link.link_id)
+    if state is None:
+        for t in link.tables:
+            other = runtime.table_link.get(t.config.table_id)
+            if other is not None:
+                raise FloorMismatch(
+                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
+                )
+        return
+    if state.game is not link.game:
+        raise FloorMismatch(
+            f"{where}: the file says {link.game.label}, the database {state.game.label}"
+        )
+    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
+        raise FloorMismatch(
+            f"{where}: the file's rate or reset amount differs from the database's; a link's "
+            "rate changes only through an approved submission (68 IAC 10-1-1.1(d)-(e))"
+        )
+    configured = {t.config.table_id: t.config for t in link.tables}
+    if set(configured) != set(state.tables):
+        raise FloorMismatch(
+            f"{where}: the file has tables {sorted(configured)}, the database "
+            f"{sorted(state.tables)}"
+        )
+    for tid, cfg in configured.items():
+        if state.tables[tid].config != cfg:
+            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
 
 
 class FloorService:
@@ -386,6 +395,8 @@ class FloorService:
             state = "standby"  # polled by the controller holding the link's lock
         elif not runtime.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
+        elif table_id in runtime.unrecorded:
+            state = "unrecorded"  # held: its reading could not be recorded
         elif ts.out_of_play:
             state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
         elif not ts.online:
@@ -410,6 +421,7 @@ class FloorService:
             bet_bitmap=regs.bet_bitmap if regs is not None else None,
             status_bits=regs.status if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
+            unrecorded_reason=runtime.unrecorded.get(table_id),
         )
 
     def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
@@ -444,6 +456,8 @@ class FloorService:
             problems["link locks"] = (
                 f"the lock connection failed, no link is driven here: {locks.problem}"
             )
+        for table_id, why in sorted(self.runtime.unrecorded.items()):
+            problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
         for link_id, state in sorted(self.runtime.states.items()):
             reason = self.runtime.inoperable.get(link_id)
             if reason is not None:

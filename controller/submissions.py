@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller import engine as eng
 from controller.engine import ArmedChange
-from controller.games import Game, make_paytable
+from controller.games import Game
 from controller.governance import (
     APPROVED_ONLY_CLAUSE,
     DAY_US,
@@ -31,6 +31,7 @@ from controller.governance import (
     check_change,
     check_new_link,
     check_notice,
+    check_paytable,
     check_rejection_reason,
     check_reviewer,
     notice_days,
@@ -313,7 +314,8 @@ class SubmissionDesk:
             effective_at_us=row.effective_at_us,
             rate_bp=proposal.get("rate_bp"),
             reset_cents=proposal.get("reset_cents"),
-            paytable=None if lines is None else make_paytable(state.game, lines),
+            # Filed before a bound existed, it is refused here rather than armed.
+            paytable=None if lines is None else check_paytable(state.game, lines),
         )
         await self.runtime.command(
             row.link_id,

@@ -160,13 +160,15 @@ class TextRule:
 
 
 # Links and tables: short, ASCII, safe in an address, a file name, a log line and a
-# spreadsheet cell. A table's hits are named "<table>#<n>", so "#" is not in a table's id.
+# spreadsheet cell. A table's hits are named "<table>#<epoch>.<n>", so "#" is not in a table's
+# id, and 32 characters leave room for the rest within the 64 a hit id may have
+# (controller/storage/models.py).
 ID = TextRule(
     name="id",
     kind="an id",
-    max_length=64,
-    charset=r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}",
-    help="1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+    max_length=32,
+    charset=r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}",
+    help="1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit",
 )
 # What names a record the controller made (hits "stud-1#12", anomalies, requests, tokens).
 REFERENCE = TextRule(

@@ -16,6 +16,7 @@ from app.api.text_fields import Note, optional_line
 from controller import periods
 from controller.engine import LinkState
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
+from controller.money import MAX_AMOUNT_CENTS
 from controller.service import FloorService, TableStateName, TableStatus
 from controller.verification import parse_stored_cards
 
@@ -54,7 +55,10 @@ class TableRead(BaseModel):
         "offline: not answering; hit_pending: held for a technician after a hit; "
         "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
         "awaiting_approval: its link is not approved by the commission yet; standby: its link "
-        "is driven by another controller (the one holding its lock), this one stands by"
+        "is driven by another controller (the one holding its lock), this one stands by; "
+        "unrecorded: its reading could not be recorded (``unrecorded_reason`` says why): held "
+        "with progressive wagering disabled, its hits waiting at the table, tried again until "
+        "it records"
     )
     online: bool
     hit_pending: bool
@@ -70,6 +74,7 @@ class TableRead(BaseModel):
     )
     status_bits: int | None
     progressive_disabled: bool | None
+    unrecorded_reason: str | None = None
 
     @classmethod
     def of(cls, status: TableStatus, state: LinkState) -> TableRead:
@@ -90,6 +95,7 @@ class TableRead(BaseModel):
             seats_with_bets=list(status.seats_with_bets),
             status_bits=status.status_bits,
             progressive_disabled=status.progressive_disabled,
+            unrecorded_reason=status.unrecorded_reason,
         )
 
 
@@ -321,7 +327,9 @@ class HandPayRequest(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"amount_cents": 50000}]}
     )
 
-    amount_cents: int = Field(strict=True, gt=0, description="what was paid, whole cents")
+    amount_cents: int = Field(
+        strict=True, gt=0, le=MAX_AMOUNT_CENTS, description="what was paid, whole cents"
+    )
 
 
 class ReviewRequest(BaseModel):

@@ -17,7 +17,7 @@ from controller import corrections, integrity, reconciliation
 from controller.corrections import CorrectionCategory
 from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
 from controller.export import CsvWriter, iso
-from controller.money import displayed_cents, format_cents
+from controller.money import MAX_AMOUNT_CENTS, displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.reconciliation import Reconciliation
 from controller.storage.store import StoreError
@@ -342,7 +342,7 @@ async def request_correction(
     link_id: IdText,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REQUESTERS)],
-    delta_cents: Annotated[int, Form(ge=-(10**12), le=10**12)],
+    delta_cents: Annotated[int, Form(ge=-MAX_AMOUNT_CENTS, le=MAX_AMOUNT_CENTS)],
     category: Annotated[CorrectionCategory, Form()],
     reason: Annotated[Note, Form()],
     document: Annotated[UploadFile | None, File()] = None,

@@ -14,6 +14,7 @@ from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
 from controller.games import Game
 from controller.governance import Proposal, SubmissionKind, check_paytable
+from controller.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.service import FloorService
 from controller.storage.store import StoreError
 from controller.submissions import SubmissionDesk
@@ -32,8 +33,12 @@ def desk(service: FloorService) -> SubmissionDesk:
 
 class PaytableLineIn(BaseModel):
     hand: IdText = Field(examples=["ROYAL_FLUSH"])
-    percent_bp: int | None = None
-    fixed_cents: int | None = None
+    percent_bp: int | None = Field(
+        default=None, gt=0, le=BP_PER_WHOLE, description="share of the meter paid"
+    )
+    fixed_cents: int | None = Field(
+        default=None, gt=0, le=MAX_AMOUNT_CENTS, description="fixed amount paid at the table"
+    )
 
 
 class SubmissionCreate(BaseModel):
@@ -46,7 +51,9 @@ class SubmissionCreate(BaseModel):
     kind: Literal["new_link", "rate_change", "reset_change", "paytable_change"]
     link_id: IdText
     rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
-    reset_cents: int | None = Field(default=None, description="reset_change: the new amount")
+    reset_cents: int | None = Field(
+        default=None, ge=0, le=MAX_AMOUNT_CENTS, description="reset_change: the new amount"
+    )
     paytable: list[PaytableLineIn] | None = Field(
         default=None, description="paytable_change: the new paytable"
     )

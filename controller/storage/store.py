@@ -8,6 +8,7 @@ the update is conditional on them, so two writers can never interleave one chain
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, text, tuple_
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.engine import (
@@ -82,6 +84,27 @@ def changes_channel(schema: str) -> str:
 
 class StaleState(StoreError):
     """The link's history moved on under us (another writer): reload before going on."""
+
+
+# SQLSTATE classes of a database that failed rather than refused what it was given
+# (PostgreSQL, appendix A): connection exception, transaction rollback (serialization,
+# deadlock), insufficient resources, operator intervention, system error.
+_FAILED_SQLSTATE_CLASSES = frozenset({"08", "40", "53", "57", "58"})
+
+
+def database_failed(exc: BaseException) -> bool:
+    """Whether a failed commit is the database's failure (out of reach, busy, locked, out of
+    room), to be tried again as it was, rather than a refusal of what was written."""
+    if isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        for cause in (exc.orig, getattr(exc.orig, "__cause__", None)):
+            state = getattr(cause, "sqlstate", None)
+            if isinstance(state, str) and state[:2] in _FAILED_SQLSTATE_CLASSES:
+                return True
+    return False
 
 
 class LinkInoperable(StoreError):
@@ -1021,6 +1044,16 @@ class LedgerStore:
             for listener in self.sealed_listeners:
                 listener(sealed)
         return sealed
+
+    async def answers(self, within_s: float = 2.0) -> bool:
+        """Whether the database answers a query now."""
+        try:
+            async with asyncio.timeout(within_s):
+                async with self.engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+        except Exception:  # any failure to reach it is the answer
+            return False
+        return True
 
     async def _write(
         self,

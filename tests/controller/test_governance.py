@@ -10,7 +10,6 @@ from controller.engine import LinkState, TableConfig, open_link
 from controller.games import Game, PaytableLine, default_paytable, make_paytable
 from controller.governance import (
     DAY_US,
-    MAX_RESET_CENTS,
     Proposal,
     SubmissionKind,
     check_change,
@@ -20,6 +19,7 @@ from controller.governance import (
     check_reviewer,
 )
 from controller.hands import HandCategory
+from controller.money import MAX_AMOUNT_CENTS
 from controller.regulations import RuleViolation
 from controller.users import Role
 
@@ -65,10 +65,19 @@ def test_a_reset_change_and_a_paytable_change_do_not_wait_for_a_jackpot() -> Non
     check_change(state, Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt))
 
 
-@pytest.mark.parametrize("reset_cents", [-1, MAX_RESET_CENTS + 1])
+@pytest.mark.parametrize("reset_cents", [-1, MAX_AMOUNT_CENTS + 1, 2**63])
 def test_a_reset_amount_the_table_cannot_show_is_refused(reset_cents: int) -> None:
     with pytest.raises(RuleViolation, match="reset amount"):
         check_change(link(), Proposal(kind=K.RESET_CHANGE, reset_cents=reset_cents))
+
+
+@pytest.mark.parametrize("fixed_cents", [MAX_AMOUNT_CENTS + 1, 2**63])
+def test_a_fixed_pay_beyond_the_bound_of_every_amount_is_refused(fixed_cents: int) -> None:
+    lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 1}]
+    check_paytable(Game.CARIBBEAN_STUD, lines)
+    lines[1]["fixed_cents"] = fixed_cents
+    with pytest.raises(RuleViolation, match=r"flush line's fixed amount .* is outside \$0\.01"):
+        check_paytable(Game.CARIBBEAN_STUD, lines)
 
 
 def test_a_paytable_the_game_does_not_allow_is_refused() -> None:

@@ -10,11 +10,13 @@ from sqlalchemy import func, select
 from controller.engine import EntryKind
 from controller.games import Game
 from controller.hands import HandCategory
+from controller.money import MAX_AMOUNT_CENTS
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.errors import LinkDown
 from link_adapters.simulator.table import SimTableConfig
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
+from tests.storage.helpers import accept_hits_again, refuse_hits_of
 
 GW = "caribbean_stud"
 
@@ -194,6 +196,78 @@ async def test_readings_that_cannot_be_recorded_are_credited_later(store: Ledger
         poller = h.poller
         # A table learns its reading was recorded at its next poll.
         await wait_until(lambda: all(not tp.commit_failing for tp in poller.tables.values()))
+    finally:
+        await h.stop()
+    await h.check_exact()
+
+
+async def test_a_hit_the_database_refuses_holds_only_its_table(store: LedgerStore) -> None:
+    """A hit whose commit fails while the database takes everything else (here a trigger
+    refuses it, as a column refuses a value it cannot hold): only its table is held, told to
+    take no side bets, its hit left at the head of its FIFO; the other tables of its link and
+    of the floor are recorded on. Once the cause is gone the held reading records, the table is
+    released, and nothing was lost."""
+    studs = stud()
+    draw = LinkPlan("draw", "caribbean_draw", "caribbean_draw", tables=1, rate_bp=7500)
+    h = FloorHarness(store, (studs, draw))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.runtime is not None and h.poller is not None and h.floor is not None
+        runtime = h.runtime
+        h.poller.unrecorded_retry_s = 0.2
+        await h.play(0.5)
+        await h.drained()
+        async with store.engine.begin() as conn:
+            await refuse_hits_of(conn, "stud-1")
+        held = h.sim(studs, 1)
+        h.floor.force_hand(GW, 1, 4, HandCategory.FOUR_OF_A_KIND)
+        h.floor.play_round_now(GW, 1)
+        await wait_until(lambda: "stud-1" in runtime.unrecorded)
+        seq = held.hit_fifo[0].seq
+        await h.play(1.0)
+        others = [h.sim(studs, 2), h.sim(draw, 1)]
+        await wait_until(
+            lambda: all(
+                runtime.states[link].table(tid).credits == sim.credits
+                for link, tid, sim in (("stud", "stud-2", others[0]), ("draw", "draw-1", others[1]))
+            )
+        )
+        await wait_until(lambda: held.command_bits & 1 == 1)  # bit0: no side bets taken
+        assert [hit.seq for hit in held.hit_fifo][:1] == [seq]  # not acknowledged
+        assert runtime.states["stud"].table("stud-1").last_hit_seq != seq
+        async with store.engine.begin() as conn:
+            await accept_hits_again(conn)
+        await wait_until(lambda: "stud-1" not in runtime.unrecorded)
+        await h.play(0.5)
+        await h.drained()
+        assert held.command_bits & 1 == 0
+    finally:
+        await h.stop()
+    await h.check_exact()
+
+
+async def test_a_meter_beyond_what_a_table_can_show_keeps_its_tables_polled(
+    store: LedgerStore,
+) -> None:
+    """68 IAC 10-1-5(d) gives a meter no ceiling; a table shows at most 2**32 - 1 cents
+    (register map v1, 103-104). Above that the table shows its most and is polled on."""
+    h = FloorHarness(store, (stud(),))
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.runtime is not None and h.poller is not None
+        for _ in range(2):
+            await h.runtime.correct(
+                "stud", delta_cents=MAX_AMOUNT_CENTS, category="transfer",
+                reason="moved from a closed link", requested_by="ann", approved_by="bob",
+            )  # fmt: skip
+        assert h.runtime.states["stud"].meter_cents > MAX_AMOUNT_CENTS
+        tables = [h.sim(h.plans[0], unit) for unit in (1, 2)]
+        await wait_until(lambda: all(t.meter_display_cents == MAX_AMOUNT_CENTS for t in tables))
+        await h.play(0.5)
+        await h.drained()
+        assert all(not task.done() for task in h.poller._tasks.values())
     finally:
         await h.stop()
     await h.check_exact()

@@ -50,6 +50,7 @@ from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.submissions import SubmissionDesk
 from controller.users import Role
+from link_adapters.profiles import load_profile
 from link_adapters.table import COMMAND_HIT_PENDING
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
@@ -79,11 +80,12 @@ def two_request_profile(folder: Path) -> str:
 
 
 def with_profile(floor: FloorConfig, link_id: str, profile: str) -> FloorConfig:
-    """The floor with the link's tables polled through ``profile``."""
+    """The floor with the link's tables polled through ``profile`` (a name or a path)."""
+    registers = load_profile(profile)
     return replace(
         floor,
         links=tuple(
-            replace(link, tables=tuple(replace(t, profile=profile) for t in link.tables))
+            replace(link, tables=tuple(replace(t, profile=registers) for t in link.tables))
             if link.link_id == link_id
             else link
             for link in floor.links

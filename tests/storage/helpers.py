@@ -95,3 +95,37 @@ async def drop_guards(conn: AsyncConnection) -> None:
     ).scalars()
     for name in list(names):
         await conn.execute(text(f"DROP TRIGGER {name}"))
+
+
+async def refuse_hits_of(conn: AsyncConnection, table_id: str) -> None:
+    """Make the database itself refuse every hit of one table, as it would refuse a value it
+    cannot hold: the commit carrying one fails, while it answers and takes everything else."""
+    if conn.dialect.name == "postgresql":
+        await conn.execute(
+            text(
+                "CREATE FUNCTION refuse_hits() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "RAISE EXCEPTION 'this hit is refused' USING ERRCODE = 'check_violation'; "
+                "END $$"
+            )
+        )
+        await conn.execute(
+            text(
+                "CREATE TRIGGER refuse_hits BEFORE INSERT ON hits FOR EACH ROW "
+                f"WHEN (NEW.table_id = '{table_id}') EXECUTE FUNCTION refuse_hits()"
+            )
+        )
+        return
+    await conn.execute(
+        text(
+            f"CREATE TRIGGER refuse_hits BEFORE INSERT ON hits WHEN NEW.table_id = '{table_id}' "
+            "BEGIN SELECT RAISE(ABORT, 'this hit is refused'); END"
+        )
+    )
+
+
+async def accept_hits_again(conn: AsyncConnection) -> None:
+    if conn.dialect.name == "postgresql":
+        await conn.execute(text("DROP TRIGGER refuse_hits ON hits"))
+        await conn.execute(text("DROP FUNCTION refuse_hits()"))
+        return
+    await conn.execute(text("DROP TRIGGER refuse_hits"))

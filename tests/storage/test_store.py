@@ -74,7 +74,7 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
     before = rt.states["stud"]
 
     async def boom(_conn: object) -> None:
-        raise RuntimeError("database went away mid-transaction")
+        raise ConnectionResetError("database went away mid-transaction")
 
     outcome_state = None
     original = store.commit
@@ -86,11 +86,12 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
         return await original(outcomes, **kw)
 
     store.commit = failing_commit  # type: ignore[method-assign]
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ConnectionResetError):
         await rt.apply_readings([p.reading("t1", 10), p.reading("t2", 5)])
     store.commit = original  # type: ignore[method-assign]
     assert outcome_state  # the engine did produce entries; none of them landed
     assert rt.states["stud"] == before
+    assert rt.unrecorded == {}  # the database failed: no table is held for it
     async with store.engine.connect() as conn:
         credits = dict(
             (await conn.execute(select(TableCounterRow.table_id, TableCounterRow.credits))).all()

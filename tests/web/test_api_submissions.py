@@ -9,6 +9,7 @@ import httpx
 from app.security import Role
 from controller.games import Game
 from controller.hands import HandCategory
+from controller.money import MAX_AMOUNT_CENTS
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
@@ -96,3 +97,41 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
         log = (await http.get("/api/v1/audit-log", headers=admin)).json()
         actions = {e["action"] for e in (log["entries"] if isinstance(log, dict) else log)}
         assert {"submission.file", "submission.approve"} <= actions
+
+
+async def test_amounts_beyond_their_bound_are_refused_at_filing(tmp_path: Path) -> None:
+    """A fixed pay of 2**63 cents (more than any column holds) is refused when filed, naming
+    the field and the bound; nothing is filed."""
+    async with (
+        web_floor(tmp_path, links=STUD_ONLY) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        sup = await headers_for(wf, Role.SUPERVISOR)
+        agent = await headers_for(wf, Role.COMMISSION_AGENT)
+        royal = {"hand": "ROYAL_FLUSH", "percent_bp": 10_000}
+        for fixed in (2**63, MAX_AMOUNT_CENTS + 1):
+            body = {
+                "kind": "paytable_change",
+                "link_id": "stud",
+                "paytable": [royal, {"hand": "FLUSH", "fixed_cents": fixed}],
+            }
+            r = await http.post("/api/v1/submissions", json=body, headers=sup)
+            assert r.status_code == 422, r.text
+            [problem] = r.json()["detail"]["problems"]
+            assert problem["where"] == "body.paytable.1.fixed_cents"
+            assert str(MAX_AMOUNT_CENTS) in problem["problem"]
+        for reset in (2**63, -1):
+            body = {"kind": "reset_change", "link_id": "stud", "reset_cents": reset}
+            r = await http.post("/api/v1/submissions", json=body, headers=sup)
+            assert r.status_code == 422, r.text
+            assert r.json()["detail"]["problems"][0]["where"] == "body.reset_cents"
+        filed = await http.get("/api/v1/submissions?status=filed", headers=agent)
+        assert filed.json() == []
+        # The bound itself is taken.
+        body = {
+            "kind": "paytable_change",
+            "link_id": "stud",
+            "paytable": [royal, {"hand": "FLUSH", "fixed_cents": MAX_AMOUNT_CENTS}],
+        }
+        r = await http.post("/api/v1/submissions", json=body, headers=sup)
+        assert r.status_code == 201, r.text

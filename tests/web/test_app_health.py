@@ -6,7 +6,9 @@ from pathlib import Path
 
 import httpx
 
+from controller.hands import HandCategory
 from tests.integration.harness import wait_until
+from tests.storage.helpers import accept_hits_again, refuse_hits_of
 from tests.web.floor import web_floor
 
 
@@ -76,3 +78,31 @@ async def test_an_inoperable_link_is_named_by_readyz_and_shown_by_the_api(
         for tp in (tp for tp in poller.tables.values() if tp.link_id == "stud"):
             sim = wf.sim.tables[("caribbean_stud", tp.entry.unit)]
             await wait_until(lambda t=sim: t.command_bits & 1 != 0)
+
+
+async def test_a_table_whose_hit_cannot_be_recorded_is_named_by_readyz_api_and_metrics(
+    tmp_path: Path,
+) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        service = wf.service
+        poller = service.poller
+        assert poller is not None
+        poller.unrecorded_retry_s = 0.2
+        async with service.engine.begin() as conn:
+            await refuse_hits_of(conn, "stud-1")
+        wf.table("stud", 1).force_hand(3, HandCategory.FLUSH)
+        await wait_until(lambda: service.table_status("stud-1").state == "unrecorded")
+        ready = await http.get("/readyz")
+        assert ready.status_code == 503
+        assert "this hit is refused" in ready.json()["problems"]["table stud-1"]
+        tables = {t["table_id"]: t for t in (await http.get("/api/v1/links/stud")).json()["tables"]}
+        assert tables["stud-1"]["state"] == "unrecorded"
+        assert "this hit is refused" in tables["stud-1"]["unrecorded_reason"]
+        assert tables["stud-2"]["unrecorded_reason"] is None
+        metrics = (await http.get("/metrics")).text
+        assert 'progressive_table_unrecorded{link_id="stud",table_id="stud-1"} 1.0' in metrics
+        assert 'progressive_table_unrecorded{link_id="stud",table_id="stud-2"} 0.0' in metrics
+        async with service.engine.begin() as conn:
+            await accept_hits_again(conn)
+        await wait_until(lambda: service.table_status("stud-1").state != "unrecorded")
+        assert (await http.get("/readyz")).status_code == 200

@@ -159,4 +159,4 @@ async def test_the_openapi_document_states_the_rules(tmp_path: Path) -> None:
         name = parts["DeviceTokenCreate"]["properties"]["name"]
         assert name["maxLength"] == 200 and "\\u0000-\\u001f" in name["pattern"]
         link = schema["paths"]["/api/v1/links/{link_id}"]["get"]["parameters"][0]["schema"]
-        assert link["pattern"] == "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+        assert link["pattern"] == "^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"
