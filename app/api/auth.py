@@ -22,6 +22,8 @@ ServiceDep = Annotated[FloorService, Depends(get_service)]
 # No user has a longer name; refused unheard, like a password longer than any allowed.
 MAX_USERNAME = 100
 WRONG = "wrong username or password, or the account is disabled"
+# Tells a page to ask for a new password, rather than reading the message's words.
+PASSWORD_REQUIRED_HEADER = "X-Password-Required"
 SET_PASSWORD_FIRST = (
     "this account waits for its person to choose a password: send the one-time code as the "
     "current password to POST /api/v1/auth/password"
@@ -147,7 +149,15 @@ def _token(auth: Authority, user: users.User) -> TokenRead:
     summary="Sign in (OAuth2 password flow): a short-lived bearer token",
     responses={
         **GUARDED_ANSWERS,
-        403: {"description": "the account must set its password first (one-time code)"},
+        403: {
+            "description": "the account must set its password first (one-time code)",
+            "headers": {
+                PASSWORD_REQUIRED_HEADER: {
+                    "description": "present: ask the person for a new password",
+                    "schema": {"type": "string"},
+                }
+            },
+        },
     },
 )
 async def sign_in(
@@ -166,7 +176,11 @@ async def sign_in(
         ),
     )
     if user.must_set_password:
-        raise HTTPException(status_code=status.HTTP_403_FORBIDDEN, detail=SET_PASSWORD_FIRST)
+        raise HTTPException(
+            status_code=status.HTTP_403_FORBIDDEN,
+            detail=SET_PASSWORD_FIRST,
+            headers={PASSWORD_REQUIRED_HEADER: "true"},
+        )
     return _token(auth, user)
 
 
