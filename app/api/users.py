@@ -325,8 +325,9 @@ async def list_users(_: Admin, service: ServiceDep) -> list[UserRead]:
 @router.post(
     "/users",
     status_code=status.HTTP_201_CREATED,
+    response_model=UserRead,
     summary="Create a user (a role that checks others: ask for it, another admin confirms)",
-    responses={**ANSWERED_LATER, 409: {"description": "the username is taken"}},
+    responses={202: ANSWERED_LATER[202], 409: {"description": "the username is taken"}},
 )
 async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> Any:
     if body.role in GUARDED_ROLES:
