@@ -962,9 +962,24 @@ def users_group() -> None:
     help="Read the password from the first line of standard input instead of asking twice.",
 )
 def users_add(database_url: str | None, username: str, role: str, password_stdin: bool) -> None:
-    """Create a user; the first admin is made this way."""
-    from controller import users
+    """Create a user. The first two admins are made this way; after them, admins, supervisors
+    and commission agents are made by two admins through the API (one asks, another confirms).
+    """
+    from controller import duties, users
 
+    try:
+        users.check_username(username)
+    except users.UserError as exc:
+        raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
+
+    async def bootstrap_only(conn: Any) -> None:
+        await duties.check_bootstrap(conn, users.Role(role))
+
+    async def may_add(engine: Any) -> None:  # before asking for a password in vain
+        async with engine.connect() as conn:
+            await bootstrap_only(conn)
+
+    _users_run(database_url, may_add)
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -972,7 +987,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
             f"Password for {username}", hide_input=True, confirmation_prompt=True
         )
     try:
-        users.check_password(password)
+        users.check_password(password, username=username)
     except users.UserError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -984,6 +999,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
             password=password,
             actor=_actor(),
             at_us=SystemClock().now_us(),
+            check=bootstrap_only,
         )
 
     user = _users_run(database_url, work)

@@ -8,8 +8,10 @@ with ``Depends(require(Role.TECHNICIAN, Role.SUPERVISOR))``; there is no implici
 admin does what the admin role is given and nothing more (a commission approval is a
 commission agent's alone).
 
-A disabled user's tokens stop working within ``USER_CHECK_S`` seconds (at once in the process
-that disabled them).
+A token names the user's token generation, which every change of their password, role or
+state raises: a disabled user's tokens, and every token issued before a password change or
+reset, stop working within ``USER_CHECK_S`` seconds (at once in the process that made the
+change).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import time
 import weakref
@@ -32,7 +35,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import get_service
-from app.throttle import LoginThrottle
+from app.throttle import HashingGate, LoginThrottle, client_address
 from controller import users
 from controller.documents import MAX_DOCUMENT_BYTES
 from controller.service import FloorService
@@ -55,6 +58,8 @@ TOKEN_URL = "/api/v1/auth/token"
 ALGORITHM = "HS256"
 ISSUER = "progressive"
 USER_CHECK_S = 3.0
+# Password checks at once (each argon2 check takes 64 MiB and a core for a moment).
+HASHING_SLOTS = max(1, min(4, os.cpu_count() or 1))
 
 oauth2_scheme = OAuth2PasswordBearer(
     tokenUrl=TOKEN_URL,
@@ -75,26 +80,41 @@ class TokenRefused(Exception):
 
 
 class Authority:
-    """Signs and checks tokens for one running service; holds the sign-in throttle."""
+    """Signs and checks tokens for one running service; holds the sign-in throttle and the
+    gate that shares password hashing fairly between addresses."""
 
     def __init__(self, service: FloorService) -> None:
         self.service = service
         self._key = load_secret_key(service.settings, create=True)
         self.throttle = LoginThrottle()
-        # username -> (checked at, role or None when disabled or gone)
-        self._checked: dict[str, tuple[float, Role | None]] = {}
+        self.hashing = HashingGate(slots=HASHING_SLOTS)
+        # username -> (checked at, the user or None when there is none)
+        self._checked: dict[str, tuple[float, users.User | None]] = {}
+
+    def client(self, request: Request) -> str:
+        """The address a request comes from (``client_address``, under the settings)."""
+        settings = self.service.settings
+        return client_address(
+            request.client.host if request.client else None,
+            [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw],
+            proxies=settings.trusted_proxies,
+            header=settings.proxy_header,
+        )
 
     @property
     def token_seconds(self) -> int:
         return self.service.settings.token_minutes * 60
 
-    def issue(self, username: str, role: Role, *, lifetime_s: int | None = None) -> str:
+    def issue(
+        self, username: str, role: Role, *, generation: int = 0, lifetime_s: int | None = None
+    ) -> str:
         now = int(time.time())
         lifetime = self.token_seconds if lifetime_s is None else lifetime_s
         claims = {
             "iss": ISSUER,
             "sub": username,
             "role": role.value,
+            "gen": generation,
             "iat": now,
             "exp": now + lifetime,
         }
@@ -104,17 +124,16 @@ class Authority:
         """Re-read the user at the next request (after disabling them, say)."""
         self._checked.pop(username, None)
 
-    async def _current_role(self, username: str) -> Role | None:
+    async def _current(self, username: str) -> users.User | None:
         now = time.monotonic()
         seen = self._checked.get(username)
         if seen is not None and now - seen[0] < USER_CHECK_S:
             return seen[1]
         user = await users.get_user(self.service.engine, username)
-        role = None if user is None or user.disabled else user.role
         if len(self._checked) > 10_000:
             self._checked.clear()
-        self._checked[username] = (now, role)
-        return role
+        self._checked[username] = (now, user)
+        return user
 
     async def principal(self, token: str) -> Principal:
         """Who ``token`` signs in, or ``TokenRefused`` saying why not."""
@@ -136,14 +155,24 @@ class Authority:
         except jwt.InvalidTokenError:
             raise TokenRefused("the token is not valid; sign in again") from None
         username, role_name = claims.get("sub"), claims.get("role")
-        if not isinstance(username, str) or role_name not in {r.value for r in Role}:
+        generation = claims.get("gen")
+        if (
+            not isinstance(username, str)
+            or role_name not in {r.value for r in Role}
+            or not isinstance(generation, int)
+        ):
             raise TokenRefused("the token is not valid; sign in again")
         role = Role(role_name)
-        current = await self._current_role(username)
-        if current is None:
+        current = await self._current(username)
+        if current is None or current.disabled:
             raise TokenRefused(f"the account {username!r} is disabled or no longer exists")
-        if current is not role:
+        if current.role is not role:
             raise TokenRefused(f"the role of {username!r} has changed; sign in again")
+        if current.token_generation != generation or current.must_set_password:
+            raise TokenRefused(
+                f"the token of {username!r} was revoked (password or account changed); "
+                "sign in again"
+            )
         return Principal(username=username, role=role)
 
 

@@ -55,6 +55,9 @@ async def serve(
         # undo that, and the floor network does not need it.
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
+        # Who a request comes from is decided by the application, from the proxies it is told
+        # to trust (PROGRESSIVE_TRUSTED_PROXIES); uvicorn would believe any local sender.
+        proxy_headers=False,
     )
     server = _Server(config)
     task = asyncio.create_task(server.serve(), name="uvicorn")

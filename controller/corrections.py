@@ -15,8 +15,13 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from controller.duties import check_independent
 from controller.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
-from controller.regulations import check_correction_approval, check_correction_request
+from controller.regulations import (
+    TWO_PERSON_CLAUSE,
+    check_correction_approval,
+    check_correction_request,
+)
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow
 from controller.storage.paperwork import CorrectionRequestRow
@@ -136,6 +141,13 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
     if req.status != "pending":
         raise StoreError(f"correction request {request_id} was already {req.status}")
     check_correction_approval(requested_by=req.requested_by, approved_by=approved_by)
+    await check_independent(
+        runtime.store.engine,
+        approver=approved_by,
+        filer=req.requested_by,
+        clause=TWO_PERSON_CLAUSE,
+        what="correction",
+    )
     document: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if req.document_sha256 is not None:

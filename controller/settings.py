@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from functools import lru_cache
+from ipaddress import IPv4Network, IPv6Network
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -31,6 +33,12 @@ class Settings(BaseSettings):
     secret_key_file: Path | None = None
     # Login tokens are short-lived: a lost token is useless within minutes.
     token_minutes: int = Field(default=15, ge=1, le=24 * 60)
+    # Reverse proxies in front of the web ("10.0.0.5, 10.1.0.0/16"): only from these is a
+    # forwarding header believed when naming who signs in. Empty: the socket's peer, always.
+    trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...], NoDecode] = ()
+    # The header those proxies write: X-Forwarded-For (appended to) or Forwarded (RFC 7239).
+    # Only one: a proxy passes the other on as the client wrote it.
+    proxy_header: Literal["x-forwarded-for", "forwarded"] = "x-forwarded-for"
     # Current amounts are on the floor for everyone to see; a casino may still want only its
     # own displays (a display device token) or signed-in people to read them.
     display_requires_token: bool = False
@@ -82,6 +90,18 @@ class Settings(BaseSettings):
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(o.strip() for o in value.split(",") if o.strip())
+        return value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _networks(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.replace(",", " ").split()
+        if isinstance(value, list | tuple):
+            try:
+                return tuple(ipaddress.ip_network(str(v), strict=False) for v in value)
+            except ValueError as exc:
+                raise ValueError(f"PROGRESSIVE_TRUSTED_PROXIES: {exc}") from None
         return value
 
     @model_validator(mode="after")

@@ -17,11 +17,13 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller import engine as eng
+from controller.duties import check_independent
 from controller.engine import ArmedChange
 from controller.games import Game
 from controller.governance import (
     APPROVED_ONLY_CLAUSE,
     DAY_US,
+    REVIEW_CLAUSE,
     PacketFacts,
     Proposal,
     SubmissionKind,
@@ -273,9 +275,19 @@ class SubmissionDesk:
 
     # ------------------------------------------------------------------------- review
 
+    async def _check_reviewer(self, row: Any, *, reviewer: str, role: Role) -> None:
+        check_reviewer(role=role, reviewer=reviewer, filed_by=row.filed_by)
+        await check_independent(
+            self.store.engine,
+            approver=reviewer,
+            filer=row.filed_by,
+            clause=REVIEW_CLAUSE,
+            what="submission",
+        )
+
     async def approve(self, submission_id: str, *, reviewer: str, role: Role) -> Any:
         row = await self.get(submission_id)
-        check_reviewer(role=role, reviewer=reviewer, filed_by=row.filed_by)
+        await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
         kind = SubmissionKind(row.kind)
         now = self.runtime.clock.now_us()
@@ -330,7 +342,7 @@ class SubmissionDesk:
 
     async def reject(self, submission_id: str, *, reviewer: str, role: Role, reason: str) -> Any:
         row = await self.get(submission_id)
-        check_reviewer(role=role, reviewer=reviewer, filed_by=row.filed_by)
+        await self._check_reviewer(row, reviewer=reviewer, role=role)
         reason = check_rejection_reason(reason)
         self._still_filed(row)
         now = self.runtime.clock.now_us()

@@ -3,7 +3,11 @@
 Passwords are kept only as argon2 hashes, display tokens only as their SHA-256: what the
 database holds cannot be used to sign in. Hashing runs in a worker thread so a login never
 stalls the polling loop. Every change lands in the audit log with who, when, and before and
-after (never a secret).
+after (never a secret). Every change of a password, role or state raises the user's token
+generation, which ends every token issued before it.
+
+These are the store's own operations: whether one admin may ask for a change, or two must
+agree, is decided by ``controller.duties``.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ import asyncio
 import hashlib
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -25,6 +29,9 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from controller import passwords
+from controller.passwords import MAX_PASSWORD as MAX_PASSWORD
+from controller.passwords import MIN_PASSWORD as MIN_PASSWORD
 from controller.storage.models import AuditRow, DeviceTokenRow, UserRow
 from controller.storage.store import write_audit
 from controller.text import ONE_LINE, USERNAME, TextRefused
@@ -42,8 +49,6 @@ class Role(StrEnum):
     ADMIN = "admin"
 
 
-MIN_PASSWORD = 10
-MAX_PASSWORD = 1024
 DEVICE_TOKEN_PREFIX = "pdt_"
 
 
@@ -70,6 +75,9 @@ class User:
     created_at_us: int
     created_by: str
     disabled: bool
+    # Waiting for its person to set a password with a one-time code; nothing else until then.
+    must_set_password: bool = False
+    token_generation: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,12 +111,11 @@ def check_username(username: str) -> str:
         raise UserError(str(exc)) from None
 
 
-def check_password(password: str) -> str:
-    if len(password) < MIN_PASSWORD:
-        raise UserError(f"a password needs at least {MIN_PASSWORD} characters")
-    if len(password) > MAX_PASSWORD:
-        raise UserError(f"a password has at most {MAX_PASSWORD} characters")
-    return password
+def check_password(password: str, *, username: str | None = None) -> str:
+    try:
+        return passwords.check_password(password, username=username)
+    except passwords.PasswordRefused as exc:
+        raise UserError(str(exc)) from None
 
 
 def check_role(role: str) -> Role:
@@ -212,34 +219,55 @@ async def audit_entries(
 # ------------------------------------------------------------------------------- users
 
 
-def _user(row: Any) -> User:
+def user_of(row: Any) -> User:
     return User(
         username=row.username,
         role=Role(row.role),
         created_at_us=row.created_at_us,
         created_by=row.created_by,
         disabled=bool(row.disabled),
+        must_set_password=bool(row.must_set_password),
+        token_generation=row.token_generation,
     )
 
 
-def _shown(user: User) -> dict[str, Any]:
+def shown(user: User) -> dict[str, Any]:
+    """What the audit log says of a user (never a secret)."""
     return {"role": user.role.value, "disabled": user.disabled}
 
 
-async def _load_user(conn: AsyncConnection, username: str) -> Any:
+async def load_user_row(conn: AsyncConnection, username: str) -> Any:
     return (await conn.execute(select(UserRow).where(UserRow.username == username))).first()
+
+
+# An argon2 hash no password matches: the stored "password" of an account that has a one-time
+# code instead, until its person sets one.
+NO_PASSWORD = ""
+
+
+def new_credentials(
+    *, password_hash: str = NO_PASSWORD, code_sha256: str | None = None, expires_at_us: int | None
+) -> dict[str, Any]:
+    """The column values that replace a user's credentials, ending every token they hold."""
+    return {
+        "password_hash": password_hash,
+        "must_set_password": code_sha256 is not None,
+        "reset_code_sha256": code_sha256,
+        "reset_code_expires_at_us": expires_at_us,
+        "token_generation": UserRow.token_generation + 1,
+    }
 
 
 async def get_user(engine: AsyncEngine, username: str) -> User | None:
     async with engine.connect() as conn:
-        row = await _load_user(conn, username)
-    return None if row is None else _user(row)
+        row = await load_user_row(conn, username)
+    return None if row is None else user_of(row)
 
 
 async def list_users(engine: AsyncEngine) -> list[User]:
     async with engine.connect() as conn:
         rows = (await conn.execute(select(UserRow).order_by(UserRow.username))).all()
-    return [_user(r) for r in rows]
+    return [user_of(r) for r in rows]
 
 
 async def create_user(
@@ -250,74 +278,107 @@ async def create_user(
     password: str,
     actor: str,
     at_us: int,
+    check: Callable[[AsyncConnection], Awaitable[None]] | None = None,
 ) -> User:
+    """A new user with the password ``actor`` chose for them. ``check`` runs first in the same
+    transaction and may refuse (the command line's bootstrap rule)."""
     check_username(username)
     checked_role = check_role(role)
-    check_password(password)
+    check_password(password, username=username)
     hashed = await hash_password(password)
-    user = User(
-        username=username,
-        role=checked_role,
-        created_at_us=at_us,
-        created_by=actor,
-        disabled=False,
-    )
     try:
         async with engine.begin() as conn:
-            if await _load_user(conn, username) is not None:
-                raise AlreadyExists(f"there is already a user {username!r}")
-            await conn.execute(
-                insert(UserRow).values(
-                    username=username,
-                    role=checked_role.value,
-                    password_hash=hashed,
-                    created_at_us=at_us,
-                    created_by=actor,
-                    disabled=False,
-                )
-            )
-            await _audit(
+            if check is not None:
+                await check(conn)
+            return await add_user(
                 conn,
-                at_us=at_us,
+                username=username,
+                role=checked_role,
+                credentials=new_credentials(password_hash=hashed, expires_at_us=None),
                 actor=actor,
-                action="user.create",
-                target=f"user {username}",
-                after=_shown(user),
+                at_us=at_us,
             )
     except IntegrityError as exc:  # created by someone else at the same moment
         raise AlreadyExists(f"there is already a user {username!r}") from exc
+
+
+async def add_user(
+    conn: AsyncConnection,
+    *,
+    username: str,
+    role: Role,
+    credentials: dict[str, Any],
+    actor: str,
+    at_us: int,
+    created_by: str | None = None,
+    audit_after: dict[str, Any] | None = None,
+) -> User:
+    """Insert a user with ``credentials`` (``new_credentials``) in the caller's transaction;
+    ``actor`` does it (and is its creator unless ``created_by`` names another)."""
+    if await load_user_row(conn, username) is not None:
+        raise AlreadyExists(f"there is already a user {username!r}")
+    values = {**credentials, "token_generation": 0}
+    await conn.execute(
+        insert(UserRow).values(
+            username=username,
+            role=role.value,
+            created_at_us=at_us,
+            created_by=created_by or actor,
+            disabled=False,
+            **values,
+        )
+    )
+    user = user_of(await load_user_row(conn, username))
+    await _audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action="user.create",
+        target=f"user {username}",
+        after={**shown(user), **(audit_after or {})},
+    )
     return user
 
 
-async def authenticate(engine: AsyncEngine, username: str, password: str) -> User | None:
+async def authenticate(
+    engine: AsyncEngine, username: str, password: str, *, at_us: int | None = None
+) -> User | None:
     """The user when the password is right and the account enabled; otherwise None.
 
-    The same work is done whatever the reason for refusing, so the answer's timing does not
-    tell whether a username exists.
+    An account waiting for its password is returned (``must_set_password``) when ``password``
+    is its one-time code and the code has not expired at ``at_us``; the caller lets it do
+    nothing but set its password. The same work is done whatever the reason for refusing, so
+    the answer's timing does not tell whether a username exists or waits for a password.
     """
     async with engine.connect() as conn:
-        row = await _load_user(conn, username)
-    ok = await verify_password(None if row is None else row.password_hash, password)
+        row = await load_user_row(conn, username)
+    if row is None or row.must_set_password:
+        await verify_password(None, password)
+        ok = (
+            row is not None
+            and at_us is not None
+            and row.reset_code_expires_at_us is not None
+            and at_us <= row.reset_code_expires_at_us
+            and passwords.code_matches(row.reset_code_sha256, password)
+        )
+    else:
+        ok = await verify_password(row.password_hash, password)
     if row is None or not ok or row.disabled:
         return None
-    return _user(row)
+    return user_of(row)
 
 
 async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
     async with engine.begin() as conn:
-        row = await _load_user(conn, username)
+        row = await load_user_row(conn, username)
         if row is None:
             raise UnknownUser(f"no user {username!r}")
-        before = _user(row)
-        after = User(
-            username=before.username,
-            role=before.role,
-            created_at_us=before.created_at_us,
-            created_by=before.created_by,
-            disabled=True,
-        )
+        before = user_of(row)
+        after = replace(before, disabled=True, token_generation=before.token_generation + 1)
         await conn.execute(
-            update(UserRow).where(UserRow.username == username).values(disabled=True)
+            update(UserRow)
+            .where(UserRow.username == username)
+            .values(disabled=True, token_generation=UserRow.token_generation + 1)
         )
         await _audit(
             conn,
@@ -325,8 +386,8 @@ async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us:
             actor=actor,
             action="user.disable",
             target=f"user {username}",
-            before=_shown(before),
-            after=_shown(after),
+            before=shown(before),
+            after=shown(after),
         )
     return after
 
@@ -334,25 +395,75 @@ async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us:
 async def set_password(
     engine: AsyncEngine, *, username: str, password: str, actor: str, at_us: int
 ) -> None:
-    check_password(password)
+    """A new password for ``username``, set by ``actor``; every token of theirs ends."""
+    check_password(password, username=username)
     hashed = await hash_password(password)
     async with engine.begin() as conn:
-        row = await _load_user(conn, username)
+        row = await load_user_row(conn, username)
         if row is None:
             raise UnknownUser(f"no user {username!r}")
-        await conn.execute(
-            update(UserRow).where(UserRow.username == username).values(password_hash=hashed)
+        await _store_password(conn, username, hashed, actor=actor, at_us=at_us)
+
+
+async def _store_password(
+    conn: AsyncConnection, username: str, hashed: str, *, actor: str, at_us: int
+) -> None:
+    await conn.execute(
+        update(UserRow)
+        .where(UserRow.username == username)
+        .values(new_credentials(password_hash=hashed, expires_at_us=None))
+    )
+    # The fact of the change is recorded, never the password or its hash.
+    await _audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action="user.set_password",
+        target=f"user {username}",
+        before={"password": "previous"},
+        after={"password": "changed", "tokens": "revoked"},
+    )
+
+
+async def change_own_password(
+    engine: AsyncEngine, *, username: str, current: str, new: str, at_us: int
+) -> User | None:
+    """A person's own new password, given their current one or their one-time code.
+
+    None when ``current`` is wrong, the code expired or the account is disabled (nothing
+    changes); ``UserError`` when the new password is refused. Every earlier token ends.
+    """
+    check_password(new, username=username)
+    if new == current:
+        raise UserError("the new password must differ from the current one")
+    user = await authenticate(engine, username, current, at_us=at_us)
+    if user is None:
+        return None
+    hashed = await hash_password(new)
+    async with engine.begin() as conn:
+        # Changed meanwhile (another reset, disabled): this password is not for that account.
+        changed = await conn.execute(
+            update(UserRow)
+            .where(
+                UserRow.username == username,
+                UserRow.token_generation == user.token_generation,
+                UserRow.disabled.is_(False),
+            )
+            .values(new_credentials(password_hash=hashed, expires_at_us=None))
         )
-        # The fact of the change is recorded, never the password or its hash.
+        if changed.rowcount != 1:
+            return None
         await _audit(
             conn,
             at_us=at_us,
-            actor=actor,
-            action="user.set_password",
+            actor=username,
+            action="user.change_password",
             target=f"user {username}",
-            before={"password": "previous"},
-            after={"password": "changed"},
+            before={"password": "one-time code" if user.must_set_password else "previous"},
+            after={"password": "chosen by the user", "tokens": "revoked"},
         )
+        row = await load_user_row(conn, username)
+    return user_of(row)
 
 
 async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[str, str, str]]:
@@ -366,7 +477,7 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
         password = secrets.token_urlsafe(12)
         hashed = await hash_password(password)
         async with engine.begin() as conn:
-            row = await _load_user(conn, role.value)
+            row = await load_user_row(conn, role.value)
             if row is None:
                 await conn.execute(
                     insert(UserRow).values(
@@ -383,7 +494,13 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
                 await conn.execute(
                     update(UserRow)
                     .where(UserRow.username == role.value)
-                    .values(password_hash=hashed, role=role.value, disabled=False)
+                    .values(
+                        {
+                            **new_credentials(password_hash=hashed, expires_at_us=None),
+                            "role": role.value,
+                            "disabled": False,
+                        }
+                    )
                 )
                 action = "user.set_password"
                 before = {"role": row.role, "disabled": bool(row.disabled)}

@@ -1,8 +1,9 @@
-"""Signing in: the OAuth2 password flow, and who the caller is."""
+"""Signing in: the OAuth2 password flow, a person's own new password, and who the caller is."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.security import OAuth2PasswordRequestForm
@@ -10,13 +11,31 @@ from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import get_service
 from app.api.text_fields import Username, optional_line
-from app.security import Principal, Role, authority, require
-from controller import users
+from app.security import Authority, Principal, Role, authority, require
+from app.throttle import GateFull
+from controller import passwords, users
 from controller.service import FloorService
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 
 EVERYONE = tuple(Role)
+ServiceDep = Annotated[FloorService, Depends(get_service)]
+# No user has a longer name; refused unheard, like a password longer than any allowed.
+MAX_USERNAME = 100
+WRONG = "wrong username or password, or the account is disabled"
+# Tells a page to ask for a new password, rather than reading the message's words.
+PASSWORD_REQUIRED_HEADER = "X-Password-Required"
+SET_PASSWORD_FIRST = (
+    "this account waits for its person to choose a password: send the one-time code as the "
+    "current password to POST /api/v1/auth/password"
+)
+GUARDED_ANSWERS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "wrong username or password, or the account is disabled"},
+    422: {"description": "a name or password longer than any account can have"},
+    429: {"description": "too many failed sign-ins; try again after Retry-After seconds"},
+    503: {"description": "too many sign-ins are being checked; try again after Retry-After"},
+}
+
 
 OptionalLine = Annotated[str, optional_line()]
 
@@ -81,46 +100,155 @@ class PrincipalRead(BaseModel):
     device: bool
 
 
+def _invalid(where: str, problem: str) -> HTTPException:
+    return HTTPException(
+        status_code=422,
+        detail={
+            "message": "the request is not valid",
+            "problems": [{"where": where, "problem": problem}],
+        },
+    )
+
+
+def _bounded(username: str, **secrets: str) -> None:
+    """Refuse, before any hashing, what no account can match."""
+    if len(username) > MAX_USERNAME:
+        raise _invalid("body.username", f"a username has at most {MAX_USERNAME} characters")
+    for field, value in secrets.items():
+        if len(value) > users.MAX_PASSWORD:
+            raise _invalid(
+                f"body.{field}", f"a password has at most {users.MAX_PASSWORD} characters"
+            )
+
+
+def _wait(
+    seconds: float, detail: str, code: int = status.HTTP_429_TOO_MANY_REQUESTS
+) -> HTTPException:
+    wait = max(1, round(seconds + 0.5))
+    return HTTPException(
+        status_code=code,
+        detail=f"{detail}; try again in {wait} s",
+        headers={"Retry-After": str(wait)},
+    )
+
+
+async def _checked(
+    auth: Authority,
+    address: str,
+    username: str,
+    check: Callable[[], Awaitable[users.User | None]],
+) -> users.User:
+    """Run ``check`` (a password check) under the throttle and in the address's turn; the user
+    it vouches for, or the refusal as an HTTP answer."""
+    wait = auth.throttle.attempt(username, address)
+    if wait > 0:
+        raise _wait(wait, "too many failed sign-ins")
+    try:
+        async with auth.hashing.turn(address, known=auth.throttle.known(username, address)):
+            user = await check()
+    except GateFull as full:
+        auth.throttle.unheard(username, address)
+        if full.mine:
+            raise _wait(1, "too many sign-ins from your address are being checked") from None
+        raise _wait(1, "too many sign-ins are being checked", 503) from None
+    except users.UserError:
+        auth.throttle.unheard(username, address)
+        raise
+    if user is None:
+        raise HTTPException(
+            status_code=status.HTTP_401_UNAUTHORIZED,
+            detail=WRONG,
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    auth.throttle.succeeded(username, address)
+    auth.forget(user.username)
+    return user
+
+
+def _token(auth: Authority, user: users.User) -> TokenRead:
+    return TokenRead(
+        access_token=auth.issue(user.username, user.role, generation=user.token_generation),
+        expires_in=auth.token_seconds,
+        role=user.role,
+        username=user.username,
+    )
+
+
 @router.post(
     "/token",
     summary="Sign in (OAuth2 password flow): a short-lived bearer token",
     responses={
-        401: {"description": "wrong username or password, or the account is disabled"},
-        429: {"description": "too many failed sign-ins; try again after Retry-After seconds"},
+        **GUARDED_ANSWERS,
+        403: {
+            "description": "the account must set its password first (one-time code)",
+            "headers": {
+                PASSWORD_REQUIRED_HEADER: {
+                    "description": "present: ask the person for a new password",
+                    "schema": {"type": "string"},
+                }
+            },
+        },
     },
 )
 async def sign_in(
     request: Request,
     form: Annotated[SignInForm, Depends()],
-    service: Annotated[FloorService, Depends(get_service)],
+    service: ServiceDep,
 ) -> TokenRead:
+    _bounded(form.username, password=form.password)
     auth = authority(service)
-    address = request.client.host if request.client else "unknown"
-    keys = (f"user:{form.username}", f"address:{address}")
-    wait = auth.throttle.wait_s(*keys)
-    if wait > 0:
-        seconds = max(1, round(wait + 0.5))
-        raise HTTPException(
-            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
-            detail=f"too many failed sign-ins; try again in {seconds} s",
-            headers={"Retry-After": str(seconds)},
-        )
-    user = await users.authenticate(service.engine, form.username, form.password)
-    if user is None:
-        auth.throttle.failed(*keys)
-        raise HTTPException(
-            status_code=status.HTTP_401_UNAUTHORIZED,
-            detail="wrong username or password, or the account is disabled",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    auth.throttle.succeeded(*keys)
-    auth.forget(user.username)
-    return TokenRead(
-        access_token=auth.issue(user.username, user.role),
-        expires_in=auth.token_seconds,
-        role=user.role,
-        username=user.username,
+    user = await _checked(
+        auth,
+        auth.client(request),
+        form.username,
+        lambda: users.authenticate(
+            service.engine, form.username, form.password, at_us=service.clock.now_us()
+        ),
     )
+    if user.must_set_password:
+        raise HTTPException(
+            status_code=status.HTTP_403_FORBIDDEN,
+            detail=SET_PASSWORD_FIRST,
+            headers={PASSWORD_REQUIRED_HEADER: "true"},
+        )
+    return _token(auth, user)
+
+
+@router.post(
+    "/password",
+    summary="Choose your own new password (with the current one, or a one-time code)",
+    description="Every token issued before stops working. The answer signs you in anew.",
+    responses=GUARDED_ANSWERS,
+)
+async def change_password(
+    request: Request,
+    service: ServiceDep,
+    username: Annotated[Username, Form()],
+    password: Annotated[str, Form(description="the current password, or the one-time code")],
+    new_password: Annotated[str, Form(description=passwords.PASSWORD_HELP)],
+) -> TokenRead:
+    _bounded(username, password=password, new_password=new_password)
+    try:
+        users.check_password(new_password, username=username)
+    except users.UserError as exc:
+        raise _invalid("body.new_password", str(exc)) from None
+    auth = authority(service)
+    try:
+        user = await _checked(
+            auth,
+            auth.client(request),
+            username,
+            lambda: users.change_own_password(
+                service.engine,
+                username=username,
+                current=password,
+                new=new_password,
+                at_us=service.clock.now_us(),
+            ),
+        )
+    except users.UserError as exc:
+        raise _invalid("body.new_password", str(exc)) from None
+    return _token(auth, user)
 
 
 @router.get("/me", summary="Who the token signs in, and their role")

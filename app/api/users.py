@@ -1,16 +1,22 @@
-"""People and displays, for admins: create and disable users, set passwords, display tokens."""
+"""People and displays, for admins: users, account changes two admins make, display tokens.
+
+A change to an account of a role that checks others (``controller.duties``) answers 202 with
+a pending account request that a different admin confirms; other accounts change at once.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, status
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_service
 from app.api.text_fields import Line, Reference, Username
 from app.security import Principal, Role, authority, require
-from controller import users
+from controller import duties, passwords, users
+from controller.duties import GUARDED_ROLES, RequestKind, RequestStatus
 from controller.service import FloorService
 from controller.text import USERNAME
 
@@ -22,12 +28,20 @@ UsernamePath = Annotated[Username, Path(description="the user's name", examples=
 TokenIdPath = Annotated[
     Reference, Path(description="the device token's id", examples=["3f9a1c0b2d4e5f60"])
 ]
+RequestIdPath = Annotated[
+    str, Path(description="the account request's id", examples=["9c1f0e7a2b3d4c5e"])
+]
+GUARDED_NAMES = ", ".join(r.value for r in Role if r in GUARDED_ROLES)
+PENDING = (
+    f"pending: the account ({GUARDED_NAMES}) changes when a different admin confirms it at "
+    "POST /api/v1/account-requests/{request_id}/confirm"
+)
 
 
 def _refused(where: str, exc: users.UserError) -> HTTPException:
-    if isinstance(exc, users.UnknownUser | users.UnknownDeviceToken):
+    if isinstance(exc, users.UnknownUser | users.UnknownDeviceToken | duties.UnknownRequest):
         return HTTPException(status_code=404, detail=str(exc))
-    if isinstance(exc, users.AlreadyExists):
+    if isinstance(exc, users.AlreadyExists | duties.DutyRefused):
         return HTTPException(status_code=409, detail=str(exc))
     problem = {"where": where, "problem": str(exc)}
     return HTTPException(
@@ -48,6 +62,7 @@ class UserRead(BaseModel):
                     "created_at_us": 1767225600000000,
                     "created_by": "admin",
                     "disabled": False,
+                    "must_set_password": False,
                 }
             ]
         }
@@ -58,6 +73,9 @@ class UserRead(BaseModel):
     created_at_us: int
     created_by: str
     disabled: bool
+    must_set_password: bool = Field(
+        description="waiting for its person to choose a password with a one-time code"
+    )
 
     @classmethod
     def of(cls, user: users.User) -> UserRead:
@@ -67,6 +85,7 @@ class UserRead(BaseModel):
             created_at_us=user.created_at_us,
             created_by=user.created_by,
             disabled=user.disabled,
+            must_set_password=user.must_set_password,
         )
 
 
@@ -75,7 +94,7 @@ Password = Annotated[
     Field(
         min_length=users.MIN_PASSWORD,
         max_length=users.MAX_PASSWORD,
-        description=f"at least {users.MIN_PASSWORD} characters",
+        description=passwords.PASSWORD_HELP,
     ),
 ]
 
@@ -92,7 +111,97 @@ class UserCreate(BaseModel):
 
     username: Username = Field(description=USERNAME.help)
     role: Role
-    password: Password
+    password: Password | None = Field(
+        default=None,
+        description=(
+            f"required for a display, dealer, technician or auditor; never given for "
+            f"{GUARDED_NAMES}, whose person chooses it with a one-time code"
+        ),
+    )
+
+
+class RoleSet(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"role": "supervisor"}]}
+    )
+
+    role: Role
+
+
+class RejectAccountRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"reason": "not on the staff list"}]}
+    )
+
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S")
+
+
+class AccountRequestRead(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "request_id": "9c1f0e7a2b3d4c5e",
+                    "kind": "create",
+                    "username": "cara.agent",
+                    "role": "commission_agent",
+                    "requested_by": "root",
+                    "requested_at_us": 1767225600000000,
+                    "expires_at_us": 1767312000000000,
+                    "status": "pending",
+                    "decided_by": None,
+                    "decided_at_us": None,
+                    "decision_reason": None,
+                }
+            ]
+        }
+    )
+
+    request_id: str
+    kind: RequestKind
+    username: str
+    role: Role | None = Field(description="the new role (a new account, a role change)")
+    requested_by: str
+    requested_at_us: int
+    expires_at_us: int = Field(description="not confirmed by then, it lapses")
+    status: RequestStatus
+    decided_by: str | None
+    decided_at_us: int | None
+    decision_reason: str | None
+
+    @classmethod
+    def of(cls, r: duties.AccountRequest) -> AccountRequestRead:
+        return cls(
+            request_id=r.request_id,
+            kind=r.kind,
+            username=r.username,
+            role=r.role,
+            requested_by=r.requested_by,
+            requested_at_us=r.requested_at_us,
+            expires_at_us=r.expires_at_us,
+            status=r.status,
+            decided_by=r.decided_by,
+            decided_at_us=r.decided_at_us,
+            decision_reason=r.decision_reason,
+        )
+
+
+class AccountRequestAnswer(AccountRequestRead):
+    code_first_half: str | None = Field(
+        description="shown this once, to the admin who asked: give it to the account's person"
+    )
+    code_second_half: str | None = Field(
+        description="shown this once, to the admin who confirmed: give it to the person, who "
+        "sends both halves in order as the current password to POST /api/v1/auth/password"
+    )
+
+    @classmethod
+    def of_answer(cls, answer: duties.Answer) -> AccountRequestAnswer:
+        return cls(
+            **AccountRequestRead.of(answer.request).model_dump(),
+            code_first_half=answer.first_half,
+            code_second_half=answer.second_half,
+        )
 
 
 class PasswordSet(BaseModel):
@@ -169,6 +278,44 @@ class DeviceTokenCreated(DeviceTokenRead):
 
 # ------------------------------------------------------------------------------ users
 
+ANSWERED_LATER: dict[int | str, dict[str, Any]] = {
+    202: {"model": AccountRequestAnswer, "description": PENDING},
+    404: {"description": "no such user"},
+    409: {"description": "the change makes no sense now, or one admin would act alone"},
+}
+
+
+def _answer(
+    answer: duties.Answer, response: Response, service: FloorService
+) -> AccountRequestAnswer:
+    if answer.request.status is RequestStatus.PENDING:
+        response.status_code = status.HTTP_202_ACCEPTED
+    else:
+        authority(service).forget(answer.request.username)
+    return AccountRequestAnswer.of_answer(answer)
+
+
+async def _file(
+    kind: RequestKind,
+    username: str,
+    admin: Principal,
+    service: FloorService,
+    *,
+    role: Role | None = None,
+    where: str = "path.username",
+) -> duties.Answer:
+    try:
+        return await duties.file_request(
+            service.engine,
+            kind=kind,
+            username=username,
+            role=role,
+            actor=admin.username,
+            at_us=service.clock.now_us(),
+        )
+    except users.UserError as exc:
+        raise _refused(where, exc) from None
+
 
 @router.get("/users", summary="Every user and their role")
 async def list_users(_: Admin, service: ServiceDep) -> list[UserRead]:
@@ -178,10 +325,30 @@ async def list_users(_: Admin, service: ServiceDep) -> list[UserRead]:
 @router.post(
     "/users",
     status_code=status.HTTP_201_CREATED,
-    summary="Create a user",
-    responses={409: {"description": "the username is taken"}},
+    response_model=UserRead,
+    summary="Create a user (a role that checks others: ask for it, another admin confirms)",
+    responses={202: ANSWERED_LATER[202], 409: {"description": "the username is taken"}},
 )
-async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> UserRead:
+async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> Any:
+    if body.role in GUARDED_ROLES:
+        if body.password is not None:
+            raise _refused(
+                "body.password",
+                users.UserError(
+                    f"no admin chooses the password of a {body.role.value}: leave it out; the "
+                    "account gets a one-time code, half shown to you and half to the admin "
+                    "who confirms, with which its person chooses their own"
+                ),
+            )
+        answer = await _file(
+            RequestKind.CREATE, body.username, admin, service, role=body.role, where="body"
+        )
+        return JSONResponse(
+            status_code=status.HTTP_202_ACCEPTED,
+            content=AccountRequestAnswer.of_answer(answer).model_dump(mode="json"),
+        )
+    if body.password is None:
+        raise _refused("body.password", users.UserError("a password is needed"))
     try:
         user = await users.create_user(
             service.engine,
@@ -217,14 +384,63 @@ async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep
 
 
 @router.post(
+    "/users/{username}/enable",
+    summary="Enable a disabled user again (a role that checks others: another admin confirms)",
+    responses=ANSWERED_LATER,
+)
+async def enable_user(
+    username: UsernamePath, admin: Admin, service: ServiceDep, response: Response
+) -> AccountRequestAnswer:
+    answer = await _file(RequestKind.ENABLE, username, admin, service)
+    return _answer(answer, response, service)
+
+
+@router.post(
+    "/users/{username}/role",
+    summary="Change a user's role (into one that checks others: another admin confirms, and "
+    "the account gets a one-time code in place of its password)",
+    responses=ANSWERED_LATER,
+)
+async def set_role(
+    username: UsernamePath, body: RoleSet, admin: Admin, service: ServiceDep, response: Response
+) -> AccountRequestAnswer:
+    answer = await _file(RequestKind.ROLE, username, admin, service, role=body.role)
+    return _answer(answer, response, service)
+
+
+@router.post(
+    "/users/{username}/reset",
+    summary="Reset a user's password to a one-time code; their tokens stop working (a role "
+    "that checks others: another admin confirms, and each admin sees half the code)",
+    responses=ANSWERED_LATER,
+)
+async def reset_password(
+    username: UsernamePath, admin: Admin, service: ServiceDep, response: Response
+) -> AccountRequestAnswer:
+    answer = await _file(RequestKind.RESET, username, admin, service)
+    return _answer(answer, response, service)
+
+
+@router.post(
     "/users/{username}/password",
-    summary="Set a user's password",
-    responses={404: {"description": "no such user"}},
+    summary="Set the password of a display, dealer, technician or auditor; their tokens stop",
+    responses={
+        404: {"description": "no such user"},
+        409: {"description": "a role that checks others: its person chooses the password"},
+    },
 )
 async def set_password(
     username: UsernamePath, body: PasswordSet, admin: Admin, service: ServiceDep
 ) -> UserRead:
     try:
+        user = await users.get_user(service.engine, username)
+        if user is None:
+            raise users.UnknownUser(f"no user {username!r}")
+        if user.role in GUARDED_ROLES:
+            raise duties.DutyRefused(
+                f"no admin sets the password of a {user.role.value}: ask for a reset "
+                f"(POST /api/v1/users/{username}/reset), which another admin confirms"
+            )
         await users.set_password(
             service.engine,
             username=username,
@@ -237,7 +453,69 @@ async def set_password(
         raise _refused("body.password", exc) from None
     if user is None:  # removed in between: there is no removing users, but be exact
         raise HTTPException(status_code=404, detail=f"no user {username!r}")
+    authority(service).forget(username)
     return UserRead.of(user)
+
+
+# ------------------------------------------------------------------------ account requests
+
+
+@router.get("/account-requests", summary="Account changes asked for, newest first")
+async def list_account_requests(
+    _: Admin,
+    service: ServiceDep,
+    status_: Annotated[
+        Literal["pending", "confirmed", "rejected", "expired"] | None, Query(alias="status")
+    ] = None,
+) -> list[AccountRequestRead]:
+    found = await duties.list_requests(
+        service.engine,
+        at_us=service.clock.now_us(),
+        status=None if status_ is None else RequestStatus(status_),
+    )
+    return [AccountRequestRead.of(r) for r in found]
+
+
+@router.post(
+    "/account-requests/{request_id}/confirm",
+    summary="Confirm another admin's account request: the change is made now",
+    responses={
+        404: {"description": "no such request"},
+        409: {"description": "you asked for it, it is your account, or it is decided"},
+    },
+)
+async def confirm_account_request(
+    request_id: RequestIdPath, admin: Admin, service: ServiceDep
+) -> AccountRequestAnswer:
+    try:
+        answer = await duties.confirm_request(
+            service.engine, request_id, actor=admin.username, at_us=service.clock.now_us()
+        )
+    except users.UserError as exc:
+        raise _refused("path.request_id", exc) from None
+    authority(service).forget(answer.request.username)
+    return AccountRequestAnswer.of_answer(answer)
+
+
+@router.post(
+    "/account-requests/{request_id}/reject",
+    summary="Turn an account request down, with a reason (the admin who asked may too)",
+    responses={404: {"description": "no such request"}, 409: {"description": "decided"}},
+)
+async def reject_account_request(
+    request_id: RequestIdPath, body: RejectAccountRequest, admin: Admin, service: ServiceDep
+) -> AccountRequestRead:
+    try:
+        found = await duties.reject_request(
+            service.engine,
+            request_id,
+            actor=admin.username,
+            reason=body.reason,
+            at_us=service.clock.now_us(),
+        )
+    except users.UserError as exc:
+        raise _refused("body.reason", exc) from None
+    return AccountRequestRead.of(found)
 
 
 # ---------------------------------------------------------------------- device tokens

@@ -36,6 +36,20 @@ const Api = (() => {
     document.getElementById("login-username").focus();
   }
 
+  // An account with a one-time code chooses its own password before anything else: the
+  // sign-in form grows a field for it, and the next submit sets it (and signs in).
+  function newPasswordField(form) {
+    let field = document.getElementById("login-new-password");
+    if (!field) {
+      field = el("input", {
+        id: "login-new-password", name: "new_password", type: "password",
+        placeholder: "your new password", autocomplete: "new-password",
+      });
+      form.password.after(field);
+    }
+    return field;
+  }
+
   async function signIn(event) {
     event.preventDefault();
     const form = event.target;
@@ -43,11 +57,28 @@ const Api = (() => {
       username: form.username.value,
       password: form.password.value,
     });
-    const answer = await fetch("/api/v1/auth/token", { method: "POST", body });
+    const choosing = document.getElementById("login-new-password");
+    let url = "/api/v1/auth/token";
+    if (choosing && !choosing.hidden) {
+      url = "/api/v1/auth/password";
+      body.set("new_password", choosing.value);
+    }
+    const answer = await fetch(url, { method: "POST", body });
     const data = await answer.json().catch(() => ({}));
     if (!answer.ok) {
       document.getElementById("login-message").textContent = describe(data, answer.status);
+      if (answer.headers.get("X-Password-Required")) {
+        const field = newPasswordField(form);
+        field.hidden = false;
+        field.required = true;
+        field.focus();
+      }
       return;
+    }
+    if (choosing) {
+      choosing.value = "";
+      choosing.hidden = true;
+      choosing.required = false;
     }
     sessionStorage.setItem(KEY, data.access_token);
     sessionStorage.setItem(ROLE, data.role);

@@ -318,6 +318,34 @@ class UserRow(Base):
     created_at_us: Mapped[int] = mapped_column(BigInteger)
     created_by: Mapped[str] = mapped_column(String(100))
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Raised with every change of password, role or state: a token names the generation it
+    # was issued in and stops working when the user's moves on.
+    token_generation: Mapped[int] = mapped_column(Integer, default=0)
+    # A reset (or a new account of a role that checks others) leaves only a one-time code:
+    # until its person sets a password with it, the account does nothing else.
+    must_set_password: Mapped[bool] = mapped_column(Boolean, default=False)
+    reset_code_sha256: Mapped[str | None] = mapped_column(String(64))
+    reset_code_expires_at_us: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class AccountRequestRow(Base):
+    """A change to an account that one admin asks for and a different admin confirms."""
+
+    __tablename__ = "account_requests"
+
+    request_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    username: Mapped[str] = mapped_column(String(100), index=True)
+    role: Mapped[str | None] = mapped_column(String(32))
+    requested_by: Mapped[str] = mapped_column(String(100))
+    requested_at_us: Mapped[int] = mapped_column(BigInteger)
+    expires_at_us: Mapped[int] = mapped_column(BigInteger)
+    # The digest of the code's first half, shown to the requester only.
+    first_half_sha256: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    decided_by: Mapped[str | None] = mapped_column(String(100))
+    decided_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    decision_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class DeviceTokenRow(Base):

@@ -126,3 +126,39 @@ def test_the_password_is_asked_twice_without_echo(tmp_path: Path) -> None:
             await engine.dispose()
 
     assert asyncio.run(check())
+
+
+async def test_the_command_line_makes_only_the_first_two_admins(db_url: str) -> None:
+    async def add(name: str, role: str) -> tuple[int, str]:
+        code, _, err = await run(
+            "users", "add", name, "--role", role, "--password-stdin", db_url=db_url,
+            stdin=PASSWORD + "\n",
+        )  # fmt: skip
+        return code, err
+
+    # Roles that check each other are two admins' to make, through the API.
+    for role in ("supervisor", "commission_agent"):
+        code, err = await add(f"x-{role.replace('_', '-')}", role)
+        assert code == 1 and "made by two admins" in err, err
+    assert await add("ann", "admin") == (0, "")
+    assert await add("bob", "admin") == (0, "")
+    code, err = await add("cid", "admin")
+    assert code == 1 and "only the first two admins" in err, err
+    code, err = await add("sam", "supervisor")
+    assert code == 1 and "POST /api/v1/users" in err, err
+    assert (await add("tina", "technician"))[0] == 0
+    # Fewer than two admins left enabled (one gone): the shell may make another.
+    assert (await run("users", "disable", "bob", db_url=db_url))[0] == 0
+    assert await add("cid", "admin") == (0, "")
+
+    engine = make_engine(db_url)
+    try:
+        made = {u.username: u.role for u in await users.list_users(engine)}
+    finally:
+        await engine.dispose()
+    assert made == {
+        "ann": Role.ADMIN,
+        "bob": Role.ADMIN,
+        "cid": Role.ADMIN,
+        "tina": Role.TECHNICIAN,
+    }

@@ -427,7 +427,11 @@ async def test_export_verified_offline_and_an_edited_one_refused(
 
 
 async def test_run_refuses_without_a_checkpoint_key(tmp_path: Path) -> None:
-    (tmp_path / "floor.toml").write_text("")
+    (tmp_path / "floor.toml").write_text(
+        '[[bus]]\nname = "b"\nkind = "tcp"\nhost = "127.0.0.1"\n\n'
+        '[[link]]\nid = "L"\ngame = "caribbean_stud"\nrate = "80%"\nreset = "$10,000"\n'
+        '[[link.table]]\nid = "T1"\nbus = "b"\nunit = 1\n'
+    )
     code, _, err = await progressive("run", "--config", str(tmp_path / "floor.toml"))
     assert code != 0 and "no checkpoint signing key" in err
 

@@ -39,6 +39,11 @@ async def test_create_authenticate_and_list(store: LedgerStore) -> None:
         ("pat tech", "technician", PASSWORD, "not a valid username"),
         ("pat", "wizard", PASSWORD, "'wizard' is not a role"),
         ("pat", "technician", "short", "at least 10 characters"),
+        ("pat", "technician", "a" * 10, "may not repeat 'a'"),
+        ("pat", "technician", "\x00" * 10, "control characters"),
+        ("pat", "technician", "x" * 129, "at most 128 characters"),
+        ("pat", "technician", "Password2026!", "most common"),
+        ("pat", "technician", "pat1234567", "not be the username"),
     ],
 )
 async def test_bad_input_is_refused(

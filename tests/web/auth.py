@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
+from collections.abc import AsyncIterator
 
 import httpx
 
@@ -36,3 +39,46 @@ async def headers_for(wf: WebFloor, role: Role, username: str | None = None) -> 
         )
     assert answer.status_code == 200, answer.text
     return {"Authorization": f"Bearer {answer.json()['access_token']}"}
+
+
+class _FromAddress(httpx.AsyncBaseTransport):
+    """Each request on a connection of its own from ``address``, HTTP/1.1, closed after.
+
+    asyncio's own connect: httpx's ``local_address`` resolves it in a thread that outlives the
+    test."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        reader, writer = await asyncio.open_connection(
+            request.url.host, request.url.port, local_addr=(self.address, 0)
+        )
+        try:
+            head = [f"{request.method} {request.url.raw_path.decode()} HTTP/1.1"]
+            head += [
+                f"{k}: {v}"
+                for k, v in request.headers.items()
+                if k not in ("connection", "content-length")
+            ]
+            head += ["Connection: close", f"Content-Length: {len(body)}"]
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+            await writer.drain()
+            answer = await reader.read()
+        finally:
+            writer.close()
+            await writer.wait_closed()
+        raw_head, _, content = answer.partition(b"\r\n\r\n")
+        status_line, *lines = raw_head.decode("latin-1").split("\r\n")
+        headers = [tuple(line.split(": ", 1)) for line in lines]
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        return httpx.Response(int(status_line.split()[1]), headers=headers, content=content)
+
+
+@contextlib.asynccontextmanager
+async def client_at(wf: WebFloor, address: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client whose requests come from ``address`` (a loopback address of its own)."""
+    transport = _FromAddress(address)
+    async with httpx.AsyncClient(base_url=wf.base_url, transport=transport) as http:
+        yield http

@@ -63,18 +63,27 @@ async def test_sign_in_with_the_right_password_only(tmp_path: Path) -> None:
 async def test_failed_sign_ins_are_slowed_then_succeed_after_the_wait(tmp_path: Path) -> None:
     async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
         await _make_user(wf, "pat.tech", Role.TECHNICIAN)
-        assert (await _sign_in(http, "nobody", PASSWORD)).status_code == 401
-        # The same address right away: refused before the password is even looked at.
+        await _make_user(wf, "sam", Role.SUPERVISOR)
+        assert (await _sign_in(http, "pat.tech", PASSWORD + "!")).status_code == 401
+        # The same name from the same address right away: refused before the password is
+        # even looked at, the right one too.
         slowed = await _sign_in(http, "pat.tech", PASSWORD)
         assert slowed.status_code == 429, slowed.text
         assert "too many failed sign-ins" in slowed.json()["detail"]
         wait = int(slowed.headers["retry-after"])
         assert wait >= 1
+        # Someone else at the same terminal is not kept waiting by one mistyped password.
+        assert (await _sign_in(http, "sam", PASSWORD)).status_code == 200
         await asyncio.sleep(wait)
         assert (await _sign_in(http, "pat.tech", PASSWORD)).status_code == 200
         throttle = authority(wf.service).throttle
-        assert throttle.failures("address:127.0.0.1") == 0  # reset by the success
-        assert throttle.failures("user:nobody") == 1
+        assert throttle.failures("pair", "pat.tech", "127.0.0.1") == 0  # reset by the success
+        assert throttle.failures("address", "127.0.0.1") == 1
+
+        # Many names tried from one address: after six failures, everyone there waits.
+        for n in range(5):
+            assert (await _sign_in(http, f"nobody-{n}", PASSWORD)).status_code == 401
+        assert (await _sign_in(http, "sam", PASSWORD)).status_code == 429
 
 
 async def test_an_expired_or_forged_token_is_refused(tmp_path: Path) -> None:

@@ -26,9 +26,10 @@ from controller import users
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor
 
-# What anyone may call: signing in. Current amounts are public unless the installation says
-# otherwise, so those routes carry ``display_access`` instead of a role.
-PUBLIC = {("POST", "/api/v1/auth/token")}
+# What anyone may call: signing in, and choosing one's own password with the current one (or
+# a one-time code). Current amounts are public unless the installation says otherwise, so
+# those routes carry ``display_access`` instead of a role.
+PUBLIC = {("POST", "/api/v1/auth/token"), ("POST", "/api/v1/auth/password")}
 # A path parameter that names nothing: valid as text and as a number.
 NOTHING = "987654321"
 
@@ -36,6 +37,7 @@ NOTHING = "987654321"
 PAGE = "a page of static HTML with no data; its script signs in and calls the API"
 OPEN: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/auth/token"): "signing in",
+    ("POST", "/api/v1/auth/password"): "one's own password, given the current one or a code",
     ("GET", "/healthz"): "liveness probe: says only that the process answers",
     ("GET", "/readyz"): "readiness probe: link and database health, no amounts",
     ("GET", "/metrics"): "Prometheus scrape: totals contributed and awarded, no person data",

@@ -119,6 +119,7 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
         assert ("POST", "/api/v1/users") in routes  # the walk finds routes
         people = {
             "root": Role.ADMIN,
+            "ann.admin": Role.ADMIN,
             "tina.tech": Role.TECHNICIAN,
             "sam.super": Role.SUPERVISOR,
             "sue.super": Role.SUPERVISOR,
@@ -145,6 +146,35 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
         await check.write(
             ("POST", "/api/v1/users/{username}/disable"), "/api/v1/users/pat.tech/disable",
             admin, Expected("user.disable", "user pat.tech", changes=True),
+        )  # fmt: skip
+        # Accounts that check no one's work: one admin changes them at once.
+        for route, action, body in (
+            ("enable", "user.enable", None),
+            ("role", "user.set_role", {"role": "auditor"}),
+            ("reset", "user.reset_password", None),
+        ):
+            await check.write(
+                ("POST", f"/api/v1/users/{{username}}/{route}"), f"/api/v1/users/pat.tech/{route}",
+                admin, Expected(action, "user pat.tech", changes=True), json=body,
+            )  # fmt: skip
+        # Accounts that do: asked for by one admin, confirmed by another, or turned down.
+        asked = await check.write(
+            ("POST", "/api/v1/users"), "/api/v1/users", admin,
+            Expected("account.request", "user vic.super", changes=False),
+            json={"username": "vic.super", "role": "supervisor"},
+        )  # fmt: skip
+        await check.write(
+            ("POST", "/api/v1/account-requests/{request_id}/confirm"),
+            f"/api/v1/account-requests/{asked.json()['request_id']}/confirm", who["ann.admin"],
+            Expected("user.create", "user vic.super", changes=False),
+        )  # fmt: skip
+        asked = await http.post("/api/v1/users/sam.super/reset", headers=admin[1])
+        assert asked.status_code == 202, asked.text
+        await check.write(
+            ("POST", "/api/v1/account-requests/{request_id}/reject"),
+            f"/api/v1/account-requests/{asked.json()['request_id']}/reject", admin,
+            Expected("account.reject", "user sam.super", changes=True),
+            json={"reason": "asked in error"},
         )  # fmt: skip
         await check.settle()
         made = await http.post(

@@ -1,0 +1,53 @@
+"""A person with a one-time code chooses their own password on the sign-in form of a page, in
+Debian's Chromium: the code signs in to nothing else, the new password to everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from playwright.async_api import expect
+
+from app.security import Role
+from controller.games import Game
+from tests.web.auth import headers_for, new_user
+from tests.web.browser import chromium, pytestmark, shot
+from tests.web.floor import web_floor
+
+__all__ = ["chromium", "pytestmark"]
+
+
+async def test_a_reset_person_chooses_their_password_on_the_page(tmp_path: Path) -> None:
+    async with (
+        chromium() as browser,
+        web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 1)}) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        admin = await headers_for(wf, Role.ADMIN, "root")
+        await new_user(wf, Role.TECHNICIAN, "tina.tech")
+        reset = await http.post("/api/v1/users/tina.tech/reset", headers=admin)
+        assert reset.status_code == 200, reset.text
+        code = f"{reset.json()['code_first_half']} {reset.json()['code_second_half']}"
+
+        page = await browser.new_page(viewport={"width": 1200, "height": 800})
+        await page.goto(wf.base_url + "/tech")
+        await page.fill("#login-username", "tina.tech")
+        await page.fill("#login-password", code)
+        await page.click("#login-form button[type=submit]")
+        await expect(page.locator("#login-message")).to_contain_text("choose a password")
+        chosen = page.locator("#login-new-password")
+        await expect(chosen).to_be_visible()
+        await shot(page, "password-1-code-accepted-choose-one")
+        await chosen.fill("aaaaaaaaaa")
+        await page.click("#login-form button[type=submit]")
+        await expect(page.locator("#login-message")).to_contain_text("may not repeat")
+        await chosen.fill("tina's own passphrase")
+        await page.click("#login-form button[type=submit]")
+        await expect(page.locator("#who")).to_have_text("tina.tech (technician)")
+        await expect(chosen).to_be_hidden()
+
+        signed = await http.post(
+            "/api/v1/auth/token",
+            data={"username": "tina.tech", "password": "tina's own passphrase"},
+        )
+        assert signed.status_code == 200
