@@ -44,3 +44,25 @@ async def progressive(
     out, err = await proc.communicate(stdin.encode() if stdin is not None else None)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
+
+
+async def commission_agent(db_url: str, username: str, password: str) -> None:
+    """A commission agent in the database, as two admins would have made it through the API
+    (``progressive users add`` makes only the first admins)."""
+    import time
+
+    from controller import users
+    from controller.storage.database import make_engine
+
+    engine = make_engine(db_url)
+    try:
+        await users.create_user(
+            engine,
+            username=username,
+            role=users.Role.COMMISSION_AGENT,
+            password=password,
+            actor="admin",
+            at_us=time.time_ns() // 1000,
+        )
+    finally:
+        await engine.dispose()

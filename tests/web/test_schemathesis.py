@@ -1,8 +1,8 @@
 """Schemathesis against the live application's OpenAPI: no server error, answers as documented.
 
 The real ``schemathesis run`` command fuzzes every operation of ``/openapi.json`` served by a
-whole floor, once signed in as an admin (so the guarded operations reach their own logic) and
-once without a token. A 5xx, an undocumented status, or a body or header that does not match
+whole floor, signed in as each role in turn (so every operation reaches its own logic for the
+roles it names, and its refusal for the others) and without a token. A 5xx, an undocumented status, or a body or header that does not match
 the documented schema fails the test with schemathesis' own report.
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+
+import pytest
 
 from app.security import Role
 from tests.web.auth import headers_for
@@ -55,18 +57,27 @@ async def schemathesis_run(
     return proc.returncode, out.decode(errors="replace")
 
 
-async def test_no_server_error_and_answers_as_documented(tmp_path: Path) -> None:
+@pytest.mark.parametrize("role", [None, *Role], ids=lambda r: "anonymous" if r is None else r)
+async def test_no_server_error_and_answers_as_documented(tmp_path: Path, role: Role | None) -> None:
+    """Every role (and no token) against every operation: each reaches the logic its role may
+    reach and the refusals of the rest, and none gets a 5xx or an undocumented answer."""
     async with web_floor(tmp_path) as wf:
-        admin = await headers_for(wf, Role.ADMIN, "root")
         schema = f"{wf.base_url}/openapi.json"
         work = tmp_path / "schemathesis"
         work.mkdir()
-        code, report = await schemathesis_run(
-            schema, work, "--max-examples", "5", "-H", f"Authorization: {admin['Authorization']}"
-        )
-        assert code == 0, f"signed in as an admin:\n{report}"
-        # Without a token every guarded operation stops at the door: a few cases each suffice.
-        code, report = await schemathesis_run(
-            schema, work, "--max-examples", "2", phases="examples,fuzzing"
-        )
-        assert code == 0, f"without a token:\n{report}"
+        if role is None:
+            # Without a token every guarded operation stops at the door: a few cases suffice.
+            code, report = await schemathesis_run(
+                schema, work, "--max-examples", "2", phases="examples,fuzzing"
+            )
+        else:
+            who = await headers_for(wf, role, "root" if role is Role.ADMIN else None)
+            code, report = await schemathesis_run(
+                schema,
+                work,
+                "--max-examples",
+                "5" if role is Role.ADMIN else "3",
+                "-H",
+                f"Authorization: {who['Authorization']}",
+            )
+        assert code == 0, f"as {role or 'anonymous'}:\n{report}"
