@@ -22,7 +22,7 @@ from app.security import SecurityHeaders
 from controller.engine import EngineError
 from controller.regulations import RuleViolation
 from controller.service import FloorService
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound, StoreError
 from controller.workers import Busy
 
 STATIC = Path(__file__).parent / "static"
@@ -41,6 +41,15 @@ token from `POST /api/v1/auth/token` and the role each operation names.
 
 def _error(status: int, detail: object) -> JSONResponse:
     return JSONResponse(status_code=status, content={"detail": detail})
+
+
+# A refusal's answer is chosen by its type, in this one place, never by reading its message:
+# what was named is not there (404), or a rule or the stored state refuses it (409).
+REFUSALS: tuple[type[Exception], ...] = (RuleViolation, EngineError, StoreError)
+
+
+def refusal_status(exc: Exception) -> int:
+    return 404 if isinstance(exc, NotFound) else 409
 
 
 def create_app(service: FloorService) -> FastAPI:
@@ -84,13 +93,11 @@ def create_app(service: FloorService) -> FastAPI:
         ]
         return _error(422, {"message": "the request is not valid", "problems": problems})
 
-    @app.exception_handler(RuleViolation)
-    async def rule_violation(_: Request, exc: RuleViolation) -> JSONResponse:
-        return _error(409, str(exc))
+    async def refusal(_: Request, exc: Exception) -> JSONResponse:
+        return _error(refusal_status(exc), str(exc))
 
-    @app.exception_handler(EngineError)
-    async def engine_refusal(_: Request, exc: EngineError) -> JSONResponse:
-        return _error(409, str(exc))
+    for kind in REFUSALS:
+        app.add_exception_handler(kind, refusal)
 
     @app.exception_handler(DBAPIError)
     async def database_refusal(_: Request, exc: DBAPIError) -> JSONResponse:
@@ -107,11 +114,6 @@ def create_app(service: FloorService) -> FastAPI:
         response = _error(503, str(exc))
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
-
-    @app.exception_handler(StoreError)
-    async def store_refusal(_: Request, exc: StoreError) -> JSONResponse:
-        message = str(exc)
-        return _error(404 if message.startswith("no ") else 409, message)
 
     @app.get("/healthz", tags=["health"], summary="The process is alive")
     async def healthz() -> dict[str, str]:

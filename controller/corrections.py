@@ -25,7 +25,7 @@ from controller.regulations import (
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow
 from controller.storage.paperwork import CorrectionRequestRow
-from controller.storage.store import StoreError
+from controller.storage.store import Conflict, NotFound, StoreError
 
 
 class CorrectionCategory(enum.StrEnum):
@@ -49,7 +49,7 @@ async def request_correction(
 ) -> str:
     """A pending request, its document kept; the meter does not move yet."""
     if link_id not in runtime.states:
-        raise StoreError(f"no link {link_id!r}")
+        raise NotFound(f"no link {link_id!r}")
     check_cents("a correction", delta_cents, low=-MAX_AMOUNT_CENTS)
     delta_units = delta_cents * UNITS_PER_CENT
     now = runtime.clock.now_us()
@@ -103,7 +103,7 @@ async def correction_request(engine: AsyncEngine, request_id: str) -> Any:
             )
         ).one_or_none()
     if row is None:
-        raise StoreError(f"no correction request {request_id!r}")
+        raise NotFound(f"no correction request {request_id!r}")
     return row
 
 
@@ -130,7 +130,7 @@ def _decide(request_id: str, values: dict[str, Any]) -> Any:
             .values(**values)
         )
         if result.rowcount != 1:
-            raise StoreError(f"correction request {request_id} was decided meanwhile")
+            raise Conflict(f"correction request {request_id} was decided meanwhile")
 
     return mark
 
@@ -139,7 +139,7 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
     """The second person's approval: the correction is applied now. Returns its id."""
     req = await correction_request(runtime.store.engine, request_id)
     if req.status != "pending":
-        raise StoreError(f"correction request {request_id} was already {req.status}")
+        raise Conflict(f"correction request {request_id} was already {req.status}")
     check_correction_approval(requested_by=req.requested_by, approved_by=approved_by)
     await check_independent(
         runtime.store.engine,
@@ -188,7 +188,7 @@ async def reject_correction(
 ) -> None:
     req = await correction_request(runtime.store.engine, request_id)
     if req.status != "pending":
-        raise StoreError(f"correction request {request_id} was already {req.status}")
+        raise Conflict(f"correction request {request_id} was already {req.status}")
     if not reason.strip():
         raise StoreError(f"correction request {request_id}: a rejection states its reason")
     now = runtime.clock.now_us()

@@ -24,7 +24,7 @@ from controller.regulations import INTEGRITY_CLAUSE, RuleViolation, check_return
 from controller.runtime import LinkRuntime
 from controller.storage.models import TableRow
 from controller.storage.paperwork import IntegrityRecordRow, RemedialActionRow
-from controller.storage.store import StoreError
+from controller.storage.store import Conflict, NotFound
 
 NOTICE_TYPE = "application/pdf"
 
@@ -225,7 +225,7 @@ async def record(engine: AsyncEngine, record_id: str) -> Any:
             )
         ).one_or_none()
     if row is None:
-        raise StoreError(f"no integrity record {record_id!r}")
+        raise NotFound(f"no integrity record {record_id!r}")
     return row
 
 
@@ -250,9 +250,9 @@ async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[Any]:
 async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> Any:
     row = await record(runtime.store.engine, record_id)
     if row.table_id != table_id:
-        raise StoreError(f"no integrity record {record_id!r} for table {table_id!r}")
+        raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
     if row.returned_at_us is not None:
-        raise StoreError(f"integrity record {record_id}: the table is already back in play")
+        raise Conflict(f"integrity record {record_id}: the table is already back in play")
     return row
 
 
@@ -302,7 +302,7 @@ async def record_verification(
     """68 IAC 10-1-6.2(b)(9): the device meets the requirements after the remedial action."""
     row = await _open_record(runtime, table_id, record_id)
     if row.verified_at_us is not None:
-        raise StoreError(f"integrity record {record_id} was already verified by {row.verified_by}")
+        raise Conflict(f"integrity record {record_id} was already verified by {row.verified_by}")
     if not verification.strip():
         raise RuleViolation("68 IAC 10-1-6.2(b)(9)", "a verification states what was checked")
     now = runtime.clock.now_us()
@@ -324,7 +324,7 @@ async def record_verification(
             .values(verified_by=actor, verified_at_us=now, verification=verification)
         )
         if result.rowcount != 1:
-            raise StoreError(f"integrity record {record_id} was verified meanwhile")
+            raise Conflict(f"integrity record {record_id} was verified meanwhile")
 
     await runtime.store.commit(
         [],
@@ -367,7 +367,7 @@ async def return_to_play(
             .values(returned_by=actor, returned_at_us=now)
         )
         if result.rowcount != 1:
-            raise StoreError(f"integrity record {record_id}: returned to play meanwhile")
+            raise Conflict(f"integrity record {record_id}: returned to play meanwhile")
 
     await runtime.command(
         link_id,

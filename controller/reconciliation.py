@@ -24,7 +24,7 @@ from controller.engine import EntryKind
 from controller.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.storage.database import snapshot
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 from controller.workers import Job, step
 
 WEEK_US = 7 * 86_400 * 1_000_000
@@ -242,7 +242,7 @@ async def reconciliation(
     entries at a time, while the next batch is read."""
     async with snapshot(engine) as conn:
         if await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id)) is None:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         fold = Fold(link_id, since_us, until_us, await opening_units(conn, link_id, since_us))
         async for batch in entry_batches(conn, link_id, since_us, until_us):
             await step(job, fold.add, batch)
@@ -274,7 +274,7 @@ async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:
             )
         ).one_or_none()
     if row is None:
-        raise StoreError(f"no link {link_id!r}")
+        raise NotFound(f"no link {link_id!r}")
     return int(row.last_seq), str(row.last_hash)
 
 

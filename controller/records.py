@@ -23,7 +23,7 @@ from controller.storage.models import (
     LinkRow,
     MeterEntryRow,
 )
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 from controller.workers import Job, step
 
 MAX_PAGE = 5_000
@@ -262,7 +262,7 @@ async def anomaly(engine: AsyncEngine, anomaly_id: str) -> Any:
             await conn.execute(select(AnomalyRow).where(AnomalyRow.anomaly_id == anomaly_id))
         ).one_or_none()
     if row is None:
-        raise StoreError(f"no anomaly {anomaly_id!r}")
+        raise NotFound(f"no anomaly {anomaly_id!r}")
     return row
 
 
@@ -272,7 +272,7 @@ async def document(engine: AsyncEngine, sha256: str) -> Any:
             await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == sha256))
         ).one_or_none()
     if row is None:
-        raise StoreError(f"no document {sha256!r}")
+        raise NotFound(f"no document {sha256!r}")
     return row
 
 

@@ -44,10 +44,11 @@ from controller.money import UNITS_PER_CENT
 from controller.regulations import RuleViolation, check_correction_approval, check_recovery
 from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
 from controller.storage.store import (
+    Conflict,
     LedgerStore,
     LinkInoperable,
+    NotFound,
     StaleState,
-    StoreError,
     database_failed,
 )
 from controller.verification import (
@@ -148,7 +149,7 @@ class LinkRuntime:
         states, problems = await self.store.load_checked(link_ids)
         for link_id in link_ids:
             if link_id not in states:
-                raise StoreError(f"no link {link_id!r}")
+                raise NotFound(f"no link {link_id!r}")
             self._adopt(states[link_id], problems.get(link_id))
 
     async def _reload_stale(self, link_ids: Sequence[str]) -> None:
@@ -219,7 +220,7 @@ class LinkRuntime:
         try:
             return self.table_link[table_id]
         except KeyError:
-            raise StoreError(f"no table {table_id!r}") from None
+            raise NotFound(f"no table {table_id!r}") from None
 
     # ------------------------------------------------------------------------- the poll path
 
@@ -354,7 +355,7 @@ class LinkRuntime:
     ) -> Outcome:
         """An operator command on one link: computed, audited and committed as one."""
         if link_id not in self.states:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         for attempt in range(1, COMMAND_TRIES + 1):
             async with self._locks[link_id]:
                 await self._reload_stale([link_id])
@@ -397,7 +398,7 @@ class LinkRuntime:
         nothing credited between, and held until a technician releases them."""
         check_recovery(reason=reason, by=by, approved_by=approved_by)
         if link_id not in self.states:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         async with self._locks[link_id]:
             await self.store.recover_link(
                 link_id, at_us=self.clock.now_us(), reason=reason, by=by, approved_by=approved_by
@@ -490,7 +491,7 @@ class LinkRuntime:
     ) -> Outcome:
         anomaly, status = await self.store.load_anomaly(anomaly_id)
         if status != "held":
-            raise StoreError(f"anomaly {anomaly_id} was already {status}")
+            raise Conflict(f"anomaly {anomaly_id} was already {status}")
         now = self.clock.now_us()
 
         async def mark(conn: AsyncConnection) -> None:
@@ -505,7 +506,7 @@ class LinkRuntime:
                 )
             )
             if result.rowcount != 1:
-                raise StoreError(f"anomaly {anomaly_id} was reviewed meanwhile")
+                raise Conflict(f"anomaly {anomaly_id} was reviewed meanwhile")
 
         def step(s: LinkState, at: int) -> Outcome:
             if approve:
@@ -627,7 +628,7 @@ class LinkRuntime:
         async with self.store.engine.connect() as conn:
             row = (await conn.execute(select(HitRow).where(HitRow.hit_id == hit_id))).one_or_none()
         if row is None:
-            raise StoreError(f"no hit {hit_id!r}")
+            raise NotFound(f"no hit {hit_id!r}")
         return row
 
     async def verify_hit(
@@ -640,7 +641,7 @@ class LinkRuntime:
         """
         row = await self.hit(hit_id)
         if row.verified_by is not None:
-            raise StoreError(f"hit {hit_id} was already verified by {row.verified_by}")
+            raise Conflict(f"hit {hit_id} was already verified by {row.verified_by}")
         reported = parse_stored_cards(row.cards)
         confirmed = confirmed_cards(
             hit_id=hit_id,
@@ -722,7 +723,7 @@ class LinkRuntime:
                     .values(**values(now))
                 )
                 if result.rowcount != 1:
-                    raise StoreError(f"hit {hit_id} {meanwhile}")
+                    raise Conflict(f"hit {hit_id} {meanwhile}")
 
             await self.store.commit(
                 [],

@@ -29,7 +29,7 @@ from controller.runtime import LinkRuntime
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.models import LinkRow, TableRow
-from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.storage.store import LedgerStore, NotFound, TableSpec
 from controller.submissions import SubmissionDesk
 from controller.workers import Workers
 
@@ -427,7 +427,7 @@ class FloorService:
     def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
         states = self.runtime.states
         if link_id is not None and link_id not in states:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         ids = [link_id] if link_id is not None else sorted(states)
         return [self.table_status(tid) for lid in ids for tid in sorted(states[lid].tables)]
 
@@ -530,7 +530,7 @@ class FloorService:
         """
         state = self.runtime.states.get(link_id)
         if state is None:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         poller = self.poller
         if poller is not None:
             answers = [
@@ -561,7 +561,7 @@ class FloorService:
                 await conn.execute(select(LinkRow.name).where(LinkRow.link_id == link_id))
             ).scalar_one_or_none()
             if link is None:
-                raise StoreError(f"no link {link_id!r}")
+                raise NotFound(f"no link {link_id!r}")
             rows = await conn.execute(
                 select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
             )

@@ -44,7 +44,7 @@ from controller.ledger import canonical_details
 from controller.regulations import RuleViolation
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow, LinkRow, SubmissionRow, TableRow, table_of
-from controller.storage.store import StoreError
+from controller.storage.store import Conflict, NotFound
 from controller.users import Role
 
 SUBMISSIONS = table_of(SubmissionRow)
@@ -71,7 +71,7 @@ class SubmissionDesk:
     ) -> Any:
         state = self.runtime.states.get(link_id)
         if state is None:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         if not self.runtime.is_live(link_id, self.runtime.clock.now_us()):
             raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is not yet approved to play")
         if state.armed is not None:
@@ -108,7 +108,7 @@ class SubmissionDesk:
         """A link just created (or whose last submission was rejected) asks to play."""
         state = self.runtime.states.get(link_id)
         if state is None:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         if self.runtime.go_live_at.get(link_id) is not None:
             raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is already approved")
         check_new_link(
@@ -258,7 +258,7 @@ class SubmissionDesk:
                 )
             ).one_or_none()
         if row is None:
-            raise StoreError(f"no submission {submission_id!r}")
+            raise NotFound(f"no submission {submission_id!r}")
         return row
 
     async def packet(self, submission_id: str, kind: str) -> tuple[bytes, str, str]:
@@ -270,7 +270,7 @@ class SubmissionDesk:
                 await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == digest))
             ).one_or_none()
         if doc is None:
-            raise StoreError(f"no packet for submission {submission_id!r}")
+            raise NotFound(f"no packet for submission {submission_id!r}")
         return bytes(doc.content), doc.filename, doc.content_type
 
     # ------------------------------------------------------------------------- review
@@ -372,7 +372,7 @@ class SubmissionDesk:
     @staticmethod
     def _still_filed(row: Any) -> None:
         if row.status != SubmissionStatus.FILED:
-            raise StoreError(f"submission {row.submission_id} was already {row.status}")
+            raise Conflict(f"submission {row.submission_id} was already {row.status}")
 
     @staticmethod
     def _mark(
@@ -393,7 +393,7 @@ class SubmissionDesk:
                 )
             )
             if result.rowcount != 1:
-                raise StoreError(f"submission {submission_id} was reviewed meanwhile")
+                raise Conflict(f"submission {submission_id} was reviewed meanwhile")
 
         return mark
 

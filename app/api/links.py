@@ -21,7 +21,7 @@ from app.api.text_fields import IdText
 from app.security import DisplayAccess, Principal, Role, require
 from controller import records
 from controller.service import FloorService
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 
@@ -34,7 +34,7 @@ NOT_FOUND = errors(401, 403, 404, 422)
 async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> LinkRead:
     state = service.runtime.states.get(link_id)
     if state is None:
-        raise StoreError(f"no link {link_id!r}")
+        raise NotFound(f"no link {link_id!r}")
     tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
     return LinkRead.of(
         state,
@@ -46,7 +46,7 @@ async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> L
 
 def _known(service: FloorService, link_id: str) -> None:
     if link_id not in service.runtime.states:
-        raise StoreError(f"no link {link_id!r}")
+        raise NotFound(f"no link {link_id!r}")
 
 
 @router.get("", summary="Every link with its current amount and tables")

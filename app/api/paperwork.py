@@ -20,7 +20,7 @@ from controller.export import CsvWriter, iso
 from controller.money import MAX_AMOUNT_CENTS, displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.reconciliation import Reconciliation
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
 
@@ -160,7 +160,7 @@ async def _record(service: Any, row: Any) -> IntegrityRecordRead:
 async def _table_record(service: Any, table_id: str, record_id: str) -> IntegrityRecordRead:
     row = await integrity.record(service.engine, record_id)
     if row.table_id != table_id:
-        raise StoreError(f"no integrity record {record_id!r} for table {table_id!r}")
+        raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
     return await _record(service, row)
 
 
@@ -386,7 +386,7 @@ async def list_corrections(
     ] = None,
 ) -> list[CorrectionRequestRead]:
     if link is not None and link not in service.runtime.states:
-        raise StoreError(f"no link {link!r}")
+        raise NotFound(f"no link {link!r}")
     rows = await corrections.correction_requests(service.engine, link_id=link, status=status_)
     return [_request(r) for r in rows]
 

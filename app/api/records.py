@@ -25,7 +25,7 @@ from app.security import Principal, Role, require
 from controller import records
 from controller.export import ExportKind, export, iso
 from controller.money import displayed_cents
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 from controller.storage.verify import verify_ledger
 
 router = APIRouter(prefix="/api/v1", tags=["records"])
@@ -106,7 +106,7 @@ async def list_anomalies(
     link: Annotated[IdText | None, Query(description="only this link's anomalies")] = None,
 ) -> list[AnomalyRead]:
     if link is not None and link not in service.runtime.states:
-        raise StoreError(f"no link {link!r}")
+        raise NotFound(f"no link {link!r}")
     rows = await records.anomalies(service.engine, status=status, link_id=link)
     return [_anomaly(r) for r in rows]
 
@@ -188,7 +188,7 @@ async def export_records(
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> StreamingResponse:
     if link is not None and link not in service.runtime.states:
-        raise StoreError(f"no link {link!r}")
+        raise NotFound(f"no link {link!r}")
     since_us, until_us = period(since, until, service.clock.now_us())
     # Spooled to a file, not held in memory: five years of history is large.
     # Closed by the response once sent (see _chunks).
@@ -273,7 +273,7 @@ async def ledger_verify(
     link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
 ) -> LedgerVerifyRead:
     if link is not None and link not in service.runtime.states:
-        raise StoreError(f"no link {link!r}")
+        raise NotFound(f"no link {link!r}")
     # The walk runs in a thread of its own; the job keeps such walks few at once.
     async with service.workers.job():
         report = await verify_ledger(

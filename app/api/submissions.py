@@ -16,7 +16,7 @@ from controller.games import Game
 from controller.governance import Proposal, SubmissionKind, check_paytable
 from controller.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.service import FloorService
-from controller.storage.store import StoreError
+from controller.storage.store import NotFound
 from controller.submissions import SubmissionDesk
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
@@ -147,7 +147,7 @@ async def file_submission(
         return SubmissionRead.of(row)
     state = service.runtime.states.get(body.link_id)
     if state is None:
-        raise StoreError(f"no link {body.link_id!r}")
+        raise NotFound(f"no link {body.link_id!r}")
     paytable = None
     if body.paytable is not None:
         paytable = check_paytable(

@@ -73,7 +73,16 @@ log = logging.getLogger(__name__)
 
 
 class StoreError(RuntimeError):
-    pass
+    """A refusal by what is stored, for a person to read. Its type says what kind (answered
+    409 over HTTP unless a subclass says otherwise); its message is never parsed."""
+
+
+class NotFound(StoreError):
+    """What was named (a link, table, hit, record...) is not stored; the message names it."""
+
+
+class Conflict(StoreError):
+    """Refused by the stored state: it was done already, or it changed meanwhile."""
 
 
 def changes_channel(schema: str) -> str:
@@ -82,7 +91,7 @@ def changes_channel(schema: str) -> str:
     return "progressive_" + hashlib.blake2b(schema.encode(), digest_size=8).hexdigest()
 
 
-class StaleState(StoreError):
+class StaleState(Conflict):
     """The link's history moved on under us (another writer): reload before going on."""
 
 
@@ -350,7 +359,7 @@ class LedgerStore:
         async with self.engine.begin() as conn:
             exists = await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id))
             if exists:
-                raise StoreError(f"link {link_id!r} already exists")
+                raise Conflict(f"link {link_id!r} already exists")
             await self._start_sealing(conn)
             pt_id = await self._insert_paytable(conn, link_id, pt, at_us)
             await conn.execute(
@@ -442,7 +451,7 @@ class LedgerStore:
         """The link as stored; ``broken`` says whether its state passed its check."""
         states, _ = await self.load_checked([link_id])
         if link_id not in states:
-            raise StoreError(f"no link {link_id!r}")
+            raise NotFound(f"no link {link_id!r}")
         return states[link_id]
 
     async def load_links(self, link_ids: Sequence[str]) -> dict[str, LinkState]:
@@ -807,7 +816,7 @@ class LedgerStore:
                 )
             ).one_or_none()
             if row is None:
-                raise StoreError(f"no link {link_id!r}")
+                raise NotFound(f"no link {link_id!r}")
             states, problems = await self._load_links(conn, [link_id])
             state = states[link_id]
             anchor = (
@@ -1298,7 +1307,7 @@ class LedgerStore:
                 await conn.execute(select(AnomalyRow).where(AnomalyRow.anomaly_id == anomaly_id))
             ).one_or_none()
         if row is None:
-            raise StoreError(f"no anomaly {anomaly_id!r}")
+            raise NotFound(f"no anomaly {anomaly_id!r}")
         a = Anomaly(
             anomaly_id=row.anomaly_id,
             link_id=row.link_id,

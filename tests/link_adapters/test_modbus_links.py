@@ -225,8 +225,8 @@ async def test_tcp_slow_unit_times_out_and_the_others_still_answer(
     assert "unit 2 did not answer the read of 34 registers at 0 within 0.1 s (2 attempts)" in str(
         caught.value
     )
-    assert 0.2 <= elapsed < 0.4
-    assert link.stats.timeouts == 2
+    assert elapsed >= 0.2  # each attempt waited its whole timeout
+    assert link.stats.timeouts == link.stats.requests == 2  # given up before the late answer
     # The late answers of unit 2 arrive while unit 1 is read: transaction ids keep them apart.
     for _ in range(3):
         assert (await TableHandle(link, 1, REFERENCE, name="T1").read()).credits == 11
@@ -248,7 +248,8 @@ async def test_tcp_timeout_holds_after_many_quick_answers(
     started = time.monotonic()
     with pytest.raises(ResponseTimeout, match=r"unit 2 did not answer .* within 0\.1 s"):
         await link.read_holding(2, 0, 34)
-    assert 0.1 <= time.monotonic() - started < 0.2
+    # Not early (a stale deadline), not late (the answer at 0.5 s would have been taken).
+    assert time.monotonic() - started >= 0.1
     assert link.stats.timeouts == 1
     # Idle past the deadline, then answered at once: no stale deadline fires at it.
     await asyncio.sleep(0.15)
@@ -290,11 +291,10 @@ async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
     server.delays[1] = 0.3  # the next poll is in flight when the server goes away
     poll = asyncio.create_task(table.read())
     await asyncio.sleep(0.05)
-    started = time.monotonic()
     await server.stop()
     with pytest.raises(LinkDown, match=r"table T1: link 127\.0\.0\.1"):
         await poll
-    assert time.monotonic() - started < 0.5  # noticed at once, not after the 1 s timeout
+    assert link.stats.timeouts == 0  # noticed as the connection ended, not by the timeout
     assert not link.connected
     with pytest.raises(LinkDown):
         await table.read()
@@ -318,11 +318,10 @@ async def test_tcp_connect_refused_backs_off_exponentially(links: MakeLink) -> N
         LinkDown, match=r"link dead: cannot connect to .*next connection attempt in 0\.1 s"
     ):
         await link.connect()
-    # Inside the backoff nothing touches the wire: the answer is immediate.
-    started = time.monotonic()
+    # Inside the backoff nothing touches the wire: refused as down, with no connection attempt
+    # (one would answer "cannot connect").
     with pytest.raises(LinkDown, match=r"link dead is down .*next connection attempt in"):
         await link.read_holding(1, 0, 1)
-    assert time.monotonic() - started < 0.01
     await asyncio.sleep(0.11)
     with pytest.raises(LinkDown, match=r"next connection attempt in 0\.2 s"):
         await link.connect()
@@ -369,12 +368,12 @@ async def test_close_is_idempotent_final_and_ends_a_request_in_flight(
     link = links(fast_tcp(server.port, timeout_s=1.0))
     poll = asyncio.create_task(link.read_holding(1, 0, 34))
     await asyncio.sleep(0.05)
-    started = time.monotonic()
     await link.close()
     await link.close()
+    # Ended by the close, not answered by the server 0.3 s later nor timed out after 1 s.
     with pytest.raises(LinkDown, match="was closed during the read"):
         await poll
-    assert time.monotonic() - started < 0.1
+    assert link.stats.timeouts == 0
     with pytest.raises(LinkDown, match="is closed"):
         await link.read_holding(1, 0, 34)
     await asyncio.sleep(0.3)  # the server's delayed handler
@@ -455,22 +454,18 @@ async def test_serial_silent_unit_costs_only_its_own_timeout(
     timeout, retries = 0.1, 1
     link = links(fast_serial(line.port, timeout_s=timeout, retries=retries, backoff_s=0.02))
     silent = TableHandle(link, 9, REFERENCE, name="S9")
-    for _ in range(2):
-        started = time.monotonic()
+    for round_ in range(1, 3):
         assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 1
-        assert time.monotonic() - started < 0.25  # generous: the machine may be busy
         started = time.monotonic()
         with pytest.raises(ResponseTimeout, match=r"table S9: .*unit 9 did not answer"):
             await silent.read()
-        cost = time.monotonic() - started
-        # timeout x attempts, plus the quiet drain after each timeout and one backoff; far less
-        # than a second attempt round would cost (slack for a busy machine)
-        assert timeout * (retries + 1) <= cost < timeout * (retries + 1) + 0.3
-        started = time.monotonic()
+        assert time.monotonic() - started >= timeout * (retries + 1)  # every attempt waited
         assert (await TableHandle(link, 2, REFERENCE, name="S2").read()).credits == 2
-        assert time.monotonic() - started < 0.25
-    assert [frame.unit for frame in line.bus.requests()].count(9) == 4
-    assert link.stats.timeouts == 4 and link.stats.errors == 0
+        # The silent unit cost its own attempts and nothing else: the others were asked once.
+        units = [frame.unit for frame in line.bus.requests()]
+        assert (units.count(1), units.count(9), units.count(2)) == (round_, 2 * round_, round_)
+        assert link.stats.timeouts == 2 * round_
+    assert link.stats.errors == 0
 
 
 async def test_serial_pacer_keeps_the_gap_and_one_talker(
@@ -511,9 +506,12 @@ async def test_serial_unit_gap(serial_line: StartSerial, links: MakeLink) -> Non
     for answer, request in pairwise(unit_one[1:]):
         if answer.kind == "answer":
             assert request.started - answer.ended >= 0.08
-    # Unit 2 is not held to unit 1's gap.
-    first_two = next(frame for frame in line.bus.frames if frame.unit == 2)
-    assert first_two.started - unit_one[1].ended < 0.03
+    # Unit 2 is not held to unit 1's gap: asked well inside a long one.
+    link.set_unit_gap(1, 5.0)
+    await link.read_holding(2, 0, 2)
+    last_one = [frame for frame in line.bus.frames if frame.unit == 1][-1]
+    last_two = [frame for frame in line.bus.requests() if frame.unit == 2][-1]
+    assert last_two.started - last_one.ended < 5.0
 
 
 def test_serial_default_gap_is_three_and_a_half_characters() -> None:
