@@ -6,7 +6,8 @@ it happened (``at_us``, microseconds since the epoch, read by the caller). Every
 in order, and the hit and anomaly records to store, all in one transaction.
 
 The meter obeys, at every step, ``meter = seeds + contributions - awards + corrections``
-(``conservation_terms`` in each event lets a checker add it up from the history alone).
+(each event's ``kind`` names its term and its ``delta_units`` the amount, so a checker adds it
+up from the history alone).
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ from controller.rules.integrity import OUT_OF_PLAY
 from controller.rules.progression import check_rate_change, check_rate_of_progression
 from controller.rules.records import check_reduction_documented, check_reduction_explained
 from controller.rules.wagers import check_denomination
-
-NOT_REPORTED = 0xFFFF
 
 
 class EngineError(ValueError):
