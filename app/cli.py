@@ -36,8 +36,12 @@ from controller.money import (
     parse_rate_bp,
 )
 from controller.periods import PeriodError, parse_instant
-from controller.regulations import RuleViolation, check_rate_of_progression
 from controller.retention import run_retention
+from controller.rules import RuleViolation
+from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
+from controller.rules.progression import check_rate_of_progression
+from controller.rules.records import RETENTION_CLAUSE
+from controller.rules.wagers import check_denomination
 from controller.runtime import LinkRuntime
 from controller.service import FloorMismatch, FloorService
 from controller.settings import (
@@ -579,14 +583,15 @@ def retention() -> None:
     "--meter-years",
     type=int,
     default=None,
-    help="Meter history and its documents are kept this long (68 IAC 10-6-5(d); never less); "
+    help=f"Meter history and its documents are kept this long ({RETENTION_CLAUSE}; never less); "
     "default: the meter_retention_years setting.",
 )
 @click.option(
     "--integrity-years",
     type=int,
     default=None,
-    help="Records of devices removed from play, after their return (68 IAC 10-1-6.2(c)); "
+    help="Records of devices removed from play, after their return "
+    f"({INTEGRITY_RETENTION_CLAUSE}); "
     "default: the integrity_retention_years setting.",
 )
 def retention_run(
@@ -715,10 +720,10 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
         check_cents(f"table {table_id}: denomination", cents, low=1, high=MAX_DENOMINATION_CENTS)
     except MoneyError as exc:
         raise click.BadParameter(str(exc), param_hint="--table") from exc
-    if fixed is not None and cents != fixed:
-        raise click.BadParameter(
-            f"table {table_id}: the {game.label} bet is {format_cents(fixed)} (68 IAC 10-7-5(b))"
-        )
+    try:
+        check_denomination(game, cents)
+    except RuleViolation as exc:
+        raise click.BadParameter(f"table {table_id}: {exc}") from exc
     return TableSpec(
         config=TableConfig(
             table_id=table_id,

@@ -64,6 +64,7 @@ from sqlalchemy import func, select
 
 from app.live import LiveHub
 from controller.engine import EntryKind, Outcome
+from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.service import FloorService
 from controller.storage.models import HitRow
 from controller.storage.verify import verify_ledger
@@ -111,7 +112,7 @@ class _FloorState(Collector):
         )
         out_of_play = GaugeMetricFamily(
             "progressive_table_out_of_play",
-            "1 when the table is removed from play (68 IAC 10-1-6.2)",
+            f"1 when the table is removed from play ({INTEGRITY_CLAUSE})",
             labels=table_labels,
         )
         unrecorded = GaugeMetricFamily(

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.security import SecurityHeaders
 from controller.engine import EngineError
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 from controller.service import FloorService
 from controller.storage.store import NotFound, StoreError
 from controller.workers import Busy

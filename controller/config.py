@@ -24,7 +24,9 @@ from controller.money import (
     parse_cents,
     parse_rate_bp,
 )
-from controller.regulations import RuleViolation, check_rate_of_progression
+from controller.rules import RuleViolation
+from controller.rules.progression import check_rate_of_progression
+from controller.rules.wagers import check_denomination
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.modbus import SerialParams, TcpParams
 from link_adapters.profiles import Profile, ProfileError, load_profile
@@ -42,8 +44,8 @@ RETRIES = (0, 10)
 GAP_MS = (0, 10_000)
 POLL_INTERVAL_MS = (0, 60_000)  # 0: as fast as the line allows
 SEATS = (1, 7)
-# What one seat can wager in a round bounds how much a table can take between readings
-# (68 IAC 10-6-5(f)(1), anomalies): larger than any real side bet, small enough to mean it.
+# What one seat can wager in a round bounds how much a table can take between readings (house
+# policy, ``rules.house.most_credits``): larger than any real side bet, small enough to mean it.
 CREDITS_PER_SEAT = (1, 1_000)
 MIN_ROUND_MS = (1, 3_600_000)
 OFFLINE_AFTER_FAILURES = (1, 1_000)
@@ -440,10 +442,11 @@ def _read_table(
         if other != where:
             t.bad("unit", f"unit {unit} on bus {bus_name!r} is already {other}")
     denom = t.amount("denomination", "$1", low=1, high=MAX_DENOMINATION_CENTS)
-    fixed = game.fixed_wager_cents if game is not None else None
-    if game is not None and fixed is not None and denom is not None and denom != fixed:
-        # 68 IAC 10-7-5(b)-(c): the Let It Ride bonus bet is one dollar.
-        t.bad("denomination", f"the {game.label} bet is {format_cents(fixed)} (68 IAC 10-7-5(b))")
+    if game is not None and denom is not None:
+        try:
+            check_denomination(game, denom)
+        except RuleViolation as exc:
+            t.bad("denomination", str(exc))
     profile = None
     profile_name = t.get("profile", str, "reference-v1")
     if profile_name is not None:

@@ -17,11 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.duties import check_independent
 from controller.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
-from controller.regulations import (
-    TWO_PERSON_CLAUSE,
-    check_correction_approval,
-    check_correction_request,
-)
+from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
+from controller.rules.records import check_correction_request
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow
 from controller.storage.paperwork import CorrectionRequestRow

@@ -32,7 +32,7 @@ from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller import passwords
-from controller.regulations import RuleViolation
+from controller.rules.house import check_no_tie
 from controller.storage.models import AccountRequestRow, UserRow
 from controller.storage.store import write_audit
 from controller.users import (
@@ -421,14 +421,13 @@ async def check_independent(
                 .limit(1)
             )
         ).first()
-    if tie is not None:
-        other = filer if tie.username == approver else approver
-        raise RuleViolation(
-            clause,
-            f"{approver} cannot approve this {what} filed by {filer}: {other} took part in the "
-            f"{tie.kind} of {tie.username}'s account (account request {tie.request_id}); "
-            "someone independent of both approves",
-        )
+    check_no_tie(
+        clause=clause,
+        what=what,
+        approver=approver,
+        filer=filer,
+        tie=None if tie is None else (tie.username, tie.kind, tie.request_id),
+    )
 
 
 async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:

@@ -6,7 +6,8 @@ it happened (``at_us``, microseconds since the epoch, read by the caller). Every
 in order, and the hit and anomaly records to store, all in one transaction.
 
 The meter obeys, at every step, ``meter = seeds + contributions - awards + corrections``
-(``conservation_terms`` in each event lets a checker add it up from the history alone).
+(each event's ``kind`` names its term and its ``delta_units`` the amount, so a checker adds it
+up from the history alone).
 """
 
 from __future__ import annotations
@@ -28,14 +29,11 @@ from controller.money import (
     format_cents,
     percent_of_cents,
 )
-from controller.regulations import (
-    RuleViolation,
-    check_rate_change,
-    check_rate_of_progression,
-    check_reduction_explained,
-)
-
-NOT_REPORTED = 0xFFFF
+from controller.rules.house import most_credits
+from controller.rules.integrity import OUT_OF_PLAY
+from controller.rules.progression import check_rate_change, check_rate_of_progression
+from controller.rules.records import check_reduction_documented, check_reduction_explained
+from controller.rules.wagers import check_denomination
 
 
 class EngineError(ValueError):
@@ -412,6 +410,8 @@ def open_link(
 ) -> Outcome:
     """A new link: the meter is seeded with the reset amount."""
     check_rate_of_progression(rate_bp)
+    for t in tables:
+        check_denomination(game, t.denomination_cents)
     if reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
     if paytable.game is not game:
@@ -572,7 +572,8 @@ def _apply(b: _Builder, reading: TableReading) -> None:
 
 
 def _plausible_credits(ts: TableState, reading: TableReading) -> int:
-    """The most a table can have taken since its last reading (68 IAC 10-6-5(f)(1))."""
+    """The most a table can have taken since its last reading (house policy, see
+    ``rules.house.most_credits``)."""
     cfg = ts.config
     measured = reading.elapsed_us
     if measured is not None:
@@ -588,7 +589,9 @@ def _plausible_credits(ts: TableState, reading: TableReading) -> int:
             # (a wall clock that stepped back across a restart, another controller's host):
             # the rounds the table counted, forwards, bound it instead.
             rounds = dealt + 1
-    return cfg.seats * cfg.max_credits_per_seat_round * rounds
+    return most_credits(
+        seats=cfg.seats, max_credits_per_seat_round=cfg.max_credits_per_seat_round, rounds=rounds
+    )
 
 
 def _credit_delta(b: _Builder, ts: TableState, reading: TableReading) -> None:
@@ -875,7 +878,7 @@ def _settle(
 
 def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
     if ts.out_of_play:
-        return "the table is out of play (68 IAC 10-1-6.2)"
+        return OUT_OF_PLAY
     if not 1 <= c.seat <= ts.config.seats:
         return f"seat {c.seat} does not exist at a {ts.config.seats}-seat table"
     if c.cards is None:
@@ -1247,10 +1250,7 @@ def apply_correction(
     """A correcting entry: the only way other than a hit that a meter goes down."""
     if delta_units == 0:
         raise EngineError("a correction must change the meter")
-    if delta_units < 0 and not document_sha256:
-        raise RuleViolation(
-            "68 IAC 10-6-5(c)", "a reduction of the meter needs a supporting document"
-        )
+    check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
     b = _Builder(state)
     b.emit(
         EntryKind.CORRECTION,

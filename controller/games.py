@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.hands import HandCategory
 from controller.money import BP_PER_WHOLE, format_bp, format_cents
-from controller.regulations import LET_IT_RIDE_BONUS_BET_CENTS
+from controller.rules.wagers import LET_IT_RIDE_BONUS_BET_CENTS
 
 
 class PaytableError(ValueError):

@@ -20,7 +20,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller import engine as eng
 from controller.export import iso
 from controller.pdf import render_pdf
-from controller.regulations import INTEGRITY_CLAUSE, RuleViolation, check_return_to_play
+from controller.rules.integrity import (
+    ENFORCEMENT_NOTICE,
+    INTEGRITY_CLAUSE,
+    check_remedial_action,
+    check_removal,
+    check_return_to_play,
+    check_verification,
+)
 from controller.runtime import LinkRuntime
 from controller.storage.models import TableRow
 from controller.storage.paperwork import IntegrityRecordRow, RemedialActionRow
@@ -44,13 +51,13 @@ class DeviceRemoval:
     complaint_nature: str | None = None  # (b)(10)(B)
 
     def check(self, now_us: int) -> None:
-        for name in ("device_type", "commission_registration_number", "malfunction_reason"):
-            if not str(getattr(self, name)).strip():
-                raise RuleViolation(INTEGRITY_CLAUSE, f"the record needs {name.replace('_', ' ')}")
-        if self.questioned_at_us > now_us:
-            raise RuleViolation(
-                INTEGRITY_CLAUSE, "the integrity of a device cannot be questioned in the future"
-            )
+        check_removal(
+            device_type=self.device_type,
+            commission_registration_number=self.commission_registration_number,
+            malfunction_reason=self.malfunction_reason,
+            questioned_at_us=self.questioned_at_us,
+            now_us=now_us,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,35 +81,18 @@ class RemedialAction:
     outside_individuals: Sequence[str] = ()
 
     def check(self) -> None:
-        if not self.description.strip():
-            raise RuleViolation(INTEGRITY_CLAUSE, "a remedial action says what was done")
-        for e in self.employees:
-            if not (
-                e.printed_name.strip()
-                and e.signature.strip()
-                and e.occupational_license_number.strip()
-            ):
-                raise RuleViolation(
-                    "68 IAC 10-1-6.2(b)(7)",
-                    "each employee gives a printed name, signature and occupational license number",
-                )
-        company = (
-            self.outside_company_name,
-            self.outside_company_address,
-            self.outside_company_telephone,
+        check_remedial_action(
+            description=self.description,
+            employees=[
+                (e.printed_name, e.signature, e.occupational_license_number) for e in self.employees
+            ],
+            outside_company=(
+                self.outside_company_name,
+                self.outside_company_address,
+                self.outside_company_telephone,
+            ),
+            outside_individuals=self.outside_individuals,
         )
-        outside = any(c and c.strip() for c in company) or bool(self.outside_individuals)
-        if outside and not (
-            all(c and c.strip() for c in company)
-            and any(n.strip() for n in self.outside_individuals)
-        ):
-            raise RuleViolation(
-                "68 IAC 10-1-6.2(b)(8)",
-                "an outside company's name, address, telephone number and the individuals who "
-                "did the work are all recorded",
-            )
-        if not self.employees and not outside:
-            raise RuleViolation("68 IAC 10-1-6.2(b)(7)", "a remedial action names who took it")
 
 
 def notice_pdf(
@@ -131,16 +121,7 @@ def notice_pdf(
     return render_pdf(
         "Notice to the enforcement agent: live gaming device removed from play",
         [
-            (
-                "68 IAC 10-1-6.2",
-                [
-                    "The licensee notifies the enforcement agent in writing that the live gaming "
-                    "device below has been removed from play. It returns to play only after it "
-                    "has been repaired and verified to meet the requirements of the Act and "
-                    "68 IAC. Its progressive contributions and hits are refused while it is out "
-                    "of play.",
-                ],
-            ),
+            (INTEGRITY_CLAUSE, [ENFORCEMENT_NOTICE]),
             ("The device", rows),
         ],
     )
@@ -303,18 +284,14 @@ async def record_verification(
     row = await _open_record(runtime, table_id, record_id)
     if row.verified_at_us is not None:
         raise Conflict(f"integrity record {record_id} was already verified by {row.verified_by}")
-    if not verification.strip():
-        raise RuleViolation("68 IAC 10-1-6.2(b)(9)", "a verification states what was checked")
+    check_verification(verification=verification, remedial_actions=None)
     now = runtime.clock.now_us()
 
     async def write(conn: AsyncConnection) -> None:
         actions = await conn.scalar(
             select(func.count()).where(RemedialActionRow.record_id == record_id)
         )
-        if not actions:
-            raise RuleViolation(
-                "68 IAC 10-1-6.2(b)(9)", "a device is verified after a remedial action is taken"
-            )
+        check_verification(verification=verification, remedial_actions=actions or 0)
         result = await conn.execute(
             update(IntegrityRecordRow)
             .where(

@@ -135,7 +135,7 @@ def parse_rate_bp(text: str) -> int:
     """Parse a percentage such as ``82.5%``, ``82.5`` or ``61.37%`` into basis points.
 
     Only the form is checked here; whether a rate is allowed is a regulation, see
-    ``controller.regulations.check_rate_of_progression``.
+    ``controller.rules.progression.check_rate_of_progression``.
     """
     raw = text
     text = text.strip()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from controller.regulations import METER_RETENTION_YEARS
+from controller.rules.records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
 DAY_US = 86_400_000_000
 # 68 IAC 10-6-5(d), 10-8-5(d): meter records are kept five years. One period answers for all
@@ -74,7 +74,7 @@ def period(since: str | None, until: str | None, now_us: int) -> tuple[int, int]
         days = -(-(until_us - since_us) // DAY_US)
         raise PeriodError(
             f"the period is {days:,} days long; at most {MAX_SPAN_DAYS:,} days "
-            f"(the {METER_RETENTION_YEARS} years meter records are kept, 68 IAC 10-6-5(d), "
+            f"(the {METER_RETENTION_YEARS} years meter records are kept, {RETENTION_CLAUSE}, "
             "and a week) are answered at once: ask for a later 'since', or in parts",
             where="since",
         )

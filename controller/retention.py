@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller import engine as eng
 from controller.link_locks import only_one
-from controller.regulations import check_retention_not_shortened, check_retention_years
+from controller.rules.records import check_retention_not_shortened, check_retention_years
 from controller.runtime import LinkRuntime
 from controller.storage.models import (
     AnomalyRow,

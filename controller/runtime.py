@@ -41,7 +41,8 @@ from controller.clock import Clock, SystemClock
 from controller.engine import HitClaim, LinkState, Outcome, TableReading
 from controller.hands import HandCategory
 from controller.money import UNITS_PER_CENT
-from controller.regulations import RuleViolation, check_correction_approval, check_recovery
+from controller.rules.house import check_correction_approval, check_recovery
+from controller.rules.records import check_correction_reason
 from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
 from controller.storage.store import (
     Conflict,
@@ -542,8 +543,7 @@ class LinkRuntime:
 
         ``also`` writes what belongs with it (the approved request) in the same transaction.
         """
-        if not reason.strip():
-            raise RuleViolation("68 IAC 10-6-5(c)", "a correction needs a stated reason")
+        check_correction_reason(reason)
         check_correction_approval(requested_by=requested_by, approved_by=approved_by)
         correction_id = correction_id or uuid.uuid4().hex
         digest = hashlib.sha256(document).hexdigest() if document is not None else None

@@ -25,6 +25,7 @@ from controller.config import FloorConfig, LinkEntry
 from controller.link_locks import LinkLocks, floor_setup
 from controller.poller import Poller, TablePoll
 from controller.retention import RetentionJob, check_periods_in_force
+from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime import LinkRuntime
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
@@ -138,7 +139,7 @@ def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
     if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
         raise FloorMismatch(
             f"{where}: the file's rate or reset amount differs from the database's; a link's "
-            "rate changes only through an approved submission (68 IAC 10-1-1.1(d)-(e))"
+            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
         )
     configured = {t.config.table_id: t.config for t in link.tables}
     if set(configured) != set(state.tables):

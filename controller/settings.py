@@ -13,11 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from controller.regulations import (
-    INTEGRITY_RETENTION_YEARS,
-    METER_RETENTION_YEARS,
-    check_retention_years,
-)
+from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
+from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
 
 
 class Settings(BaseSettings):

@@ -21,27 +21,31 @@ from controller.duties import check_independent
 from controller.engine import ArmedChange
 from controller.games import Game
 from controller.governance import (
-    APPROVED_ONLY_CLAUSE,
-    DAY_US,
-    REVIEW_CLAUSE,
     PacketFacts,
-    Proposal,
-    SubmissionKind,
     SubmissionStatus,
     TableFacts,
     build_packet,
+    packet_json,
+    packet_pdf,
+)
+from controller.ledger import canonical_details
+from controller.rules.filing import (
+    DAY_US,
+    REVIEW_CLAUSE,
+    Proposal,
+    SubmissionKind,
     check_change,
+    check_live,
     check_new_link,
+    check_none_awaiting_review,
+    check_not_yet_approved,
+    check_nothing_armed,
     check_notice,
     check_paytable,
     check_rejection_reason,
     check_reviewer,
     notice_days,
-    packet_json,
-    packet_pdf,
 )
-from controller.ledger import canonical_details
-from controller.regulations import RuleViolation
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow, LinkRow, SubmissionRow, TableRow, table_of
 from controller.storage.store import Conflict, NotFound
@@ -72,14 +76,11 @@ class SubmissionDesk:
         state = self.runtime.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
-        if not self.runtime.is_live(link_id, self.runtime.clock.now_us()):
-            raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is not yet approved to play")
-        if state.armed is not None:
-            raise RuleViolation(
-                APPROVED_ONLY_CLAUSE,
-                f"link {link_id} waits to apply submission {state.armed.submission_id}; "
-                "file the next change once that one took effect",
-            )
+        check_live(link_id, live=self.runtime.is_live(link_id, self.runtime.clock.now_us()))
+        check_nothing_armed(
+            link_id,
+            armed_submission_id=None if state.armed is None else state.armed.submission_id,
+        )
         check_change(state, proposal)
         current = {
             "rate_bp": state.rate_bp,
@@ -109,8 +110,7 @@ class SubmissionDesk:
         state = self.runtime.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
-        if self.runtime.go_live_at.get(link_id) is not None:
-            raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is already approved")
+        check_not_yet_approved(link_id, approved=self.runtime.go_live_at.get(link_id) is not None)
         check_new_link(
             game=state.game,
             rate_bp=state.rate_bp,
@@ -155,15 +155,12 @@ class SubmissionDesk:
         )
         submission_id = f"sub-{uuid.uuid4().hex[:12]}"
         async with self.store.engine.connect() as conn:
-            if await conn.scalar(
+            awaiting = await conn.scalar(
                 select(SubmissionRow.submission_id).where(
                     SubmissionRow.link_id == link_id, SubmissionRow.status == "filed"
                 )
-            ):
-                raise RuleViolation(
-                    APPROVED_ONLY_CLAUSE,
-                    f"link {link_id} has a submission awaiting review; one at a time",
-                )
+            )
+            check_none_awaiting_review(link_id, awaiting=awaiting is not None)
             link_name = await conn.scalar(select(LinkRow.name).where(LinkRow.link_id == link_id))
             floor = await _floor_tables(conn)
         packet = build_packet(

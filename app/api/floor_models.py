@@ -17,6 +17,7 @@ from controller import periods
 from controller.engine import LinkState
 from controller.hands import HandCategory, InvalidCards, card_code, card_text
 from controller.money import MAX_AMOUNT_CENTS
+from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.service import FloorService, TableStateName, TableStatus
 from controller.verification import parse_stored_cards
 
@@ -53,7 +54,7 @@ class TableRead(BaseModel):
     state: TableStateName = Field(
         description="inoperable: its link failed its state check (see the link); "
         "offline: not answering; hit_pending: held for a technician after a hit; "
-        "unpolled: no reading applied yet; out_of_play: removed from play (68 IAC 10-1-6.2); "
+        f"unpolled: no reading applied yet; out_of_play: removed from play ({INTEGRITY_CLAUSE}); "
         "awaiting_approval: its link is not approved by the commission yet; standby: its link "
         "is driven by another controller (the one holding its lock), this one stands by; "
         "unrecorded: its reading could not be recorded (``unrecorded_reason`` says why): held "

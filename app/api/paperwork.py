@@ -20,6 +20,7 @@ from controller.export import CsvWriter, iso
 from controller.money import MAX_AMOUNT_CENTS, displayed_cents, format_cents
 from controller.pdf import render_pdf
 from controller.reconciliation import Reconciliation
+from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
@@ -168,7 +169,7 @@ async def _table_record(service: Any, table_id: str, record_id: str) -> Integrit
     "/tables/{table_id}/integrity-records",
     tags=["integrity"],
     status_code=status.HTTP_201_CREATED,
-    summary="Remove a table from play (68 IAC 10-1-6.2)",
+    summary=f"Remove a table from play ({INTEGRITY_CLAUSE})",
     description="Records (b)(1)-(5) and (10), files the written notice to the enforcement agent "
     "as a PDF, and stops the table's contributions and hits until it returns to play.",
     responses=errors(401, 403, 404, 409, 422),
@@ -222,7 +223,7 @@ async def get_record(
 @router.post(
     "/tables/{table_id}/integrity-records/{record_id}/remedial-actions",
     tags=["integrity"],
-    summary="Record a remedial action (68 IAC 10-1-6.2(b)(6)-(8))",
+    summary=f"Record a remedial action ({REMEDIAL_CLAUSE})",
     responses=errors(401, 403, 404, 409, 422),
 )
 async def add_remedial_action(
@@ -249,7 +250,7 @@ async def add_remedial_action(
 @router.post(
     "/tables/{table_id}/integrity-records/{record_id}/verification",
     tags=["integrity"],
-    summary="Verify the device meets the requirements (68 IAC 10-1-6.2(b)(9))",
+    summary=f"Verify the device meets the requirements ({VERIFICATION_CLAUSE})",
     responses=errors(401, 403, 404, 409, 422),
 )
 async def verify_device(

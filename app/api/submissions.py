@@ -13,8 +13,13 @@ from app.api.floor_models import ServiceDep, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
 from controller.games import Game
-from controller.governance import Proposal, SubmissionKind, check_paytable
 from controller.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
+from controller.rules.filing import (
+    AMENDMENT_NOTICE_CLAUSE,
+    Proposal,
+    SubmissionKind,
+    check_paytable,
+)
 from controller.service import FloorService
 from controller.storage.store import NotFound
 from controller.submissions import SubmissionDesk
@@ -66,7 +71,8 @@ class SubmissionCreate(BaseModel):
     notice_override: Note | None = Field(
         default=None,
         description="admin only: the executive director's written direction providing "
-        "otherwise (68 IAC 10-1-4(1)); lifts the notice period and is kept with the filing",
+        f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); lifts the notice period and is kept with the "
+        "filing",
     )
 
 

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller import duties, users
 from controller.duties import RequestKind, RequestStatus
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 from controller.storage.store import LedgerStore
 from controller.users import Role
 from tests.conftest import T0

@@ -32,7 +32,7 @@ from controller.engine import (
 from controller.games import Game, default_paytable
 from controller.hands import HandCategory, parse_cards
 from controller.ledger import canonical_details
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 
 H = HandCategory
 K = EntryKind
@@ -181,6 +181,17 @@ def test_open_link_refuses_bad_configuration():
         new_link(reset_cents=-1)
     with pytest.raises(EngineError, match="seats"):
         table(seats=8)
+
+
+def test_a_let_it_ride_bonus_table_bets_one_dollar():
+    lir = Game.LET_IT_RIDE_BONUS
+    assert new_link(table(denom=100), game=lir).tables["t1"].config.denomination_cents == 100
+    with pytest.raises(RuleViolation) as info:
+        new_link(table("t1", denom=100), table("t2", denom=500), game=lir)
+    assert info.value.clause == "68 IAC 10-7-5(b)"
+    assert "the Let It Ride bonus bet is $1.00" in str(info.value)
+    # The progressive games fix no wager: any denomination plays.
+    assert new_link(table(denom=500)).tables["t1"].config.denomination_cents == 500
 
 
 # --- readings ------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from controller.engine import (
 from controller.games import Game, make_paytable
 from controller.hands import HandCategory, evaluate, parse_cards
 from controller.ledger import GENESIS, ChainHead, ChainVerifier, seal
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 
 H = HandCategory
 K = EntryKind

@@ -8,7 +8,10 @@ import pytest
 
 from controller.engine import LinkState, TableConfig, open_link
 from controller.games import Game, PaytableLine, default_paytable, make_paytable
-from controller.governance import (
+from controller.hands import HandCategory
+from controller.money import MAX_AMOUNT_CENTS
+from controller.rules import RuleViolation
+from controller.rules.filing import (
     DAY_US,
     Proposal,
     SubmissionKind,
@@ -18,9 +21,6 @@ from controller.governance import (
     check_rejection_reason,
     check_reviewer,
 )
-from controller.hands import HandCategory
-from controller.money import MAX_AMOUNT_CENTS
-from controller.regulations import RuleViolation
 from controller.users import Role
 
 T0 = 1_767_225_600_000_000

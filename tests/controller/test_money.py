@@ -19,15 +19,14 @@ from controller.money import (
     parse_rate_bp,
     percent_of_cents,
 )
-from controller.regulations import (
+from controller.rules import RuleViolation
+from controller.rules.progression import (
     RATE_CLAUSE,
     RATE_LOCK_CLAUSE,
-    REDUCTION_CLAUSE,
-    RuleViolation,
     check_rate_change,
     check_rate_of_progression,
-    check_reduction_explained,
 )
+from controller.rules.records import REDUCTION_CLAUSE, check_reduction_explained
 
 # --- contributions -------------------------------------------------------------------------
 

@@ -18,15 +18,14 @@ from controller.engine import (
 from controller.games import Game, default_paytable
 from controller.hands import HandCategory, parse_cards
 from controller.money import contribution_units
-from controller.regulations import (
-    INTEGRITY_RETENTION_YEARS,
+from controller.rules import RuleViolation
+from controller.rules.house import check_correction_approval
+from controller.rules.integrity import INTEGRITY_RETENTION_YEARS, check_return_to_play
+from controller.rules.records import (
     METER_RETENTION_YEARS,
-    RuleViolation,
-    check_correction_approval,
     check_correction_request,
     check_retention_not_shortened,
     check_retention_years,
-    check_return_to_play,
 )
 
 SEC = 1_000_000

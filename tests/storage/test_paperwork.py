@@ -18,8 +18,8 @@ from controller.engine import EntryKind, TableReading
 from controller.games import Game
 from controller.integrity import DeviceRemoval, Employee, RemedialAction
 from controller.money import contribution_units
-from controller.regulations import RuleViolation
 from controller.retention import run_retention, years_before
+from controller.rules import RuleViolation
 from controller.runtime import LinkRuntime
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
 from controller.storage.paperwork import CorrectionRequestRow, IntegrityRecordRow

@@ -15,8 +15,8 @@ from controller.corrections import CorrectionCategory
 from controller.engine import TableReading
 from controller.games import Game
 from controller.link_locks import only_one
-from controller.regulations import RuleViolation
 from controller.retention import RetentionBusy, run_retention, years_before
+from controller.rules import RuleViolation
 from controller.runtime import LinkRuntime
 from controller.service import FloorService
 from controller.settings import Settings

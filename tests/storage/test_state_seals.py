@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, func, insert, select, text, update
 
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 from controller.runtime import LinkRuntime
 from controller.state_seal import SEALED_SINCE
 from controller.storage.models import (

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from controller.clock import FixedClock
 from controller.engine import EntryKind
 from controller.games import Game, make_paytable
-from controller.governance import DAY_US, Proposal, SubmissionKind
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
+from controller.rules.filing import DAY_US, Proposal, SubmissionKind
 from controller.runtime import LinkRuntime
 from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore, StoreError

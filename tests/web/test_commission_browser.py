@@ -8,8 +8,8 @@ from playwright.async_api import expect
 
 from app.security import Role
 from controller.games import Game
-from controller.governance import Proposal, SubmissionKind
 from controller.hands import HandCategory
+from controller.rules.filing import Proposal, SubmissionKind
 from controller.submissions import SubmissionDesk
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in

@@ -1,0 +1,233 @@
+"""Submissions to the commission (68 IAC 10-1-1.1(e), 10-1-3, 10-1-4): what a change to a
+link must carry, the notice it gives, who reviews it, and that nothing is used unapproved."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.engine import LinkState
+from controller.games import Game, Paytable, PaytableError, make_paytable
+from controller.money import MoneyError, check_cents, format_bp
+from controller.rules.progression import check_rate_change, check_rate_of_progression
+from controller.rules.violation import RuleViolation
+from controller.users import Role
+
+DAY_US = 86_400_000_000
+
+# 68 IAC 10-1-1.1(e)(1)-(4): game types, locations, rate and reset amount of every game, filed
+# when a progressive device is introduced or its rate of progression changes.
+SUBMISSION_CLAUSE = "68 IAC 10-1-1.1(e)"
+# 68 IAC 10-1-3(c)(1): rules of a new game are submitted at least 60 days before play.
+NEW_GAME_NOTICE_CLAUSE = "68 IAC 10-1-3(c)(1)"
+NEW_GAME_NOTICE_DAYS = 60
+# 68 IAC 10-1-4(1): an amendment at least 30 days before it is used, "unless otherwise
+# provided by the executive director".
+AMENDMENT_NOTICE_CLAUSE = "68 IAC 10-1-4(1)"
+AMENDMENT_NOTICE_DAYS = 30
+# 68 IAC 10-1-3(c)(2) and 10-1-4(2): the commission (the executive director's agents) approves
+# or disapproves, in writing; nobody else.
+REVIEW_CLAUSE = "68 IAC 10-1-3(c)(2), 10-1-4(2)"
+REVIEWER_ROLES = frozenset({Role.COMMISSION_AGENT})
+# 68 IAC 10-1-3(c)(4) and 10-1-4(3): nothing is used before it is approved.
+APPROVED_ONLY_CLAUSE = "68 IAC 10-1-3(c)(4), 10-1-4(3)"
+# 68 IAC 10-1-1.1(d): a change of rate takes effect only after a patron wins the jackpot, so
+# an approved change waits for the link's first jackpot reset on or after its effective date.
+TAKES_EFFECT_CLAUSE = "68 IAC 10-1-1.1(d)"
+# The rules-of-the-game sections whose table facts the packet carries, by game.
+RULES_OF_GAME_CLAUSE = {
+    Game.CARIBBEAN_STUD: "68 IAC 10-6-2(b)(2)-(4)",
+    Game.LET_IT_RIDE_BONUS: "68 IAC 10-7-2(b)(2)-(4)",
+    Game.CARIBBEAN_DRAW: "68 IAC 10-8-2(b)(2)-(4)",
+}
+
+
+class SubmissionKind(enum.StrEnum):
+    NEW_LINK = "new_link"
+    RATE_CHANGE = "rate_change"
+    RESET_CHANGE = "reset_change"
+    PAYTABLE_CHANGE = "paytable_change"
+
+    @property
+    def label(self) -> str:
+        return {
+            SubmissionKind.NEW_LINK: "new progressive link",
+            SubmissionKind.RATE_CHANGE: "change of the rate of progression",
+            SubmissionKind.RESET_CHANGE: "change of the reset amount",
+            SubmissionKind.PAYTABLE_CHANGE: "change of the paytable",
+        }[self]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proposal:
+    """What a submission asks for; only the field of its kind is set (all three for a new link)."""
+
+    kind: SubmissionKind
+    rate_bp: int | None = None
+    reset_cents: int | None = None
+    paytable: Paytable | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": str(self.kind)}
+        if self.rate_bp is not None:
+            out["rate_bp"] = self.rate_bp
+        if self.reset_cents is not None:
+            out["reset_cents"] = self.reset_cents
+        if self.paytable is not None:
+            out["paytable"] = self.paytable.to_dicts()
+        return out
+
+
+def check_reset_amount(reset_cents: int) -> int:
+    """A reset amount is whole cents within the bound of every amount (``controller.money``)."""
+    try:
+        return check_cents("reset amount", reset_cents)
+    except MoneyError as exc:
+        raise RuleViolation(SUBMISSION_CLAUSE, str(exc)) from None
+
+
+def check_paytable(game: Game, lines: Sequence[Mapping[str, Any]] | Paytable) -> Paytable:
+    """A paytable the game allows (``games.make_paytable``), its fixed amounts within the bound
+    of every amount (``controller.money``)."""
+    try:
+        paytable = lines if isinstance(lines, Paytable) else make_paytable(game, lines)
+        for line in paytable.lines:
+            if line.fixed_cents is not None:
+                check_cents(f"the {line.hand.label} line's fixed amount", line.fixed_cents, low=1)
+    except (PaytableError, MoneyError) as exc:
+        raise RuleViolation(SUBMISSION_CLAUSE, str(exc)) from exc
+    if paytable.game is not game:
+        raise RuleViolation(
+            SUBMISSION_CLAUSE,
+            f"the paytable is for {paytable.game.label}, the link plays {game.label}",
+        )
+    return paytable
+
+
+def check_change(state: LinkState, proposal: Proposal) -> Proposal:
+    """A change to a link that plays: each proposal checked against the rule it touches."""
+    if proposal.kind is SubmissionKind.RATE_CHANGE:
+        if proposal.rate_bp is None:
+            raise RuleViolation(SUBMISSION_CLAUSE, "a rate change names the new rate (rate_bp)")
+        if proposal.rate_bp == state.rate_bp:
+            raise RuleViolation(
+                SUBMISSION_CLAUSE, f"the link already plays at {format_bp(state.rate_bp)}"
+            )
+        check_rate_change(
+            current_bp=state.rate_bp,
+            proposed_bp=proposal.rate_bp,
+            jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
+        )
+    elif proposal.kind is SubmissionKind.RESET_CHANGE:
+        if proposal.reset_cents is None:
+            raise RuleViolation(
+                SUBMISSION_CLAUSE, "a reset change names the new reset amount (reset_cents)"
+            )
+        check_reset_amount(proposal.reset_cents)
+    elif proposal.kind is SubmissionKind.PAYTABLE_CHANGE:
+        if proposal.paytable is None:
+            raise RuleViolation(SUBMISSION_CLAUSE, "a paytable change gives the new paytable")
+        check_paytable(state.game, proposal.paytable)
+    else:
+        raise RuleViolation(SUBMISSION_CLAUSE, "a new link is proposed with its tables")
+    if proposal.kind is not SubmissionKind.PAYTABLE_CHANGE and not state.paytable.has_jackpot:
+        # Nothing resets this link, so a change waiting for a reset would never take effect.
+        raise RuleViolation(
+            TAKES_EFFECT_CLAUSE,
+            "this link's paytable has no jackpot line, so no reset would ever apply the change",
+        )
+    return proposal
+
+
+def check_new_link(*, game: Game, rate_bp: int, reset_cents: int, paytable: Paytable) -> None:
+    check_rate_of_progression(rate_bp)
+    check_reset_amount(reset_cents)
+    check_paytable(game, paytable)
+
+
+def notice_days(kind: SubmissionKind) -> tuple[int, str]:
+    """The notice a kind of submission needs, and the clause that asks for it."""
+    if kind is SubmissionKind.NEW_LINK:
+        return NEW_GAME_NOTICE_DAYS, NEW_GAME_NOTICE_CLAUSE
+    return AMENDMENT_NOTICE_DAYS, AMENDMENT_NOTICE_CLAUSE
+
+
+def check_notice(
+    *,
+    kind: SubmissionKind,
+    filed_at_us: int,
+    effective_at_us: int,
+    override: str | None,
+) -> int:
+    """Refuse an effective date sooner than the notice period allows; return the days needed.
+
+    ``override`` is the executive director's written direction providing otherwise (its
+    reference and reason); with it the date is not checked, and the direction is kept with
+    the submission and printed in its packet.
+    """
+    days, clause = notice_days(kind)
+    if effective_at_us < filed_at_us and not override:
+        raise RuleViolation(clause, "the effective date is in the past")
+    if override is not None and not override.strip():
+        raise RuleViolation(clause, "an override names the executive director's direction")
+    if not override and effective_at_us - filed_at_us < days * DAY_US:
+        earliest = date_text(filed_at_us + days * DAY_US)
+        raise RuleViolation(
+            clause,
+            f"a {kind.label} is submitted at least {days} days before it is used; "
+            f"the earliest effective date for one filed now is {earliest}",
+        )
+    return days
+
+
+def check_reviewer(*, role: Role, reviewer: str, filed_by: str) -> None:
+    """Only a commission agent reviews, and never one who filed the submission."""
+    if role not in REVIEWER_ROLES:
+        raise RuleViolation(REVIEW_CLAUSE, "only a commission agent approves or rejects")
+    if reviewer == filed_by:
+        raise RuleViolation(REVIEW_CLAUSE, "a submission is not reviewed by the one who filed it")
+
+
+def check_rejection_reason(reason: str) -> str:
+    if not reason.strip():
+        raise RuleViolation(REVIEW_CLAUSE, "a rejection states its reason")
+    return reason.strip()
+
+
+def date_text(at_us: int) -> str:
+    """A time as the packet and the notice refusals print it."""
+    return datetime.fromtimestamp(at_us // 1_000_000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def check_live(link_id: str, *, live: bool) -> None:
+    """68 IAC 10-1-3(c)(4): a link not yet approved to play has nothing to amend."""
+    if not live:
+        raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is not yet approved to play")
+
+
+def check_nothing_armed(link_id: str, *, armed_submission_id: str | None) -> None:
+    """One approved change waits for its reset at a time: the next is filed after it applies."""
+    if armed_submission_id is not None:
+        raise RuleViolation(
+            APPROVED_ONLY_CLAUSE,
+            f"link {link_id} waits to apply submission {armed_submission_id}; "
+            "file the next change once that one took effect",
+        )
+
+
+def check_not_yet_approved(link_id: str, *, approved: bool) -> None:
+    """A link already approved to play is not filed as new again."""
+    if approved:
+        raise RuleViolation(APPROVED_ONLY_CLAUSE, f"link {link_id} is already approved")
+
+
+def check_none_awaiting_review(link_id: str, *, awaiting: bool) -> None:
+    """One submission of a link awaits review at a time."""
+    if awaiting:
+        raise RuleViolation(
+            APPROVED_ONLY_CLAUSE,
+            f"link {link_id} has a submission awaiting review; one at a time",
+        )

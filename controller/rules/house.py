@@ -1,0 +1,76 @@
+"""House policies: rules the controller keeps that no clause of 68 IAC 10 asks for.
+
+Each is the controller's own safeguard and is cited as house policy, never as a regulation, so
+a refusal does not claim more than the regulations say.
+"""
+
+from __future__ import annotations
+
+from controller.rules.violation import RuleViolation
+
+# House policy: a correction is requested by one person and approved by a second, different
+# one. 68 IAC 10-6-5(c) and 10-8-5(c) ask only for supporting documents that explain a
+# reduction (``records.check_reduction_documented``); the second person is our own control,
+# so that no one alone can move the money on a meter.
+TWO_PERSON_CLAUSE = "house policy: two-person correction"
+
+# Adopted from NY 5321.18 and NJ 13:69E-1.39B (not Indiana rules): a controller whose
+# configuration is lost or incorrect is inoperable until recovered to its prior state.
+RECOVERY_CLAUSE = "NY 5321.18, NJ 13:69E-1.39B"
+
+
+def most_credits(*, seats: int, max_credits_per_seat_round: int, rounds: int) -> int:
+    """The most credits a table can take in ``rounds`` rounds: every seat wagering the most a
+    seat can in every round.
+
+    House policy: a reading that credits more than this since the last one is held for a
+    supervisor instead of credited. 68 IAC 10-6-5(f)(1) and 10-8-5(f)(1) ask the controller
+    only to monitor each table for credits wagered; the bound is our own guard against a
+    counter that jumps.
+    """
+    return seats * max_credits_per_seat_round * rounds
+
+
+def check_correction_approval(*, requested_by: str, approved_by: str | None) -> str:
+    """A correction is applied only with a second person's approval (``TWO_PERSON_CLAUSE``)."""
+    if not approved_by or not approved_by.strip():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE, "a correction of the meter needs a second person to approve it"
+        )
+    if approved_by.strip().casefold() == requested_by.strip().casefold():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE,
+            f"{approved_by} requested this correction and cannot also approve it; "
+            "a second, different person approves",
+        )
+    return approved_by
+
+
+def check_recovery(*, reason: str, by: str, approved_by: str) -> None:
+    """An inoperable link comes back by two people, with the reason stated."""
+    if not reason.strip():
+        raise RuleViolation(RECOVERY_CLAUSE, "a recovery states its reason")
+    if not by.strip() or not approved_by.strip():
+        raise RuleViolation(RECOVERY_CLAUSE, "a recovery names who asks and who approves")
+    if by.strip().casefold() == approved_by.strip().casefold():
+        raise RuleViolation(
+            TWO_PERSON_CLAUSE,
+            f"{by} asked for this recovery and cannot also approve it; a second person approves",
+        )
+
+
+def check_no_tie(
+    *, clause: str, what: str, approver: str, filer: str, tie: tuple[str, str, str] | None
+) -> None:
+    """Refuse an approver tied to the filer: ``tie`` is (username, kind, request id) of a
+    confirmed account request either of them asked for or confirmed for the other."""
+    if tie is None:
+        return
+    username, kind, request_id = tie
+    other = filer if username == approver else approver
+    raise RuleViolation(
+        clause,
+        f"{approver} cannot approve this {what} filed by {filer}: {other} took part "
+        f"in the {kind} of {username}'s account (account request {request_id}); "
+        "someone independent of both approves",
+    )

@@ -1,0 +1,369 @@
+"""Every subsection of the regulations the controller is built from has its place in the map:
+the rule that enforces it and the test that checks it, or why it is not the controller's.
+
+The subsections are read from ``rulebook_sections.txt``, the text of 68 IAC 10-1-1.1, 10-1-3,
+10-1-4, 10-1-6.2, 10-6-5, 10-7-5 and 10-8-5 as published. And the rulebook
+(``controller.rules``) is the only code that cites a clause in a value or raises a refusal.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTIONS = Path(__file__).with_name("rulebook_sections.txt")
+
+
+@dataclass(frozen=True)
+class Enforced:
+    rules: tuple[str, ...]  # "module:qualified.name"
+    tests: tuple[str, ...]  # "tests/path.py::test_name"
+
+
+@dataclass(frozen=True)
+class NotOurs:
+    reason: str
+
+
+MONEY = "tests/controller/test_money.py"
+ENGINE = "tests/controller/test_engine.py"
+GOVERNANCE = "tests/controller/test_governance.py"
+PAPERWORK = "tests/controller/test_paperwork_rules.py"
+STORE_PAPERWORK = "tests/storage/test_paperwork.py"
+SUBMISSIONS = "tests/storage/test_submissions.py"
+
+# 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
+_PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
+    "(a)": NotOurs("which tables a licensee may link is the licensee's choice, not a rule"),
+    "(b)": Enforced(
+        ("controller.ledger:seal", "controller.storage.verify:verify_ledger"),
+        ("tests/controller/test_ledger_chain.py::test_sealed_chain_verifies_whole",),
+    ),
+    "(c)": Enforced(
+        (
+            "controller.rules.records:check_reduction_explained",
+            "controller.rules.records:check_reduction_documented",
+            "controller.rules.records:check_correction_request",
+        ),
+        (
+            f"{MONEY}::test_reduction_without_reason_refused",
+            f"{PAPERWORK}::test_a_reduction_request_needs_a_reason_and_a_document",
+            f"{ENGINE}::test_correction_with_a_document",
+        ),
+    ),
+    "(d)": Enforced(
+        (
+            "controller.rules.records:check_retention_years",
+            "controller.rules.records:check_retention_not_shortened",
+        ),
+        (
+            f"{PAPERWORK}::test_retention_periods_can_only_lengthen",
+            f"{STORE_PAPERWORK}::test_retention_purges_the_old_keeps_the_young_and_verify_stays_whole",
+        ),
+    ),
+    "(e)": Enforced(
+        ("controller.engine:display_frame",),
+        (f"{ENGINE}::test_display_is_live_without_a_win",),
+    ),
+    "(f)": Enforced(
+        ("controller.money:contribution_units",),
+        (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
+    ),
+    "(g)": Enforced(
+        ("controller.engine:display_frame",),
+        (f"{ENGINE}::test_display_after_a_meter_paid_hit",),
+    ),
+    "(h)": Enforced(
+        ("controller.engine:display_frame",),
+        (f"{ENGINE}::test_display_is_live_without_a_win",),
+    ),
+    "(i)": Enforced(
+        ("controller.engine:display_frame", "controller.engine:apply_reading"),
+        (
+            f"{ENGINE}::test_royal_flush_pays_displayed_whole_cents_and_resets",
+            f"{ENGINE}::test_display_reset_phase_shows_the_current_meter",
+        ),
+    ),
+    "(j)": NotOurs("the patents describe the game's equipment; the controller follows (f)"),
+}
+
+RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
+    "10-1-1.1": {
+        "(a)": NotOurs("says to whom the section applies"),
+        "(b)": Enforced(
+            ("controller.money:contribution_units",),
+            (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
+        ),
+        "(c)": Enforced(
+            ("controller.rules.progression:check_rate_of_progression",),
+            (
+                f"{MONEY}::test_rate_outside_sixty_to_hundred_refused",
+                f"{MONEY}::test_rate_inside_range_accepted",
+            ),
+        ),
+        "(d)": Enforced(
+            ("controller.rules.progression:check_rate_change",),
+            (
+                f"{MONEY}::test_rate_change_locked_until_a_jackpot",
+                f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",
+            ),
+        ),
+        "(e)": Enforced(
+            ("controller.rules.filing:check_change", "controller.governance:build_packet"),
+            (f"{GOVERNANCE}::test_a_rate_change_before_any_jackpot_is_refused",),
+        ),
+    },
+    "10-1-3": {
+        "(a)": NotOurs("says that rules of the game are submitted; (c) says how"),
+        "(b)": NotOurs("the content of the rules of the game is the licensee's to write"),
+        "(c)": Enforced(
+            (
+                "controller.rules.filing:check_notice",
+                "controller.rules.filing:check_reviewer",
+                "controller.rules.filing:check_live",
+                "controller.rules.filing:check_not_yet_approved",
+            ),
+            (
+                f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
+                f"{GOVERNANCE}::test_only_a_commission_agent_reviews",
+                f"{SUBMISSIONS}::test_a_new_link_does_not_play_until_approved",
+            ),
+        ),
+        "(d)": NotOurs("the executive director's direction is filed as an amendment (10-1-4)"),
+    },
+    "10-1-4": {
+        "(1)": Enforced(
+            ("controller.rules.filing:check_notice",),
+            (
+                f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
+                f"{GOVERNANCE}::test_the_executive_directors_override_lifts_the_notice_period",
+            ),
+        ),
+        "(2)": Enforced(
+            (
+                "controller.rules.filing:check_reviewer",
+                "controller.rules.filing:check_rejection_reason",
+            ),
+            (
+                f"{GOVERNANCE}::test_only_a_commission_agent_reviews",
+                f"{GOVERNANCE}::test_nobody_reviews_their_own_submission_and_a_rejection_has_a_reason",
+            ),
+        ),
+        "(3)": Enforced(
+            ("controller.rules.filing:check_nothing_armed", "controller.rules.filing:check_live"),
+            (f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",),
+        ),
+    },
+    "10-1-6.2": {
+        "(a)": Enforced(
+            ("controller.rules.integrity:check_return_to_play",),
+            (
+                f"{PAPERWORK}::test_a_table_out_of_play_credits_nothing_and_credits_again_after_return",
+                f"{PAPERWORK}::test_return_to_play_needs_remedial_action_and_verification",
+            ),
+        ),
+        "(b)": Enforced(
+            (
+                "controller.rules.integrity:check_removal",
+                "controller.rules.integrity:check_remedial_action",
+                "controller.rules.integrity:check_verification",
+            ),
+            (
+                f"{STORE_PAPERWORK}::test_an_out_of_play_table_credits_nothing_until_returned",
+                f"{STORE_PAPERWORK}::test_an_outside_company_is_recorded_whole",
+            ),
+        ),
+        "(c)": Enforced(
+            ("controller.rules.records:check_retention_years",),
+            (f"{PAPERWORK}::test_retention_periods_can_only_lengthen",),
+        ),
+    },
+    "10-6-5": _PROGRESSIVE_FEATURE,
+    "10-7-5": {
+        "(a)": NotOurs("whether a table offers the bonus feature is the licensee's choice"),
+        "(b)": Enforced(
+            ("controller.rules.wagers:check_denomination",),
+            (
+                f"{ENGINE}::test_a_let_it_ride_bonus_table_bets_one_dollar",
+                "tests/controller/test_config.py::test_mistakes_are_refused_naming_the_place",
+            ),
+        ),
+        "(c)": NotOurs(
+            "the sensor light and lockout switch are the table controller's; the one dollar bet "
+            "is (b)'s check"
+        ),
+        "(d)": Enforced(
+            ("controller.games:Game.lowest_paying_hand",),
+            ("tests/controller/test_games.py::test_let_it_ride_bonus_cannot_pay_one_pair",),
+        ),
+        "(e)": Enforced(
+            ("controller.games:default_paytable",),
+            ("tests/controller/test_games.py::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",),
+        ),
+    },
+    "10-8-5": _PROGRESSIVE_FEATURE,
+}
+
+# House policies: no subsection asks for them; each is cited as house policy, never as one.
+HOUSE: dict[str, Enforced] = {
+    "two-person correction": Enforced(
+        ("controller.rules.house:check_correction_approval",),
+        (
+            f"{PAPERWORK}::test_a_correction_needs_a_second_different_person",
+            f"{STORE_PAPERWORK}::test_a_correction_takes_two_people_and_a_document",
+        ),
+    ),
+    "plausible credits": Enforced(
+        ("controller.rules.house:most_credits",),
+        (
+            "tests/controller/test_engine_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
+        ),
+    ),
+}
+
+
+def subsections_in_text() -> dict[str, list[str]]:
+    """Each section's subsections as the published text numbers them: lettered, or numbered
+    where a section has no letters (10-1-4)."""
+    text = SECTIONS.read_text()
+    heads = list(re.finditer(r"^68 IAC (\S+) [A-Z]", text, re.M))
+    found: dict[str, list[str]] = {}
+    for i, head in enumerate(heads):
+        body = text[head.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        letters = re.findall(r"^(?:Sec\. [\d.]+\. )?\(([a-z])\) ", body, re.M)
+        numbers = re.findall(r"^(?:- )?\((\d+)\) ", body, re.M)
+        found[head.group(1)] = [f"({x})" for x in letters] or [f"({x})" for x in numbers]
+    return found
+
+
+def resolve(target: str) -> object:
+    module, _, name = target.partition(":")
+    found: object = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def test_the_text_has_every_section_and_its_subsections() -> None:
+    found = subsections_in_text()
+    assert set(found) == set(RULEBOOK)
+    assert found["10-1-1.1"] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
+    assert found["10-1-4"] == ["(1)", "(2)", "(3)"]
+    assert found["10-6-5"][-1] == "(j)" and found["10-7-5"][-1] == "(e)"
+
+
+@pytest.mark.parametrize("section", sorted(RULEBOOK))
+def test_every_subsection_is_mapped(section: str) -> None:
+    assert list(RULEBOOK[section]) == subsections_in_text()[section]
+
+
+def entries() -> list[tuple[str, Enforced]]:
+    out = [
+        (f"68 IAC {section}{sub}", entry)
+        for section, subs in RULEBOOK.items()
+        for sub, entry in subs.items()
+        if isinstance(entry, Enforced)
+    ]
+    return out + [(f"house policy: {name}", entry) for name, entry in HOUSE.items()]
+
+
+@pytest.mark.parametrize(("clause", "entry"), entries(), ids=[c for c, _ in entries()])
+def test_each_mapped_rule_and_test_exists(clause: str, entry: Enforced) -> None:
+    assert entry.rules and entry.tests, clause
+    for rule in entry.rules:
+        assert callable(resolve(rule)) or isinstance(resolve(rule), property), rule
+    for test in entry.tests:
+        path, _, name = test.partition("::")
+        module = path.removesuffix(".py").replace("/", ".")
+        assert callable(getattr(importlib.import_module(module), name, None)), test
+
+
+def test_a_not_ours_entry_gives_its_reason() -> None:
+    for section, subs in RULEBOOK.items():
+        for sub, entry in subs.items():
+            if isinstance(entry, NotOurs):
+                assert len(entry.reason.split()) >= 4, f"{section}{sub}"
+
+
+def test_house_policies_say_so() -> None:
+    from controller.rules import house
+
+    assert house.TWO_PERSON_CLAUSE.startswith("house policy")
+    doc = house.most_credits.__doc__ or ""
+    assert "House policy" in doc and "10-6-5(f)(1)" in doc
+
+
+# --------------------------------------------------------------------------------------------
+# Only the rulebook cites a clause in a value or raises a refusal
+
+# A clause as a value: "68 IAC ...", a section with a subsection ("10-1-1.1(", "10-7-5 ("), or
+# the other jurisdictions' sections the rulebook adopts. Comments and docstrings may cite a
+# clause (they say where a rule comes from); every other string literal, f-strings' text
+# included, may not: a clause in a value is a rule restated.
+CLAUSE = re.compile(r"68 IAC|\b10-\d{1,2}-\d+(?:\.\d+)?\s*\(|NY 5321|NJ 13:69E")
+SOURCE_ROOTS = ("app", "controller", "link_adapters", "bench")
+RULEBOOK_DIR = ROOT / "controller" / "rules"
+
+
+def sources() -> list[Path]:
+    return [
+        p
+        for root in SOURCE_ROOTS
+        for p in sorted((ROOT / root).rglob("*.py"))
+        if RULEBOOK_DIR not in p.parents
+    ]
+
+
+def docstring_nodes(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def offences(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docs = docstring_nodes(tree)
+    where = path.relative_to(ROOT) if ROOT in path.parents else path
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docs
+            and CLAUSE.search(node.value)
+        ):
+            found.append(f"{where}:{node.lineno}: clause in a string: {node.value[:60]!r}")
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name == "RuleViolation":
+                found.append(f"{where}:{node.lineno}: RuleViolation made outside the rulebook")
+    return found
+
+
+def test_only_the_rulebook_cites_a_clause_or_refuses() -> None:
+    assert len(sources()) > 50
+    found = [o for p in sources() for o in offences(p)]
+    assert found == []
+
+
+def test_the_check_catches_what_it_looks_for(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        '"""Docstrings may cite 68 IAC 10-1-1.1(c)."""\n'
+        "# comments too: 68 IAC 10-6-5(c)\n"
+        'CLAUSE = "68 IAC 10-7-5(b)"\n'
+        "def f(x):\n"
+        '    raise RuleViolation(x, f"limit ({x}, 10-1-1.1(c))")\n'
+    )
+    found = sorted(o.split(": ", 1)[1][:20] for o in offences(probe))
+    assert found == ["RuleViolation made o", "clause in a string: ", "clause in a string: "]
