@@ -170,7 +170,7 @@ async def main() -> int:
         f"sign-in through the web on 127.0.0.1, {HASHING_SLOTS} hashing slot(s), at most "
         f"{waiting} waiting; the person's sign-in, {args.samples} samples each"
     )
-    print(f"{'measured':<62}{'median':>11}{'p95':>11}")
+    print(f"{'measured':<62}{'median':>11}{'p95':>11}{'ratio':>9}")
     judged = (
         ("alone, at their terminal (baseline)", alone, False),
         ("one address, 200 at once, 1 kB: at their terminal", one["terminal"], True),
@@ -180,7 +180,9 @@ async def main() -> int:
         (f"from everywhere, {FLOOD} in flight: at a new place", everywhere["new"], False),
     )
     for label, samples, _ in judged:
-        print(f"{label:<62}{ms(median(samples))}{ms(p95(samples))}")
+        # The ratio: this p95 against the baseline's, measured in the same run.
+        ratio = p95(samples) / p95(alone)
+        print(f"{label:<62}{ms(median(samples))}{ms(p95(samples))}{ratio:>8.2f}x")
     ok = True
     for label, samples, judge in judged:
         if judge:
