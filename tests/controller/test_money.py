@@ -1,4 +1,4 @@
-"""Tests for controller.money and controller.regulations: exact integers, strict parsers."""
+"""Tests for controller.money and the rulebook (controller.rules): exact integers, strict parsers."""
 
 from __future__ import annotations
 

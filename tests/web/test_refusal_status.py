@@ -9,7 +9,7 @@ import pytest
 
 from app.web import create_app
 from controller.engine import EngineError
-from controller.regulations import RuleViolation
+from controller.rules import RuleViolation
 from controller.service import FloorService
 from controller.storage.store import Conflict, NotFound, StaleState, StoreError
 from tests.web.floor import settings_in
