@@ -20,8 +20,6 @@ router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 
 EVERYONE = tuple(Role)
 ServiceDep = Annotated[FloorService, Depends(get_service)]
-# No user has a longer name; refused unheard, like a password longer than any allowed.
-MAX_USERNAME = 100
 WRONG = "wrong username or password, or the account is disabled"
 # Tells a page to ask for a new password, rather than reading the message's words.
 PASSWORD_REQUIRED_HEADER = "X-Password-Required"
@@ -110,10 +108,8 @@ def _invalid(where: str, problem: str) -> HTTPException:
     )
 
 
-def _bounded(username: str, **secrets: str) -> None:
-    """Refuse, before any hashing, what no account can match."""
-    if len(username) > MAX_USERNAME:
-        raise _invalid("body.username", f"a username has at most {MAX_USERNAME} characters")
+def _bounded(**secrets: str) -> None:
+    """Refuse, before any hashing, a password longer than any account can have."""
     for field, value in secrets.items():
         if len(value) > users.MAX_PASSWORD:
             raise _invalid(
@@ -195,7 +191,6 @@ async def sign_in(
     form: Annotated[SignInForm, Depends()],
     service: ServiceDep,
 ) -> TokenRead:
-    _bounded(form.username, password=form.password)
     auth = authority(service)
     user = await _checked(
         auth,
@@ -227,7 +222,7 @@ async def change_password(
     password: Annotated[str, Form(description="the current password, or the one-time code")],
     new_password: Annotated[str, Form(description=passwords.PASSWORD_HELP)],
 ) -> TokenRead:
-    _bounded(username, password=password, new_password=new_password)
+    _bounded(password=password, new_password=new_password)
     try:
         users.check_password(new_password, username=username)
     except users.UserError as exc:
