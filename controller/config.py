@@ -33,7 +33,6 @@ from link_adapters.profiles import Profile, ProfileError, load_profile
 
 # Ids and names follow the rules for text wherever it enters (controller.text): ids short and
 # plain, names printable with no control, bidirectional or invisible characters.
-MAX_TEXT_LENGTH = ONE_LINE.max_length
 
 # The range of every whole-number setting (inclusive), where it is checked.
 UNIT_IDS = (1, 247)  # Modbus unit ids
