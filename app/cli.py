@@ -14,19 +14,9 @@ import click
 from pydantic import ValidationError
 
 from app.serve import ServeError
-from controller.checkpoints import (
-    CheckpointError,
-    CheckpointFile,
-    load_public_key,
-    make_key_pair,
-    read_checkpoints,
-)
-from controller.clock import SystemClock
-from controller.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
-from controller.engine import EngineError, HitPolicy, TableConfig
-from controller.export import ExportError, ExportKind, export, iso, verify_export
-from controller.games import Game, PaytableError
-from controller.money import (
+from controller.access.users import Role
+from controller.core.games import Game, PaytableError
+from controller.core.money import (
     MAX_DENOMINATION_CENTS,
     MoneyError,
     check_cents,
@@ -35,15 +25,27 @@ from controller.money import (
     parse_cents,
     parse_rate_bp,
 )
+from controller.core.reducer import EngineError, HitPolicy, TableConfig
+from controller.paperwork.checkpoints import (
+    CheckpointError,
+    CheckpointFile,
+    load_public_key,
+    make_key_pair,
+    read_checkpoints,
+)
+from controller.paperwork.export import ExportError, ExportKind, export, iso, verify_export
+from controller.paperwork.retention import run_retention
+from controller.paperwork.submissions import SubmissionDesk
 from controller.periods import PeriodError, parse_instant
-from controller.retention import run_retention
 from controller.rules import RuleViolation
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
 from controller.rules.progression import check_rate_of_progression
 from controller.rules.records import RETENTION_CLAUSE
 from controller.rules.wagers import check_denomination
-from controller.runtime import LinkRuntime
-from controller.service import FloorMismatch, FloorService
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
+from controller.runtime.links import LinkRuntime
+from controller.runtime.service import FloorMismatch, FloorService
 from controller.settings import (
     LedgerKeyError,
     Settings,
@@ -53,9 +55,7 @@ from controller.settings import (
 from controller.storage.database import SchemaNotCurrent, make_engine, upgrade
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.storage.verify import verify_ledger
-from controller.submissions import SubmissionDesk
 from controller.text import ID, MULTILINE, ONE_LINE, USERNAME, TextRefused, TextRule
-from controller.users import Role
 from link_adapters.simulator.server import SimulatorError
 
 T = TypeVar("T")
@@ -341,7 +341,7 @@ def run_cmd(
 ) -> None:
     """The controller for real tables: poll, credit, pay and serve the web, until Ctrl-C."""
     from app.daemon import run_daemon
-    from controller.config import ConfigError, load_floor_config
+    from controller.runtime.config import ConfigError, load_floor_config
 
     try:
         floor = load_floor_config(config_path)  # the whole file, before anything is written
@@ -928,8 +928,8 @@ def _actor() -> str:
 
 def _users_run(database_url: str | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
     """Run ``work(engine)`` against the database; refusals become one-line messages."""
+    from controller.access.users import UserError
     from controller.storage.database import SchemaNotCurrent, check_schema
-    from controller.users import UserError
 
     settings = _settings(database_url)
 
@@ -970,7 +970,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     """Create a user. The first two admins are made this way; after them, admins, supervisors
     and commission agents are made by two admins through the API (one asks, another confirms).
     """
-    from controller import duties, users
+    from controller.access import duties, users
 
     try:
         users.check_username(username)
@@ -1015,7 +1015,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
 @db_option
 def users_list(database_url: str | None) -> None:
     """Every user, their role and whether they may sign in."""
-    from controller import users
+    from controller.access import users
 
     for user in _users_run(database_url, users.list_users):
         state = "disabled" if user.disabled else "enabled"
@@ -1030,7 +1030,7 @@ def users_list(database_url: str | None) -> None:
 @click.argument("username", type=Text(USERNAME))
 def users_disable(database_url: str | None, username: str) -> None:
     """Stop a user signing in; their tokens stop working within seconds."""
-    from controller import users
+    from controller.access import users
 
     async def work(engine: Any) -> Any:
         return await users.disable_user(
@@ -1051,7 +1051,7 @@ def display_tokens() -> None:
 @click.argument("name", type=NAME)
 def display_tokens_create(database_url: str | None, name: str) -> None:
     """A token for the display NAME, printed this once only (only its digest is kept)."""
-    from controller import users
+    from controller.access import users
 
     async def work(engine: Any) -> Any:
         return await users.create_device_token(

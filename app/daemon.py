@@ -3,8 +3,9 @@
 One process polls the tables and serves the displays, pages and API: the displays show the
 state this process has just committed, with no other moving part between them. On PostgreSQL
 several may run for one floor: each link is polled by the one holding its lock, the others
-stand by to take it over (``controller.link_locks``); and ``progressive web`` processes serve
-more displays, following every controller's commits (``controller.change_feed``).
+stand by to take it over (``controller.runtime.link_locks``); and ``progressive web``
+processes serve more displays, following every controller's commits
+(``controller.runtime.change_feed``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from collections.abc import AsyncIterator, Callable
 
 from app.serve import serve
 from app.web import create_app
-from controller.config import FloorConfig
-from controller.service import FloorService
+from controller.runtime.config import FloorConfig
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 
 

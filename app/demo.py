@@ -24,19 +24,19 @@ from typing import Any
 
 from app.serve import serve
 from app.web import create_app
-from controller.checkpoints import make_key_pair
-from controller.clock import SystemClock
-from controller.config import FloorConfig, parse_floor_config
-from controller.engine import LinkState, Outcome, display_frame
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.money import format_cents
-from controller.service import FloorService
+from controller.access.users import Role, ensure_demo_users
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.core.money import format_cents
+from controller.core.reducer import LinkState, Outcome, display_frame
+from controller.paperwork.checkpoints import make_key_pair
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.service import FloorService
 from controller.settings import Settings, checkpoint_public_key_path, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
-from controller.submissions import SubmissionDesk
-from controller.users import Role, ensure_demo_users
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig
 

@@ -42,11 +42,11 @@ WebSocket text frame::
 
 ``seq`` counts per link and per process; a page takes every snapshot as its new baseline (a
 reconnect, or a restarted server whose count began again). With several processes on
-PostgreSQL, each process learns of the others' commits from ``controller.change_feed`` and
+PostgreSQL, each process learns of the others' commits from ``controller.runtime.change_feed`` and
 pushes them the same way: a display connected to any process shows the same states.
 
 The server decides every frame: the hit phase (the won amount at once, then won and reset
-amounts in turn) is ``controller.engine.display_frame``; a ticker re-evaluates it and pushes
+amounts in turn) is ``controller.core.reducer.display_frame``; a ticker re-evaluates it and pushes
 the changes of mode. Each message is encoded once per link and the same text goes to every
 client. Each client holds at most one undelivered message (the latest wins), so a slow client
 costs the server nothing that grows; a client whose send has been stalled beyond a limit is
@@ -63,8 +63,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from controller.engine import Outcome, display_frame
-from controller.service import FloorService
+from controller.core.reducer import Outcome, display_frame
+from controller.runtime.service import FloorService
 
 log = logging.getLogger(__name__)
 

@@ -63,9 +63,9 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 
 from app.live import LiveHub
-from controller.engine import EntryKind, Outcome
+from controller.core.reducer import EntryKind, Outcome
 from controller.rules.integrity import INTEGRITY_CLAUSE
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 from controller.storage.models import HitRow
 from controller.storage.verify import verify_ledger
 

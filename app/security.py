@@ -36,11 +36,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import get_service
 from app.throttle import HashingGate, LoginThrottle, client_address
-from controller import users
-from controller.documents import MAX_DOCUMENT_BYTES
-from controller.service import FloorService
+from controller.access import users
+from controller.access.users import DEVICE_TOKEN_PREFIX, Role
+from controller.paperwork.documents import MAX_DOCUMENT_BYTES
+from controller.runtime.service import FloorService
 from controller.settings import load_secret_key
-from controller.users import DEVICE_TOKEN_PREFIX, Role
 
 __all__ = [
     "Authority",

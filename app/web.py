@@ -19,11 +19,11 @@ from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.security import SecurityHeaders
-from controller.engine import EngineError
+from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
-from controller.service import FloorService
+from controller.runtime.service import FloorService
+from controller.runtime.workers import Busy
 from controller.storage.store import NotFound, StoreError
-from controller.workers import Busy
 
 STATIC = Path(__file__).parent / "static"
 

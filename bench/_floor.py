@@ -22,19 +22,19 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.anchoring import Checkpointer
-from controller.checkpoints import load_private_key, make_key_pair
-from controller.clock import SystemClock
-from controller.config import FloorConfig, parse_floor_config
-from controller.engine import TableReading
-from controller.games import Game
-from controller.poller import GroupCommitter, Poller, TablePoll, commit_linger_s
-from controller.runtime import LinkRuntime
-from controller.service import open_floor
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.reducer import TableReading
+from controller.paperwork.checkpoints import load_private_key, make_key_pair
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.anchoring import Checkpointer
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.links import LinkRuntime
+from controller.runtime.poller import GroupCommitter, Poller, TablePoll, commit_linger_s
+from controller.runtime.service import open_floor
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 
 HOST = "127.0.0.1"
 KEY = b"benchmark ledger key, 32 bytes!!"

@@ -37,13 +37,13 @@ from pymodbus.client import AsyncModbusTcpClient
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, READ_COUNT, READ_START, median, ms, verdict
-from controller.config import parse_floor_config
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.service import FloorService
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.config import parse_floor_config
+from controller.runtime.service import FloorService
 from controller.settings import Settings
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig
 

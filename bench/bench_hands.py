@@ -1,4 +1,4 @@
-"""Benchmark controller.hands.evaluate against a plain reference evaluator.
+"""Benchmark controller.core.hands.evaluate against a plain reference evaluator.
 
 Run from the project root: ``python bench/bench_hands.py``. Deals 300,000 five-card and
 100,000 seven-card hands up front with a fixed seed, times ``evaluate`` over them (best of
@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.controller.reference_hands import reference  # noqa: E402
+from tests.controller.core.reference_hands import reference  # noqa: E402
 
 _import_started = time.perf_counter()
-from controller.hands import evaluate  # noqa: E402
+from controller.core.hands import evaluate  # noqa: E402
 
 IMPORT_SECONDS = time.perf_counter() - _import_started
 
@@ -59,7 +59,7 @@ def main() -> int:
     sevens = deal(rng, 7, SEVEN_CARD_HANDS)
     print(f"python {sys.version.split()[0]}; dealt {len(fives):,} five-card and "
           f"{len(sevens):,} seven-card hands (seed {SEED})")  # fmt: skip
-    print(f"import controller.hands (tables built): {IMPORT_SECONDS * 1000:.1f} ms")
+    print(f"import controller.core.hands (tables built): {IMPORT_SECONDS * 1000:.1f} ms")
 
     # The seven-card memo starts empty here, so this first pass is the cold figure.
     seven_cold = timed(evaluate, sevens)

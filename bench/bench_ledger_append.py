@@ -24,11 +24,11 @@ import time
 import asyncpg
 
 from bench._pg import PG_DSN, scratch_schema
-from controller import engine as eng
-from controller.engine import Outcome, TableConfig, TableReading
-from controller.games import Game
-from controller.ledger import ENTRY_COLUMNS, SealedEntry
-from controller.runtime import LinkRuntime
+from controller.core import reducer
+from controller.core.games import Game
+from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
+from controller.core.reducer import Outcome, TableConfig, TableReading
+from controller.runtime.links import LinkRuntime
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore, TableSpec
 
@@ -97,7 +97,7 @@ async def main() -> int:
                 by_link.setdefault(rt.table_link[r.table_id], []).append(r)
             outs = []
             for lid, rs in sorted(by_link.items()):
-                o = eng.apply_readings(states[lid], rs)
+                o = reducer.apply_readings(states[lid], rs)
                 states[lid] = o.state
                 outs.append(o)
             planned.append(outs)

@@ -27,16 +27,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import insert, select
 
 from bench._pg import PG_DSN, scratch_schema
-from controller.checkpoints import (
+from controller.core.games import Game
+from controller.core.ledger import ENTRY_COLUMNS, GENESIS, SealedEntry, seal
+from controller.core.reducer import EntryKind, MeterEvent
+from controller.paperwork.checkpoints import (
     Checkpoint,
     SignedCheckpoint,
     digest_of,
     parse_checkpoints,
     sign_line,
 )
-from controller.engine import EntryKind, MeterEvent
-from controller.games import Game
-from controller.ledger import ENTRY_COLUMNS, GENESIS, SealedEntry, seal
 from controller.storage.database import make_engine, upgrade
 from controller.storage.models import LinkRow, MeterEntryRow, PaytableRow
 from controller.storage.verify import verify_ledger

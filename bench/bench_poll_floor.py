@@ -51,7 +51,7 @@ from bench._floor import (
     timed_apply,
     verdict,
 )
-from controller.poller import Poller
+from controller.runtime.poller import Poller
 
 CPU_TARGET_PCT = 50.0
 RSS_TARGET_MB = 250.0

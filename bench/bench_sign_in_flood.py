@@ -40,9 +40,9 @@ from app.serve import serve
 from app.throttle import HashingGate
 from app.web import create_app
 from bench._floor import median, ms, p95, verdict
-from controller import users
-from controller.config import parse_floor_config
-from controller.service import FloorService
+from controller.access import users
+from controller.runtime.config import parse_floor_config
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 
 PERSON = ("pat.tech", "the person's own passphrase")

@@ -41,9 +41,9 @@ from app.live import encode
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, ROOT, verdict
-from controller.engine import TableConfig, TableReading
-from controller.games import Game
-from controller.service import FloorService
+from controller.core.games import Game
+from controller.core.reducer import TableConfig, TableReading
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.store import TableSpec
 

@@ -61,15 +61,15 @@ class Settings(BaseSettings):
     notice_override: str | None = None
     # How long records are kept. Never shorter than the regulations ask (checked here), and
     # once a period has been in force never shorter than it (checked against the database
-    # when the service starts and each time the purge runs: controller.retention).
+    # when the service starts and each time the purge runs: controller.paperwork.retention).
     meter_retention_years: int = METER_RETENTION_YEARS
     integrity_retention_years: int = INTEGRITY_RETENTION_YEARS
     # The retention purge runs this long after the service starts, then at this interval.
     retention_first_run_s: float = Field(default=60.0, gt=0)
     retention_interval_s: float = Field(default=24 * 60 * 60.0, gt=0)
 
-    # Signed checkpoints of every chain head (controller.checkpoints): the history anchored
-    # outside the database. The private key signs (only the controller has it); the public
+    # Signed checkpoints of every chain head (controller.paperwork.checkpoints): the history
+    # anchored outside the database. The private key signs (only the controller has it); the public
     # key (default: the key file with the suffix .pub) lets anyone verify. `progressive run`
     # refuses to start without a signing key unless ``checkpoints_off`` says so on purpose.
     checkpoint_key_file: Path | None = None

@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from controller.clock import FixedClock
+from controller.runtime.clock import FixedClock
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict
 from app.api.deps import get_service
 from app.api.floor_models import TimeText, instant
 from app.security import Principal, Role, require
-from controller import users
-from controller.service import FloorService
+from controller.access import users
+from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
 

@@ -13,8 +13,8 @@ from app.api.deps import get_service
 from app.api.text_fields import Username, optional_line
 from app.security import Authority, Principal, Role, authority, require
 from app.throttle import GateFull
-from controller import passwords, users
-from controller.service import FloorService
+from controller.access import passwords, users
+from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request, WebSocket
 
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 
 
 def get_service(request: Request) -> FloorService:

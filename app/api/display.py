@@ -31,7 +31,7 @@ from app.api.deps import get_service, ws_service
 from app.api.text_fields import IdText
 from app.live import LiveHub
 from app.security import display_access_ok
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 
 # Close codes of the feed, in the application range 4000-4999 (401 and 404 as in HTTP).

@@ -14,12 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app.api.deps import get_service
 from app.api.text_fields import Note, optional_line
 from controller import periods
-from controller.engine import LinkState
-from controller.hands import HandCategory, InvalidCards, card_code, card_text
-from controller.money import MAX_AMOUNT_CENTS
+from controller.core.hands import HandCategory, InvalidCards, card_code, card_text
+from controller.core.money import MAX_AMOUNT_CENTS
+from controller.core.reducer import LinkState
+from controller.core.verification import parse_stored_cards
 from controller.rules.integrity import INTEGRITY_CLAUSE
-from controller.service import FloorService, TableStateName, TableStatus
-from controller.verification import parse_stored_cards
+from controller.runtime.service import FloorService, TableStateName, TableStatus
 
 ServiceDep = Annotated[FloorService, Depends(get_service)]
 

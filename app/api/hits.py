@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
 from app.api.text_fields import IdText, Reference
 from app.security import Principal, Role, require
-from controller import records
+from controller.paperwork import records
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 

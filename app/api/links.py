@@ -19,8 +19,8 @@ from app.api.floor_models import (
 )
 from app.api.text_fields import IdText
 from app.security import DisplayAccess, Principal, Role, require
-from controller import records
-from controller.service import FloorService
+from controller.paperwork import records
+from controller.runtime.service import FloorService
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])

@@ -13,13 +13,13 @@ from pydantic import BaseModel, Field
 from app.api.floor_models import ServiceDep, SinceQuery, UntilQuery, bad_input, errors, period
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security import Principal, Role, require
-from controller import corrections, integrity, reconciliation
-from controller.corrections import CorrectionCategory
-from controller.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
-from controller.export import CsvWriter, iso
-from controller.money import MAX_AMOUNT_CENTS, displayed_cents, format_cents
-from controller.pdf import render_pdf
-from controller.reconciliation import Reconciliation
+from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents, format_cents
+from controller.paperwork import corrections, integrity, reconciliation
+from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.paperwork.export import CsvWriter, iso
+from controller.paperwork.pdf import render_pdf
+from controller.paperwork.reconciliation import Reconciliation
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.storage.store import NotFound
 

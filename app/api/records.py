@@ -22,9 +22,9 @@ from app.api.floor_models import (
 from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
 from app.security import Principal, Role, require
-from controller import records
-from controller.export import ExportKind, export, iso
-from controller.money import displayed_cents
+from controller.core.money import displayed_cents
+from controller.paperwork import records
+from controller.paperwork.export import ExportKind, export, iso
 from controller.storage.store import NotFound
 from controller.storage.verify import verify_ledger
 

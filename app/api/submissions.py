@@ -12,17 +12,17 @@ from pydantic import BaseModel, Field
 from app.api.floor_models import ServiceDep, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
-from controller.games import Game
-from controller.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
+from controller.core.games import Game
+from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
+from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import (
     AMENDMENT_NOTICE_CLAUSE,
     Proposal,
     SubmissionKind,
     check_paytable,
 )
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 from controller.storage.store import NotFound
-from controller.submissions import SubmissionDesk
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from app.api.floor_models import ServiceDep, TableRead, errors
 from app.api.text_fields import IdText
 from app.security import Principal, Role, require
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/tables", tags=["tables"])
 

@@ -1,6 +1,6 @@
 """People and displays, for admins: users, account changes two admins make, display tokens.
 
-A change to an account of a role that checks others (``controller.duties``) answers 202 with
+A change to an account of a role that checks others (``controller.access.duties``) answers 202 with
 a pending account request that a different admin confirms; other accounts change at once.
 """
 
@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import get_service
 from app.api.text_fields import Line, Reference, Username
 from app.security import Principal, Role, authority, require
-from controller import duties, passwords, users
-from controller.duties import GUARDED_ROLES, RequestKind, RequestStatus
-from controller.service import FloorService
+from controller.access import duties, passwords, users
+from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.runtime.service import FloorService
 from controller.text import USERNAME
 
 router = APIRouter(prefix="/api/v1", tags=["users and displays"])

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.engine import LinkState
-from controller.games import Game, Paytable, PaytableError, make_paytable
-from controller.money import MoneyError, check_cents, format_bp
+from controller.access.users import Role
+from controller.core.games import Game, Paytable, PaytableError, make_paytable
+from controller.core.money import MoneyError, check_cents, format_bp
+from controller.core.reducer import LinkState
 from controller.rules.progression import check_rate_change, check_rate_of_progression
 from controller.rules.violation import RuleViolation
-from controller.users import Role
 
 DAY_US = 86_400_000_000
 
@@ -82,7 +82,7 @@ class Proposal:
 
 
 def check_reset_amount(reset_cents: int) -> int:
-    """A reset amount is whole cents within the bound of every amount (``controller.money``)."""
+    """A reset amount is whole cents within the bound of every amount (``core.money``)."""
     try:
         return check_cents("reset amount", reset_cents)
     except MoneyError as exc:
@@ -91,7 +91,7 @@ def check_reset_amount(reset_cents: int) -> int:
 
 def check_paytable(game: Game, lines: Sequence[Mapping[str, Any]] | Paytable) -> Paytable:
     """A paytable the game allows (``games.make_paytable``), its fixed amounts within the bound
-    of every amount (``controller.money``)."""
+    of every amount (``controller.core.money``)."""
     try:
         paytable = lines if isinstance(lines, Paytable) else make_paytable(game, lines)
         for line in paytable.lines:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.money import format_bp
+from controller.core.money import format_bp
 from controller.rules.violation import RuleViolation
 
 # 68 IAC 10-1-1.1(c): the rate of progression is at least 60% and not more than 100%.

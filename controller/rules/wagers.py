@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.money import format_cents
+from controller.core.money import format_cents
 from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
-    from controller.games import Game
+    from controller.core.games import Game
 
 # 68 IAC 10-7-5(b)-(c): the table controller registers the one dollar bonus bet, placed as a
 # one dollar chip: every credit a Let It Ride bonus table reports is one dollar.

@@ -15,8 +15,8 @@ from typing import Any
 
 import asyncpg
 
-from controller.checkpoints import entry_bytes
-from controller.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
+from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
+from controller.paperwork.checkpoints import entry_bytes
 
 BATCH = 20_000
 _SELECT = (

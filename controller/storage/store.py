@@ -22,7 +22,20 @@ from sqlalchemy import and_, bindparam, func, insert, or_, select, text, tuple_
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.engine import (
+from controller.core.games import Game, Paytable, default_paytable, make_paytable
+from controller.core.hands import HandCategory
+from controller.core.ledger import (
+    ENTRY_COLUMNS,
+    GENESIS,
+    Anchor,
+    ChainVerifier,
+    SealedEntry,
+    canonical_details,
+    key_fingerprint,
+    seal,
+    seal_hash,
+)
+from controller.core.reducer import (
     Anomaly,
     ArmedChange,
     EntryKind,
@@ -38,20 +51,7 @@ from controller.engine import (
     record_recovery,
     record_state_sealed,
 )
-from controller.games import Game, Paytable, default_paytable, make_paytable
-from controller.hands import HandCategory
-from controller.ledger import (
-    ENTRY_COLUMNS,
-    GENESIS,
-    Anchor,
-    ChainVerifier,
-    SealedEntry,
-    canonical_details,
-    key_fingerprint,
-    seal,
-    seal_hash,
-)
-from controller.state_seal import SEALED_SINCE, link_seal, table_seal
+from controller.core.state_seal import SEALED_SINCE, link_seal, table_seal
 from controller.storage.database import snapshot
 from controller.storage.models import (
     AnomalyRow,
@@ -272,7 +272,7 @@ class LedgerStore:
         self.broken: dict[str, str] = {}
         self._channel: str | None = None
         # Told of the entries of every commit once it is durable, in commit order per link
-        # (the signed checkpoints digest them: controller.anchoring).
+        # (the signed checkpoints digest them: controller.runtime.anchoring).
         self.sealed_listeners: list[Callable[[Sequence[SealedEntry]], None]] = []
 
     async def _changes_channel(self, conn: AsyncConnection) -> str:

@@ -25,9 +25,9 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
-from controller.engine import EntryKind
-from controller.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
+from controller.core.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
+from controller.core.reducer import EntryKind
+from controller.paperwork.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
 from controller.storage.database import snapshot
 from controller.storage.models import HitRow, LedgerAnchorRow, LinkRow, MeterEntryRow
 from controller.storage.scan import (
@@ -76,7 +76,7 @@ async def verify_ledger(
     checkpoints: Sequence[SignedCheckpoint] = (),
 ) -> VerifyReport:
     """Every chain, and with ``checkpoints`` (read and their signatures checked by the
-    caller: controller.checkpoints) the database against them: each chain reaches its last
+    caller: controller.paperwork.checkpoints) the database against them: each chain reaches its last
     checkpoint, the entry at each checkpoint has the signed seal, and the entries between a
     checkpoint and the one before it have the signed digest."""
     report = VerifyReport()

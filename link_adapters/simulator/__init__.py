@@ -1,7 +1,7 @@
 """A stand-in for a table controller: real shuffles, real hands, the reference register map.
 
-Dependency rule (shared/DESIGN.md): this package may import the pure core ``controller.hands``
-and ``controller.games``, and nothing else of ``controller``.
+Dependency rule (shared/DESIGN.md): this package may import the pure core ``controller.core.hands``
+and ``controller.core.games``, and nothing else of ``controller``.
 """
 
 from link_adapters.simulator.registers import (

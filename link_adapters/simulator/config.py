@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from controller.games import Game
+from controller.core.games import Game
 from link_adapters.simulator.server import (
     DEFAULT_HOST,
     DEFAULT_ROUNDS_PER_SECOND,

@@ -43,8 +43,8 @@ from pymodbus.exceptions import NoSuchIdException
 from pymodbus.server import ModbusBaseServer, ModbusSerialServer, ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
 
-from controller.games import Game
-from controller.hands import HandCategory
+from controller.core.games import Game
+from controller.core.hands import HandCategory
 from link_adapters.simulator.registers import (
     READ_COUNT,
     READ_START,

@@ -7,7 +7,7 @@ replay the same rounds exactly, which is what end-to-end tests rely on when they
 the meter from ``SimTable.records``.
 
 Hands are real: each round shuffles a 52-card deck, deals by the game's rules and judges the
-final five cards of every seat with ``controller.hands.evaluate``. Only seats that placed the
+final five cards of every seat with ``controller.core.hands.evaluate``. Only seats that placed the
 progressive side bet can hit, and only with a hand the game's default paytable pays.
 
 Counters follow the reference register map v1: cumulative unsigned 32-bit values that wrap,
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from controller.games import Game, default_paytable
-from controller.hands import HandCategory, evaluate
+from controller.core.games import Game, default_paytable
+from controller.core.hands import HandCategory, evaluate
 
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",

@@ -51,7 +51,7 @@ async def commission_agent(db_url: str, username: str, password: str) -> None:
     (``progressive users add`` makes only the first admins)."""
     import time
 
-    from controller import users
+    from controller.access import users
     from controller.storage.database import make_engine
 
     engine = make_engine(db_url)

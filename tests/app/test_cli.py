@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from controller.ledger import seal_hash
+from controller.core.ledger import seal_hash
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.storage.helpers import Poller, drop_guards, make_link, runtime

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from controller.engine import EntryKind
+from controller.core.reducer import EntryKind
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from tests.app.helpers import progressive

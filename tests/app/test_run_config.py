@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from controller.clock import FixedClock
-from controller.config import parse_floor_config
-from controller.service import FloorMismatch, open_floor
+from controller.runtime.clock import FixedClock
+from controller.runtime.config import parse_floor_config
+from controller.runtime.service import FloorMismatch, open_floor
 from controller.storage.models import (
     AuditRow,
     DocumentRow,

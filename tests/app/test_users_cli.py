@@ -10,9 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from app.cli import main
-from controller import users
+from controller.access import users
+from controller.access.users import Role
 from controller.storage.database import make_engine, upgrade
-from controller.users import Role
 
 PASSWORD = "correct horse battery"
 

@@ -31,10 +31,10 @@ class NotOurs:
     reason: str
 
 
-MONEY = "tests/controller/test_money.py"
-ENGINE = "tests/controller/test_engine.py"
-GOVERNANCE = "tests/controller/test_governance.py"
-PAPERWORK = "tests/controller/test_paperwork_rules.py"
+MONEY = "tests/controller/core/test_money.py"
+ENGINE = "tests/controller/core/test_reducer.py"
+GOVERNANCE = "tests/controller/paperwork/test_governance.py"
+PAPERWORK = "tests/controller/core/test_paperwork_rules.py"
 STORE_PAPERWORK = "tests/storage/test_paperwork.py"
 SUBMISSIONS = "tests/storage/test_submissions.py"
 
@@ -42,8 +42,8 @@ SUBMISSIONS = "tests/storage/test_submissions.py"
 _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
     "(a)": NotOurs("which tables a licensee may link is the licensee's choice, not a rule"),
     "(b)": Enforced(
-        ("controller.ledger:seal", "controller.storage.verify:verify_ledger"),
-        ("tests/controller/test_ledger_chain.py::test_sealed_chain_verifies_whole",),
+        ("controller.core.ledger:seal", "controller.storage.verify:verify_ledger"),
+        ("tests/controller/core/test_ledger_chain.py::test_sealed_chain_verifies_whole",),
     ),
     "(c)": Enforced(
         (
@@ -68,23 +68,23 @@ _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
         ),
     ),
     "(e)": Enforced(
-        ("controller.engine:display_frame",),
+        ("controller.core.reducer:display_frame",),
         (f"{ENGINE}::test_display_is_live_without_a_win",),
     ),
     "(f)": Enforced(
-        ("controller.money:contribution_units",),
+        ("controller.core.money:contribution_units",),
         (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
     ),
     "(g)": Enforced(
-        ("controller.engine:display_frame",),
+        ("controller.core.reducer:display_frame",),
         (f"{ENGINE}::test_display_after_a_meter_paid_hit",),
     ),
     "(h)": Enforced(
-        ("controller.engine:display_frame",),
+        ("controller.core.reducer:display_frame",),
         (f"{ENGINE}::test_display_is_live_without_a_win",),
     ),
     "(i)": Enforced(
-        ("controller.engine:display_frame", "controller.engine:apply_reading"),
+        ("controller.core.reducer:display_frame", "controller.core.reducer:apply_reading"),
         (
             f"{ENGINE}::test_royal_flush_pays_displayed_whole_cents_and_resets",
             f"{ENGINE}::test_display_reset_phase_shows_the_current_meter",
@@ -97,7 +97,7 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
     "10-1-1.1": {
         "(a)": NotOurs("says to whom the section applies"),
         "(b)": Enforced(
-            ("controller.money:contribution_units",),
+            ("controller.core.money:contribution_units",),
             (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
         ),
         "(c)": Enforced(
@@ -115,7 +115,10 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
             ),
         ),
         "(e)": Enforced(
-            ("controller.rules.filing:check_change", "controller.governance:build_packet"),
+            (
+                "controller.rules.filing:check_change",
+                "controller.paperwork.governance:build_packet",
+            ),
             (f"{GOVERNANCE}::test_a_rate_change_before_any_jackpot_is_refused",),
         ),
     },
@@ -191,7 +194,7 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
             ("controller.rules.wagers:check_denomination",),
             (
                 f"{ENGINE}::test_a_let_it_ride_bonus_table_bets_one_dollar",
-                "tests/controller/test_config.py::test_mistakes_are_refused_naming_the_place",
+                "tests/controller/runtime/test_config.py::test_mistakes_are_refused_naming_the_place",
             ),
         ),
         "(c)": NotOurs(
@@ -199,12 +202,14 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
             "is (b)'s check"
         ),
         "(d)": Enforced(
-            ("controller.games:Game.lowest_paying_hand",),
-            ("tests/controller/test_games.py::test_let_it_ride_bonus_cannot_pay_one_pair",),
+            ("controller.core.games:Game.lowest_paying_hand",),
+            ("tests/controller/core/test_games.py::test_let_it_ride_bonus_cannot_pay_one_pair",),
         ),
         "(e)": Enforced(
-            ("controller.games:default_paytable",),
-            ("tests/controller/test_games.py::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",),
+            ("controller.core.games:default_paytable",),
+            (
+                "tests/controller/core/test_games.py::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",
+            ),
         ),
     },
     "10-8-5": _PROGRESSIVE_FEATURE,
@@ -222,7 +227,7 @@ HOUSE: dict[str, Enforced] = {
     "plausible credits": Enforced(
         ("controller.rules.house:most_credits",),
         (
-            "tests/controller/test_engine_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
+            "tests/controller/core/test_reducer_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
         ),
     ),
 }

@@ -16,19 +16,19 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.clock import Clock, SystemClock
-from controller.config import FloorConfig, parse_floor_config
-from controller.engine import EntryKind
-from controller.games import Game
-from controller.money import contribution_units
-from controller.poller import Poller
-from controller.runtime import LinkRuntime
-from controller.service import open_floor
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.money import contribution_units
+from controller.core.reducer import EntryKind
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import Clock, SystemClock
+from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.links import LinkRuntime
+from controller.runtime.poller import Poller
+from controller.runtime.service import open_floor
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTableConfig, total_credits
 from tests.conftest import KEY

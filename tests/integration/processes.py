@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from controller.checkpoints import make_key_pair
+from controller.paperwork.checkpoints import make_key_pair
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan

@@ -3,8 +3,8 @@ record of every bet and hit, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from controller.engine import EntryKind
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
+from controller.core.reducer import EntryKind
 from controller.storage.store import LedgerStore
 from tests.integration.harness import FloorHarness, LinkPlan
 

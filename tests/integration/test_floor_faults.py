@@ -7,10 +7,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.engine import EntryKind
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.money import MAX_AMOUNT_CENTS
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.core.money import MAX_AMOUNT_CENTS
+from controller.core.reducer import EntryKind
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.errors import LinkDown

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from controller import users
-from controller.engine import EntryKind
-from controller.hands import HandCategory
+from controller.access import users
+from controller.access.users import Role
+from controller.core.hands import HandCategory
+from controller.core.reducer import EntryKind
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
-from controller.users import Role
 from tests.app.helpers import progressive
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from controller.engine import EntryKind, TableReading
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.integrity import DeviceRemoval, remove_from_play
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.core.reducer import EntryKind, TableReading
+from controller.paperwork.integrity import DeviceRemoval, remove_from_play
 from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
 from link_adapters.simulator.table import SimTableConfig

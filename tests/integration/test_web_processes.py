@@ -25,12 +25,12 @@ from sqlalchemy import text
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.service import FloorService
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.service import FloorService
 from controller.settings import Settings
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from tests.integration.harness import PausableClock, wait_until
 from tests.web.floor import WebFloor, web_floor
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import Game
-from controller.hands import HandCategory
+from controller.core.games import Game
+from controller.core.hands import HandCategory
 from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.profiles import (
     HeadHit,

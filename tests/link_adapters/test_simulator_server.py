@@ -25,8 +25,8 @@ from pymodbus.exceptions import ModbusIOException
 from pymodbus.pdu import ModbusPDU
 
 from app.cli import main
-from controller.games import Game
-from controller.hands import HandCategory
+from controller.core.games import Game
+from controller.core.hands import HandCategory
 from link_adapters.simulator.config import SimConfigError, load_config, parse_config
 from link_adapters.simulator.registers import (
     ADDR_ACK,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import Game, default_paytable
-from controller.hands import HandCategory, card_text, evaluate, parse_cards
+from controller.core.games import Game, default_paytable
+from controller.core.hands import HandCategory, card_text, evaluate, parse_cards
 from link_adapters.simulator import registers
 from link_adapters.simulator.registers import (
     PROFILE_ID,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from link_adapters.table import COMMAND_HIT_PENDING

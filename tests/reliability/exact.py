@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.engine import EntryKind
-from controller.money import UNITS_PER_CENT, contribution_units
+from controller.core.money import UNITS_PER_CENT, contribution_units
+from controller.core.reducer import EntryKind
 from link_adapters.simulator.table import RoundRecord
 from tests.integration.harness import LinkPlan
 

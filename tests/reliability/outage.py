@@ -40,16 +40,16 @@ from sqlalchemy import select
 
 from app.serve import serve
 from app.web import create_app
-from controller.config import FloorConfig
-from controller.hands import HandCategory
-from controller.money import displayed_cents
-from controller.service import FloorService
+from controller.access.users import Role
+from controller.core.hands import HandCategory
+from controller.core.money import displayed_cents
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.config import FloorConfig
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from link_adapters.profiles import load_profile
 from link_adapters.table import COMMAND_HIT_PENDING
 from tests.conftest import KEY

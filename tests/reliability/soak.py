@@ -36,18 +36,18 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.clock import SystemClock
-from controller.config import FloorConfig, parse_floor_config
-from controller.engine import EntryKind
-from controller.games import Game
-from controller.link_locks import CHECK_TIMEOUT_S
-from controller.reconciliation import reconciliation
-from controller.service import FloorService
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.reducer import EntryKind
+from controller.paperwork.reconciliation import reconciliation
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.link_locks import CHECK_TIMEOUT_S
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import MeterEntryRow
 from controller.storage.verify import verify_ledger
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from tests.conftest import KEY
 from tests.integration.harness import LinkPlan, PausableClock
@@ -378,7 +378,7 @@ async def run_soak(
     settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="soak floor")
     service: FloorService | None = None
     fences = FenceCount()
-    logging.getLogger("controller.link_locks").addHandler(fences)
+    logging.getLogger("controller.runtime.link_locks").addHandler(fences)
 
     async def take() -> int:
         """Fold the rounds dealt since the last take; returns how many."""
@@ -504,7 +504,7 @@ async def run_soak(
             total, _weeks = await reconciliation(engine, p.link_id, 0, until_us)
             report.reconciliation[p.link_id] = (total.difference_units, list(total.problems))
     finally:
-        logging.getLogger("controller.link_locks").removeHandler(fences)
+        logging.getLogger("controller.runtime.link_locks").removeHandler(fences)
         report.lock_fences = fences.count
         if service is not None:
             await service.stop()

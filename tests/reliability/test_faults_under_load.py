@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from controller.clock import SystemClock
-from controller.engine import EntryKind
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.poller import Poller
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.core.reducer import EntryKind
+from controller.runtime.clock import SystemClock
+from controller.runtime.poller import Poller
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.simulator.table import SimTableConfig

@@ -9,13 +9,13 @@ so this one's commit is stale and refused."""
 
 from __future__ import annotations
 
-from controller.clock import SystemClock
-from controller.poller import Poller
-from controller.runtime import LinkRuntime
-from controller.service import open_floor
+from controller.access.users import Role
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import SystemClock
+from controller.runtime.links import LinkRuntime
+from controller.runtime.poller import Poller
+from controller.runtime.service import open_floor
 from controller.storage.store import LedgerStore
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
 

@@ -7,10 +7,10 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.engine import HitClaim, TableConfig, TableReading
-from controller.games import Game
-from controller.hands import HandCategory, parse_cards
-from controller.runtime import LinkRuntime
+from controller.core.games import Game
+from controller.core.hands import HandCategory, parse_cards
+from controller.core.reducer import HitClaim, TableConfig, TableReading
+from controller.runtime.links import LinkRuntime
 from controller.storage.store import LedgerStore, TableSpec
 from tests.conftest import T0
 

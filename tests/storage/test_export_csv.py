@@ -8,11 +8,11 @@ import re
 
 from sqlalchemy import insert
 
-from controller import corrections
-from controller.clock import FixedClock
-from controller.corrections import CorrectionCategory
-from controller.export import CsvWriter, ExportKind, csv_cell, export
-from controller.runtime import LinkRuntime
+from controller.paperwork import corrections
+from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.export import CsvWriter, ExportKind, csv_cell, export
+from controller.runtime.clock import FixedClock
+from controller.runtime.links import LinkRuntime
 from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.conftest import T0

@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.engine import HitClaim
-from controller.games import Game, Paytable, PaytableLine
-from controller.hands import HandCategory, parse_cards
-from controller.runtime import LinkRuntime
+from controller.core.games import Game, Paytable, PaytableLine
+from controller.core.hands import HandCategory, parse_cards
+from controller.core.reducer import HitClaim
+from controller.runtime.links import LinkRuntime
 from controller.storage.models import HitRow, TableCounterRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger

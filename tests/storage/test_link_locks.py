@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.config import FloorConfig, parse_floor_config
-from controller.link_locks import LinkLocks, lock_key
-from controller.service import FloorService
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.link_locks import LinkLocks, lock_key
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.database import make_engine
-from controller.submissions import SubmissionDesk
 from tests.conftest import KEY
 from tests.integration.test_run_command import free_port
 

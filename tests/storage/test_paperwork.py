@@ -11,16 +11,16 @@ import pytest
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from controller import corrections, integrity, reconciliation
-from controller.clock import FixedClock
-from controller.corrections import CorrectionCategory
-from controller.engine import EntryKind, TableReading
-from controller.games import Game
-from controller.integrity import DeviceRemoval, Employee, RemedialAction
-from controller.money import contribution_units
-from controller.retention import run_retention, years_before
+from controller.core.games import Game
+from controller.core.money import contribution_units
+from controller.core.reducer import EntryKind, TableReading
+from controller.paperwork import corrections, integrity, reconciliation
+from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.integrity import DeviceRemoval, Employee, RemedialAction
+from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
-from controller.runtime import LinkRuntime
+from controller.runtime.clock import FixedClock
+from controller.runtime.links import LinkRuntime
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
 from controller.storage.paperwork import CorrectionRequestRow, IntegrityRecordRow
 from controller.storage.store import LedgerStore, StoreError

@@ -9,16 +9,16 @@ import pytest
 from pydantic import ValidationError
 from sqlalchemy import func, insert, select, update
 
-from controller import corrections
-from controller.clock import FixedClock
-from controller.corrections import CorrectionCategory
-from controller.engine import TableReading
-from controller.games import Game
-from controller.link_locks import only_one
-from controller.retention import RetentionBusy, run_retention, years_before
+from controller.core.games import Game
+from controller.core.reducer import TableReading
+from controller.paperwork import corrections
+from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.retention import RetentionBusy, run_retention, years_before
 from controller.rules import RuleViolation
-from controller.runtime import LinkRuntime
-from controller.service import FloorService
+from controller.runtime.clock import FixedClock
+from controller.runtime.link_locks import only_one
+from controller.runtime.links import LinkRuntime
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import LedgerMetaRow, MeterEntryRow
 from controller.storage.store import LedgerStore
@@ -78,7 +78,7 @@ async def test_the_service_purges_on_its_schedule_and_keeps_the_young(
     now = time.time_ns() // 1_000
     await six_years_of_history(store, now)
     service = FloorService(settings(db_url), clock=FixedClock(now))
-    caplog.set_level(logging.INFO, logger="controller.retention")
+    caplog.set_level(logging.INFO, logger="controller.paperwork.retention")
     await service.start()
     try:
         job = service.retention

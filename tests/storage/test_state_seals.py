@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, func, insert, select, text, update
 
+from controller.core.state_seal import SEALED_SINCE
 from controller.rules import RuleViolation
-from controller.runtime import LinkRuntime
-from controller.state_seal import SEALED_SINCE
+from controller.runtime.links import LinkRuntime
 from controller.storage.models import (
     LedgerAnchorRow,
     LedgerMetaRow,

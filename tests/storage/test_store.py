@@ -6,8 +6,8 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from controller.engine import EntryKind
-from controller.money import contribution_units
+from controller.core.money import contribution_units
+from controller.core.reducer import EntryKind
 from controller.storage.database import make_engine
 from controller.storage.models import AnomalyRow, HitRow, LinkRow, MeterEntryRow, TableCounterRow
 from controller.storage.store import LedgerStore, StaleState, StoreError

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from controller.engine import EntryKind, HitClaim, HitPolicy, TableConfig, TableReading
-from controller.games import Game
-from controller.hands import HandCategory, parse_cards
-from controller.money import U32
+from controller.core.games import Game
+from controller.core.hands import HandCategory, parse_cards
+from controller.core.money import U32
+from controller.core.reducer import EntryKind, HitClaim, HitPolicy, TableConfig, TableReading
 from controller.storage.models import AnomalyRow, LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore, TableSpec
 from controller.storage.verify import verify_ledger

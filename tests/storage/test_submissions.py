@@ -8,17 +8,17 @@ import json
 import pytest
 from sqlalchemy import select
 
-from controller.clock import FixedClock
-from controller.engine import EntryKind
-from controller.games import Game, make_paytable
+from controller.access.users import Role
+from controller.core.games import Game, make_paytable
+from controller.core.reducer import EntryKind
+from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, Proposal, SubmissionKind
-from controller.runtime import LinkRuntime
+from controller.runtime.clock import FixedClock
+from controller.runtime.links import LinkRuntime
 from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore, StoreError
 from controller.storage.verify import verify_ledger
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from tests.conftest import T0
 from tests.storage.helpers import Poller, make_link
 

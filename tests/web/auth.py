@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 
 from app.security import Role
-from controller import users
+from controller.access import users
 from tests.web.floor import WebFloor
 
 

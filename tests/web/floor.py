@@ -15,14 +15,14 @@ from pathlib import Path
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.config import parse_floor_config
-from controller.engine import Anomaly
-from controller.games import Game
-from controller.service import FloorService
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.reducer import Anomaly
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.config import parse_floor_config
+from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import AnomalyRow, table_of
-from controller.submissions import SubmissionDesk
-from controller.users import Role
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTable
 

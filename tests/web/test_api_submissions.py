@@ -7,9 +7,9 @@ from pathlib import Path
 import httpx
 
 from app.security import Role
-from controller.games import Game
-from controller.hands import HandCategory
-from controller.money import MAX_AMOUNT_CENTS
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.core.money import MAX_AMOUNT_CENTS
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor

@@ -8,8 +8,8 @@ from urllib.parse import quote
 import httpx
 
 from app.security import Role
-from controller.engine import HitClaim
-from controller.hands import HandCategory, evaluate, parse_cards
+from controller.core.hands import HandCategory, evaluate, parse_cards
+from controller.core.reducer import HitClaim
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, web_floor

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.storage.helpers import accept_hits_again, refuse_hits_of
 from tests.web.floor import web_floor

@@ -15,7 +15,7 @@ from fastapi import Depends
 from app.security import Role, authority, display_access
 from app.serve import serve
 from app.web import create_app
-from controller import users
+from controller.access import users
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, settings_in, web_floor
 

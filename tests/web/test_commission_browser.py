@@ -7,10 +7,10 @@ from pathlib import Path
 from playwright.async_api import expect
 
 from app.security import Role
-from controller.games import Game
-from controller.hands import HandCategory
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import Proposal, SubmissionKind
-from controller.submissions import SubmissionDesk
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor

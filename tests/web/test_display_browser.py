@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page
 
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import web_floor
 

@@ -22,7 +22,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from app.live import HubTiming, LiveHub
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.web.floor import WebFloor, settings_in, web_floor
 

@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.metrics import FloorMetrics
 from app.security import Role
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor

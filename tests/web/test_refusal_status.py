@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from app.web import create_app
-from controller.engine import EngineError
+from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
-from controller.service import FloorService
+from controller.runtime.service import FloorService
 from controller.storage.store import Conflict, NotFound, StaleState, StoreError
 from tests.web.floor import settings_in
 

@@ -22,7 +22,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from app.security import Role, RoleRequirement, display_access
 from app.web import STATIC, create_app
-from controller import users
+from controller.access import users
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor
 

@@ -19,8 +19,8 @@ from fastapi.routing import APIRoute
 
 from app.security import Role, RoleRequirement
 from app.web import create_app
-from controller.games import Game
-from controller.hands import HandCategory
+from controller.core.games import Game
+from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, hold_anomaly, web_floor

@@ -12,7 +12,7 @@ from pathlib import Path
 from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
 from app.security import Role
-from controller.games import Game
+from controller.core.games import Game
 from tests.web.auth import new_user
 from tests.web.browser import chromium, pytestmark
 from tests.web.floor import WebFloor, web_floor

@@ -19,7 +19,7 @@ from starlette.routing import Route
 from app.security import MAX_REQUEST_BYTES, Role, SecurityHeaders
 from app.serve import serve
 from app.web import create_app
-from controller.games import Game
+from controller.core.games import Game
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 

@@ -21,9 +21,9 @@ from sqlalchemy import select
 
 from app.security import Role
 from app.web import create_app
-from controller.documents import MAX_DOCUMENT_BYTES
-from controller.export import FORMULA_STARTS
-from controller.games import Game
+from controller.core.games import Game
+from controller.paperwork.documents import MAX_DOCUMENT_BYTES
+from controller.paperwork.export import FORMULA_STARTS
 from controller.storage.models import DocumentRow
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from app.security import Role, authority
-from controller.games import Game
+from controller.core.games import Game
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.floor import settings_in, web_floor
 

@@ -14,8 +14,8 @@ import httpx
 import jwt
 
 from app.security import ALGORITHM, ISSUER, Role
-from controller import users
-from controller.games import Game
+from controller.access import users
+from controller.core.games import Game
 from controller.settings import load_secret_key
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor

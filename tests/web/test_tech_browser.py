@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.async_api import expect
 
 from app.security import Role
-from controller.hands import HandCategory
+from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor
@@ -58,7 +58,7 @@ async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path)
 
 
 async def test_technician_enters_the_cards_a_table_did_not_report(tmp_path: Path) -> None:
-    from controller.engine import HitClaim
+    from controller.core.reducer import HitClaim
 
     async with chromium() as browser, web_floor(tmp_path) as wf:
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")

@@ -1,0 +1,449 @@
+"""No one acts alone: account changes that two admins make, and approvers independent of filers.
+
+The roles that check each other are admin (who makes accounts), supervisor (who requests a
+correction of a meter, and applies another's) and commission agent (who approves what others
+file). Whoever could make, revive, promote into or take over such an account could act as two
+people, so each of those changes is asked for by one admin and confirmed by a different one:
+
+- a new account of one of those roles, re-enabling one, a role change into one, and a
+  password reset of one are pending requests until a second admin confirms them; the admin
+  who asked, or the account concerned, never confirms; both names are in the audit log;
+- no admin ever knows a usable password of such an account: the account gets a one-time code
+  instead, whose first half is shown to the admin who asks and whose second half to the admin
+  who confirms; with both halves its person sets their own password, and until then the
+  account can do nothing else (``must_set_password``); every earlier token ends;
+- the command line (a shell on the controller host) makes only the first admins, while fewer
+  than two are enabled, and otherwise refuses those roles (``check_bootstrap``);
+- an approver is never the filer, nor tied to the filer by an account change either of them
+  asked for or confirmed for the other (``check_independent``).
+
+Other roles (display, dealer, technician, auditor) check no one's work here: one admin
+changes their accounts at once, through the same records.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.access import passwords
+from controller.access.users import (
+    AlreadyExists,
+    Role,
+    UnknownUser,
+    User,
+    UserError,
+    add_user,
+    check_role,
+    check_username,
+    load_user_row,
+    new_credentials,
+    shown,
+    user_of,
+)
+from controller.rules.house import check_no_tie
+from controller.storage.models import AccountRequestRow, UserRow
+from controller.storage.store import write_audit
+
+GUARDED_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.COMMISSION_AGENT})
+# The command line makes admins while fewer than this many are enabled.
+BOOTSTRAP_ADMINS = 2
+HOUR_US = 3_600 * 1_000_000
+REQUEST_LIFETIME_US = 24 * HOUR_US  # a request not confirmed within a day lapses
+CODE_LIFETIME_US = 24 * HOUR_US  # a code not used within a day of confirmation lapses
+
+
+class RequestKind(StrEnum):
+    CREATE = "create"
+    ENABLE = "enable"
+    ROLE = "role"
+    RESET = "reset"
+
+
+class RequestStatus(StrEnum):
+    PENDING = "pending"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"
+    EXPIRED = "expired"  # shown for a pending request past its time; never stored
+
+
+class DutyRefused(UserError):
+    """An account change refused because one person would be acting alone."""
+
+
+class UnknownRequest(UserError):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccountRequest:
+    request_id: str
+    kind: RequestKind
+    username: str
+    role: Role | None
+    requested_by: str
+    requested_at_us: int
+    expires_at_us: int
+    status: RequestStatus
+    decided_by: str | None
+    decided_at_us: int | None
+    decision_reason: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
+    """A request and the code halves this answer shows, once, to the admin it is given to."""
+
+    request: AccountRequest
+    first_half: str | None = None
+    second_half: str | None = None
+
+
+def needs_second_admin(role: Role) -> bool:
+    """Does a change need a second admin? ``role``: the account's role after the change (for a
+    reset or re-enabling, the role it has). Taking a role away never does."""
+    return role in GUARDED_ROLES
+
+
+def issues_code(kind: RequestKind, role: Role) -> bool:
+    """Does the account get a one-time code in place of its password? A new account and a
+    reset always; a role change into a role that checks others too, so that whoever knew the
+    password before does not take the new powers with it."""
+    return kind in (RequestKind.CREATE, RequestKind.RESET) or (
+        kind is RequestKind.ROLE and role in GUARDED_ROLES
+    )
+
+
+def _request(row: Any, now_us: int) -> AccountRequest:
+    status = RequestStatus(row.status)
+    if status is RequestStatus.PENDING and now_us > row.expires_at_us:
+        status = RequestStatus.EXPIRED
+    return AccountRequest(
+        request_id=row.request_id,
+        kind=RequestKind(row.kind),
+        username=row.username,
+        role=None if row.role is None else Role(row.role),
+        requested_by=row.requested_by,
+        requested_at_us=row.requested_at_us,
+        expires_at_us=row.expires_at_us,
+        status=status,
+        decided_by=row.decided_by,
+        decided_at_us=row.decided_at_us,
+        decision_reason=row.decision_reason,
+    )
+
+
+async def _load(conn: AsyncConnection, request_id: str) -> Any:
+    row = (
+        await conn.execute(
+            select(AccountRequestRow).where(AccountRequestRow.request_id == request_id)
+        )
+    ).first()
+    if row is None:
+        raise UnknownRequest(f"no account request {request_id!r}")
+    return row
+
+
+async def _existing(conn: AsyncConnection, username: str) -> User:
+    row = await load_user_row(conn, username)
+    if row is None:
+        raise UnknownUser(f"no user {username!r}")
+    return user_of(row)
+
+
+async def _check_filable(
+    conn: AsyncConnection, kind: RequestKind, username: str, role: Role | None, actor: str
+) -> Role:
+    """The role the account has after the change; refuses a change that makes no sense now."""
+    if kind is RequestKind.CREATE:
+        check_username(username)
+        if role is None:
+            raise UserError("a new account needs a role")
+        if await load_user_row(conn, username) is not None:
+            raise AlreadyExists(f"there is already a user {username!r}")
+        return role
+    user = await _existing(conn, username)
+    if kind is RequestKind.ENABLE:
+        if not user.disabled:
+            raise UserError(f"the account {username!r} is not disabled")
+        return user.role
+    if kind is RequestKind.ROLE:
+        if role is None:
+            raise UserError("a role change names the new role")
+        if username == actor:
+            raise DutyRefused("you cannot change your own role; ask another admin")
+        if role is user.role:
+            raise UserError(f"{username!r} already has the role {role.value}")
+        return role
+    return user.role
+
+
+async def file_request(
+    engine: AsyncEngine,
+    *,
+    kind: RequestKind,
+    username: str,
+    role: Role | str | None = None,
+    actor: str,
+    at_us: int,
+) -> Answer:
+    """An admin's request. When one admin suffices (``needs_second_admin``) it is confirmed at
+    once and the answer carries the whole code (both halves); otherwise it waits for another
+    admin and the answer carries the first half of the code it will issue."""
+    wanted = None if role is None else check_role(role)
+    request_id = uuid.uuid4().hex
+    async with engine.begin() as conn:
+        after = await _check_filable(conn, kind, username, wanted, actor)
+        first = passwords.new_half() if issues_code(kind, after) else None
+        alone = not needs_second_admin(after)
+        await conn.execute(
+            insert(AccountRequestRow).values(
+                request_id=request_id,
+                kind=kind.value,
+                username=username,
+                role=None if wanted is None else wanted.value,
+                requested_by=actor,
+                requested_at_us=at_us,
+                expires_at_us=at_us + REQUEST_LIFETIME_US,
+                first_half_sha256=None if first is None else passwords.half_digest(first),
+                status=RequestStatus.PENDING.value,
+            )
+        )
+        await write_audit(
+            conn,
+            at_us=at_us,
+            actor=actor,
+            action="account.request",
+            target=f"user {username}",
+            after={
+                "request_id": request_id,
+                "kind": kind.value,
+                "role": after.value,
+                "confirmed_by": "the same admin" if alone else "a second admin",
+            },
+        )
+        if alone:
+            done = await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=True)
+            return Answer(request=done.request, first_half=first, second_half=done.second_half)
+        return Answer(request=_request(await _load(conn, request_id), at_us), first_half=first)
+
+
+async def _enabled_admin(conn: AsyncConnection, username: str) -> bool:
+    row = await load_user_row(conn, username)
+    return row is not None and row.role == Role.ADMIN.value and not row.disabled
+
+
+async def confirm_request(
+    engine: AsyncEngine, request_id: str, *, actor: str, at_us: int
+) -> Answer:
+    """A second admin's confirmation: the change is made now. For a code-issuing change the
+    answer carries the code's second half."""
+    async with engine.begin() as conn:
+        return await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=False)
+
+
+async def _confirm(
+    conn: AsyncConnection, request_id: str, *, actor: str, at_us: int, alone: bool
+) -> Answer:
+    row = await _load(conn, request_id)
+    request = _request(row, at_us)
+    if request.status is not RequestStatus.PENDING:
+        raise DutyRefused(f"account request {request_id} is {request.status.value}")
+    if not alone:
+        if actor == request.requested_by:
+            raise DutyRefused(
+                f"{actor} asked for this change and cannot also confirm it; a second admin confirms"
+            )
+        if actor == request.username:
+            raise DutyRefused("a change to your own account is confirmed by another admin")
+        if not await _enabled_admin(conn, request.requested_by):
+            raise DutyRefused(
+                f"{request.requested_by}, who asked for this change, is no longer an "
+                "enabled admin; reject it"
+            )
+    after = await _check_filable(
+        conn, request.kind, request.username, request.role, request.requested_by
+    )
+    second = passwords.new_half() if issues_code(request.kind, after) else None
+    credentials: dict[str, Any] = {}
+    if second is not None:
+        credentials = new_credentials(
+            code_sha256=passwords.code_digest(row.first_half_sha256, second),
+            expires_at_us=at_us + CODE_LIFETIME_US,
+        )
+    who = {
+        "request_id": request_id,
+        "requested_by": request.requested_by,
+        "confirmed_by": actor,
+    }
+    await _apply(conn, request, after, credentials, who, actor=actor, at_us=at_us)
+    marked = await conn.execute(
+        update(AccountRequestRow)
+        .where(
+            AccountRequestRow.request_id == request_id,
+            AccountRequestRow.status == RequestStatus.PENDING.value,
+        )
+        .values(status=RequestStatus.CONFIRMED.value, decided_by=actor, decided_at_us=at_us)
+    )
+    if marked.rowcount != 1:
+        raise DutyRefused(f"account request {request_id} was decided meanwhile")
+    done = _request(await _load(conn, request_id), at_us)
+    return Answer(request=done, second_half=second)
+
+
+async def _apply(
+    conn: AsyncConnection,
+    request: AccountRequest,
+    role: Role,
+    credentials: dict[str, Any],
+    who: dict[str, Any],
+    *,
+    actor: str,
+    at_us: int,
+) -> None:
+    target = f"user {request.username}"
+    if request.kind is RequestKind.CREATE:
+        await add_user(
+            conn,
+            username=request.username,
+            role=role,
+            credentials=credentials,
+            actor=actor,
+            created_by=request.requested_by,
+            at_us=at_us,
+            audit_after={**who, "password": "one-time code"},
+        )
+        return
+    before = await _existing(conn, request.username)
+    values: dict[str, Any] = {
+        **credentials,
+        "role": role.value,
+        "token_generation": UserRow.token_generation + 1,
+    }
+    if request.kind is RequestKind.ENABLE:
+        values["disabled"] = False
+    await conn.execute(update(UserRow).where(UserRow.username == request.username).values(values))
+    after = await _existing(conn, request.username)
+    action = {
+        RequestKind.ENABLE: "user.enable",
+        RequestKind.ROLE: "user.set_role",
+        RequestKind.RESET: "user.reset_password",
+    }[request.kind]
+    extra = {"password": "one-time code", "tokens": "revoked"} if credentials else {}
+    await write_audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action=action,
+        target=target,
+        before=shown(before),
+        after={**shown(after), **who, **extra},
+    )
+
+
+async def reject_request(
+    engine: AsyncEngine, request_id: str, *, actor: str, reason: str, at_us: int
+) -> AccountRequest:
+    """Any admin, the one who asked included, turns a pending request down; nothing changes."""
+    if not reason.strip():
+        raise UserError("a rejection states its reason")
+    async with engine.begin() as conn:
+        request = _request(await _load(conn, request_id), at_us)
+        if request.status not in (RequestStatus.PENDING, RequestStatus.EXPIRED):
+            raise DutyRefused(f"account request {request_id} is {request.status.value}")
+        await conn.execute(
+            update(AccountRequestRow)
+            .where(AccountRequestRow.request_id == request_id)
+            .values(
+                status=RequestStatus.REJECTED.value,
+                decided_by=actor,
+                decided_at_us=at_us,
+                decision_reason=reason.strip(),
+            )
+        )
+        await write_audit(
+            conn,
+            at_us=at_us,
+            actor=actor,
+            action="account.reject",
+            target=f"user {request.username}",
+            before={"request_id": request_id, "status": request.status.value},
+            after={"request_id": request_id, "status": "rejected", "reason": reason.strip()},
+        )
+        return _request(await _load(conn, request_id), at_us)
+
+
+async def list_requests(
+    engine: AsyncEngine, *, at_us: int, status: RequestStatus | None = None
+) -> list[AccountRequest]:
+    """Account requests, newest first (``expired``: pending ones past their time)."""
+    query = select(AccountRequestRow).order_by(
+        AccountRequestRow.requested_at_us.desc(), AccountRequestRow.request_id
+    )
+    if status in (RequestStatus.PENDING, RequestStatus.EXPIRED):
+        query = query.where(AccountRequestRow.status == RequestStatus.PENDING.value)
+    elif status is not None:
+        query = query.where(AccountRequestRow.status == status.value)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    found = [_request(r, at_us) for r in rows]
+    return [r for r in found if status is None or r.status is status]
+
+
+# ---------------------------------------------------------------------------- the approvers
+
+
+async def check_independent(
+    engine: AsyncEngine, *, approver: str, filer: str, clause: str, what: str
+) -> None:
+    """Refuse ``approver`` for what ``filer`` filed (the caller has refused the filer already)
+    when either asked for or confirmed a change to the other's account: whoever made, revived,
+    promoted or reset an account could be acting through it."""
+    r = AccountRequestRow
+    async with engine.connect() as conn:
+        tie = (
+            await conn.execute(
+                select(r.request_id, r.kind, r.username)
+                .where(
+                    r.status == RequestStatus.CONFIRMED.value,
+                    or_(
+                        (r.username == approver)
+                        & or_(r.requested_by == filer, r.decided_by == filer),
+                        (r.username == filer)
+                        & or_(r.requested_by == approver, r.decided_by == approver),
+                    ),
+                )
+                .limit(1)
+            )
+        ).first()
+    check_no_tie(
+        clause=clause,
+        what=what,
+        approver=approver,
+        filer=filer,
+        tie=None if tie is None else (tie.username, tie.kind, tie.request_id),
+    )
+
+
+async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
+    """The command line's rule: accounts of the roles that check each other are made by two
+    admins through the API, except the first admins, while fewer than two are enabled."""
+    if role not in GUARDED_ROLES:
+        return
+    admins = await conn.scalar(
+        select(func.count())
+        .select_from(UserRow)
+        .where(UserRow.role == Role.ADMIN.value, UserRow.disabled.is_(False))
+    )
+    if role is Role.ADMIN and (admins or 0) < BOOTSTRAP_ADMINS:
+        return
+    first = " (only the first two admins are made here)" if role is Role.ADMIN else ""
+    raise DutyRefused(
+        f"a {role.value} account is made by two admins: one asks for it with "
+        f"POST /api/v1/users and another confirms it{first}"
+    )

@@ -1,0 +1,75 @@
+"""Seals over the state a controller resumes a link from.
+
+The meter history is sealed entry by entry (``controller.core.ledger``), but a controller resumes
+a link from rows beside it: each table's counters, baseline, round counter, last hit and
+flags, and the link's parameters, meter, paytable and chain head. Someone who can write to
+the database without the ledger key could lower a table's stored credits and have the next
+reading credited as if it had been wagered. So those rows are sealed too, with the same key
+under a personalisation of their own (a state seal can never pass for an entry's seal):
+
+* a table's seal covers its link, its configuration (denomination, seats, round limits) and
+  every field of its counter row;
+* a link's seal covers its parameters, meter, paytable (the lines, not the row id), hit
+  policy, flags, last win, armed change, chain head, and the seals of its tables, so an older
+  copy of one table row put back (its own seal intact) still breaks the link's.
+
+A mismatch makes the link inoperable until it is recovered (NY 5321.18, NJ 13:69E-1.39B: a
+progressive controller whose configuration is lost or incorrect stops, and returns to its
+prior state only through a recorded recovery).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from controller.core.reducer import TableConfig
+
+PERSON = b"progressive-st1"  # the chain's entries use b"progressive-v1"
+
+# ledger_meta row written when the state is first sealed: from then on a row without a seal
+# is not an old row waiting for one but a row someone changed.
+SEALED_SINCE = "state_sealed_since"
+
+
+@lru_cache(maxsize=8)
+def _keyed(key: bytes) -> Any:
+    return hashlib.blake2b(key=key[:64], digest_size=32, person=PERSON)
+
+
+def _mac(key: bytes, payload: Any) -> str:
+    h = _keyed(key).copy()
+    h.update(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode())
+    return str(h.hexdigest())
+
+
+def table_seal(
+    key: bytes, *, link_id: str, config: TableConfig, counters: Mapping[str, Any]
+) -> str:
+    """The seal of one table's counter row (every field but ``seal``) with its configuration."""
+    fields = (
+        counters if "seal" not in counters else {k: v for k, v in counters.items() if k != "seal"}
+    )
+    return _mac(
+        key,
+        [
+            "table",
+            link_id,
+            config.table_id,
+            config.denomination_cents,
+            config.seats,
+            config.max_credits_per_seat_round,
+            config.min_round_us,
+            fields,
+        ],
+    )
+
+
+def link_seal(
+    key: bytes, *, fields: Mapping[str, Any], tables: Sequence[tuple[str, str | None]]
+) -> str:
+    """The seal of a link row (``fields``: every sealed field) and its tables' seals."""
+    return _mac(key, ["link", dict(fields), sorted(tables)])

@@ -1,0 +1,211 @@
+"""Corrections of a meter by two people (68 IAC 10-6-5(c), 10-8-5(c)).
+
+A supervisor requests a correction with a reason and a supporting document; it changes nothing
+until a second, different person approves it. Approval applies it through the runtime, which
+appends the correcting entry, the correction and the decision in one transaction.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import uuid
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.access.duties import check_independent
+from controller.core.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
+from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
+from controller.rules.records import check_correction_request
+from controller.runtime.links import LinkRuntime
+from controller.storage.models import DocumentRow
+from controller.storage.paperwork import CorrectionRequestRow
+from controller.storage.store import Conflict, NotFound, StoreError
+
+
+class CorrectionCategory(enum.StrEnum):
+    MALFUNCTION = "malfunction"  # a malfunction fixed
+    TRANSFER = "transfer"  # an amount moved to another link
+    LIMIT_ADJUSTMENT = "limit_adjustment"
+    OTHER = "other"
+
+
+async def request_correction(
+    runtime: LinkRuntime,
+    *,
+    link_id: str,
+    delta_cents: int,
+    category: CorrectionCategory,
+    reason: str,
+    requested_by: str,
+    document: bytes | None,
+    document_name: str = "document",
+    document_type: str = "application/octet-stream",
+) -> str:
+    """A pending request, its document kept; the meter does not move yet."""
+    if link_id not in runtime.states:
+        raise NotFound(f"no link {link_id!r}")
+    check_cents("a correction", delta_cents, low=-MAX_AMOUNT_CENTS)
+    delta_units = delta_cents * UNITS_PER_CENT
+    now = runtime.clock.now_us()
+    request_id = uuid.uuid4().hex
+    digest = hashlib.sha256(document).hexdigest() if document is not None else None
+    check_correction_request(delta_units=delta_units, reason=reason, document_sha256=digest)
+
+    async def write(conn: AsyncConnection) -> None:
+        if document is not None:
+            await runtime.store.store_document(
+                conn,
+                content=document,
+                filename=document_name,
+                content_type=document_type,
+                uploaded_by=requested_by,
+                at_us=now,
+            )
+        await conn.execute(
+            insert(CorrectionRequestRow).values(
+                request_id=request_id, link_id=link_id, delta_units=delta_units,
+                category=str(category), reason=reason, document_sha256=digest,
+                requested_by=requested_by, at_us=now, status="pending",
+            )
+        )  # fmt: skip
+
+    await runtime.store.commit(
+        [],
+        extra=write,
+        audit={
+            "at_us": now,
+            "actor": requested_by,
+            "action": "correction.request",
+            "target": f"link:{link_id}",
+            "after": {
+                "request_id": request_id,
+                "delta_cents": delta_cents,
+                "category": str(category),
+                "reason": reason,
+                "document_sha256": digest,
+            },
+        },
+    )
+    return request_id
+
+
+async def correction_request(engine: AsyncEngine, request_id: str) -> Any:
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(
+                select(CorrectionRequestRow).where(CorrectionRequestRow.request_id == request_id)
+            )
+        ).one_or_none()
+    if row is None:
+        raise NotFound(f"no correction request {request_id!r}")
+    return row
+
+
+async def correction_requests(
+    engine: AsyncEngine, *, link_id: str | None = None, status: str | None = None
+) -> list[Any]:
+    q = select(CorrectionRequestRow).order_by(CorrectionRequestRow.at_us.desc())
+    if link_id is not None:
+        q = q.where(CorrectionRequestRow.link_id == link_id)
+    if status is not None:
+        q = q.where(CorrectionRequestRow.status == status)
+    async with engine.connect() as conn:
+        return list((await conn.execute(q)).all())
+
+
+def _decide(request_id: str, values: dict[str, Any]) -> Any:
+    async def mark(conn: AsyncConnection) -> None:
+        result = await conn.execute(
+            update(CorrectionRequestRow)
+            .where(
+                CorrectionRequestRow.request_id == request_id,
+                CorrectionRequestRow.status == "pending",
+            )
+            .values(**values)
+        )
+        if result.rowcount != 1:
+            raise Conflict(f"correction request {request_id} was decided meanwhile")
+
+    return mark
+
+
+async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_by: str) -> str:
+    """The second person's approval: the correction is applied now. Returns its id."""
+    req = await correction_request(runtime.store.engine, request_id)
+    if req.status != "pending":
+        raise Conflict(f"correction request {request_id} was already {req.status}")
+    check_correction_approval(requested_by=req.requested_by, approved_by=approved_by)
+    await check_independent(
+        runtime.store.engine,
+        approver=approved_by,
+        filer=req.requested_by,
+        clause=TWO_PERSON_CLAUSE,
+        what="correction",
+    )
+    document: bytes | None = None
+    name, kind = "document", "application/octet-stream"
+    if req.document_sha256 is not None:
+        async with runtime.store.engine.connect() as conn:
+            doc = (
+                await conn.execute(
+                    select(DocumentRow).where(DocumentRow.sha256 == req.document_sha256)
+                )
+            ).one()
+        document, name, kind = doc.content, doc.filename, doc.content_type
+    correction_id = uuid.uuid4().hex
+    await runtime.correct(
+        req.link_id,
+        delta_cents=req.delta_units // UNITS_PER_CENT,
+        category=req.category,
+        reason=req.reason,
+        requested_by=req.requested_by,
+        approved_by=approved_by,
+        document=document,
+        document_name=name,
+        document_type=kind,
+        correction_id=correction_id,
+        also=_decide(
+            request_id,
+            {
+                "status": "approved",
+                "decided_by": approved_by,
+                "decided_at_us": runtime.clock.now_us(),
+                "correction_id": correction_id,
+            },
+        ),
+    )
+    return correction_id
+
+
+async def reject_correction(
+    runtime: LinkRuntime, request_id: str, *, rejected_by: str, reason: str
+) -> None:
+    req = await correction_request(runtime.store.engine, request_id)
+    if req.status != "pending":
+        raise Conflict(f"correction request {request_id} was already {req.status}")
+    if not reason.strip():
+        raise StoreError(f"correction request {request_id}: a rejection states its reason")
+    now = runtime.clock.now_us()
+    await runtime.store.commit(
+        [],
+        extra=_decide(
+            request_id,
+            {
+                "status": "rejected",
+                "decided_by": rejected_by,
+                "decided_at_us": now,
+                "decision_reason": reason,
+            },
+        ),
+        audit={
+            "at_us": now,
+            "actor": rejected_by,
+            "action": "correction.reject",
+            "target": f"link:{req.link_id}",
+            "before": {"request_id": request_id, "status": "pending"},
+            "after": {"request_id": request_id, "status": "rejected", "reason": reason},
+        },
+    )

@@ -1,0 +1,374 @@
+"""Exports for auditors: meter history, hits and reductions for a period, as CSV or JSON.
+
+Rows stream straight from the database to the output, so a five-year export does not sit in
+memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
+``*_cents``); times are ISO 8601 UTC.
+
+CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula, and
+read by tools that split lines on any CR or LF. Every CSV written for people is written by
+``CsvWriter``: each cell goes through ``csv_cell`` (text is neutralised, numbers are not, so a
+negative amount stays a number a spreadsheet can add up), and a cell holding a line break is
+quoted (RFC 4180 line ends, so the writer quotes a lone CR as well as LF).
+"""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, TextIO
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.core.ledger import ENTRY_COLUMNS
+from controller.core.money import displayed_cents
+from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
+from controller.periods import PeriodError, parse_instant
+from controller.runtime.workers import Job, step
+from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
+
+
+class ExportError(ValueError):
+    """A request for an export that cannot be answered (bad period, unknown format)."""
+
+
+class ExportKind(enum.StrEnum):
+    HISTORY = "history"
+    HITS = "hits"
+    REDUCTIONS = "reductions"
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+BATCH = 5_000  # rows read, and written, at a time
+
+
+# What a spreadsheet takes for the start of a formula (or of a cell it re-parses).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+# Where a reader may take a new line to begin: the CSV reader only at a quoted cell's end, a
+# naive one at any of these (str.splitlines splits at all of them).
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# A line of a cell that starts, after any blanks, like a formula: " =1+1", "\r=1+1", "x\n@A1".
+_FORMULA_LINE = re.compile(f"(?:^|(?<=[{_LINE_BREAKS}]))(?=[^\\S{_LINE_BREAKS}]*[=+\\-@])")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell as a spreadsheet should read it: text that looks like a formula is kept as
+    text (a leading apostrophe), on every line of the cell and after leading blanks too, and
+    a cell starting with a tab or line break is marked likewise; integers, including negative
+    amounts, are left as numbers."""
+    if not isinstance(value, str):
+        return value
+    text = _FORMULA_LINE.sub("'", value)
+    if text.startswith(FORMULA_STARTS):
+        text = "'" + text
+    return text
+
+
+class CsvWriter:
+    """The one writer of CSV for people: every cell through ``csv_cell``, every cell with a
+    delimiter, quote, CR or LF quoted (``\\r\\n`` line ends: Python's writer quotes a cell
+    holding any character of the line terminator, and only those)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._writer = csv.writer(out, lineterminator="\r\n")
+
+    def row(self, cells: Iterable[Any]) -> None:
+        self._writer.writerow([csv_cell(c) for c in cells])
+
+
+def iso(at_us: int) -> str:
+    return (EPOCH + timedelta(microseconds=at_us)).isoformat(timespec="microseconds")
+
+
+HISTORY_FIELDS = (
+    "link_id",
+    "seq",
+    "at",
+    "kind",
+    "meter_before_units",
+    "delta_units",
+    "meter_after_units",
+    "meter_after_cents",
+    "table_id",
+    "hit_id",
+    "anomaly_id",
+    "correction_id",
+    "explanation",
+    "details",
+    "prev_hash",
+    "hash",
+)
+HIT_FIELDS = (
+    "hit_id",
+    "link_id",
+    "table_id",
+    "at",
+    "seat",
+    "hand",
+    "round",
+    "cards",
+    "source",
+    "status",
+    "award_cents",
+    "paid_from",
+    "settlement_group",
+    "settlement_order",
+    "policy",
+    "refusal",
+    "entered_by",
+    "verified_by",
+    "released_by",
+)
+REDUCTION_FIELDS = (
+    "link_id",
+    "seq",
+    "at",
+    "kind",
+    "delta_units",
+    "meter_before_units",
+    "meter_after_units",
+    "explanation",
+    "hit_id",
+    "correction_id",
+    "correction_category",
+    "requested_by",
+    "approved_by",
+    "document_sha256",
+)
+
+
+def _history_row(r: Any) -> dict[str, Any]:
+    return {
+        "link_id": r.link_id,
+        "seq": r.seq,
+        "at": iso(r.at_us),
+        "kind": r.kind,
+        "meter_before_units": r.meter_before_units,
+        "delta_units": r.delta_units,
+        "meter_after_units": r.meter_after_units,
+        "meter_after_cents": displayed_cents(r.meter_after_units),
+        "table_id": r.table_id,
+        "hit_id": r.hit_id,
+        "anomaly_id": r.anomaly_id,
+        "correction_id": r.correction_id,
+        "explanation": r.explanation,
+        "details": r.details,
+        "prev_hash": r.prev_hash,
+        "hash": r.hash,
+    }
+
+
+def _hit_row(r: Any) -> dict[str, Any]:
+    return {
+        "hit_id": r.hit_id,
+        "link_id": r.link_id,
+        "table_id": r.table_id,
+        "at": iso(r.at_us),
+        "seat": r.seat,
+        "hand": r.hand,
+        "round": r.round,
+        "cards": r.cards,
+        "source": r.source,
+        "status": r.status,
+        "award_cents": r.award_cents,
+        "paid_from": r.paid_from,
+        "settlement_group": r.settlement_group,
+        "settlement_order": r.settlement_order,
+        "policy": r.policy,
+        "refusal": r.refusal,
+        "entered_by": r.entered_by,
+        "verified_by": r.verified_by,
+        "released_by": r.released_by,
+    }
+
+
+def _reduction_row(r: Any) -> dict[str, Any]:
+    return {
+        "link_id": r.link_id,
+        "seq": r.seq,
+        "at": iso(r.at_us),
+        "kind": r.kind,
+        "delta_units": r.delta_units,
+        "meter_before_units": r.meter_before_units,
+        "meter_after_units": r.meter_after_units,
+        "explanation": r.explanation,
+        "hit_id": r.hit_id,
+        "correction_id": r.correction_id,
+        "correction_category": r.category,
+        "requested_by": r.requested_by,
+        "approved_by": r.approved_by,
+        "document_sha256": r.document_sha256,
+    }
+
+
+def _query(
+    kind: ExportKind, link_id: str | None, since_us: int, until_us: int
+) -> tuple[Select[Any], tuple[str, ...], Callable[[Any], dict[str, Any]]]:
+    if kind is ExportKind.HITS:
+        q: Select[Any] = select(HitRow).where(HitRow.at_us >= since_us, HitRow.at_us < until_us)
+        if link_id:
+            q = q.where(HitRow.link_id == link_id)
+        return q.order_by(HitRow.at_us, HitRow.hit_id), HIT_FIELDS, _hit_row
+    m = MeterEntryRow
+    fields: tuple[str, ...]
+    if kind is ExportKind.HISTORY:
+        q = select(m)
+        fields, conv = HISTORY_FIELDS, _history_row
+    else:
+        c = CorrectionRow
+        q = (
+            select(m, c.category, c.requested_by, c.approved_by, c.document_sha256)  # type: ignore[assignment]
+            .outerjoin(c, c.correction_id == m.correction_id)
+            .where(m.delta_units < 0)
+        )
+        fields, conv = REDUCTION_FIELDS, _reduction_row
+    q = q.where(m.at_us >= since_us, m.at_us < until_us)
+    if link_id:
+        q = q.where(m.link_id == link_id)
+    return q.order_by(m.link_id, m.seq), fields, conv
+
+
+async def export(
+    engine: AsyncEngine,
+    out: TextIO,
+    *,
+    kind: ExportKind,
+    fmt: str,
+    since_us: int,
+    until_us: int,
+    link_id: str | None = None,
+    job: Job | None = None,
+) -> int:
+    """Write the export to ``out``; returns the number of rows. Rows are read ``BATCH`` at a
+    time; each batch is formatted and written in ``job``'s worker thread while the next is
+    read."""
+    if until_us <= since_us:
+        raise ExportError("the period is empty: --until must be after --since")
+    q, fields, conv = _query(kind, link_id, since_us, until_us)
+    write: Callable[[Sequence[Any], bool], None]
+    if fmt == "csv":
+        writer = CsvWriter(out)
+
+        def write(rows: Sequence[Any], first: bool) -> None:
+            for r in rows:
+                row = conv(r)
+                writer.row(row[f] for f in fields)
+
+        await step(job, writer.row, fields)
+    elif fmt == "json":
+        head = {
+            "kind": str(kind),
+            "since": iso(since_us),
+            "until": iso(until_us),
+            "link_id": link_id,
+        }
+
+        def write(rows: Sequence[Any], first: bool) -> None:
+            out.write(
+                "".join(
+                    ("\n" if first and i == 0 else ",\n") + json.dumps(conv(r), ensure_ascii=False)
+                    for i, r in enumerate(rows)
+                )
+            )
+
+        await step(job, out.write, json.dumps(head)[:-1] + ', "rows": [')
+    else:
+        raise ExportError(f"unknown format {fmt!r}; use csv or json")
+    n = 0
+    async with engine.connect() as conn:
+        result = await conn.stream(q.execution_options(yield_per=BATCH))
+        async for rows in result.partitions():
+            await step(job, write, rows, n == 0)
+            n += len(rows)
+    if fmt == "json":
+        await step(job, out.write, "\n]}\n")
+    return n
+
+
+# ----------------------------------------------------------------------------- offline check
+
+
+@dataclass(slots=True)
+class ExportCheck:
+    entries: int = 0
+    anchored: int = 0  # entries inside a signed checkpoint's digest
+    checkpoints: int = 0  # checkpoints whose entries the export holds whole
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.anchored > 0
+
+
+def _sealed_row(r: Mapping[str, Any]) -> tuple[Any, ...]:
+    """An exported history row back in ``ENTRY_COLUMNS`` order, exactly as it was sealed."""
+    row = {**r, "at_us": r["at_us"] if "at_us" in r else parse_instant(r["at"])}
+    return tuple(row[c] for c in ENTRY_COLUMNS)
+
+
+def verify_export(data: Mapping[str, Any], checkpoints: Sequence[SignedCheckpoint]) -> ExportCheck:
+    """An auditor's check of a JSON history export with the signed checkpoints alone (no
+    database, no ledger key): each link's exported entries follow one another (sequence
+    numbers, previous seals, meters), and every checkpoint whose entries the export holds
+    whole has their digest and its head's seal. Only entries inside such a checkpoint are
+    proved unaltered; the rest are counted apart."""
+    out = ExportCheck()
+    if data.get("kind") != str(ExportKind.HISTORY):
+        out.problems.append("not a history export (progressive export history --format json)")
+        return out
+    by_link: dict[str, list[tuple[Any, ...]]] = {}
+    try:
+        for r in data["rows"]:
+            row = _sealed_row(r)
+            by_link.setdefault(row[0], []).append(row)
+    except (KeyError, TypeError, PeriodError) as exc:
+        out.problems.append(f"an exported row lacks a sealed field ({exc})")
+        return out
+    cps: dict[str, list[SignedCheckpoint]] = {}
+    for sc in checkpoints:
+        cps.setdefault(sc.checkpoint.link_id, []).append(sc)
+    for link_id, rows in sorted(by_link.items()):
+        rows.sort(key=lambda row: row[1])
+        out.entries += len(rows)
+        at: dict[int, int] = {}
+        for i, row in enumerate(rows):
+            if i and (row[1] != rows[i - 1][1] + 1 or row[13] != rows[i - 1][14]):
+                out.problems.append(
+                    f"link {link_id}, entry {row[1]}: does not follow entry {rows[i - 1][1]} "
+                    "(an entry removed, inserted or re-chained)"
+                )
+            elif i and row[4] != rows[i - 1][6]:
+                out.problems.append(
+                    f"link {link_id}, entry {row[1]}: starts from meter {row[4]} but entry "
+                    f"{rows[i - 1][1]} ended at {rows[i - 1][6]}"
+                )
+            at[row[1]] = i
+        anchored: set[int] = set()
+        for sc in cps.get(link_id, []):
+            cp = sc.checkpoint
+            first, last = cp.prev_seq + 1, cp.seq
+            if first not in at or last not in at or at[last] - at[first] != last - first:
+                continue
+            out.checkpoints += 1
+            where = f"line {sc.line}, signed at {at_text(cp.at_us)}"
+            if rows[at[last]][14] != cp.hash:
+                out.problems.append(
+                    f"link {link_id}, entry {last}: its seal differs from the signed checkpoint "
+                    f"({where}): edited"
+                )
+            elif digest_of(rows[at[first] : at[last] + 1]) != cp.digest:
+                out.problems.append(
+                    f"link {link_id}, entries {first} to {last}: differ from what the checkpoint "
+                    f"({where}) signed: edited"
+                )
+            else:
+                anchored.update(range(first, last + 1))
+        out.anchored += len(anchored)
+    if not out.anchored and not out.problems:
+        out.problems.append("no signed checkpoint covers any exported entry whole")
+    return out

@@ -1,0 +1,359 @@
+"""Live gaming devices removed from play (68 IAC 10-1-6.2).
+
+A table whose integrity is questioned is removed from play: its record is written with every
+fact of 10-1-6.2(b), the written notice to the enforcement agent is generated as a PDF and kept
+as a document, and the link stops crediting the table, all in one transaction. Remedial actions
+and the verification follow; the table returns to play only after both.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.core import reducer
+from controller.paperwork.export import iso
+from controller.paperwork.pdf import render_pdf
+from controller.rules.integrity import (
+    ENFORCEMENT_NOTICE,
+    INTEGRITY_CLAUSE,
+    check_remedial_action,
+    check_removal,
+    check_return_to_play,
+    check_verification,
+)
+from controller.runtime.links import LinkRuntime
+from controller.storage.models import TableRow
+from controller.storage.paperwork import IntegrityRecordRow, RemedialActionRow
+from controller.storage.store import Conflict, NotFound
+
+NOTICE_TYPE = "application/pdf"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceRemoval:
+    """What is known when a device is removed: 68 IAC 10-1-6.2(b)(1)-(3), (5) and (10)."""
+
+    questioned_at_us: int  # (b)(1)
+    device_type: str  # (b)(2)
+    manufacturer_serial_number: str | None  # (b)(3)(A), "if any"
+    commission_registration_number: str  # (b)(3)(B)
+    malfunction_reason: str  # (b)(5)
+    complainant_name: str | None = None  # (b)(10)(A)
+    complainant_address: str | None = None
+    complainant_telephone: str | None = None
+    complaint_nature: str | None = None  # (b)(10)(B)
+
+    def check(self, now_us: int) -> None:
+        check_removal(
+            device_type=self.device_type,
+            commission_registration_number=self.commission_registration_number,
+            malfunction_reason=self.malfunction_reason,
+            questioned_at_us=self.questioned_at_us,
+            now_us=now_us,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Employee:
+    """68 IAC 10-1-6.2(b)(7)."""
+
+    printed_name: str
+    signature: str
+    occupational_license_number: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemedialAction:
+    """68 IAC 10-1-6.2(b)(6)-(8)."""
+
+    description: str
+    employees: Sequence[Employee] = ()
+    outside_company_name: str | None = None
+    outside_company_address: str | None = None
+    outside_company_telephone: str | None = None
+    outside_individuals: Sequence[str] = ()
+
+    def check(self) -> None:
+        check_remedial_action(
+            description=self.description,
+            employees=[
+                (e.printed_name, e.signature, e.occupational_license_number) for e in self.employees
+            ],
+            outside_company=(
+                self.outside_company_name,
+                self.outside_company_address,
+                self.outside_company_telephone,
+            ),
+            outside_individuals=self.outside_individuals,
+        )
+
+
+def notice_pdf(
+    *, record_id: str, table_id: str, table_name: str, location: str, link_id: str,
+    removal: DeviceRemoval, removed_at_us: int, recorded_by: str,
+) -> bytes:  # fmt: skip
+    """The written notice to the enforcement agent (68 IAC 10-1-6.2(b), last paragraph)."""
+    r = removal
+    rows = [
+        ["Field", "Recorded"],
+        ["Record", record_id],
+        ["Table", f"{table_name} ({table_id}), link {link_id}"],
+        ["Location", location or "-"],
+        ["(b)(1) Integrity questioned at", iso(r.questioned_at_us)],
+        ["(b)(2) Type of device", r.device_type],
+        ["(b)(3)(A) Manufacturer serial number", r.manufacturer_serial_number or "none issued"],
+        ["(b)(3)(B) Commission registration number", r.commission_registration_number],
+        ["(b)(4) Removed from play at", iso(removed_at_us)],
+        ["(b)(5) Reason not functioning properly", r.malfunction_reason],
+        ["(b)(10)(A) Complainant", r.complainant_name or "-"],
+        ["Complainant address", r.complainant_address or "-"],
+        ["Complainant telephone", r.complainant_telephone or "-"],
+        ["(b)(10)(B) Nature of the complaint", r.complaint_nature or "-"],
+        ["Recorded by", recorded_by],
+    ]
+    return render_pdf(
+        "Notice to the enforcement agent: live gaming device removed from play",
+        [
+            (INTEGRITY_CLAUSE, [ENFORCEMENT_NOTICE]),
+            ("The device", rows),
+        ],
+    )
+
+
+def _audit(
+    at: int, actor: str, action: str, record_id: str, after: Any, before: Any = None
+) -> dict[str, Any]:
+    return {
+        "at_us": at,
+        "actor": actor,
+        "action": action,
+        "target": f"integrity_record:{record_id}",
+        "before": before,
+        "after": after,
+    }
+
+
+async def remove_from_play(
+    runtime: LinkRuntime, *, table_id: str, removal: DeviceRemoval, actor: str
+) -> str:
+    """Record the removal, file the notice and stop the table's part in the link, as one."""
+    link_id = runtime.link_of(table_id)
+    now = runtime.clock.now_us()
+    removal.check(now)
+    record_id = uuid.uuid4().hex
+    async with runtime.store.engine.connect() as conn:
+        t = (await conn.execute(select(TableRow).where(TableRow.table_id == table_id))).one()
+    notice = notice_pdf(
+        record_id=record_id, table_id=table_id, table_name=t.name, location=t.location,
+        link_id=link_id, removal=removal, removed_at_us=now, recorded_by=actor,
+    )  # fmt: skip
+
+    async def record(conn: AsyncConnection) -> None:
+        digest = await runtime.store.store_document(
+            conn,
+            content=notice,
+            filename=f"notice-{record_id}.pdf",
+            content_type=NOTICE_TYPE,
+            uploaded_by=actor,
+            at_us=now,
+        )
+        r = removal
+        await conn.execute(
+            insert(IntegrityRecordRow).values(
+                record_id=record_id, link_id=link_id, table_id=table_id,
+                questioned_at_us=r.questioned_at_us, device_type=r.device_type,
+                manufacturer_serial_number=r.manufacturer_serial_number or None,
+                commission_registration_number=r.commission_registration_number,
+                removed_at_us=now, malfunction_reason=r.malfunction_reason,
+                complainant_name=r.complainant_name, complainant_address=r.complainant_address,
+                complainant_telephone=r.complainant_telephone,
+                complaint_nature=r.complaint_nature, notice_sha256=digest,
+                recorded_by=actor, at_us=now,
+            )
+        )  # fmt: skip
+
+    await runtime.command(
+        link_id,
+        lambda s, _at: reducer.remove_from_play(
+            s,
+            table_id=table_id,
+            record_id=record_id,
+            reason=removal.malfunction_reason,
+            at_us=now,
+            by=actor,
+        ),
+        actor=actor,
+        action="table.remove_from_play",
+        target=f"table:{table_id}",
+        extra=record,
+        audit_after={"integrity_record": record_id, "out_of_play": True},
+    )
+    return record_id
+
+
+async def record(engine: AsyncEngine, record_id: str) -> Any:
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(
+                select(IntegrityRecordRow).where(IntegrityRecordRow.record_id == record_id)
+            )
+        ).one_or_none()
+    if row is None:
+        raise NotFound(f"no integrity record {record_id!r}")
+    return row
+
+
+async def records(engine: AsyncEngine, *, table_id: str | None = None) -> list[Any]:
+    q = select(IntegrityRecordRow).order_by(IntegrityRecordRow.at_us.desc())
+    if table_id is not None:
+        q = q.where(IntegrityRecordRow.table_id == table_id)
+    async with engine.connect() as conn:
+        return list((await conn.execute(q)).all())
+
+
+async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[Any]:
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            select(RemedialActionRow)
+            .where(RemedialActionRow.record_id == record_id)
+            .order_by(RemedialActionRow.action_id)
+        )
+        return list(rows.all())
+
+
+async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> Any:
+    row = await record(runtime.store.engine, record_id)
+    if row.table_id != table_id:
+        raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
+    if row.returned_at_us is not None:
+        raise Conflict(f"integrity record {record_id}: the table is already back in play")
+    return row
+
+
+async def add_remedial_action(
+    runtime: LinkRuntime, *, table_id: str, record_id: str, action: RemedialAction, actor: str
+) -> None:
+    action.check()
+    await _open_record(runtime, table_id, record_id)
+    now = runtime.clock.now_us()
+    employees = [
+        {
+            "printed_name": e.printed_name,
+            "signature": e.signature,
+            "occupational_license_number": e.occupational_license_number,
+        }
+        for e in action.employees
+    ]
+
+    async def write(conn: AsyncConnection) -> None:
+        await conn.execute(
+            insert(RemedialActionRow).values(
+                record_id=record_id,
+                description=action.description,
+                employees=json.dumps(employees, ensure_ascii=False),
+                outside_company_name=action.outside_company_name or None,
+                outside_company_address=action.outside_company_address or None,
+                outside_company_telephone=action.outside_company_telephone or None,
+                outside_individuals=json.dumps(list(action.outside_individuals)),
+                recorded_by=actor,
+                at_us=now,
+            )
+        )
+
+    await runtime.store.commit(
+        [],
+        extra=write,
+        audit=_audit(now, actor, "integrity.remedial_action", record_id, {
+            "description": action.description, "employees": employees,
+            "outside_company_name": action.outside_company_name,
+        }),
+    )  # fmt: skip
+
+
+async def record_verification(
+    runtime: LinkRuntime, *, table_id: str, record_id: str, verification: str, actor: str
+) -> None:
+    """68 IAC 10-1-6.2(b)(9): the device meets the requirements after the remedial action."""
+    row = await _open_record(runtime, table_id, record_id)
+    if row.verified_at_us is not None:
+        raise Conflict(f"integrity record {record_id} was already verified by {row.verified_by}")
+    check_verification(verification=verification, remedial_actions=None)
+    now = runtime.clock.now_us()
+
+    async def write(conn: AsyncConnection) -> None:
+        actions = await conn.scalar(
+            select(func.count()).where(RemedialActionRow.record_id == record_id)
+        )
+        check_verification(verification=verification, remedial_actions=actions or 0)
+        result = await conn.execute(
+            update(IntegrityRecordRow)
+            .where(
+                IntegrityRecordRow.record_id == record_id,
+                IntegrityRecordRow.verified_at_us.is_(None),
+            )
+            .values(verified_by=actor, verified_at_us=now, verification=verification)
+        )
+        if result.rowcount != 1:
+            raise Conflict(f"integrity record {record_id} was verified meanwhile")
+
+    await runtime.store.commit(
+        [],
+        extra=write,
+        audit=_audit(
+            now,
+            actor,
+            "integrity.verify",
+            record_id,
+            {"verified_by": actor, "verification": verification},
+            before={"verified_by": None, "verification": None},
+        ),
+    )
+
+
+async def return_to_play(
+    runtime: LinkRuntime, *, table_id: str, record_id: str, actor: str
+) -> None:
+    """Back in play, once repaired (a remedial action) and verified; credits count again."""
+    await _open_record(runtime, table_id, record_id)
+    link_id = runtime.link_of(table_id)
+    now = runtime.clock.now_us()
+
+    async def write(conn: AsyncConnection) -> None:
+        actions = await conn.scalar(
+            select(func.count()).where(RemedialActionRow.record_id == record_id)
+        )
+        verified = await conn.scalar(
+            select(IntegrityRecordRow.verified_at_us).where(
+                IntegrityRecordRow.record_id == record_id
+            )
+        )
+        check_return_to_play(remedial_actions=int(actions or 0), verified=verified is not None)
+        result = await conn.execute(
+            update(IntegrityRecordRow)
+            .where(
+                IntegrityRecordRow.record_id == record_id,
+                IntegrityRecordRow.returned_at_us.is_(None),
+            )
+            .values(returned_by=actor, returned_at_us=now)
+        )
+        if result.rowcount != 1:
+            raise Conflict(f"integrity record {record_id}: returned to play meanwhile")
+
+    await runtime.command(
+        link_id,
+        lambda s, _at: reducer.return_to_play(
+            s, table_id=table_id, record_id=record_id, at_us=now, by=actor
+        ),
+        actor=actor,
+        action="table.return_to_play",
+        target=f"table:{table_id}",
+        extra=write,
+        audit_after={"integrity_record": record_id, "out_of_play": False},
+    )

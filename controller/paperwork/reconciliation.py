@@ -1,0 +1,325 @@
+"""Reconciliation of a link's meter for auditors, for any period.
+
+    opening meter + contributions by table (credits x denomination x rate) + reset amounts
+    seeded + approved anomalies - awards paid + corrections = closing meter
+
+to the unit (1/10,000 cent). Each contribution is recomputed from the credits, denomination and
+rate it records, so an amount that does not follow from its credits shows up as a difference;
+so does a history whose entries do not follow on from each other. Anything that does not add
+up is listed in ``problems``; ``balanced`` is true only when there are none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
+from controller.core.reducer import EntryKind
+from controller.runtime.workers import Job, step
+from controller.storage.database import snapshot
+from controller.storage.models import HitRow, LinkRow, MeterEntryRow
+from controller.storage.store import NotFound
+
+WEEK_US = 7 * 86_400 * 1_000_000
+BATCH = 5_000  # entries read, and reconciled, at a time
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What reconciliation reads of one history entry."""
+
+    seq: int
+    at_us: int
+    kind: str
+    meter_before_units: int
+    delta_units: int
+    meter_after_units: int
+    table_id: str | None
+    details: str
+
+
+@dataclass(slots=True)
+class TableLine:
+    table_id: str
+    credits: int = 0
+    units: int = 0  # recomputed: credits x denomination x rate
+
+
+@dataclass(slots=True)
+class Reconciliation:
+    link_id: str
+    since_us: int
+    until_us: int
+    opening_units: int
+    closing_units: int
+    tables: dict[str, TableLine] = field(default_factory=dict)
+    seeded_units: int = 0  # the link opened, jackpot resets
+    anomalies_approved_units: int = 0
+    awards_units: int = 0  # paid from the meter, as a positive amount
+    corrections_units: int = 0
+    other_units: int = 0
+    entries: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def contributions_units(self) -> int:
+        return sum(t.units for t in self.tables.values())
+
+    @property
+    def expected_closing_units(self) -> int:
+        return (
+            self.opening_units
+            + self.contributions_units
+            + self.seeded_units
+            + self.anomalies_approved_units
+            - self.awards_units
+            + self.corrections_units
+            + self.other_units
+        )
+
+    @property
+    def difference_units(self) -> int:
+        return self.closing_units - self.expected_closing_units
+
+    @property
+    def balanced(self) -> bool:
+        return self.difference_units == 0 and not self.problems
+
+
+_SEEDS = {str(EntryKind.LINK_OPENED), str(EntryKind.JACKPOT_RESET)}
+
+
+def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None) -> None:
+    """One entry (the next in sequence) into ``r``, whose closing is the meter so far;
+    ``contribution`` is a contribution's (credits, denomination, rate) as it records them."""
+    if e.meter_before_units != r.closing_units:
+        r.problems.append(
+            f"entry {e.seq}: starts from {e.meter_before_units} units, the meter stood at "
+            f"{r.closing_units}"
+        )
+    if e.meter_after_units != e.meter_before_units + e.delta_units:
+        r.problems.append(f"entry {e.seq}: its amounts do not add up")
+    r.closing_units = e.meter_after_units
+    r.entries += 1
+    if contribution is not None:
+        credits, denomination_cents, rate_bp = contribution
+        units = contribution_units(
+            credits=credits, denomination_cents=denomination_cents, rate_bp=rate_bp
+        )
+        line = r.tables.setdefault(e.table_id or "?", TableLine(e.table_id or "?"))
+        line.credits += credits
+        line.units += units
+        if units != e.delta_units:
+            r.problems.append(
+                f"entry {e.seq}: table {e.table_id} credited {e.delta_units} units; "
+                f"{credits} credits x {denomination_cents}c x {rate_bp} bp is {units}"
+            )
+    elif e.kind in _SEEDS:
+        r.seeded_units += e.delta_units
+    elif e.kind == EntryKind.ANOMALY_APPROVED:
+        r.anomalies_approved_units += e.delta_units
+    elif e.kind == EntryKind.AWARD:
+        r.awards_units -= e.delta_units
+    elif e.kind == EntryKind.CORRECTION:
+        r.corrections_units += e.delta_units
+    else:
+        r.other_units += e.delta_units
+
+
+def _closed(r: Reconciliation) -> Reconciliation:
+    if r.difference_units:
+        r.problems.append(
+            f"DIFFERENCE: the closing meter is {r.closing_units} units, the terms add up to "
+            f"{r.expected_closing_units} ({r.difference_units:+d} units)"
+        )
+    return r
+
+
+class Fold:
+    """The period's reconciliation and its weekly report (one reconciliation per calendar
+    week, Monday UTC), built from the period's entries a batch at a time, in sequence order:
+    what it keeps is one line per week and per table, however many entries the period has."""
+
+    def __init__(self, link_id: str, since_us: int, until_us: int, opening_units: int) -> None:
+        self.total = Reconciliation(link_id, since_us, until_us, opening_units, opening_units)
+        self.weeks: list[Reconciliation] = []
+        self._week = self._new_week(since_us, opening_units)
+
+    def _new_week(self, start_us: int, opening_units: int) -> Reconciliation:
+        t = self.total
+        end = min(t.until_us, week_start_us(start_us) + WEEK_US)
+        return Reconciliation(t.link_id, start_us, end, opening_units, opening_units)
+
+    def _next_week(self) -> None:
+        week = self._week
+        self.weeks.append(_closed(week))
+        self._week = self._new_week(week.until_us, week.closing_units)
+
+    def add(self, entries: Sequence[Entry]) -> None:
+        for e in entries:
+            while e.at_us >= self._week.until_us and self._week.until_us < self.total.until_us:
+                self._next_week()
+            contribution = None
+            if e.kind == EntryKind.CONTRIBUTION:
+                d = json.loads(e.details)
+                contribution = (d["credits"], d["denomination_cents"], d["rate_bp"])
+            _take(self.total, e, contribution)
+            _take(self._week, e, contribution)
+
+    def finish(self) -> tuple[Reconciliation, list[Reconciliation]]:
+        """The period's reconciliation and its weeks; the fold takes nothing more after."""
+        while self._week.until_us < self.total.until_us:
+            self._next_week()
+        self.weeks.append(_closed(self._week))
+        return _closed(self.total), self.weeks
+
+
+def reconcile(
+    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[Entry]
+) -> Reconciliation:
+    """The reconciliation of ``entries`` (the period's, in sequence order) from ``opening``."""
+    fold = Fold(link_id, since_us, until_us, opening_units)
+    fold.add(entries)
+    return fold.finish()[0]
+
+
+def week_start_us(at_us: int) -> int:
+    """Monday 00:00 UTC of the week holding ``at_us``."""
+    day = (_EPOCH + timedelta(microseconds=at_us)).date()
+    monday = datetime(day.year, day.month, day.day, tzinfo=UTC) - timedelta(days=day.weekday())
+    return (monday - _EPOCH) // timedelta(microseconds=1)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> int:
+    """The meter as the last entry before the period left it (0: none)."""
+    m = MeterEntryRow
+    before = (
+        await conn.execute(
+            select(m.meter_after_units)
+            .where(m.link_id == link_id, m.at_us < since_us)
+            .order_by(m.seq.desc())
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    return before if before is not None else 0
+
+
+async def entry_batches(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+) -> AsyncIterator[list[Entry]]:
+    """The period's entries in sequence order, ``BATCH`` at a time as the database sends them."""
+    m = MeterEntryRow
+    q = (
+        select(
+            m.seq, m.at_us, m.kind, m.meter_before_units, m.delta_units,
+            m.meter_after_units, m.table_id, m.details,
+        )
+        .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
+        .order_by(m.seq)
+    )  # fmt: skip
+    result = await conn.stream(q.execution_options(yield_per=BATCH))
+    async for rows in result.partitions():
+        yield [Entry(*r) for r in rows]
+
+
+async def reconciliation(
+    engine: AsyncEngine, link_id: str, since_us: int, until_us: int, *, job: Job | None = None
+) -> tuple[Reconciliation, list[Reconciliation]]:
+    """The period's reconciliation and its weekly report, cross-checked against the hits.
+
+    Read from one snapshot; the arithmetic is done in ``job``'s worker thread, a batch of
+    entries at a time, while the next batch is read."""
+    async with snapshot(engine) as conn:
+        if await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id)) is None:
+            raise NotFound(f"no link {link_id!r}")
+        fold = Fold(link_id, since_us, until_us, await opening_units(conn, link_id, since_us))
+        async for batch in entry_batches(conn, link_id, since_us, until_us):
+            await step(job, fold.add, batch)
+        paid = await conn.scalar(
+            select(func.coalesce(func.sum(HitRow.award_cents), 0)).where(
+                HitRow.link_id == link_id,
+                HitRow.status == "awarded",
+                HitRow.paid_from == "meter",
+                HitRow.at_us >= since_us,
+                HitRow.at_us < until_us,
+            )
+        )
+    total, weeks = await step(job, fold.finish)
+    hits_units = int(paid or 0) * UNITS_PER_CENT
+    if hits_units != total.awards_units:
+        total.problems.append(
+            f"DIFFERENCE: the hits record {displayed_cents(hits_units)} cents paid from the "
+            f"meter, the history {displayed_cents(total.awards_units)} cents"
+        )
+    return total, weeks
+
+
+async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:
+    """The link's history head (sequence number, seal) as the database records it now."""
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(
+                select(LinkRow.last_seq, LinkRow.last_hash).where(LinkRow.link_id == link_id)
+            )
+        ).one_or_none()
+    if row is None:
+        raise NotFound(f"no link {link_id!r}")
+    return int(row.last_seq), str(row.last_hash)
+
+
+def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> list[str]:
+    """The head and the last signed checkpoint ((seq, seal, when) or None), for paper: a
+    printed report anchors the history too, where no database restore can reach it."""
+    out = [f"Chain head: entry {head[0]}, seal {head[1]}"]
+    if signed is None:
+        out.append("Last signed checkpoint: none (this controller signs no checkpoints)")
+    else:
+        out.append(
+            f"Last signed checkpoint: entry {signed[0]}, seal {signed[1]}, signed {signed[2]}"
+        )
+    return out
+
+
+def summary(r: Reconciliation) -> dict[str, Any]:
+    """For people and exports: cents, with the exact units beside each amount."""
+
+    def amount(name: str, units: int) -> dict[str, int]:
+        return {f"{name}_cents": displayed_cents(units), f"{name}_units": units}
+
+    return {
+        "link_id": r.link_id,
+        "since_us": r.since_us,
+        "until_us": r.until_us,
+        **amount("opening", r.opening_units),
+        **amount("contributions", r.contributions_units),
+        **amount("seeded", r.seeded_units),
+        **amount("anomalies_approved", r.anomalies_approved_units),
+        **amount("awards_paid", r.awards_units),
+        **amount("corrections", r.corrections_units),
+        **amount("other", r.other_units),
+        **amount("expected_closing", r.expected_closing_units),
+        **amount("closing", r.closing_units),
+        "difference_units": r.difference_units,
+        "balanced": r.balanced,
+        "entries": r.entries,
+        "problems": list(r.problems),
+        "tables": [
+            {
+                "table_id": t.table_id,
+                "credits": t.credits,
+                **amount("contributions", t.units),
+            }
+            for t in sorted(r.tables.values(), key=lambda t: t.table_id)
+        ],
+    }

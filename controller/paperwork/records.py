@@ -1,0 +1,283 @@
+"""Reading the records for people: meter history, its chart, hits, anomalies, documents.
+
+Reads only. Every amount leaves here as whole cents next to the exact units it came from, so a
+page never has to divide; periods are half-open ``[since_us, until_us)`` in microseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select, or_, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.core.money import displayed_cents
+from controller.periods import PeriodError, check_period
+from controller.runtime.workers import Job, step
+from controller.storage.models import (
+    AnomalyRow,
+    CorrectionRow,
+    DocumentRow,
+    HitRow,
+    LinkRow,
+    MeterEntryRow,
+)
+from controller.storage.store import NotFound
+
+MAX_PAGE = 5_000
+MAX_POINTS = 2_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentRef:
+    sha256: str
+    filename: str
+    content_type: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryEntry:
+    seq: int
+    at_us: int
+    kind: str
+    meter_before_cents: int
+    meter_after_cents: int
+    delta_cents: int  # the change in what the meter shows (whole cents)
+    delta_units: int  # the exact change, in 1/10,000 cent
+    table_id: str | None
+    hit_id: str | None
+    anomaly_id: str | None
+    correction_id: str | None
+    explanation: str
+    reduction_reason: str | None  # set on every entry that lowers the meter
+    correction_category: str | None
+    approved_by: str | None
+    documents: tuple[DocumentRef, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryPage:
+    entries: tuple[HistoryEntry, ...]
+    next_after_seq: int | None  # pass as ``after_seq`` for the next page; None: no more
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterPoint:
+    at_us: int  # the last entry of the bucket
+    meter_cents: int  # the meter after it
+    low_cents: int  # the lowest the meter showed within the bucket
+    high_cents: int
+
+
+async def history(
+    engine: AsyncEngine,
+    link_id: str,
+    *,
+    since_us: int,
+    until_us: int,
+    after_seq: int = 0,
+    limit: int = 1_000,
+    reductions_only: bool = False,
+) -> HistoryPage:
+    check_period(since_us, until_us)
+    if not 1 <= limit <= MAX_PAGE:
+        raise PeriodError(f"a page holds 1 to {MAX_PAGE} entries, not {limit}")
+    m, c, d = MeterEntryRow, CorrectionRow, DocumentRow
+    q = (
+        select(
+            m,
+            c.category,
+            c.approved_by,
+            d.sha256.label("doc_sha256"),
+            d.filename,
+            d.content_type,
+            d.size,
+        )
+        .outerjoin(c, c.correction_id == m.correction_id)
+        .outerjoin(d, d.sha256 == c.document_sha256)
+        .where(
+            m.link_id == link_id,
+            m.at_us >= since_us,
+            m.at_us < until_us,
+            m.seq > after_seq,
+        )
+        .order_by(m.seq)
+        .limit(limit + 1)
+    )
+    if reductions_only:
+        q = q.where(m.delta_units < 0)
+    async with engine.connect() as conn:
+        rows = list((await conn.execute(q)).all())
+    more = len(rows) > limit
+    rows = rows[:limit]
+    entries = tuple(_entry(r) for r in rows)
+    return HistoryPage(entries=entries, next_after_seq=entries[-1].seq if more else None)
+
+
+def _entry(r: Any) -> HistoryEntry:
+    before = displayed_cents(r.meter_before_units)
+    after = displayed_cents(r.meter_after_units)
+    docs: tuple[DocumentRef, ...] = ()
+    if r.doc_sha256 is not None:
+        docs = (
+            DocumentRef(
+                sha256=r.doc_sha256, filename=r.filename, content_type=r.content_type, size=r.size
+            ),
+        )
+    return HistoryEntry(
+        seq=r.seq,
+        at_us=r.at_us,
+        kind=r.kind,
+        meter_before_cents=before,
+        meter_after_cents=after,
+        delta_cents=after - before,
+        delta_units=r.delta_units,
+        table_id=r.table_id,
+        hit_id=r.hit_id,
+        anomaly_id=r.anomaly_id,
+        correction_id=r.correction_id,
+        explanation=r.explanation,
+        reduction_reason=r.explanation if r.delta_units < 0 else None,
+        correction_category=r.category,
+        approved_by=r.approved_by,
+        documents=docs,
+    )
+
+
+async def meter_series(
+    engine: AsyncEngine,
+    link_id: str,
+    *,
+    since_us: int,
+    until_us: int,
+    points: int = 500,
+    job: Job | None = None,
+) -> list[MeterPoint]:
+    """The meter over a period in at most ``points`` buckets of equal time.
+
+    Each bucket keeps its lowest and highest amount, so no award or correction vanishes from
+    a chart however long the period. The entries are bucketed a batch at a time in ``job``'s
+    worker thread while the next batch is read.
+    """
+    check_period(since_us, until_us)
+    if not 2 <= points <= MAX_POINTS:
+        raise PeriodError(f"a chart has 2 to {MAX_POINTS} points, not {points}")
+    m = MeterEntryRow
+    q = (
+        select(m.at_us, m.meter_before_units, m.meter_after_units)
+        .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
+        .order_by(m.seq)
+    )
+    span = until_us - since_us
+    out: list[MeterPoint] = []
+    bucket = -1
+
+    def fold(rows: Sequence[Any]) -> None:
+        nonlocal bucket
+        for at_us, before_units, after_units in rows:
+            b = (at_us - since_us) * points // span
+            after = displayed_cents(after_units)
+            low = min(after, displayed_cents(before_units))
+            if b != bucket or not out:
+                out.append(
+                    MeterPoint(at_us=at_us, meter_cents=after, low_cents=low, high_cents=after)
+                )
+                bucket = b
+            else:
+                p = out[-1]
+                out[-1] = MeterPoint(
+                    at_us=at_us,
+                    meter_cents=after,
+                    low_cents=min(p.low_cents, low),
+                    high_cents=max(p.high_cents, after),
+                )
+
+    async with engine.connect() as conn:
+        result = await conn.stream(q.execution_options(yield_per=5_000))
+        async for rows in result.partitions():
+            await step(job, fold, rows)
+    return out
+
+
+def _pending(q: Select[Any]) -> Select[Any]:
+    # Work left for a technician: a table held for the hit not yet reset, or a payout made at
+    # the table not yet recorded.
+    return q.where(
+        HitRow.released_by.is_(None),
+        or_(
+            HitRow.paid_from == "meter",
+            HitRow.status == "refused",
+            HitRow.hand_paid_by.is_(None),
+        ),
+    )
+
+
+async def hits(
+    engine: AsyncEngine,
+    *,
+    link_id: str | None = None,
+    table_id: str | None = None,
+    pending: bool = False,
+    limit: int = 200,
+) -> list[Any]:
+    """Hits newest first."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
+    q: Select[Any] = select(HitRow)
+    if link_id is not None:
+        q = q.where(HitRow.link_id == link_id)
+    if table_id is not None:
+        q = q.where(HitRow.table_id == table_id)
+    if pending:
+        q = _pending(q)
+    q = q.order_by(HitRow.at_us.desc(), HitRow.settlement_order.desc()).limit(limit)
+    async with engine.connect() as conn:
+        return list((await conn.execute(q)).all())
+
+
+async def anomalies(
+    engine: AsyncEngine,
+    *,
+    status: str | None = None,
+    link_id: str | None = None,
+    limit: int = 500,
+) -> list[Any]:
+    """Anomalies newest first."""
+    q: Select[Any] = select(AnomalyRow)
+    if status is not None:
+        q = q.where(AnomalyRow.status == status)
+    if link_id is not None:
+        q = q.where(AnomalyRow.link_id == link_id)
+    q = q.order_by(AnomalyRow.at_us.desc()).limit(limit)
+    async with engine.connect() as conn:
+        return list((await conn.execute(q)).all())
+
+
+async def anomaly(engine: AsyncEngine, anomaly_id: str) -> Any:
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(select(AnomalyRow).where(AnomalyRow.anomaly_id == anomaly_id))
+        ).one_or_none()
+    if row is None:
+        raise NotFound(f"no anomaly {anomaly_id!r}")
+    return row
+
+
+async def document(engine: AsyncEngine, sha256: str) -> Any:
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == sha256))
+        ).one_or_none()
+    if row is None:
+        raise NotFound(f"no document {sha256!r}")
+    return row
+
+
+async def link_names(engine: AsyncEngine) -> dict[str, str]:
+    async with engine.connect() as conn:
+        return {
+            r.link_id: r.name for r in await conn.execute(select(LinkRow.link_id, LinkRow.name))
+        }

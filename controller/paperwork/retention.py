@@ -1,0 +1,427 @@
+"""The retention purge: meter history past its period, integrity records past theirs.
+
+68 IAC 10-6-5(d), 10-8-5(d): meter records and documents are kept five years; 68 IAC
+10-1-6.2(c): records of devices removed from play one year. The purge removes only what is
+older than the period in force (the database refuses anything younger, but the job never asks),
+and seals a manifest of what it removed (counts, ranges, the removed entries' seals) into the
+link's own chain, which then resumes at a ledger anchor, so ``ledger verify`` stays whole.
+A period can be set longer than the regulations ask, never shorter, and once in force it can
+only lengthen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.core import reducer
+from controller.rules.records import check_retention_not_shortened, check_retention_years
+from controller.runtime.link_locks import only_one
+from controller.runtime.links import LinkRuntime
+from controller.storage.models import (
+    AnomalyRow,
+    CorrectionRow,
+    DocumentRow,
+    HitRow,
+    LedgerAnchorRow,
+    LedgerMetaRow,
+    MeterEntryRow,
+)
+from controller.storage.paperwork import (
+    CorrectionRequestRow,
+    IntegrityRecordRow,
+    RemedialActionRow,
+)
+from controller.storage.store import StoreError
+
+log = logging.getLogger(__name__)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_META = {"meter": "retention_meter_years", "integrity": "retention_integrity_years"}
+
+
+def years_before(at_us: int, years: int) -> int:
+    """The same calendar moment ``years`` earlier (29 February falls back to the 28th)."""
+    t = _EPOCH + timedelta(microseconds=at_us)
+    try:
+        earlier = t.replace(year=t.year - years)
+    except ValueError:
+        earlier = t.replace(year=t.year - years, day=28)
+    return (earlier - _EPOCH) // timedelta(microseconds=1)
+
+
+@dataclass(slots=True)
+class RetentionReport:
+    meter_years: int
+    integrity_years: int
+    meter_cutoff_us: int
+    integrity_cutoff_us: int
+    links: dict[str, dict[str, Any]] = field(default_factory=dict)  # manifest per link
+    integrity: dict[str, Any] = field(default_factory=dict)
+
+
+async def _recorded_periods(conn: AsyncConnection) -> dict[str, int]:
+    rows = await conn.execute(
+        select(LedgerMetaRow).where(LedgerMetaRow.name.in_(list(_META.values())))
+    )
+    return {r.name: int(r.value) for r in rows}
+
+
+def _check_periods(recorded: dict[str, int], meter_years: int, integrity_years: int) -> None:
+    check_retention_years(meter_years=meter_years, integrity_years=integrity_years)
+    for name, years in (("meter", meter_years), ("integrity", integrity_years)):
+        check_retention_not_shortened(
+            name=name, years=years, recorded_years=recorded.get(_META[name])
+        )
+
+
+async def check_periods_in_force(
+    engine: AsyncEngine, *, meter_years: int, integrity_years: int
+) -> None:
+    """Refuse periods shorter than the regulations' or than the periods already in force.
+
+    The service checks its settings with this when it starts, so a shortened setting is
+    refused at once rather than at the next purge.
+    """
+    async with engine.connect() as conn:
+        _check_periods(await _recorded_periods(conn), meter_years, integrity_years)
+
+
+async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_years: int) -> None:
+    async with runtime.store.engine.begin() as conn:
+        recorded = await _recorded_periods(conn)
+        _check_periods(recorded, meter_years, integrity_years)
+        for name, years in (("meter", meter_years), ("integrity", integrity_years)):
+            key = _META[name]
+            if key not in recorded:
+                await conn.execute(insert(LedgerMetaRow).values(name=key, value=str(years)))
+            elif recorded[key] != years:
+                await conn.execute(
+                    update(LedgerMetaRow).where(LedgerMetaRow.name == key).values(value=str(years))
+                )
+
+
+async def run_retention(
+    runtime: LinkRuntime,
+    *,
+    meter_years: int,
+    integrity_years: int,
+    actor: str = "retention",
+) -> RetentionReport:
+    """Purge what is past its period; returns the manifests written.
+
+    Every process of a floor (controllers, standbys, web processes) runs the schedule; one
+    purges at a time, and a process finding another at it leaves it the work
+    (``RetentionBusy``)."""
+    async with only_one(runtime.store.engine, "retention") as alone:
+        if not alone:
+            raise RetentionBusy("another process of this floor is purging now")
+        await _periods_in_force(runtime, meter_years, integrity_years)
+        now = runtime.clock.now_us()
+        report = RetentionReport(
+            meter_years,
+            integrity_years,
+            years_before(now, meter_years),
+            years_before(now, integrity_years),
+        )
+        for link_id in sorted(runtime.states):
+            if (problem := runtime.is_inoperable(link_id)) is not None:
+                log.warning("retention: link %s skipped, inoperable: %s", link_id, problem)
+                continue
+            manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
+            if manifest is not None:
+                report.links[link_id] = manifest
+        report.integrity = await _purge_integrity(runtime, report.integrity_cutoff_us, actor)
+        return report
+
+
+class RetentionBusy(StoreError):
+    """Another process of the floor is running the purge."""
+
+
+async def _purge_link(
+    runtime: LinkRuntime, link_id: str, cutoff_us: int, actor: str
+) -> dict[str, Any] | None:
+    m = MeterEntryRow
+    async with runtime.store.engine.connect() as conn:
+        anchor = (
+            await conn.execute(select(LedgerAnchorRow).where(LedgerAnchorRow.link_id == link_id))
+        ).one_or_none()
+        young = await conn.scalar(
+            select(m.seq).where(m.link_id == link_id, m.at_us >= cutoff_us).order_by(m.seq).limit(1)
+        )
+        last_q = select(m.seq).where(m.link_id == link_id).order_by(m.seq.desc()).limit(1)
+        last_seq = young - 1 if young is not None else await conn.scalar(last_q)
+        if last_seq is None or last_seq <= (anchor.seq if anchor else 0):
+            return None
+        removed = (
+            await conn.execute(
+                select(m.seq, m.at_us, m.hash, m.prev_hash, m.meter_after_units, m.correction_id)
+                .where(m.link_id == link_id, m.seq <= last_seq)
+                .order_by(m.seq)
+            )
+        ).all()
+    if not removed:
+        return None
+    seals = hashlib.sha256("".join(r.hash for r in removed).encode()).hexdigest()
+    tail = removed[-1]
+    kept = select(m.hit_id).where(m.link_id == link_id, m.seq > last_seq, m.hit_id.is_not(None))
+    kept_anomalies = select(m.anomaly_id).where(
+        m.link_id == link_id, m.seq > last_seq, m.anomaly_id.is_not(None)
+    )
+    purged_corrections = [r.correction_id for r in removed if r.correction_id]
+    counts: dict[str, int] = {}
+    documents: list[str] = []
+
+    async def purge(conn: AsyncConnection) -> None:
+        async def gone(stmt: Any, name: str) -> None:
+            counts[name] = int((await conn.execute(stmt)).rowcount or 0)
+
+        await gone(delete(m).where(m.link_id == link_id, m.seq <= last_seq), "meter_entries")
+        await gone(
+            delete(HitRow).where(
+                HitRow.link_id == link_id, HitRow.at_us < cutoff_us, HitRow.hit_id.not_in(kept)
+            ),
+            "hits",
+        )
+        await gone(
+            delete(AnomalyRow).where(
+                AnomalyRow.link_id == link_id,
+                AnomalyRow.at_us < cutoff_us,
+                AnomalyRow.anomaly_id.not_in(kept_anomalies),
+            ),
+            "anomalies",
+        )
+        docs = set(
+            (
+                await conn.scalars(
+                    select(CorrectionRow.document_sha256).where(
+                        CorrectionRow.correction_id.in_(purged_corrections),
+                        CorrectionRow.document_sha256.is_not(None),
+                    )
+                )
+            ).all()
+        )
+        cr = CorrectionRequestRow
+        finished = or_(cr.correction_id.in_(purged_corrections), cr.status == "rejected")
+        docs |= set(
+            (
+                await conn.scalars(
+                    select(cr.document_sha256).where(
+                        cr.link_id == link_id, cr.at_us < cutoff_us, finished
+                    )
+                )
+            ).all()
+        )
+        await gone(
+            delete(cr).where(cr.link_id == link_id, cr.at_us < cutoff_us, finished),
+            "correction_requests",
+        )
+        await gone(
+            delete(CorrectionRow).where(CorrectionRow.correction_id.in_(purged_corrections)),
+            "corrections",
+        )
+        still_used = (
+            select(CorrectionRow.document_sha256)
+            .where(CorrectionRow.document_sha256.is_not(None))
+            .union(select(cr.document_sha256).where(cr.document_sha256.is_not(None)))
+        )
+        candidates = sorted(d for d in docs if d)
+        if candidates:
+            used = set((await conn.scalars(still_used)).all())
+            documents.extend(d for d in candidates if d not in used)
+        await gone(
+            delete(DocumentRow).where(
+                DocumentRow.sha256.in_(documents), DocumentRow.at_us < cutoff_us
+            ),
+            "documents",
+        )
+        new_anchor = {
+            "seq": tail.seq,
+            "hash": tail.hash,
+            "meter_units": tail.meter_after_units,
+            "purged_at_us": runtime.clock.now_us(),
+        }
+        if anchor is None:
+            await conn.execute(insert(LedgerAnchorRow).values(link_id=link_id, **new_anchor))
+        else:
+            await conn.execute(
+                update(LedgerAnchorRow)
+                .where(LedgerAnchorRow.link_id == link_id)
+                .values(**new_anchor)
+            )
+
+    manifest: dict[str, Any] = {
+        "first_seq": removed[0].seq,
+        "last_seq": tail.seq,
+        "first_at_us": removed[0].at_us,
+        "last_at_us": max(r.at_us for r in removed),
+        "cutoff_us": cutoff_us,
+        "first_prev_hash": removed[0].prev_hash,
+        "last_hash": tail.hash,
+        "meter_units_at_anchor": tail.meter_after_units,
+        "seals_sha256": seals,
+        "counts": counts,
+        "documents_sha256": documents,
+    }
+
+    def step(s: reducer.LinkState, at: int) -> reducer.Outcome:
+        return reducer.record_purge(s, at_us=at, manifest=manifest)
+
+    # One transaction: the deletes run first and fill in the manifest's counts; the manifest
+    # entry is sealed after them, so what it says is what was removed.
+    await runtime.command(
+        link_id,
+        step,
+        actor=actor,
+        action="retention.purge",
+        target=f"link:{link_id}",
+        extra=purge,
+        audit_after={"manifest": manifest},
+    )
+    return manifest
+
+
+async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> dict[str, Any]:
+    r = IntegrityRecordRow
+    async with runtime.store.engine.connect() as conn:
+        rows = (
+            await conn.execute(
+                select(r.record_id, r.table_id, r.removed_at_us, r.returned_at_us, r.notice_sha256)
+                .where(r.returned_at_us.is_not(None), r.returned_at_us < cutoff_us)
+                .order_by(r.removed_at_us)
+            )
+        ).all()
+    if not rows:
+        return {}
+    ids = [row.record_id for row in rows]
+    manifest: dict[str, Any] = {
+        "cutoff_us": cutoff_us,
+        "records": [
+            {
+                "record_id": row.record_id,
+                "table_id": row.table_id,
+                "removed_at_us": row.removed_at_us,
+                "returned_at_us": row.returned_at_us,
+                "notice_sha256": row.notice_sha256,
+            }
+            for row in rows
+        ],
+    }
+    now = runtime.clock.now_us()
+
+    async def purge(conn: AsyncConnection) -> None:
+        actions = await conn.execute(
+            delete(RemedialActionRow).where(RemedialActionRow.record_id.in_(ids))
+        )
+        manifest["remedial_actions"] = int(actions.rowcount or 0)
+        await conn.execute(delete(r).where(r.record_id.in_(ids)))
+
+    await runtime.store.commit(
+        [],
+        extra=purge,
+        audit={
+            "at_us": now,
+            "actor": actor,
+            "action": "retention.purge_integrity_records",
+            "target": "integrity_records",
+            "after": manifest,
+        },
+    )
+    return manifest
+
+
+class RetentionJob:
+    """The purge on a schedule: first ``first_run_s`` after ``start()``, then every
+    ``interval_s``.
+
+    A purge that fails is logged and tried again at the next run; it never stops the service.
+    ``stop()`` lets a purge under way finish (it is one transaction per link) and then ends.
+    """
+
+    def __init__(
+        self,
+        runtime: LinkRuntime,
+        *,
+        meter_years: int,
+        integrity_years: int,
+        first_run_s: float,
+        interval_s: float,
+    ) -> None:
+        self.runtime = runtime
+        self.meter_years = meter_years
+        self.integrity_years = integrity_years
+        self.first_run_s = first_run_s
+        self.interval_s = interval_s
+        self.runs = 0  # purges attempted, failed ones included
+        self.failures = 0
+        self.last_report: RetentionReport | None = None
+        self._stopping = asyncio.Event()
+        self._ran = asyncio.Condition()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="retention")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        task, self._task = self._task, None
+        if task is not None:
+            await task
+
+    async def wait_for_runs(self, runs: int) -> None:
+        """Until ``runs`` purges have been attempted since the job started."""
+        async with self._ran:
+            await self._ran.wait_for(lambda: self.runs >= runs)
+
+    async def _loop(self) -> None:
+        delay = self.first_run_s
+        while True:
+            try:
+                await asyncio.wait_for(self._stopping.wait(), delay)
+                return
+            except TimeoutError:
+                pass
+            delay = self.interval_s
+            await self.run_once()
+
+    async def run_once(self) -> RetentionReport | None:
+        report: RetentionReport | None = None
+        try:
+            report = await run_retention(
+                self.runtime, meter_years=self.meter_years, integrity_years=self.integrity_years
+            )
+        except RetentionBusy:
+            log.info("retention purge left to the process running it now")
+        except Exception:
+            self.failures += 1
+            log.exception("the retention purge failed; it runs again in %.0f s", self.interval_s)
+        else:
+            self.last_report = report
+            log.info("retention purge: %s", describe(report))
+        async with self._ran:
+            self.runs += 1
+            self._ran.notify_all()
+        return report
+
+
+def describe(report: RetentionReport) -> str:
+    """What a purge removed, in one line for the log."""
+    parts = [
+        f"link {link_id}: entries {m['first_seq']}-{m['last_seq']} removed {m['counts']}, "
+        f"seals sha256 {m['seals_sha256']}"
+        for link_id, m in sorted(report.links.items())
+    ]
+    records = len(report.integrity.get("records", []))
+    parts.append(f"{records} integrity record(s) removed")
+    if not report.links:
+        parts.insert(0, f"nothing older than {report.meter_years} years")
+    return "; ".join(parts)

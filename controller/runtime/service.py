@@ -1,0 +1,569 @@
+"""The controller as one object: database, links in memory, and (for a floor) the poller.
+
+``FloorService`` is what the daemon, the web application and the demo start and stop. It owns
+the database engine, the ledger store, the ``LinkRuntime`` and, when a floor configuration is
+given, the ``Poller`` of its tables. Everything that shows a table's state asks it here, so a
+page, the API and a display agree on what "offline" or "hit pending" means.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.paperwork.checkpoints import at_text, load_private_key
+from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.progression import RATE_GOVERNED_CLAUSE
+from controller.runtime.anchoring import Checkpointer, Sinks
+from controller.runtime.change_feed import ChangeFeed
+from controller.runtime.clock import Clock, SystemClock
+from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.link_locks import LinkLocks, floor_setup
+from controller.runtime.links import LinkRuntime
+from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.workers import Workers
+from controller.settings import Settings, load_ledger_key
+from controller.storage.database import check_schema, make_engine, upgrade
+from controller.storage.models import LinkRow, TableRow
+from controller.storage.store import LedgerStore, NotFound, TableSpec
+
+log = logging.getLogger(__name__)
+
+TableStateName = Literal[
+    "online",
+    "offline",
+    "hit_pending",
+    "unpolled",
+    "out_of_play",
+    "awaiting_approval",
+    "standby",
+    "inoperable",
+    "unrecorded",
+]
+
+# A link counts as polled recently when one of its tables answered within this many of the
+# slowest table's poll intervals (and never less than this floor).
+READY_INTERVALS = 5
+READY_FLOOR_US = 5_000_000
+
+
+class FloorMismatch(ValueError):
+    """The configuration file and the database disagree about a link."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """What people are shown about one table, from the engine's state and the last poll."""
+
+    table_id: str
+    link_id: str
+    state: TableStateName
+    online: bool
+    hit_pending: bool
+    credits: int | None
+    rounds: int | None
+    last_reading_us: int | None  # the last reading applied to the meter
+    last_answer_us: int | None  # the last poll the table answered (None: not polled here)
+    failures: int  # failed polls in a row
+    bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
+    status_bits: int | None  # the table's own status register
+    progressive_disabled: bool | None
+    unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
+
+    @property
+    def seats_with_bets(self) -> tuple[int, ...]:
+        if self.bet_bitmap is None:
+            return ()
+        return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
+
+
+async def open_floor(
+    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
+) -> LinkRuntime:
+    """Create the links the database does not have yet; check the others match the file.
+
+    A link that exists keeps what the database says: its rate, reset amount and paytable
+    change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
+    A new link is filed with the commission and does not play until approved (68 IAC
+    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
+    """
+    await store.check_key()
+    runtime = LinkRuntime(store, clock)
+    await runtime.load()
+    for link in floor.links:
+        _check_against_database(runtime, link)
+    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    for link in floor.links:
+        if link.link_id in runtime.states:
+            continue
+        await store.create_link(
+            link_id=link.link_id,
+            name=link.name,
+            game=link.game,
+            rate_bp=link.rate_bp,
+            reset_cents=link.reset_cents,
+            hit_policy=link.policy,
+            at_us=clock.now_us(),
+            actor="configuration",
+            tables=[
+                TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
+            ],
+        )
+        await runtime.reload_links([link.link_id])
+        await desk.file_new_link(link.link_id, filed_by="configuration")
+    return runtime
+
+
+def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
+    where = f"link {link.link_id}"
+    state = runtime.states.get(link.link_id)
+    if state is None:
+        for t in link.tables:
+            other = runtime.table_link.get(t.config.table_id)
+            if other is not None:
+                raise FloorMismatch(
+                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
+                )
+        return
+    if state.game is not link.game:
+        raise FloorMismatch(
+            f"{where}: the file says {link.game.label}, the database {state.game.label}"
+        )
+    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
+        raise FloorMismatch(
+            f"{where}: the file's rate or reset amount differs from the database's; a link's "
+            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
+        )
+    configured = {t.config.table_id: t.config for t in link.tables}
+    if set(configured) != set(state.tables):
+        raise FloorMismatch(
+            f"{where}: the file has tables {sorted(configured)}, the database "
+            f"{sorted(state.tables)}"
+        )
+    for tid, cfg in configured.items():
+        if state.tables[tid].config != cfg:
+            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
+
+
+class FloorService:
+    """Start, run and stop the controller: ``await start()`` ... ``await stop()``.
+
+    With ``floor`` the configured links are opened (created when new) and their tables polled;
+    without it the links in the database are loaded and nothing is polled (a web process in
+    front of a controller running elsewhere, or a test driving readings itself). ``migrate``
+    upgrades the schema first (the demo, tests); otherwise a schema that is not current is
+    refused with the command that fixes it. The retention purge runs on its schedule
+    (settings ``retention_first_run_s``, ``retention_interval_s``) unless
+    ``retention_schedule`` is off (a one-off command that purges by itself).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        floor: FloorConfig | None = None,
+        clock: Clock | None = None,
+        migrate: bool = False,
+        create_key: bool = False,
+        retention_schedule: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.floor = floor
+        self.clock: Clock = clock or SystemClock()
+        self._migrate = migrate
+        self._create_key = create_key
+        self._retention_schedule = retention_schedule
+        self._engine: AsyncEngine | None = None
+        self._store: LedgerStore | None = None
+        self._runtime: LinkRuntime | None = None
+        self._workers: Workers | None = None
+        self.poller: Poller | None = None
+        self.link_locks: LinkLocks | None = None
+        self.change_feed: ChangeFeed | None = None
+        self.retention: RetentionJob | None = None
+        self.checkpoints: Checkpointer | None = None
+        self.started = False
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            raise RuntimeError("the service is not started")
+        return self._engine
+
+    @property
+    def store(self) -> LedgerStore:
+        if self._store is None:
+            raise RuntimeError("the service is not started")
+        return self._store
+
+    @property
+    def runtime(self) -> LinkRuntime:
+        if self._runtime is None:
+            raise RuntimeError("the service is not started")
+        return self._runtime
+
+    @property
+    def workers(self) -> Workers:
+        """Threads for the heavy work asked over the web (reports, exports, verification),
+        so that it never holds up the polls and heartbeats of this process's event loop."""
+        if self._workers is None:
+            raise RuntimeError("the service is not started")
+        return self._workers
+
+    async def start(self) -> None:
+        key = load_ledger_key(self.settings, create=self._create_key)
+        engine = make_engine(self.settings.database_url)
+        self._engine = engine
+        self._workers = Workers()
+        try:
+            if self._migrate:
+                await upgrade(engine)
+            else:
+                await check_schema(engine)
+            self._store = store = LedgerStore(engine, key)
+            # A retention period once in force can only lengthen: a shortened setting is
+            # refused here, before anything runs (68 IAC 10-6-5(d), 10-1-6.2(c)).
+            await check_periods_in_force(
+                engine,
+                meter_years=self.settings.meter_retention_years,
+                integrity_years=self.settings.integrity_retention_years,
+            )
+            if self.floor is not None:
+                # Before anything is created or polled: a database behind this controller's
+                # own signed checkpoints (restored from an earlier copy, its newest history
+                # taken away) is refused here.
+                self.checkpoints = await self._open_checkpoints(store)
+                async with floor_setup(engine):
+                    self._runtime = await open_floor(
+                        store,
+                        self.floor,
+                        self.clock,
+                        notice_override=self.settings.notice_override,
+                    )
+                self.poller = Poller(self._runtime, self.floor, self.clock)
+                self.poller.build()
+                if engine.dialect.name == "postgresql":
+                    await self._start_as_candidate(engine, self.poller)
+                else:
+                    await self.poller.start()  # embedded: the only controller of its file
+                if self.checkpoints is not None:
+                    self.checkpoints.start()
+            else:
+                await store.check_key()
+                self._runtime = LinkRuntime(store, self.clock)
+                await self._runtime.load()
+            if engine.dialect.name == "postgresql":
+                # Other processes (a web process, a standby, the controller of another link)
+                # commit too: follow them (on SQLite one process owns the file).
+                self.change_feed = ChangeFeed(engine, self._runtime, drives=self.drives)
+                await self.change_feed.start()
+            if self._retention_schedule:
+                self.retention = RetentionJob(
+                    self._runtime,
+                    meter_years=self.settings.meter_retention_years,
+                    integrity_years=self.settings.integrity_retention_years,
+                    first_run_s=self.settings.retention_first_run_s,
+                    interval_s=self.settings.retention_interval_s,
+                )
+                self.retention.start()
+        except BaseException:
+            await self.stop()
+            raise
+        self.started = True
+
+    async def stop(self) -> None:
+        """Finish the purge and polls under way, then close the database. Idempotent."""
+        feed, self.change_feed = self.change_feed, None
+        if feed is not None:
+            await feed.stop()
+        retention, self.retention = self.retention, None
+        if retention is not None:
+            await retention.stop()
+        locks, self.link_locks = self.link_locks, None
+        if locks is not None:
+            await locks.stop()  # no link taken over while stopping
+        poller, self.poller = self.poller, None
+        if poller is not None:
+            await poller.stop()
+        checkpoints, self.checkpoints = self.checkpoints, None
+        if checkpoints is not None:
+            await checkpoints.stop()  # the heads as the polls left them, signed
+        if locks is not None:
+            await locks.close()  # only now may a standby take the links over
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.close()  # the steps under way are finished, nothing new taken
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            await engine.dispose()
+        self.started = False
+
+    def last_checkpoint(self, link_id: str) -> tuple[int, str, str] | None:
+        """The last checkpoint this controller signed of the link: (entry, seal, when)."""
+        cp = None if self.checkpoints is None else self.checkpoints.last.get(link_id)
+        return None if cp is None else (cp.seq, cp.hash, at_text(cp.at_us))
+
+    async def _open_checkpoints(self, store: LedgerStore) -> Checkpointer | None:
+        s = self.settings
+        if s.checkpoint_key_file is None:
+            log.warning(
+                "NO SIGNED CHECKPOINTS: no checkpoint signing key is configured "
+                "(PROGRESSIVE_CHECKPOINT_KEY_FILE), so the meter history is not anchored outside "
+                "the database: a database restored from an earlier copy, or one whose newest "
+                "entries were deleted, cannot be detected"
+            )
+            return None
+        checkpoints = Checkpointer(
+            load_private_key(s.checkpoint_key_file),
+            s.checkpoint_file,
+            interval_s=s.checkpoint_interval_s,
+            sinks=Sinks(syslog=s.checkpoint_syslog, url=s.checkpoint_url),
+            clock=self.clock,
+        )
+        try:
+            await checkpoints.open(store)
+        except BaseException:
+            await checkpoints.stop()
+            raise
+        return checkpoints
+
+    async def _start_as_candidate(self, engine: AsyncEngine, poller: Poller) -> None:
+        """Poll each link only while holding its lock; a standby for the others (DESIGN.md:
+        one active controller per link, its PostgreSQL advisory lock)."""
+        runtime = self.runtime
+
+        async def take_over(link_id: str) -> None:
+            await poller.stop_link(link_id)  # its tables may have been kept alive meanwhile
+            await runtime.take_over(link_id)  # resume from the committed counters
+            poller.start_link(link_id)
+
+        async def lost(link_id: str) -> None:
+            if locks.problem is None:
+                await poller.stop_link(link_id)
+                return
+            # The lock connection failed: the database is most likely out of reach for every
+            # controller. The link is no longer driven here, but its tables keep their
+            # heartbeat until the database answers again (see ``Poller.fence_link``).
+            poller.fence_link(link_id, until=lambda: locks.problem is None)
+
+        await poller.start(link_ids=())
+        assert self.floor is not None
+        self.link_locks = locks = LinkLocks(
+            engine,
+            [link.link_id for link in self.floor.links],
+            on_acquired=take_over,
+            on_lost=lost,
+        )
+        await self.link_locks.start()
+
+    def drives(self, link_id: str) -> bool:
+        """Whether this process polls the link and commits its readings."""
+        locks = self.link_locks
+        if locks is not None:
+            return link_id in locks.held
+        return (
+            self.poller is not None
+            and self.floor is not None
+            and any(link.link_id == link_id for link in self.floor.links)
+        )
+
+    def standing_by(self, link_id: str) -> bool:
+        """Whether the link is configured here but driven by another controller."""
+        locks = self.link_locks
+        if self.poller is not None and self.poller.fenced(link_id):
+            return False  # kept alive here until the database answers: not a standby
+        return locks is not None and link_id in locks.link_ids and link_id not in locks.held
+
+    # ------------------------------------------------------------------------- what is shown
+
+    def table_status(self, table_id: str) -> TableStatus:
+        runtime = self.runtime
+        link_id = runtime.link_of(table_id)
+        ts = runtime.states[link_id].table(table_id)
+        tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
+        regs = tp.last if tp is not None else None
+        state: TableStateName
+        if runtime.is_inoperable(link_id) is not None:
+            state = "inoperable"  # its link's stored state failed its check
+        elif self.standing_by(link_id):
+            state = "standby"  # polled by the controller holding the link's lock
+        elif not runtime.is_live(link_id, self.clock.now_us()):
+            state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
+        elif table_id in runtime.unrecorded:
+            state = "unrecorded"  # held: its reading could not be recorded
+        elif ts.out_of_play:
+            state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
+        elif not ts.online:
+            state = "offline"
+        elif ts.hit_pending:
+            state = "hit_pending"
+        elif ts.credits is None:
+            state = "unpolled"
+        else:
+            state = "online"
+        return TableStatus(
+            table_id=table_id,
+            link_id=link_id,
+            state=state,
+            online=ts.online,
+            hit_pending=ts.hit_pending,
+            credits=ts.credits,
+            rounds=ts.rounds,
+            last_reading_us=ts.at_us,
+            last_answer_us=tp.last_ok_us if tp is not None else None,
+            failures=tp.failures if tp is not None else 0,
+            bet_bitmap=regs.bet_bitmap if regs is not None else None,
+            status_bits=regs.status if regs is not None else None,
+            progressive_disabled=regs.progressive_disabled if regs is not None else None,
+            unrecorded_reason=runtime.unrecorded.get(table_id),
+        )
+
+    def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
+        states = self.runtime.states
+        if link_id is not None and link_id not in states:
+            raise NotFound(f"no link {link_id!r}")
+        ids = [link_id] if link_id is not None else sorted(states)
+        return [self.table_status(tid) for lid in ids for tid in sorted(states[lid].tables)]
+
+    async def readiness(self) -> Mapping[str, str]:
+        """Problems that make this controller not ready, by subject; empty when ready.
+
+        Ready means the database answers and, when this process polls, every link had a table
+        answer recently (DESIGN.md: ``/readyz``).
+        """
+        problems: dict[str, str] = {}
+        if not self.started:
+            return {"service": "not started"}
+        try:
+            async with asyncio.timeout(2.0):
+                async with self.engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+        except Exception as exc:  # any failure to reach it is the answer
+            problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
+        feed = self.change_feed
+        if feed is not None and feed.problem is not None:
+            problems["other processes' commits"] = (
+                f"not listening, what is shown may be old: {feed.problem}"
+            )
+        locks = self.link_locks
+        if locks is not None and locks.problem is not None:
+            problems["link locks"] = (
+                f"the lock connection failed, no link is driven here: {locks.problem}"
+            )
+        for table_id, why in sorted(self.runtime.unrecorded.items()):
+            problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
+        for link_id, state in sorted(self.runtime.states.items()):
+            reason = self.runtime.inoperable.get(link_id)
+            if reason is not None:
+                # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
+                problems[f"link {link_id}"] = f"inoperable: {reason}"
+            elif state.tables and not any(ts.online for ts in state.tables.values()):
+                # Whoever polls it (this process or another), no table of the link answers.
+                problems[f"link {link_id}"] = (
+                    f"every table is offline ({', '.join(sorted(state.tables))})"
+                )
+        poller = self.poller
+        if poller is not None:
+            now = self.clock.now_us()
+            by_link: dict[str, list[TablePoll]] = {}
+            for tp in poller.tables.values():
+                by_link.setdefault(tp.link_id, []).append(tp)
+            for link_id, tps in sorted(by_link.items()):
+                if self.standing_by(link_id):
+                    continue  # a standby is healthy; ``readiness_notes`` says so
+                if not self.runtime.is_live(link_id, now):
+                    continue  # not polled until the commission approves it
+                slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
+                window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
+                latest = max((tp.last_ok_us or 0) for tp in tps)
+                if f"link {link_id}" in problems:
+                    continue  # said already
+                if now - latest > window:
+                    problems[f"link {link_id}"] = (
+                        f"no table answered in the last {window // 1_000_000} s"
+                    )
+                elif (recording := poller.recording_problem(link_id)) is not None:
+                    problems[f"link {link_id}"] = recording
+        return problems
+
+    def degraded(self, link_id: str) -> bool:
+        """Whether what is shown of the link may be behind the floor: its last recorded state.
+
+        Where this process polls the link: its tables' readings are not being recorded (the
+        database is out of reach). Where another process does (a web process, a standby):
+        this one is not hearing of that process's commits.
+        """
+        poller = self.poller
+        if (
+            poller is not None
+            and not self.standing_by(link_id)
+            and any(tp.link_id == link_id for tp in poller.tables.values())
+        ):
+            return poller.recording_problem(link_id) is not None
+        feed = self.change_feed
+        return feed is not None and feed.problem is not None
+
+    def readiness_notes(self) -> Mapping[str, str]:
+        """What a ready controller should still say: the links it stands by for."""
+        locks = self.link_locks
+        if locks is None or self.poller is None:
+            return {}
+        return {
+            f"link {link_id}": "standby: driven by another controller"
+            for link_id in locks.link_ids
+            if link_id not in locks.held
+        }
+
+    # ------------------------------------------------------------------------- floor displays
+
+    def link_answered_us(self, link_id: str) -> int | None:
+        """When a table of the link last answered; None when none has yet.
+
+        Where this process polls, that is the poller's last answer; otherwise (the tables are
+        polled elsewhere) the last reading applied to the link.
+        """
+        state = self.runtime.states.get(link_id)
+        if state is None:
+            raise NotFound(f"no link {link_id!r}")
+        poller = self.poller
+        if poller is not None:
+            answers = [
+                tp.last_ok_us
+                for tid in state.tables
+                if (tp := poller.tables.get(tid)) is not None and tp.last_ok_us is not None
+            ]
+        else:
+            answers = [ts.at_us for ts in state.tables.values() if ts.at_us is not None]
+        return max(answers, default=None)
+
+    def link_poll_interval_us(self, link_id: str) -> int | None:
+        """The slowest poll interval of the link's tables here; None when not polled here."""
+        poller = self.poller
+        if poller is None:
+            return None
+        intervals = [
+            tp.entry.poll_interval_ms * 1000
+            for tp in poller.tables.values()
+            if tp.link_id == link_id
+        ]
+        return max(intervals, default=None)
+
+    async def link_names(self, link_id: str) -> tuple[str, dict[str, str]]:
+        """The link's name and its tables' names, as people call them."""
+        async with self.engine.connect() as conn:
+            link = (
+                await conn.execute(select(LinkRow.name).where(LinkRow.link_id == link_id))
+            ).scalar_one_or_none()
+            if link is None:
+                raise NotFound(f"no link {link_id!r}")
+            rows = await conn.execute(
+                select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
+            )
+            return link, {tid: name for tid, name in rows}

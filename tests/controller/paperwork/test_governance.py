@@ -1,0 +1,140 @@
+"""The rules a submission obeys, each tested so that breaking the rule fails a test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from controller.access.users import Role
+from controller.core.games import Game, PaytableLine, default_paytable, make_paytable
+from controller.core.hands import HandCategory
+from controller.core.money import MAX_AMOUNT_CENTS
+from controller.core.reducer import LinkState, TableConfig, open_link
+from controller.rules import RuleViolation
+from controller.rules.filing import (
+    DAY_US,
+    Proposal,
+    SubmissionKind,
+    check_change,
+    check_notice,
+    check_paytable,
+    check_rejection_reason,
+    check_reviewer,
+)
+
+T0 = 1_767_225_600_000_000
+K = SubmissionKind
+
+
+def link(*, jackpot_won: bool = True, game: Game = Game.CARIBBEAN_STUD) -> LinkState:
+    state = open_link(
+        link_id="stud",
+        game=game,
+        rate_bp=8000,
+        reset_cents=1_000_00,
+        paytable=default_paytable(game),
+        tables=[TableConfig(table_id="t1", denomination_cents=100)],
+        at_us=T0,
+    ).state
+    return replace(state, jackpot_won_since_rate_set=jackpot_won)
+
+
+@pytest.mark.parametrize("rate_bp", [5_999, 10_001, 0, -8000])
+def test_a_rate_outside_60_to_100_percent_is_refused(rate_bp: int) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        check_change(link(), Proposal(kind=K.RATE_CHANGE, rate_bp=rate_bp))
+    assert caught.value.clause == "68 IAC 10-1-1.1(c)"
+
+
+@pytest.mark.parametrize("rate_bp", [6_000, 10_000, 8_250])
+def test_a_rate_from_60_to_100_percent_is_allowed_after_a_jackpot(rate_bp: int) -> None:
+    check_change(link(), Proposal(kind=K.RATE_CHANGE, rate_bp=rate_bp))
+
+
+def test_a_rate_change_before_any_jackpot_is_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        check_change(link(jackpot_won=False), Proposal(kind=K.RATE_CHANGE, rate_bp=8500))
+    assert caught.value.clause == "68 IAC 10-1-1.1(d)"
+
+
+def test_a_reset_change_and_a_paytable_change_do_not_wait_for_a_jackpot() -> None:
+    state = link(jackpot_won=False)
+    check_change(state, Proposal(kind=K.RESET_CHANGE, reset_cents=2_000_00))
+    pt = make_paytable(Game.CARIBBEAN_STUD, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
+    check_change(state, Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt))
+
+
+@pytest.mark.parametrize("reset_cents", [-1, MAX_AMOUNT_CENTS + 1, 2**63])
+def test_a_reset_amount_the_table_cannot_show_is_refused(reset_cents: int) -> None:
+    with pytest.raises(RuleViolation, match="reset amount"):
+        check_change(link(), Proposal(kind=K.RESET_CHANGE, reset_cents=reset_cents))
+
+
+@pytest.mark.parametrize("fixed_cents", [MAX_AMOUNT_CENTS + 1, 2**63])
+def test_a_fixed_pay_beyond_the_bound_of_every_amount_is_refused(fixed_cents: int) -> None:
+    lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 1}]
+    check_paytable(Game.CARIBBEAN_STUD, lines)
+    lines[1]["fixed_cents"] = fixed_cents
+    with pytest.raises(RuleViolation, match=r"flush line's fixed amount .* is outside \$0\.01"):
+        check_paytable(Game.CARIBBEAN_STUD, lines)
+
+
+def test_a_paytable_the_game_does_not_allow_is_refused() -> None:
+    # 68 IAC 10-7-5(d): the Let It Ride bonus pays nothing below two pair.
+    with pytest.raises(RuleViolation, match="lowest paying hand"):
+        check_paytable(Game.LET_IT_RIDE_BONUS, [{"hand": "ONE_PAIR", "fixed_cents": 100}])
+    stud = make_paytable(
+        Game.CARIBBEAN_STUD, [PaytableLine(hand=HandCategory.FLUSH, fixed_cents=5)]
+    )
+    with pytest.raises(RuleViolation, match="the link plays"):
+        check_paytable(Game.CARIBBEAN_DRAW, stud)
+
+
+def test_a_change_to_a_link_that_never_resets_is_refused() -> None:
+    with pytest.raises(RuleViolation, match="no jackpot line"):
+        check_change(
+            link(game=Game.LET_IT_RIDE_BONUS), Proposal(kind=K.RESET_CHANGE, reset_cents=5)
+        )
+
+
+@pytest.mark.parametrize(
+    ("kind", "days", "clause"),
+    [(K.NEW_LINK, 60, "68 IAC 10-1-3(c)(1)"), (K.RATE_CHANGE, 30, "68 IAC 10-1-4(1)")],
+)
+def test_a_notice_period_short_of_its_days_is_refused(
+    kind: SubmissionKind, days: int, clause: str
+) -> None:
+    short = T0 + days * DAY_US - 1
+    with pytest.raises(RuleViolation) as caught:
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=short, override=None)
+    assert caught.value.clause == clause
+    assert (
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=T0 + days * DAY_US, override=None)
+        == days
+    )
+
+
+def test_the_executive_directors_override_lifts_the_notice_period() -> None:
+    check_notice(
+        kind=K.RATE_CHANGE,
+        filed_at_us=T0,
+        effective_at_us=T0,
+        override="letter ED-2026-14: effective at once",
+    )
+    with pytest.raises(RuleViolation, match="names the executive director"):
+        check_notice(kind=K.RATE_CHANGE, filed_at_us=T0, effective_at_us=T0, override="  ")
+
+
+@pytest.mark.parametrize("role", [r for r in Role if r is not Role.COMMISSION_AGENT])
+def test_only_a_commission_agent_reviews(role: Role) -> None:
+    with pytest.raises(RuleViolation, match="only a commission agent"):
+        check_reviewer(role=role, reviewer="someone", filed_by="sup")
+    check_reviewer(role=Role.COMMISSION_AGENT, reviewer="agent", filed_by="sup")
+
+
+def test_nobody_reviews_their_own_submission_and_a_rejection_has_a_reason() -> None:
+    with pytest.raises(RuleViolation, match="filed it"):
+        check_reviewer(role=Role.COMMISSION_AGENT, reviewer="agent", filed_by="agent")
+    with pytest.raises(RuleViolation, match="reason"):
+        check_rejection_reason("  ")
