@@ -182,6 +182,9 @@ async def test_bit0_stops_side_bets_at_a_held_table_and_one_out_of_play(
         for _ in range(3):
             for u in (1, 2, 3):
                 h.floor.play_round_now(GW, u)
+            # One round per reading: rounds faster than the table's shortest round are an
+            # anomaly held for review, whatever the load on the machine running this.
+            await h.drained()
         # The tables built to the map took no side bet where bit0 is set; the third did.
         assert h.sim(plan, 1).credits == before[1]
         assert h.sim(plan, 2).credits == before[2]
