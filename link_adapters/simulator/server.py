@@ -21,7 +21,10 @@ line would. A unit id the gateway does not have gets exception 0x0B (gateway tar
 to respond) over TCP and silence on a serial line.
 
 Rounds are dealt by one task on the floor's clock: every table has its own schedule, drawn
-from its own random generator, so a seed fixes every table's cards and timing.
+from its own random generator, so a seed fixes every table's cards and timing. With
+``autodeal=False`` no task deals: rounds are dealt only when asked, one at a table
+(``play_round_now``) or every round the schedule holds up to the clock's time (``deal_due``),
+which with a ``VirtualClock`` makes the rounds a test sees exactly the ones it stepped to.
 """
 
 from __future__ import annotations
@@ -32,11 +35,10 @@ import heapq
 import math
 import random
 import socket
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 
 from pymodbus.constants import ExcCodes
 from pymodbus.exceptions import NoSuchIdException
@@ -45,6 +47,7 @@ from pymodbus.simulator import DataType, SimData, SimDevice
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from link_adapters.simulator.clock import wall_clock_us
 from link_adapters.simulator.registers import (
     READ_COUNT,
     READ_START,
@@ -61,6 +64,7 @@ __all__ = [
     "DEFAULT_ROUNDS_PER_SECOND",
     "MAX_ROUNDS_PER_SECOND",
     "MAX_UNITS",
+    "DealtRound",
     "GatewaySpec",
     "SimFloor",
     "SimulatorError",
@@ -92,11 +96,6 @@ _SUPPORTED_FC: Final = frozenset({_FC_READ, _FC_WRITE_SINGLE, _FC_WRITE_MULTIPLE
 _MAX_SLEEP_S: Final = 0.5  # the dealer looks at the clock at least this often
 _MAX_BEHIND_US: Final = 1_000_000  # a table this late skips the rounds it missed
 _MAX_ROUNDS_PER_PASS: Final = 10_000  # then let the servers answer before dealing on
-
-
-def wall_clock_us() -> int:
-    """Microseconds since the Unix epoch."""
-    return time.time_ns() // 1_000
 
 
 class SimulatorError(Exception):
@@ -271,8 +270,22 @@ class _Gateway:
     port: int | None = None
 
 
+class DealtRound(NamedTuple):
+    """One round a floor dealt: where, and what the table did."""
+
+    gateway: str
+    unit: int
+    record: RoundRecord
+
+
 class SimFloor:
-    """Simulated table controllers behind Modbus gateways; rounds dealt on a clock."""
+    """Simulated table controllers behind Modbus gateways; rounds dealt on a clock.
+
+    ``now_us`` is the floor's clock (default: the wall clock); every table's schedule and
+    every register read and write take their time from it. ``autodeal`` (default) deals the
+    rounds in a background task as the clock reaches them; without it rounds are dealt only
+    by ``deal_due`` and ``play_round_now``.
+    """
 
     def __init__(
         self,
@@ -281,7 +294,10 @@ class SimFloor:
         rounds_per_second: float = DEFAULT_ROUNDS_PER_SECOND,
         seed: int | None = None,
         now_us: Callable[[], int] = wall_clock_us,
+        autodeal: bool = True,
     ) -> None:
+        if not isinstance(autodeal, bool):
+            raise ValueError(f"autodeal must be a bool, got {autodeal!r}")
         if not gateways:
             raise ValueError("a floor needs at least one gateway")
         if (
@@ -296,6 +312,7 @@ class SimFloor:
             )
         self._period_us = 1_000_000 / rounds_per_second
         self._now_us = now_us
+        self._autodeal = autodeal
         self._gateways: dict[str, _Gateway] = {}
         self._units: list[_Unit] = []
         where: dict[object, str] = {}
@@ -380,7 +397,8 @@ class SimFloor:
             await self.stop()
             raise
         self._schedule(self._now_us())
-        self._dealer = asyncio.create_task(self._deal_forever(), name="sim-floor dealer")
+        if self._autodeal:
+            self._dealer = asyncio.create_task(self._deal_forever(), name="sim-floor dealer")
 
     async def stop(self) -> None:
         """Stop dealing and close every gateway with its connections. Idempotent."""
@@ -450,26 +468,31 @@ class SimFloor:
         heapq.heapify(heap)
         self._heap = heap
 
-    def _deal_due(self, now: int) -> None:
+    def _deal_due(self, now: int, *, catch_up: bool) -> list[DealtRound]:
+        """Deal the rounds the schedule holds up to ``now``, in time order.
+
+        Without ``catch_up`` (the background dealer) at most ``_MAX_ROUNDS_PER_PASS`` are
+        dealt and a table more than ``_MAX_BEHIND_US`` late skips the rounds it missed.
+        """
         heap = self._heap
-        dealt = 0
-        while heap and heap[0][0] <= now and dealt < _MAX_ROUNDS_PER_PASS:
+        dealt: list[DealtRound] = []
+        while heap and heap[0][0] <= now and (catch_up or len(dealt) < _MAX_ROUNDS_PER_PASS):
             due, index = heapq.heappop(heap)
             unit = self._units[index]
-            unit.table.play_round(due)
-            dealt += 1
+            dealt.append(DealtRound(unit.gateway, unit.unit, unit.table.play_round(due)))
             unit.next_us = due + self._interval_us(unit)
-            if now - unit.next_us > _MAX_BEHIND_US:
+            if not catch_up and now - unit.next_us > _MAX_BEHIND_US:
                 # The loop stalled: a real dealer does not catch up at machine speed.
                 unit.next_us = now + self._interval_us(unit)
             heapq.heappush(heap, (unit.next_us, index))
+        return dealt
 
     async def _deal_forever(self) -> None:
         while True:
             now = self._now_us()
             if self._heap and self._heap[0][0] - now > 2 * self._period_us:
                 self._schedule(now)  # the clock went back
-            self._deal_due(now)
+            self._deal_due(now, catch_up=False)
             wait_us = max(0, self._heap[0][0] - self._now_us())
             await asyncio.sleep(min(wait_us / 1_000_000, _MAX_SLEEP_S))
 
@@ -487,6 +510,18 @@ class SimFloor:
     def force_hand(self, gateway: str, unit: int, seat: int, hand: HandCategory) -> None:
         """The next round at that table deals ``hand`` to ``seat`` (which bets)."""
         self._unit(gateway, unit).table.force_hand(seat, hand)
+
+    def deal_due(self) -> list[DealtRound]:
+        """Deal every round the tables' schedules hold up to the floor clock's time, in time
+        order, none skipped; the rounds dealt (none if the clock has not moved on).
+
+        The explicit step of a floor made with ``autodeal=False``: advance its clock (a
+        ``VirtualClock``), then deal. The schedule starts at ``start()`` or at the first call.
+        """
+        now = self._now_us()
+        if not self._heap:
+            self._schedule(now)
+        return self._deal_due(now, catch_up=True)
 
     def play_round_now(self, gateway: str, unit: int) -> RoundRecord:
         """Deal a round at that table now, besides its schedule."""
