@@ -19,7 +19,7 @@ from app.security import Role
 from controller.core.hands import HandCategory, evaluate, parse_cards
 from controller.core.reducer import HitClaim
 from link_adapters.simulator.clock import VirtualClock
-from link_adapters.simulator.server import DealtRound
+from link_adapters.simulator.dealer import DealtRound
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, web_floor
