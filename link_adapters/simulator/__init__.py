@@ -4,6 +4,7 @@ Dependency rule (shared/DESIGN.md): this package may import the pure core ``cont
 and ``controller.core.games``, and nothing else of ``controller``.
 """
 
+from link_adapters.simulator.cards import build_hand, draw_keep
 from link_adapters.simulator.registers import (
     PROFILE_ID,
     PROFILE_VERSION,
@@ -14,15 +15,13 @@ from link_adapters.simulator.registers import (
     from_pair,
     u32_pair,
 )
-from link_adapters.simulator.table import (
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import (
     RoundRecord,
     SeatHand,
     SimHit,
-    SimTable,
     SimTableConfig,
     all_hits,
-    build_hand,
-    draw_keep,
     total_credits,
 )
 

@@ -32,14 +32,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.core.games import Game
-from link_adapters.simulator.server import (
-    DEFAULT_HOST,
-    DEFAULT_ROUNDS_PER_SECOND,
-    MAX_ROUNDS_PER_SECOND,
-    MAX_UNITS,
-    GatewaySpec,
-)
-from link_adapters.simulator.table import U32, SimTableConfig
+from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND, MAX_ROUNDS_PER_SECOND
+from link_adapters.simulator.gateway import DEFAULT_HOST, MAX_UNITS, GatewaySpec
+from link_adapters.simulator.table_types import U32, SimTableConfig
 
 __all__ = ["SimConfig", "SimConfigError", "load_config", "parse_config"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from link_adapters.simulator.table import U32, SimTable
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import U32
 
 __all__ = [
     "ADDR_ACK",

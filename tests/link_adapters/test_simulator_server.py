@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import re
 import signal
@@ -27,7 +28,9 @@ from pymodbus.pdu import ModbusPDU
 from app.cli import main
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.config import SimConfigError, load_config, parse_config
+from link_adapters.simulator.gateway import GatewaySpec, SimulatorError
 from link_adapters.simulator.registers import (
     ADDR_ACK,
     ADDR_COMMAND,
@@ -50,13 +53,13 @@ from link_adapters.simulator.registers import (
     from_pair,
     u32_pair,
 )
-from link_adapters.simulator.server import GatewaySpec, SimFloor, SimulatorError
-from link_adapters.simulator.table import (
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import (
     COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
     STATUS_PROGRESSIVE_DISABLED,
     U32,
-    SimTable,
     SimTableConfig,
 )
 from tests.serial_line import pty_line
@@ -403,6 +406,86 @@ async def test_the_same_seed_deals_the_same_rounds_on_the_same_clock() -> None:
         assert sum(len(r[2]) for r in rounds) > 100
 
 
+def _stepped(seed: int, clock: VirtualClock) -> SimFloor:
+    return SimFloor(
+        [spec(STUD, tables=2), spec(LIR, tables=1)],
+        rounds_per_second=2,
+        seed=seed,
+        now_us=clock.now_us,
+        autodeal=False,
+    )
+
+
+def test_a_stepped_floor_deals_exactly_what_its_clock_reaches() -> None:
+    clock = VirtualClock()
+    floor = _stepped(42, clock)
+    for table in floor.tables.values():
+        table.heartbeat(1, clock.now_us())
+    assert floor.deal_due() == []  # the schedule starts now: nothing is due yet
+    dealt = []
+    for _ in range(8):
+        clock.advance(0.25)
+        step = floor.deal_due()
+        assert all(d.record.time_us <= clock.now_us() for d in step)
+        dealt += step
+    assert floor.deal_due() == []  # the clock stood still
+    times = [d.record.time_us for d in dealt]
+    assert times == sorted(times)
+    for key, table in floor.tables.items():
+        mine = [d.record for d in dealt if (d.gateway, d.unit) == key]
+        assert [r.round for r in mine] == list(range(1, table.rounds + 1))
+        assert sum(r.credits for r in mine) == table.credits
+        # 2 s at 2 rounds a second, each wait 0.25-0.75 s: 2 to 8 rounds.
+        assert 2 <= len(mine) <= 8
+
+    # The same seed and the same steps deal the same rounds, in one step or in many, and
+    # a long step skips nothing (only the background dealer skips rounds it was late for).
+    again = VirtualClock()
+    other = _stepped(42, again)
+    for table in other.tables.values():
+        table.heartbeat(1, again.now_us())
+    other.deal_due()
+    again.advance(2)
+    assert [(d.gateway, d.unit, d.record) for d in other.deal_due()] == [
+        (d.gateway, d.unit, d.record) for d in dealt
+    ]
+    again.advance(60)
+    late = other.deal_due()
+    assert 3 * 80 <= len(late) <= 3 * 240
+    assert [r.time_us for r in (d.record for d in late)] == sorted(d.record.time_us for d in late)
+
+
+async def test_a_floor_without_autodeal_deals_only_when_asked() -> None:
+    clock = VirtualClock()
+    floor = _stepped(7, clock)
+    async with serving(floor):
+        clock.advance(30)
+        await asyncio.sleep(0.05)
+        assert all(not table.records for table in floor.tables.values())
+        dealt = floor.deal_due()
+        assert len(dealt) >= 3 * 20
+        assert sum(table.rounds for table in floor.tables.values()) == len(dealt)
+        record = floor.play_round_now("caribbean_stud", 1)
+        assert record.time_us == clock.now_us()
+    with pytest.raises(ValueError, match="autodeal"):
+        SimFloor([spec(STUD)], autodeal=1)  # type: ignore[arg-type]
+
+
+def test_virtual_clock_moves_only_forwards_and_when_told() -> None:
+    clock = VirtualClock(start_us=1_000)
+    assert clock.now_us() == 1_000
+    assert clock.advance(0.5) == 501_000
+    assert clock.advance_us(7) == clock.now_us() == 501_007
+    assert clock.advance(0) == 501_007
+    for bad in (-1, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="seconds"):
+            clock.advance(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="microseconds"):
+        clock.advance_us(-1)
+    with pytest.raises(ValueError, match="start_us"):
+        VirtualClock(start_us=-5)
+
+
 async def test_a_port_in_use_is_a_clear_error_and_nothing_is_left_running() -> None:
     first = SimFloor([spec(STUD, tables=1)], rounds_per_second=SLOW)
     async with serving(first):
@@ -652,3 +735,50 @@ def test_floor_refuses_bad_arguments() -> None:
     with pytest.raises(RuntimeError, match="start"):
         _ = floor.ports
     assert isinstance(floor.tables[("caribbean_stud", 1)], SimTable)
+
+
+@pytest.mark.parametrize(
+    "module", ["link_adapters.simulator.server", "link_adapters.simulator.table"]
+)
+def test_split_modules_still_export_every_name_from_their_old_path(module: str) -> None:
+    # The CLI, the demo, the benchmarks and the integration tests import these from here.
+    old = importlib.import_module(module)
+    for name in old.__all__:
+        value = getattr(old, name)
+        home = importlib.import_module(getattr(value, "__module__", None) or module)
+        assert getattr(home, name, value) is value, name
+    expected = {
+        "link_adapters.simulator.server": {
+            "DEFAULT_HOST",
+            "DEFAULT_PORTS",
+            "DEFAULT_ROUNDS_PER_SECOND",
+            "DealtRound",
+            "GatewaySpec",
+            "MAX_ROUNDS_PER_SECOND",
+            "MAX_UNITS",
+            "SimFloor",
+            "SimulatorError",
+            "default_gateways",
+            "wall_clock_us",
+        },
+        "link_adapters.simulator.table": {
+            "COMMAND_DISABLE_PROGRESSIVE",
+            "COMMAND_HIT_PENDING",
+            "MAX_SEATS",
+            "STATUS_DOOR_OPEN",
+            "STATUS_FAULT",
+            "STATUS_LOCKOUT",
+            "STATUS_PROGRESSIVE_DISABLED",
+            "U32",
+            "RoundRecord",
+            "SeatHand",
+            "SimHit",
+            "SimTable",
+            "SimTableConfig",
+            "all_hits",
+            "build_hand",
+            "draw_keep",
+            "total_credits",
+        },
+    }[module]
+    assert set(old.__all__) == expected

@@ -12,6 +12,7 @@ import pytest
 from controller.core.games import Game, default_paytable
 from controller.core.hands import HandCategory, card_text, evaluate, parse_cards
 from link_adapters.simulator import registers
+from link_adapters.simulator.cards import build_hand, draw_keep
 from link_adapters.simulator.registers import (
     PROFILE_ID,
     PROFILE_VERSION,
@@ -21,16 +22,14 @@ from link_adapters.simulator.registers import (
     from_pair,
     u32_pair,
 )
-from link_adapters.simulator.table import (
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import (
     COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
     U32,
     RoundRecord,
-    SimTable,
     SimTableConfig,
     all_hits,
-    build_hand,
-    draw_keep,
     total_credits,
 )
 

@@ -69,12 +69,14 @@ async def web_floor(
     settings: Settings | None = None,
     approve: bool = True,
     sim_clock: Callable[[], int] | None = None,
+    sim_autodeal: bool = True,
 ) -> AsyncIterator[WebFloor]:
     links = links or DEFAULT_LINKS
     sim = SimFloor(
         [GatewaySpec(game=game, tables=n, port=0) for game, n in links.values()],
         rounds_per_second=rounds_per_second,
         seed=seed,
+        autodeal=sim_autodeal,
         **({"now_us": sim_clock} if sim_clock is not None else {}),
     )
     await sim.start()

@@ -1,7 +1,15 @@
-"""Tables and hits through the live server: a forced royal flush, verified, paid and reset."""
+"""Tables and hits through the live server: a forced royal flush, verified, paid and reset.
+
+The simulated tables deal only when a test says so, on a virtual clock: the rounds, credits
+and hits the controller reports are then exactly the ones the test dealt, however slow the
+machine is (a floor dealing on the wall clock could deal a paying hand of its own at any
+moment, holding the table before the forced royal or adding a second hit).
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -10,9 +18,17 @@ import httpx
 from app.security import Role
 from controller.core.hands import HandCategory, evaluate, parse_cards
 from controller.core.reducer import HitClaim
+from link_adapters.simulator.clock import VirtualClock
+from link_adapters.simulator.dealer import DealtRound
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, web_floor
+
+STUD = "caribbean_stud"  # the simulator's gateway of the stud link
+# 2 rounds a second per table (web_floor's rate), 5 virtual seconds, 4 tables, seed 11: the
+# seed fixes every table's schedule, so these many rounds are dealt, every run.
+ROUNDS_IN_5_S = 40
+HITS_IN_5_S = 4  # all at the Let It Ride bonus tables, which pay two pair and better
 
 
 def hit_url(hit_id: str, action: str) -> str:
@@ -24,26 +40,121 @@ def _held(wf: WebFloor, table_id: str) -> bool:
     return wf.service.table_status(table_id).hit_pending
 
 
+@contextlib.asynccontextmanager
+async def stepped_floor(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[WebFloor]:
+    """The web floor, its tables dealing only when the test steps them, on ``clock``."""
+    async with web_floor(tmp_path, seed=11, sim_clock=clock.now_us, sim_autodeal=False) as wf:
+        # Until the controller's first heartbeat and clear command bits have reached a
+        # table, it refuses side bets: wait for that, not for a number of polls.
+        await wait_until(
+            lambda: not any(t.progressive_disabled(clock.now_us()) for t in wf.sim.tables.values())
+        )
+        yield wf
+
+
+def _table_id(wf: WebFloor, dealt: DealtRound) -> str:
+    (link_id,) = [link for link, (game, _) in wf.links.items() if game.value == dealt.gateway]
+    return f"{link_id}-{dealt.unit}"
+
+
+def _all_read(wf: WebFloor, clock: VirtualClock) -> bool:
+    """The controller has committed every round the simulated tables have dealt, and each
+    table takes side bets exactly when the controller lets it (a held table must refuse the
+    next round's bets, whichever comes first, that round or the controller's next write)."""
+    now = clock.now_us()
+    for link_id, (_, tables) in wf.links.items():
+        for unit in range(1, tables + 1):
+            status = wf.service.table_status(f"{link_id}-{unit}")
+            table = wf.table(link_id, unit)
+            if (status.rounds, status.credits) != (table.rounds, table.credits):
+                return False
+            if table.progressive_disabled(now) != status.hit_pending:
+                return False
+    return True
+
+
+async def step(wf: WebFloor, clock: VirtualClock, seconds: float) -> list[DealtRound]:
+    """Let ``seconds`` pass at the tables, deal what they scheduled, wait until it is read."""
+    clock.advance(seconds)
+    dealt = wf.sim.deal_due()
+    await wait_until(lambda: _all_read(wf, clock))
+    return dealt
+
+
+async def test_stepped_rounds_are_reported_exactly(tmp_path: Path) -> None:
+    clock = VirtualClock()
+    async with (
+        stepped_floor(tmp_path, clock) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        dealer = await headers_for(wf, Role.DEALER)
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        assert wf.sim.deal_due() == []  # the clock has not moved: nothing is due
+        dealt: list[DealtRound] = []
+        for _ in range(10):  # small steps: about one round per table between two polls
+            dealt += await step(wf, clock, 0.5)
+        assert len(dealt) == ROUNDS_IN_5_S
+        assert [d.record.time_us for d in dealt] == sorted(d.record.time_us for d in dealt)
+        hits = [(_table_id(wf, d), h) for d in dealt for h in d.record.hits]
+        assert len(hits) == HITS_IN_5_S
+
+        tables = (await http.get("/api/v1/tables", headers=dealer)).json()
+        assert len(tables) == 4
+        for shown in tables:
+            link_id, unit = shown["table_id"].rsplit("-", 1)
+            game, _ = wf.links[link_id]
+            table = wf.table(link_id, int(unit))
+            mine = [d.record for d in dealt if (d.gateway, d.unit) == (game.value, int(unit))]
+            assert shown["rounds"] == table.rounds == len(mine)
+            assert shown["credits"] == table.credits == sum(r.credits for r in mine)
+            assert shown["seats_with_bets"] == list(table.records[-1].bet_seats)
+            assert shown["state"] == "online"
+        shown_hits = (await http.get("/api/v1/hits", headers=tech)).json()
+        assert sorted((h["table_id"], h["seat"], h["hand"], h["round"]) for h in shown_hits) == (
+            sorted((table_id, h.seat, h.hand.name, h.round) for table_id, h in hits)
+        )
+
+        # One more step deals exactly what the schedule holds for it, and nothing else.
+        before = {key: table.rounds for key, table in wf.sim.tables.items()}
+        more = await step(wf, clock, 0.5)
+        after = {key: table.rounds for key, table in wf.sim.tables.items()}
+        assert sum(after.values()) - sum(before.values()) == len(more)
+        assert await step(wf, clock, 0) == []
+
+
 async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
-    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+    clock = VirtualClock()
+    async with (
+        stepped_floor(tmp_path, clock) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
         tech = await headers_for(wf, Role.TECHNICIAN)
         dealer = await headers_for(wf, Role.DEALER)
-        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+        for _ in range(4):
+            await step(wf, clock, 0.5)
+        assert wf.table("stud", 1).all_hits() == []  # seed 11: no paying hand of its own
 
         tables = (await http.get("/api/v1/tables", headers=dealer)).json()
         assert {t["table_id"] for t in tables} == {"stud-1", "stud-2", "lir-1", "lir-2"}
         one = (await http.get("/api/v1/tables/stud-1", headers=dealer)).json()
         assert one["state"] == "online" and one["seats"] == 7
-        assert isinstance(one["rounds"], int) and isinstance(one["seats_with_bets"], list)
+        assert one["rounds"] == wf.table("stud", 1).rounds
+        assert isinstance(one["seats_with_bets"], list)
 
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
+        royal = wf.sim.play_round_now(STUD, 1)
+        assert [(h.seat, h.hand) for h in royal.hits] == [(3, HandCategory.ROYAL_FLUSH)]
         await wait_until(lambda: _held(wf, "stud-1"))
         assert (await http.get("/api/v1/tables/stud-1", headers=tech)).json()["state"] == (
             "hit_pending"
         )
 
+        # Every hit the tables dealt is pending (the Let It Ride bonus tables may have had
+        # some), and exactly one at stud-1: the royal the test dealt.
         pending = (await http.get("/api/v1/hits?pending=true", headers=tech)).json()
+        assert len(pending) == sum(len(t.all_hits()) for t in wf.sim.tables.values())
         (hit,) = [h for h in pending if h["table_id"] == "stud-1"]
+        assert hit["round"] == royal.round
         assert hit["seat"] == 3 and hit["hand"] == "ROYAL_FLUSH"
         assert hit["status"] == "awarded" and hit["paid_from"] == "meter"
         royal = evaluate(parse_cards(" ".join(hit["cards"])))
@@ -98,7 +209,11 @@ async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
 
 
 async def test_cards_entered_for_a_hit_reported_without_them(tmp_path: Path) -> None:
-    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+    clock = VirtualClock()
+    async with (
+        stepped_floor(tmp_path, clock) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
         tech = await headers_for(wf, Role.TECHNICIAN)
         await wait_until(lambda: wf.service.table_status("stud-2").state == "online")
         claim = HitClaim(table_seq=None, seat=5, hand=HandCategory.ROYAL_FLUSH, round=1)
@@ -124,7 +239,11 @@ async def test_cards_entered_for_a_hit_reported_without_them(tmp_path: Path) -> 
 
 
 async def test_unknown_ids_and_roles(tmp_path: Path) -> None:
-    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+    clock = VirtualClock()
+    async with (
+        stepped_floor(tmp_path, clock) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
         tech = await headers_for(wf, Role.TECHNICIAN)
         auditor = await headers_for(wf, Role.AUDITOR)
         missing = await http.get("/api/v1/tables/nope", headers=tech)

@@ -1,0 +1,151 @@
+"""What a simulated table is and what it reports: its settings, its hits, its rounds.
+
+Also the register-map v1 bits it shows (status, register 2) and obeys (commands, register
+102), and the argument checks the table model shares. Pure values: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+from controller.core.games import Game
+from controller.core.hands import HandCategory
+
+__all__ = [
+    "COMMAND_DISABLE_PROGRESSIVE",
+    "COMMAND_HIT_PENDING",
+    "MAX_SEATS",
+    "STATUS_DOOR_OPEN",
+    "STATUS_FAULT",
+    "STATUS_LOCKOUT",
+    "STATUS_PROGRESSIVE_DISABLED",
+    "U16_MAX",
+    "U32",
+    "RoundRecord",
+    "SeatHand",
+    "SimHit",
+    "SimTableConfig",
+    "all_hits",
+    "check_int",
+    "check_time",
+    "total_credits",
+]
+
+U32: Final = 1 << 32
+MAX_SEATS: Final = 7
+U16_MAX: Final = 0xFFFF
+
+STATUS_LOCKOUT: Final = 1 << 0
+STATUS_DOOR_OPEN: Final = 1 << 1
+STATUS_FAULT: Final = 1 << 2
+STATUS_PROGRESSIVE_DISABLED: Final = 1 << 3
+
+COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0
+COMMAND_HIT_PENDING: Final = 1 << 1
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    if type(value) is int and low <= value <= high:  # the common case, at every poll
+        return value
+    # bool is an int subclass, but True as a seat count is a caller bug, not a 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def check_time(now_us: object) -> int:
+    return check_int("now_us", now_us, 0, (1 << 63) - 1)
+
+
+# --- parameters and records ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SimTableConfig:
+    """What one simulated table is: its game, its seats and how its players behave."""
+
+    game: Game
+    seats: int = 7
+    bet_probability_pct: int = 60
+    seat_change_pct: int = 5
+    credits_per_bet: int = 1
+    start_credits: int = 0
+    start_rounds: int = 0
+    first_hit_seq: int = 1  # the number of the first hit; 0 is a valid hit number
+    heartbeat_timeout_us: int = 5_000_000
+    report_cards: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, Game):
+            raise ValueError(
+                f"game must be a Game, got {self.game!r}; e.g. Game.CARIBBEAN_STUD or "
+                "Game('caribbean_stud')"
+            )
+        check_int("seats", self.seats, 1, MAX_SEATS)
+        check_int("bet_probability_pct", self.bet_probability_pct, 0, 100)
+        check_int("seat_change_pct", self.seat_change_pct, 0, 100)
+        # One bet per seat per round; the register map's counters are whole credits.
+        check_int("credits_per_bet", self.credits_per_bet, 1, U16_MAX)
+        check_int("start_credits", self.start_credits, 0, U32 - 1)
+        check_int("start_rounds", self.start_rounds, 0, U32 - 1)
+        # Sequence numbers never wrap: the first must be one the table can hand out.
+        check_int("first_hit_seq", self.first_hit_seq, 0, U32 - 1)
+        check_int("heartbeat_timeout_us", self.heartbeat_timeout_us, 1, (1 << 63) - 1)
+        if not isinstance(self.report_cards, bool):
+            raise ValueError(f"report_cards must be a bool, got {self.report_cards!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SimHit:
+    """One entry of the hit FIFO: a betting seat's paying hand, as the table reports it."""
+
+    seq: int
+    seat: int
+    hand: HandCategory
+    round: int
+    cards: tuple[int, ...]
+
+
+class SeatHand(NamedTuple):
+    """A seat's final five cards (in the order received) and their category."""
+
+    cards: tuple[int, ...]
+    category: HandCategory
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """Everything one round did, so tests can recompute counters and hits from records alone.
+
+    ``credits`` is the plain number of credits this round added (not reduced modulo 2**32);
+    ``hands`` holds every occupied seat, betting or not. ``refused_seats`` wanted to bet but
+    the table refused (progressive disabled or locked out): they added nothing.
+    """
+
+    round: int
+    time_us: int
+    bet_seats: tuple[int, ...]
+    refused_seats: tuple[int, ...]
+    credits: int
+    hands: Mapping[int, SeatHand]
+    hits: tuple[SimHit, ...]
+    dealer_cards: tuple[int, ...] = ()
+    community_cards: tuple[int, ...] = ()
+
+    @property
+    def bet_bitmap(self) -> int:
+        return sum(1 << (seat - 1) for seat in self.bet_seats)
+
+
+def total_credits(records: Iterable[RoundRecord]) -> int:
+    """Credits wagered over ``records``, not reduced modulo 2**32."""
+    return sum(record.credits for record in records)
+
+
+def all_hits(records: Iterable[RoundRecord]) -> list[SimHit]:
+    """Every hit of ``records``, in the order the table enqueued them."""
+    return [hit for record in records for hit in record.hits]
