@@ -5,15 +5,15 @@ it happened (``at_us``, microseconds since the epoch, read by the caller). Every
 ``Outcome``: the new ``LinkState``, the ``MeterEvent`` entries to append to the link's history
 in order, and the hit and anomaly records to store, all in one transaction.
 
-The meter obeys, at every step, ``meter = seeds + contributions - awards + corrections``
-(each event's ``kind`` names its term and its ``delta_units`` the amount, so a checker adds it
-up from the history alone).
+Conservation of the meter is stated once, in ``conservation``: each entry's ``kind`` names its
+term and its ``delta_units`` the amount, so the meter follows from the history alone. Every
+step's outcome is checked against it before it is handed back.
 
-The modules, one subject each: ``state`` (the types), ``builder`` (how a step is built),
-``configuration`` (opening a link, its rate, reset amount and armed changes), ``readings``
-(contributions and anomalies), ``hits``, ``tables`` (a table's life on the link), ``records``
-(entries about the history itself), ``corrections`` (anomaly reviews, correcting entries) and
-``display`` (what the floor display shows).
+The modules, one subject each: ``state`` (the types), ``conservation`` (the meter's law),
+``builder`` (how a step is built), ``configuration`` (opening a link, its rate, reset amount
+and armed changes), ``readings`` (contributions and anomalies), ``hits``, ``tables`` (a table's
+life on the link), ``records`` (entries about the history itself), ``corrections`` (anomaly
+reviews, correcting entries) and ``display`` (what the floor display shows).
 """
 
 from controller.core.reducer.configuration import (
@@ -21,6 +21,12 @@ from controller.core.reducer.configuration import (
     change_rate,
     change_reset_amount,
     open_link,
+)
+from controller.core.reducer.conservation import (
+    ConservationBroken,
+    MeterTerms,
+    check_conservation,
+    check_outcome,
 )
 from controller.core.reducer.corrections import apply_correction, approve_anomaly, reject_anomaly
 from controller.core.reducer.display import DisplayFrame, display_frame
@@ -55,6 +61,7 @@ __all__ = [
     "REDUCING_KINDS",
     "Anomaly",
     "ArmedChange",
+    "ConservationBroken",
     "DisplayFrame",
     "EngineError",
     "EntryKind",
@@ -64,6 +71,7 @@ __all__ = [
     "LastWin",
     "LinkState",
     "MeterEvent",
+    "MeterTerms",
     "Outcome",
     "TableConfig",
     "TableReading",
@@ -76,6 +84,8 @@ __all__ = [
     "awaiting_acknowledgement",
     "change_rate",
     "change_reset_amount",
+    "check_conservation",
+    "check_outcome",
     "display_frame",
     "enter_hit",
     "open_link",

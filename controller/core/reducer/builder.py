@@ -1,4 +1,5 @@
-"""How every step is built: entries appended in order, the meter kept in step with them."""
+"""How every step is built: entries appended in order, the meter kept in step with them, and
+the outcome checked for conservation of the meter before it is handed back."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.core.money import MAX_COLUMN_UNITS, displayed_cents, format_cents
+from controller.core.reducer.conservation import check_conservation
 from controller.core.reducer.state import (
     REDUCING_KINDS,
     Anomaly,
@@ -24,6 +26,7 @@ class Builder:
     """Accumulates one outcome; keeps the meter and the events in step."""
 
     def __init__(self, state: LinkState) -> None:
+        self.before = state  # ``state`` may take on an armed change during the step
         self.state = state
         self.meter = state.meter_units
         self.events: list[MeterEvent] = []
@@ -69,6 +72,7 @@ class Builder:
         self.touched.add(ts.config.table_id)
 
     def done(self) -> Outcome:
+        """The step as one outcome, once its meter is shown to follow from its entries."""
         state = replace(
             self.state,
             meter_units=self.meter,
@@ -76,10 +80,9 @@ class Builder:
             last_at_us=self.last_at_us,
             **self.fields,
         )
+        events = tuple(self.events)
+        before = self.before
+        check_conservation(before.link_id, before.meter_units, events, state.meter_units)
         return Outcome(
-            state,
-            tuple(self.events),
-            tuple(self.hits),
-            tuple(self.anomalies),
-            frozenset(self.touched),
+            state, events, tuple(self.hits), tuple(self.anomalies), frozenset(self.touched)
         )
