@@ -1,0 +1,171 @@
+"""What a hand is worth: the ten hand categories (with their wire codes and names) and
+the value of a best five-card hand, which compares, hashes and ties by its strength."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from controller.core.hands.cards import InvalidCards
+
+
+class HandCategory(enum.IntEnum):
+    """Poker hand categories; a higher value is a better hand."""
+
+    HIGH_CARD = 0
+    ONE_PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+    @property
+    def register_code(self) -> int:
+        """The table controller's wire code: 1 royal flush ... 9 one pair; high card is 0."""
+        # The wire counts down from the best hand, so it is the mirror of the enum value.
+        return 0 if self is HandCategory.HIGH_CARD else 10 - self.value
+
+    @classmethod
+    def from_register_code(cls, code: int) -> HandCategory:
+        """Inverse of ``register_code`` for the hit codes 1-9; anything else is refused."""
+        # bool is an int subclass, but True is not a wire code anyone means.
+        if isinstance(code, bool) or not isinstance(code, int) or not 1 <= code <= 9:
+            raise InvalidCards(
+                f"register code {code!r} is not a hand: the table controller sends 1 (royal "
+                "flush) to 9 (one pair)"
+            )
+        return cls(10 - code)
+
+    @property
+    def label(self) -> str:
+        """Lower-case words, e.g. ``"royal flush"``, ``"one pair"``, ``"high card"``."""
+        return self.name.lower().replace("_", " ")
+
+    @classmethod
+    def parse(cls, text: str) -> HandCategory:
+        """A category from its name or label, ignoring case, ``_``, ``-`` and spacing."""
+        if isinstance(text, str):
+            # "ROYAL_FLUSH", "royal flush", "Royal-Flush" and "royal_flush" all normalise
+            # to the member name.
+            key = "_".join(re.split(r"[\s_\-]+", text.strip())).upper()
+            member = cls.__members__.get(key)
+            if member is not None:
+                return member
+        valid = ", ".join(member.name for member in reversed(cls))
+        raise InvalidCards(f"unknown hand {text!r}; valid hands are {valid}")
+
+
+# A strength holds its category above the tie-break ranks: ``category << CATEGORY_SHIFT``.
+CATEGORY_SHIFT: Final = 20
+# How many ranks of the strength decide ties, per category.
+_SIGNIFICANT: Final[dict[HandCategory, int]] = {
+    HandCategory.HIGH_CARD: 5,
+    HandCategory.ONE_PAIR: 4,
+    HandCategory.TWO_PAIR: 3,
+    HandCategory.THREE_OF_A_KIND: 3,
+    HandCategory.STRAIGHT: 1,
+    HandCategory.FLUSH: 5,
+    HandCategory.FULL_HOUSE: 2,
+    HandCategory.FOUR_OF_A_KIND: 2,
+    HandCategory.STRAIGHT_FLUSH: 1,
+    HandCategory.ROYAL_FLUSH: 1,
+}
+_RANK_NAMES: Final = (
+    "deuce", "three", "four", "five", "six", "seven", "eight",
+    "nine", "ten", "jack", "queen", "king", "ace",
+)  # fmt: skip
+_RANK_PLURALS: Final = (
+    "deuces", "threes", "fours", "fives", "sixes", "sevens", "eights",
+    "nines", "tens", "jacks", "queens", "kings", "aces",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HandValue:
+    """The value of a best five-card hand.
+
+    Values compare, hash and tie by ``strength`` alone: equal strength is an exact tie (a
+    split pot), whatever the suits or the cards. ``evaluate`` hands out one shared instance
+    per strength, so ``is`` also works, but use ``==``.
+    """
+
+    category: HandCategory
+    strength: int
+
+    def __post_init__(self) -> None:
+        # The category is redundant with the strength's top bits; refuse a contradiction
+        # rather than let two "equal" values disagree about what hand they are.
+        if self.strength >> CATEGORY_SHIFT != self.category:
+            raise ValueError(f"strength {self.strength:#x} is not a {self.category.label} strength")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HandValue):
+            return self.strength == other.strength
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.strength)
+
+    def __lt__(self, other: HandValue) -> bool:
+        if isinstance(other, HandValue):
+            return self.strength < other.strength
+        return NotImplemented
+
+    def __le__(self, other: HandValue) -> bool:
+        if isinstance(other, HandValue):
+            return self.strength <= other.strength
+        return NotImplemented
+
+    def __gt__(self, other: HandValue) -> bool:
+        if isinstance(other, HandValue):
+            return self.strength > other.strength
+        return NotImplemented
+
+    def __ge__(self, other: HandValue) -> bool:
+        if isinstance(other, HandValue):
+            return self.strength >= other.strength
+        return NotImplemented
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """The ranks (0-12) that decide ties, most significant first.
+
+        Pair rank then kickers; high pair, low pair, kicker; trips then kickers; trips then
+        pair; quads then kicker; every card of a flush or high-card hand; only the high card
+        of a straight or straight flush (3, the five, for the wheel).
+        """
+        count = _SIGNIFICANT[self.category]
+        return tuple((self.strength >> (16 - 4 * i)) & 0xF for i in range(count))
+
+    @property
+    def description(self) -> str:
+        """Plain words, e.g. ``"pair of kings"`` or ``"full house, kings over threes"``."""
+        category = self.category
+        ranks = self.ranks
+        name = _RANK_NAMES[ranks[0]]
+        plural = _RANK_PLURALS[ranks[0]]
+        if category is HandCategory.ROYAL_FLUSH:
+            return "royal flush"
+        if category is HandCategory.STRAIGHT_FLUSH:
+            return f"{name}-high straight flush"
+        if category is HandCategory.FOUR_OF_A_KIND:
+            return f"four {plural}"
+        if category is HandCategory.FULL_HOUSE:
+            return f"full house, {plural} over {_RANK_PLURALS[ranks[1]]}"
+        if category is HandCategory.FLUSH:
+            return f"{name}-high flush"
+        if category is HandCategory.STRAIGHT:
+            return f"{name}-high straight"
+        if category is HandCategory.THREE_OF_A_KIND:
+            return f"three {plural}"
+        if category is HandCategory.TWO_PAIR:
+            return f"two pair, {plural} and {_RANK_PLURALS[ranks[1]]}"
+        if category is HandCategory.ONE_PAIR:
+            return f"pair of {plural}"
+        return f"{name} high"

@@ -1,0 +1,101 @@
+"""The link reducer: from a link's state and one input to the new state and what happened.
+
+Pure and deterministic: no I/O, no clock reads, no randomness. Every input carries the time
+it happened (``at_us``, microseconds since the epoch, read by the caller). Every output is an
+``Outcome``: the new ``LinkState``, the ``MeterEvent`` entries to append to the link's history
+in order, and the hit and anomaly records to store, all in one transaction.
+
+Conservation of the meter is stated once, in ``conservation``: each entry's ``kind`` names its
+term and its ``delta_units`` the amount, so the meter follows from the history alone. Every
+step's outcome is checked against it before it is handed back.
+
+The modules, one subject each: ``state`` (the types), ``conservation`` (the meter's law),
+``builder`` (how a step is built), ``configuration`` (opening a link, its rate, reset amount
+and armed changes), ``readings`` (contributions and anomalies), ``hits``, ``tables`` (a table's
+life on the link), ``records`` (entries about the history itself), ``corrections`` (anomaly
+reviews, correcting entries) and ``display`` (what the floor display shows).
+"""
+
+from controller.core.reducer.configuration import (
+    arm_change,
+    change_rate,
+    change_reset_amount,
+    open_link,
+)
+from controller.core.reducer.conservation import (
+    ConservationBroken,
+    MeterTerms,
+    check_conservation,
+    check_outcome,
+)
+from controller.core.reducer.corrections import apply_correction, approve_anomaly, reject_anomaly
+from controller.core.reducer.display import DisplayFrame, display_frame
+from controller.core.reducer.hits import awaiting_acknowledgement, enter_hit
+from controller.core.reducer.readings import apply_reading, apply_readings, seen_order
+from controller.core.reducer.records import record_purge, record_recovery, record_state_sealed
+from controller.core.reducer.state import (
+    REDUCING_KINDS,
+    Anomaly,
+    ArmedChange,
+    EngineError,
+    EntryKind,
+    Hit,
+    HitClaim,
+    HitPolicy,
+    LastWin,
+    LinkState,
+    MeterEvent,
+    Outcome,
+    TableConfig,
+    TableReading,
+    TableState,
+)
+from controller.core.reducer.tables import (
+    release_table,
+    remove_from_play,
+    return_to_play,
+    table_offline,
+)
+
+__all__ = [
+    "REDUCING_KINDS",
+    "Anomaly",
+    "ArmedChange",
+    "ConservationBroken",
+    "DisplayFrame",
+    "EngineError",
+    "EntryKind",
+    "Hit",
+    "HitClaim",
+    "HitPolicy",
+    "LastWin",
+    "LinkState",
+    "MeterEvent",
+    "MeterTerms",
+    "Outcome",
+    "TableConfig",
+    "TableReading",
+    "TableState",
+    "apply_correction",
+    "apply_reading",
+    "apply_readings",
+    "approve_anomaly",
+    "arm_change",
+    "awaiting_acknowledgement",
+    "change_rate",
+    "change_reset_amount",
+    "check_conservation",
+    "check_outcome",
+    "display_frame",
+    "enter_hit",
+    "open_link",
+    "record_purge",
+    "record_recovery",
+    "record_state_sealed",
+    "reject_anomaly",
+    "release_table",
+    "remove_from_play",
+    "return_to_play",
+    "seen_order",
+    "table_offline",
+]

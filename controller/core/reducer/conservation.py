@@ -1,0 +1,153 @@
+"""Conservation of the meter, stated once and asserted at every step.
+
+A link's meter moves only through the entries of its history, each by its ``delta_units``,
+and each entry's ``kind`` names the term of the law it belongs to::
+
+    meter after = meter before + seeded + contributed - awarded + corrected
+
+* seeded: the link opened, a jackpot reset (never negative);
+* contributed: a contribution, an approved anomaly (never negative);
+* awarded: an award paid from the meter (an entry lowers the meter by it);
+* corrected: a correcting entry (either sign);
+* every other kind leaves the meter where it was.
+
+Every entry starts where the previous one ended, the first where the meter stood before the
+step. ``check_conservation`` asserts all of this, in exact integer units, over one step's
+entries (never the history: it costs what the step's entries cost), and raises
+``ConservationBroken`` naming the link, the figures and the difference. The reducer calls it on
+every outcome it builds; the store may call it again on what it commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from controller.core.reducer.state import EntryKind, LinkState, MeterEvent, Outcome
+
+SEEDING_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.JACKPOT_RESET})
+CONTRIBUTING_KINDS = frozenset({EntryKind.CONTRIBUTION, EntryKind.ANOMALY_APPROVED})
+
+
+class MeterTerms(NamedTuple):
+    """What one step (or a run of steps) added to and took from a meter, by term, in units."""
+
+    seeded: int = 0
+    contributed: int = 0
+    awarded: int = 0  # as a positive amount: what the awards took
+    corrected: int = 0
+
+    @property
+    def net_units(self) -> int:
+        """What the terms move a meter by: the law's right-hand side less the meter before."""
+        return self.seeded + self.contributed - self.awarded + self.corrected
+
+    def plus(self, other: MeterTerms) -> MeterTerms:
+        """These terms and ``other``'s, term by term (a run of steps)."""
+        return MeterTerms(
+            self.seeded + other.seeded,
+            self.contributed + other.contributed,
+            self.awarded + other.awarded,
+            self.corrected + other.corrected,
+        )
+
+
+class ConservationBroken(AssertionError):
+    """A step's meter does not follow from the meter before it and its entries: a bug, never
+    an input to refuse. Nothing of the step may be committed."""
+
+    def __init__(
+        self,
+        link_id: str,
+        problem: str,
+        *,
+        before_units: int,
+        terms: MeterTerms,
+        after_units: int,
+        difference_units: int,
+    ) -> None:
+        super().__init__(
+            f"link {link_id}: conservation of the meter broken: {problem} (meter before "
+            f"{before_units} + seeded {terms.seeded} + contributed {terms.contributed} - "
+            f"awarded {terms.awarded} + corrected {terms.corrected} = "
+            f"{before_units + terms.net_units}, meter after {after_units}, difference "
+            f"{difference_units:+d} units)"
+        )
+        self.link_id = link_id
+        self.problem = problem
+        self.before_units = before_units
+        self.terms = terms
+        self.after_units = after_units
+        self.difference_units = difference_units
+
+
+def check_conservation(
+    link_id: str, before_units: int, events: Sequence[MeterEvent], after_units: int
+) -> MeterTerms:
+    """Assert that ``events`` (one step's entries, in order) take the meter of ``link_id`` from
+    ``before_units`` to ``after_units`` under the law above; return the step's terms.
+
+    Raises ``ConservationBroken`` when an entry does not start where the meter stood, a term
+    has the wrong sign, a kind that never moves the meter moves it, or the meter after is not
+    the meter before plus the terms. O(len(events)), integers only.
+    """
+    seeded = contributed = awarded = corrected = 0
+    meter = before_units
+    problem = None
+    for i, e in enumerate(events):
+        if e.meter_before_units != meter and problem is None:
+            problem = (
+                f"entry {i} ({e.kind}) starts from {e.meter_before_units} units, "
+                f"the meter stood at {meter}"
+            )
+        delta = e.delta_units
+        meter = e.meter_before_units + delta
+        if delta == 0:
+            continue
+        kind = e.kind
+        wrong_sign = False
+        if kind in CONTRIBUTING_KINDS:
+            contributed += delta
+            wrong_sign = delta < 0
+        elif kind == EntryKind.AWARD:
+            awarded -= delta
+            wrong_sign = delta > 0
+        elif kind == EntryKind.CORRECTION:
+            corrected += delta
+        elif kind in SEEDING_KINDS:
+            seeded += delta
+            wrong_sign = delta < 0
+        elif problem is None:
+            problem = f"entry {i} ({kind}) moves the meter by {delta:+d} units; its kind never does"
+        if wrong_sign and problem is None:
+            problem = f"entry {i} ({kind}) moves the meter the wrong way ({delta:+d} units)"
+    terms = MeterTerms(seeded, contributed, awarded, corrected)
+    expected = before_units + terms.net_units
+    if problem is None and after_units != expected:
+        problem = "the meter after is not the meter before plus the step's entries"
+    if problem is not None:
+        raise ConservationBroken(
+            link_id,
+            problem,
+            before_units=before_units,
+            terms=terms,
+            after_units=after_units,
+            difference_units=after_units - expected,
+        )
+    return terms
+
+
+def check_outcome(before: LinkState, outcome: Outcome) -> MeterTerms:
+    """``check_conservation`` of one reducer step: from ``before`` to ``outcome.state``."""
+    if outcome.state.link_id != before.link_id:
+        raise ConservationBroken(
+            before.link_id,
+            f"the outcome is link {outcome.state.link_id}'s",
+            before_units=before.meter_units,
+            terms=MeterTerms(),
+            after_units=outcome.state.meter_units,
+            difference_units=outcome.state.meter_units - before.meter_units,
+        )
+    return check_conservation(
+        before.link_id, before.meter_units, outcome.events, outcome.state.meter_units
+    )

@@ -1,0 +1,78 @@
+"""People's changes to the meter: held anomalies approved or rejected by a reviewer, and
+documented correcting entries."""
+
+from __future__ import annotations
+
+from controller.core.reducer.builder import Builder
+from controller.core.reducer.state import Anomaly, EngineError, EntryKind, LinkState, Outcome
+from controller.rules.records import check_reduction_documented
+
+
+def _check_anomaly_belongs(state: LinkState, anomaly: Anomaly) -> None:
+    if anomaly.link_id != state.link_id:
+        raise EngineError(
+            f"anomaly {anomaly.anomaly_id} belongs to link {anomaly.link_id}, not {state.link_id}"
+        )
+    state.table(anomaly.table_id)
+
+
+def approve_anomaly(state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str) -> Outcome:
+    """Credit a held anomaly, at the rate it was detected under, in the reviewer's name."""
+    _check_anomaly_belongs(state, anomaly)
+    if not reviewer.strip():
+        raise EngineError("an anomaly is approved by a named reviewer")
+    b = Builder(state)
+    b.emit(
+        EntryKind.ANOMALY_APPROVED,
+        at_us,
+        anomaly.units,
+        f"anomaly {anomaly.anomaly_id} ({anomaly.credits} credits) approved by {reviewer}",
+        table_id=anomaly.table_id,
+        anomaly_id=anomaly.anomaly_id,
+        details={"reviewer": reviewer, "credits": anomaly.credits},
+    )
+    return b.done()
+
+
+def reject_anomaly(
+    state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer: str, reason: str
+) -> Outcome:
+    _check_anomaly_belongs(state, anomaly)
+    if not reviewer.strip() or not reason.strip():
+        raise EngineError("an anomaly is rejected by a named reviewer with a reason")
+    b = Builder(state)
+    b.emit(
+        EntryKind.ANOMALY_REJECTED,
+        at_us,
+        0,
+        f"anomaly {anomaly.anomaly_id} rejected by {reviewer}: {reason}",
+        table_id=anomaly.table_id,
+        anomaly_id=anomaly.anomaly_id,
+        details={"reviewer": reviewer, "reason": reason},
+    )
+    return b.done()
+
+
+def apply_correction(
+    state: LinkState,
+    *,
+    correction_id: str,
+    delta_units: int,
+    reason: str,
+    at_us: int,
+    document_sha256: str | None,
+) -> Outcome:
+    """A correcting entry: the only way other than a hit that a meter goes down."""
+    if delta_units == 0:
+        raise EngineError("a correction must change the meter")
+    check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
+    b = Builder(state)
+    b.emit(
+        EntryKind.CORRECTION,
+        at_us,
+        delta_units,
+        reason,
+        correction_id=correction_id,
+        details={"document_sha256": document_sha256},
+    )
+    return b.done()

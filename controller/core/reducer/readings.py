@@ -1,0 +1,236 @@
+"""Table readings: baselines, contributions, counter wraps and restarts, and the
+anomalies held for review when a reading cannot be credited as it stands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.core.money import U32, contribution_units
+from controller.core.reducer.builder import Builder
+from controller.core.reducer.hits import take_hit
+from controller.core.reducer.state import (
+    Anomaly,
+    EngineError,
+    EntryKind,
+    LinkState,
+    Outcome,
+    TableReading,
+    TableState,
+)
+from controller.rules.house import most_credits
+
+
+def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
+    """Apply one poll of one table. A reading already applied (or older) changes nothing."""
+    return apply_readings(state, (reading,))
+
+
+def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcome:
+    """Apply a poll cycle's readings of one link's tables as one outcome, in the order the
+    controller saw them (time read, then table id).
+
+    That order is the link's policy for hits at different tables: they never share. The hit
+    seen first is settled first, and a later one is paid from what the meter holds after the
+    earlier award and reset, each recorded with when it was seen and its place in that order
+    (NY 5321.18: the order of near-simultaneous wins is recorded). Only winners at one table in
+    one round share, under the link's ``hit_policy``.
+    """
+    b = Builder(state)
+    for reading in sorted(readings, key=seen_order):
+        _apply(b, reading)
+    if not b.events and not b.touched:
+        return Outcome(state)
+    return b.done()
+
+
+def seen_order(reading: TableReading) -> tuple[int, str]:
+    return reading.at_us, reading.table_id
+
+
+def _apply(b: Builder, reading: TableReading) -> None:
+    tid = reading.table_id
+    try:
+        ts = b.tables[tid]
+    except KeyError:
+        raise EngineError(f"table {tid!r} is not on link {b.state.link_id!r}") from None
+    if reading.poll_seq <= ts.poll_seq:
+        return
+    if reading.at_us < b.last_at_us:
+        # Taken before an entry already in the history was made (a command committed while
+        # the reading waited for its group commit, or a clock that went back): it is
+        # recorded at that entry's time, and so are its hits.
+        reading = reading._replace(at_us=b.last_at_us)
+    if not 0 <= reading.credits < U32 or (
+        reading.rounds is not None and not 0 <= reading.rounds < U32
+    ):
+        raise EngineError(f"table {tid}: counters are unsigned 32-bit")
+    at = reading.at_us
+    if not ts.online:
+        b.emit(EntryKind.TABLE_ONLINE, at, 0, f"table {tid} answers again", table_id=tid)
+    if ts.credits is None:
+        b.emit(
+            EntryKind.TABLE_BASELINE,
+            at,
+            0,
+            f"table {tid} first read: credits counter {reading.credits}",
+            table_id=tid,
+            details={"credits": reading.credits, "rounds": reading.rounds},
+        )
+    elif ts.out_of_play:
+        _refuse_credits(b, ts, reading)
+    else:
+        _credit_delta(b, ts, reading)
+    # Built directly rather than with dataclasses.replace: this runs for every table every poll.
+    ts = TableState(
+        config=ts.config,
+        poll_seq=reading.poll_seq,
+        credits=reading.credits,
+        rounds=reading.rounds,
+        at_us=at,
+        last_hit_seq=ts.last_hit_seq,
+        last_hit_round=ts.last_hit_round,
+        last_hit_claim=ts.last_hit_claim,
+        last_hit_gone=ts.last_hit_gone,
+        hit_epoch=ts.hit_epoch,
+        open_claims=ts.open_claims,
+        hit_pending=ts.hit_pending,
+        online=True,
+        out_of_play=ts.out_of_play,
+    )
+    if (
+        reading.head_hit is not None
+        or ts.open_claims
+        or (ts.last_hit_seq is not None and not ts.last_hit_gone)
+    ):
+        ts = take_hit(b, ts, reading)
+    b.put_table(ts)
+
+
+def _plausible_credits(ts: TableState, reading: TableReading) -> int:
+    """The most a table can have taken since its last reading (house policy, see
+    ``rules.house.most_credits``)."""
+    cfg = ts.config
+    measured = reading.elapsed_us
+    if measured is not None:
+        elapsed = max(0, measured)
+    else:
+        elapsed = max(0, reading.at_us - (ts.at_us if ts.at_us is not None else reading.at_us))
+    rounds = elapsed // cfg.min_round_us + 1
+    if reading.rounds is not None and ts.rounds is not None:
+        dealt = (reading.rounds - ts.rounds) % U32
+        if dealt < rounds or (measured is None and dealt < U32 // 2):
+            # Bets for the round being dealt may already be counted: one round more. Without
+            # a measured duration the two readings' times come from clocks that may disagree
+            # (a wall clock that stepped back across a restart, another controller's host):
+            # the rounds the table counted, forwards, bound it instead.
+            rounds = dealt + 1
+    return most_credits(
+        seats=cfg.seats, max_credits_per_seat_round=cfg.max_credits_per_seat_round, rounds=rounds
+    )
+
+
+def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
+    assert ts.credits is not None
+    tid = ts.config.table_id
+    old, new = ts.credits, reading.credits
+    delta = (new - old) % U32  # a wrap at 2**32 is an ordinary small delta
+    if delta == 0:
+        return
+    limit = _plausible_credits(ts, reading)
+    # A restart zeroes both counters. The credits counter alone can hide it: one that was
+    # small reads forwards after it, and one just below 2**32 seems to wrap. The round counter
+    # tells: it went backwards rather than round.
+    rounds_back = (
+        reading.rounds is not None
+        and ts.rounds is not None
+        and (reading.rounds - ts.rounds) % U32 >= U32 // 2
+    )
+    restarted = rounds_back or (new < old and delta > limit)
+    if not restarted and delta <= limit:
+        _contribute(b, ts, delta, reading.at_us, wrapped=new < old)
+        return
+    if restarted and new <= limit:
+        # Backwards by a large amount: the table's counters restarted (power cycle, RAM clear).
+        # Never a negative contribution; what it counted since restarting is credited.
+        b.emit(
+            EntryKind.TABLE_COUNTER_RESET,
+            reading.at_us,
+            0,
+            f"table {tid} counters restarted: credits {old} -> {new}",
+            table_id=tid,
+            details={"credits_before": old, "credits_after": new},
+        )
+        if new:
+            _contribute(b, ts, new, reading.at_us, wrapped=False)
+        return
+    if new < old:
+        # Backwards, but not to near zero: no count of credits follows from it. Re-baseline and
+        # hold it for review with nothing to credit.
+        delta = 0
+        reason = f"credits counter went backwards from {old} to {new}; nothing credited"
+    elif rounds_back:
+        reason = (
+            f"round counter went backwards from {ts.rounds} to {reading.rounds} while the "
+            f"credits counter went from {old} to {new}"
+        )
+    else:
+        reason = f"{delta} credits in one reading; at most {limit} are possible since the last one"
+    units = contribution_units(
+        credits=delta, denomination_cents=ts.config.denomination_cents, rate_bp=b.state.rate_bp
+    )
+    anomaly = Anomaly(
+        anomaly_id=f"{tid}#{reading.poll_seq}",
+        link_id=b.state.link_id,
+        table_id=tid,
+        at_us=reading.at_us,
+        credits=delta,
+        units=units,
+        counter_before=old,
+        counter_after=new,
+        reason=reason,
+    )
+    b.anomalies.append(anomaly)
+    b.emit(
+        EntryKind.ANOMALY_HELD,
+        reading.at_us,
+        0,
+        f"table {tid}: {anomaly.reason}; held for review, not added to the meter",
+        table_id=tid,
+        anomaly_id=anomaly.anomaly_id,
+        details={"credits": delta, "units": units, "counter_before": old, "counter_after": new},
+    )
+
+
+def _contribute(b: Builder, ts: TableState, credits: int, at_us: int, *, wrapped: bool) -> None:
+    cfg = ts.config
+    rate = b.state.rate_bp
+    units = contribution_units(
+        credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=rate
+    )
+    b.emit(
+        EntryKind.CONTRIBUTION,
+        at_us,
+        units,
+        f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x {rate} bp"
+        + (" (counter wrapped)" if wrapped else ""),
+        table_id=cfg.table_id,
+        # Already canonical (keys sorted, no spaces): the same text canonical_details makes.
+        details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents},"rate_bp":{rate}}}',
+    )
+
+
+def _refuse_credits(b: Builder, ts: TableState, reading: TableReading) -> None:
+    """Credits wagered at a table out of play: recorded, never added to the meter."""
+    assert ts.credits is not None
+    delta = (reading.credits - ts.credits) % U32
+    if delta == 0:
+        return
+    tid = ts.config.table_id
+    b.emit(
+        EntryKind.CREDITS_REFUSED,
+        reading.at_us,
+        0,
+        f"table {tid} is out of play: {delta} credits not added to the meter",
+        table_id=tid,
+        details={"credits": delta, "counter_before": ts.credits, "counter_after": reading.credits},
+    )
