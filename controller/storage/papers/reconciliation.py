@@ -70,7 +70,14 @@ async def entry_batches(
     )
     result = await conn.stream(q.execution_options(yield_per=batch))
     async for rows in result.partitions():
-        yield [Entry(*r) for r in rows]
+        yield [
+            Entry(
+                seq=r.seq, at_us=r.at_us, kind=r.kind, meter_before_units=r.meter_before_units,
+                delta_units=r.delta_units, meter_after_units=r.meter_after_units,
+                table_id=r.table_id, details=r.details,
+            )
+            for r in rows
+        ]  # fmt: skip
 
 
 async def awarded_from_meter_cents(
