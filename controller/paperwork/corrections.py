@@ -10,9 +10,8 @@ from __future__ import annotations
 import enum
 import hashlib
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
 
-from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access.duties import check_independent
@@ -20,8 +19,9 @@ from controller.core.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
 from controller.rules.records import check_correction_request
 from controller.runtime.links import LinkRuntime
-from controller.storage.models import DocumentRow
-from controller.storage.paperwork import CorrectionRequestRow
+from controller.storage.papers import corrections as stored
+from controller.storage.papers.corrections import CorrectionRequest
+from controller.storage.papers.documents import load_document
 from controller.storage.store import Conflict, NotFound, StoreError
 
 
@@ -64,12 +64,10 @@ async def request_correction(
                 uploaded_by=requested_by,
                 at_us=now,
             )
-        await conn.execute(
-            insert(CorrectionRequestRow).values(
-                request_id=request_id, link_id=link_id, delta_units=delta_units,
-                category=str(category), reason=reason, document_sha256=digest,
-                requested_by=requested_by, at_us=now, status="pending",
-            )
+        await stored.insert_request(
+            conn, request_id=request_id, link_id=link_id, delta_units=delta_units,
+            category=str(category), reason=reason, document_sha256=digest,
+            requested_by=requested_by, at_us=now, status="pending",
         )  # fmt: skip
 
     await runtime.store.commit(
@@ -92,13 +90,9 @@ async def request_correction(
     return request_id
 
 
-async def correction_request(engine: AsyncEngine, request_id: str) -> Any:
+async def correction_request(engine: AsyncEngine, request_id: str) -> CorrectionRequest:
     async with engine.connect() as conn:
-        row = (
-            await conn.execute(
-                select(CorrectionRequestRow).where(CorrectionRequestRow.request_id == request_id)
-            )
-        ).one_or_none()
+        row = await stored.load_request(conn, request_id)
     if row is None:
         raise NotFound(f"no correction request {request_id!r}")
     return row
@@ -106,27 +100,26 @@ async def correction_request(engine: AsyncEngine, request_id: str) -> Any:
 
 async def correction_requests(
     engine: AsyncEngine, *, link_id: str | None = None, status: str | None = None
-) -> list[Any]:
-    q = select(CorrectionRequestRow).order_by(CorrectionRequestRow.at_us.desc())
-    if link_id is not None:
-        q = q.where(CorrectionRequestRow.link_id == link_id)
-    if status is not None:
-        q = q.where(CorrectionRequestRow.status == status)
+) -> list[CorrectionRequest]:
     async with engine.connect() as conn:
-        return list((await conn.execute(q)).all())
+        return await stored.list_requests(conn, link_id=link_id, status=status)
 
 
-def _decide(request_id: str, values: dict[str, Any]) -> Any:
+def _decide(
+    request_id: str,
+    *,
+    status: str,
+    decided_by: str,
+    decided_at_us: int,
+    decision_reason: str | None = None,
+    correction_id: str | None = None,
+) -> Callable[[AsyncConnection], Awaitable[None]]:
     async def mark(conn: AsyncConnection) -> None:
-        result = await conn.execute(
-            update(CorrectionRequestRow)
-            .where(
-                CorrectionRequestRow.request_id == request_id,
-                CorrectionRequestRow.status == "pending",
-            )
-            .values(**values)
-        )
-        if result.rowcount != 1:
+        if not await stored.decide_request(
+            conn, request_id, while_status="pending", status=status, decided_by=decided_by,
+            decided_at_us=decided_at_us, decision_reason=decision_reason,
+            correction_id=correction_id,
+        ):  # fmt: skip
             raise Conflict(f"correction request {request_id} was decided meanwhile")
 
     return mark
@@ -149,11 +142,9 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
     name, kind = "document", "application/octet-stream"
     if req.document_sha256 is not None:
         async with runtime.store.engine.connect() as conn:
-            doc = (
-                await conn.execute(
-                    select(DocumentRow).where(DocumentRow.sha256 == req.document_sha256)
-                )
-            ).one()
+            doc = await load_document(conn, req.document_sha256)
+        if doc is None:
+            raise NotFound(f"no document {req.document_sha256!r}")
         document, name, kind = doc.content, doc.filename, doc.content_type
     correction_id = uuid.uuid4().hex
     await runtime.correct(
@@ -169,12 +160,10 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
         correction_id=correction_id,
         also=_decide(
             request_id,
-            {
-                "status": "approved",
-                "decided_by": approved_by,
-                "decided_at_us": runtime.clock.now_us(),
-                "correction_id": correction_id,
-            },
+            status="approved",
+            decided_by=approved_by,
+            decided_at_us=runtime.clock.now_us(),
+            correction_id=correction_id,
         ),
     )
     return correction_id
@@ -193,12 +182,10 @@ async def reject_correction(
         [],
         extra=_decide(
             request_id,
-            {
-                "status": "rejected",
-                "decided_by": rejected_by,
-                "decided_at_us": now,
-                "decision_reason": reason,
-            },
+            status="rejected",
+            decided_by=rejected_by,
+            decided_at_us=now,
+            decision_reason=reason,
         ),
         audit={
             "at_us": now,

@@ -17,20 +17,22 @@ import csv
 import enum
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TextIO
+from functools import partial
+from typing import Any, TextIO, TypeVar
 
-from sqlalchemy import Select, select
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.ledger import ENTRY_COLUMNS
 from controller.core.money import displayed_cents
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
-from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
+from controller.storage.papers import export as stored
+from controller.storage.papers.export import Reduction
+from controller.storage.papers.rows import HitRecord, MeterEntry
 
 
 class ExportError(ValueError):
@@ -142,7 +144,7 @@ REDUCTION_FIELDS = (
 )
 
 
-def _history_row(r: Any) -> dict[str, Any]:
+def _history_row(r: MeterEntry) -> dict[str, Any]:
     return {
         "link_id": r.link_id,
         "seq": r.seq,
@@ -163,7 +165,7 @@ def _history_row(r: Any) -> dict[str, Any]:
     }
 
 
-def _hit_row(r: Any) -> dict[str, Any]:
+def _hit_row(r: HitRecord) -> dict[str, Any]:
     return {
         "hit_id": r.hit_id,
         "link_id": r.link_id,
@@ -187,7 +189,7 @@ def _hit_row(r: Any) -> dict[str, Any]:
     }
 
 
-def _reduction_row(r: Any) -> dict[str, Any]:
+def _reduction_row(r: Reduction) -> dict[str, Any]:
     return {
         "link_id": r.link_id,
         "seq": r.seq,
@@ -206,31 +208,8 @@ def _reduction_row(r: Any) -> dict[str, Any]:
     }
 
 
-def _query(
-    kind: ExportKind, link_id: str | None, since_us: int, until_us: int
-) -> tuple[Select[Any], tuple[str, ...], Callable[[Any], dict[str, Any]]]:
-    if kind is ExportKind.HITS:
-        q: Select[Any] = select(HitRow).where(HitRow.at_us >= since_us, HitRow.at_us < until_us)
-        if link_id:
-            q = q.where(HitRow.link_id == link_id)
-        return q.order_by(HitRow.at_us, HitRow.hit_id), HIT_FIELDS, _hit_row
-    m = MeterEntryRow
-    fields: tuple[str, ...]
-    if kind is ExportKind.HISTORY:
-        q = select(m)
-        fields, conv = HISTORY_FIELDS, _history_row
-    else:
-        c = CorrectionRow
-        q = (
-            select(m, c.category, c.requested_by, c.approved_by, c.document_sha256)  # type: ignore[assignment]
-            .outerjoin(c, c.correction_id == m.correction_id)
-            .where(m.delta_units < 0)
-        )
-        fields, conv = REDUCTION_FIELDS, _reduction_row
-    q = q.where(m.at_us >= since_us, m.at_us < until_us)
-    if link_id:
-        q = q.where(m.link_id == link_id)
-    return q.order_by(m.link_id, m.seq), fields, conv
+R = TypeVar("R")  # one row of an export, as storage reads it
+_Batches = Callable[[AsyncConnection], AsyncIterator[list[R]]]
 
 
 async def export(
@@ -249,26 +228,41 @@ async def export(
     read."""
     if until_us <= since_us:
         raise ExportError("the period is empty: --until must be after --since")
-    q, fields, conv = _query(kind, link_id, since_us, until_us)
-    write: Callable[[Sequence[Any], bool], None]
+    head = {"kind": str(kind), "since": iso(since_us), "until": iso(until_us), "link_id": link_id}
+    scope = stored.Scope(link_id=link_id, since_us=since_us, until_us=until_us)
+    if kind is ExportKind.HITS:
+        hits = partial(stored.hit_batches, scope=scope, batch=BATCH)
+        return await _write(engine, out, fmt, head, HIT_FIELDS, _hit_row, hits, job)
+    if kind is ExportKind.HISTORY:
+        entries = partial(stored.history_batches, scope=scope, batch=BATCH)
+        return await _write(engine, out, fmt, head, HISTORY_FIELDS, _history_row, entries, job)
+    reductions = partial(stored.reduction_batches, scope=scope, batch=BATCH)
+    return await _write(engine, out, fmt, head, REDUCTION_FIELDS, _reduction_row, reductions, job)
+
+
+async def _write(
+    engine: AsyncEngine,
+    out: TextIO,
+    fmt: str,
+    head: dict[str, Any],
+    fields: tuple[str, ...],
+    conv: Callable[[R], dict[str, Any]],
+    batches: _Batches[R],
+    job: Job | None,
+) -> int:
+    write: Callable[[Sequence[R], bool], None]
     if fmt == "csv":
         writer = CsvWriter(out)
 
-        def write(rows: Sequence[Any], first: bool) -> None:
+        def write(rows: Sequence[R], first: bool) -> None:
             for r in rows:
                 row = conv(r)
                 writer.row(row[f] for f in fields)
 
         await step(job, writer.row, fields)
     elif fmt == "json":
-        head = {
-            "kind": str(kind),
-            "since": iso(since_us),
-            "until": iso(until_us),
-            "link_id": link_id,
-        }
 
-        def write(rows: Sequence[Any], first: bool) -> None:
+        def write(rows: Sequence[R], first: bool) -> None:
             out.write(
                 "".join(
                     ("\n" if first and i == 0 else ",\n") + json.dumps(conv(r), ensure_ascii=False)
@@ -281,8 +275,7 @@ async def export(
         raise ExportError(f"unknown format {fmt!r}; use csv or json")
     n = 0
     async with engine.connect() as conn:
-        result = await conn.stream(q.execution_options(yield_per=BATCH))
-        async for rows in result.partitions():
+        async for rows in batches(conn):
             await step(job, write, rows, n == 0)
             n += len(rows)
     if fmt == "json":

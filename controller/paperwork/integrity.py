@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
@@ -29,8 +28,8 @@ from controller.rules.integrity import (
     check_verification,
 )
 from controller.runtime.links import LinkRuntime
-from controller.storage.models import TableRow
-from controller.storage.paperwork import IntegrityRecordRow, RemedialActionRow
+from controller.storage.papers import integrity as stored
+from controller.storage.papers.integrity import IntegrityRecord, RemedialActionRecord
 from controller.storage.store import Conflict, NotFound
 
 NOTICE_TYPE = "application/pdf"
@@ -149,7 +148,9 @@ async def remove_from_play(
     removal.check(now)
     record_id = uuid.uuid4().hex
     async with runtime.store.engine.connect() as conn:
-        t = (await conn.execute(select(TableRow).where(TableRow.table_id == table_id))).one()
+        t = await stored.table_place(conn, table_id)
+    if t is None:
+        raise NotFound(f"no table {table_id!r}")
     notice = notice_pdf(
         record_id=record_id, table_id=table_id, table_name=t.name, location=t.location,
         link_id=link_id, removal=removal, removed_at_us=now, recorded_by=actor,
@@ -165,8 +166,9 @@ async def remove_from_play(
             at_us=now,
         )
         r = removal
-        await conn.execute(
-            insert(IntegrityRecordRow).values(
+        await stored.insert_record(
+            conn,
+            IntegrityRecord(
                 record_id=record_id, link_id=link_id, table_id=table_id,
                 questioned_at_us=r.questioned_at_us, device_type=r.device_type,
                 manufacturer_serial_number=r.manufacturer_serial_number or None,
@@ -175,8 +177,9 @@ async def remove_from_play(
                 complainant_name=r.complainant_name, complainant_address=r.complainant_address,
                 complainant_telephone=r.complainant_telephone,
                 complaint_nature=r.complaint_nature, notice_sha256=digest,
-                recorded_by=actor, at_us=now,
-            )
+                recorded_by=actor, at_us=now, verified_by=None, verified_at_us=None,
+                verification=None, returned_by=None, returned_at_us=None,
+            ),
         )  # fmt: skip
 
     await runtime.command(
@@ -198,37 +201,25 @@ async def remove_from_play(
     return record_id
 
 
-async def record(engine: AsyncEngine, record_id: str) -> Any:
+async def record(engine: AsyncEngine, record_id: str) -> IntegrityRecord:
     async with engine.connect() as conn:
-        row = (
-            await conn.execute(
-                select(IntegrityRecordRow).where(IntegrityRecordRow.record_id == record_id)
-            )
-        ).one_or_none()
+        row = await stored.load_record(conn, record_id)
     if row is None:
         raise NotFound(f"no integrity record {record_id!r}")
     return row
 
 
-async def records(engine: AsyncEngine, *, table_id: str | None = None) -> list[Any]:
-    q = select(IntegrityRecordRow).order_by(IntegrityRecordRow.at_us.desc())
-    if table_id is not None:
-        q = q.where(IntegrityRecordRow.table_id == table_id)
+async def records(engine: AsyncEngine, *, table_id: str | None = None) -> list[IntegrityRecord]:
     async with engine.connect() as conn:
-        return list((await conn.execute(q)).all())
+        return await stored.list_records(conn, table_id=table_id)
 
 
-async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[Any]:
+async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[RemedialActionRecord]:
     async with engine.connect() as conn:
-        rows = await conn.execute(
-            select(RemedialActionRow)
-            .where(RemedialActionRow.record_id == record_id)
-            .order_by(RemedialActionRow.action_id)
-        )
-        return list(rows.all())
+        return await stored.list_actions(conn, record_id)
 
 
-async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> Any:
+async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> IntegrityRecord:
     row = await record(runtime.store.engine, record_id)
     if row.table_id != table_id:
         raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
@@ -253,8 +244,9 @@ async def add_remedial_action(
     ]
 
     async def write(conn: AsyncConnection) -> None:
-        await conn.execute(
-            insert(RemedialActionRow).values(
+        await stored.insert_action(
+            conn,
+            RemedialActionRecord(
                 record_id=record_id,
                 description=action.description,
                 employees=json.dumps(employees, ensure_ascii=False),
@@ -264,7 +256,7 @@ async def add_remedial_action(
                 outside_individuals=json.dumps(list(action.outside_individuals)),
                 recorded_by=actor,
                 at_us=now,
-            )
+            ),
         )
 
     await runtime.store.commit(
@@ -288,19 +280,11 @@ async def record_verification(
     now = runtime.clock.now_us()
 
     async def write(conn: AsyncConnection) -> None:
-        actions = await conn.scalar(
-            select(func.count()).where(RemedialActionRow.record_id == record_id)
-        )
-        check_verification(verification=verification, remedial_actions=actions or 0)
-        result = await conn.execute(
-            update(IntegrityRecordRow)
-            .where(
-                IntegrityRecordRow.record_id == record_id,
-                IntegrityRecordRow.verified_at_us.is_(None),
-            )
-            .values(verified_by=actor, verified_at_us=now, verification=verification)
-        )
-        if result.rowcount != 1:
+        actions = await stored.count_actions(conn, record_id)
+        check_verification(verification=verification, remedial_actions=actions)
+        if not await stored.mark_verified(
+            conn, record_id, verified_by=actor, at_us=now, verification=verification
+        ):
             raise Conflict(f"integrity record {record_id} was verified meanwhile")
 
     await runtime.store.commit(
@@ -326,24 +310,10 @@ async def return_to_play(
     now = runtime.clock.now_us()
 
     async def write(conn: AsyncConnection) -> None:
-        actions = await conn.scalar(
-            select(func.count()).where(RemedialActionRow.record_id == record_id)
-        )
-        verified = await conn.scalar(
-            select(IntegrityRecordRow.verified_at_us).where(
-                IntegrityRecordRow.record_id == record_id
-            )
-        )
-        check_return_to_play(remedial_actions=int(actions or 0), verified=verified is not None)
-        result = await conn.execute(
-            update(IntegrityRecordRow)
-            .where(
-                IntegrityRecordRow.record_id == record_id,
-                IntegrityRecordRow.returned_at_us.is_(None),
-            )
-            .values(returned_by=actor, returned_at_us=now)
-        )
-        if result.rowcount != 1:
+        actions = await stored.count_actions(conn, record_id)
+        verified = await stored.verified_at(conn, record_id)
+        check_return_to_play(remedial_actions=actions, verified=verified is not None)
+        if not await stored.mark_returned(conn, record_id, returned_by=actor, at_us=now):
             raise Conflict(f"integrity record {record_id}: returned to play meanwhile")
 
     await runtime.command(

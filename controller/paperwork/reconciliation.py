@@ -17,33 +17,36 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind
 from controller.runtime.workers import Job, step
 from controller.storage.database import snapshot
-from controller.storage.models import HitRow, LinkRow, MeterEntryRow
+from controller.storage.papers import reconciliation as stored
+from controller.storage.papers.reconciliation import Entry, opening_units
 from controller.storage.store import NotFound
+
+__all__ = [
+    "BATCH",
+    "WEEK_US",
+    "Entry",
+    "Fold",
+    "Reconciliation",
+    "TableLine",
+    "anchor_lines",
+    "chain_head",
+    "entry_batches",
+    "opening_units",
+    "reconcile",
+    "reconciliation",
+    "summary",
+    "week_start_us",
+]
 
 WEEK_US = 7 * 86_400 * 1_000_000
 BATCH = 5_000  # entries read, and reconciled, at a time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """What reconciliation reads of one history entry."""
-
-    seq: int
-    at_us: int
-    kind: str
-    meter_before_units: int
-    delta_units: int
-    meter_after_units: int
-    table_id: str | None
-    details: str
 
 
 @dataclass(slots=True)
@@ -201,36 +204,11 @@ def week_start_us(at_us: int) -> int:
 # ----------------------------------------------------------------------------- reading
 
 
-async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> int:
-    """The meter as the last entry before the period left it (0: none)."""
-    m = MeterEntryRow
-    before = (
-        await conn.execute(
-            select(m.meter_after_units)
-            .where(m.link_id == link_id, m.at_us < since_us)
-            .order_by(m.seq.desc())
-            .limit(1)
-        )
-    ).scalar_one_or_none()
-    return before if before is not None else 0
-
-
-async def entry_batches(
+def entry_batches(
     conn: AsyncConnection, link_id: str, since_us: int, until_us: int
 ) -> AsyncIterator[list[Entry]]:
     """The period's entries in sequence order, ``BATCH`` at a time as the database sends them."""
-    m = MeterEntryRow
-    q = (
-        select(
-            m.seq, m.at_us, m.kind, m.meter_before_units, m.delta_units,
-            m.meter_after_units, m.table_id, m.details,
-        )
-        .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
-        .order_by(m.seq)
-    )  # fmt: skip
-    result = await conn.stream(q.execution_options(yield_per=BATCH))
-    async for rows in result.partitions():
-        yield [Entry(*r) for r in rows]
+    return stored.entry_batches(conn, link_id, since_us, until_us, batch=BATCH)
 
 
 async def reconciliation(
@@ -241,22 +219,14 @@ async def reconciliation(
     Read from one snapshot; the arithmetic is done in ``job``'s worker thread, a batch of
     entries at a time, while the next batch is read."""
     async with snapshot(engine) as conn:
-        if await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id)) is None:
+        if not await stored.link_exists(conn, link_id):
             raise NotFound(f"no link {link_id!r}")
         fold = Fold(link_id, since_us, until_us, await opening_units(conn, link_id, since_us))
         async for batch in entry_batches(conn, link_id, since_us, until_us):
             await step(job, fold.add, batch)
-        paid = await conn.scalar(
-            select(func.coalesce(func.sum(HitRow.award_cents), 0)).where(
-                HitRow.link_id == link_id,
-                HitRow.status == "awarded",
-                HitRow.paid_from == "meter",
-                HitRow.at_us >= since_us,
-                HitRow.at_us < until_us,
-            )
-        )
+        paid = await stored.awarded_from_meter_cents(conn, link_id, since_us, until_us)
     total, weeks = await step(job, fold.finish)
-    hits_units = int(paid or 0) * UNITS_PER_CENT
+    hits_units = paid * UNITS_PER_CENT
     if hits_units != total.awards_units:
         total.problems.append(
             f"DIFFERENCE: the hits record {displayed_cents(hits_units)} cents paid from the "
@@ -268,14 +238,10 @@ async def reconciliation(
 async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:
     """The link's history head (sequence number, seal) as the database records it now."""
     async with engine.connect() as conn:
-        row = (
-            await conn.execute(
-                select(LinkRow.last_seq, LinkRow.last_hash).where(LinkRow.link_id == link_id)
-            )
-        ).one_or_none()
-    if row is None:
+        head = await stored.chain_head(conn, link_id)
+    if head is None:
         raise NotFound(f"no link {link_id!r}")
-    return int(row.last_seq), str(row.last_hash)
+    return head.last_seq, head.last_hash
 
 
 def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> list[str]:

@@ -8,22 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.money import displayed_cents
 from controller.periods import PeriodError, check_period
 from controller.runtime.workers import Job, step
-from controller.storage.models import (
-    AnomalyRow,
-    CorrectionRow,
-    DocumentRow,
-    HitRow,
-    LinkRow,
-    MeterEntryRow,
-)
+from controller.storage.papers import records as stored
+from controller.storage.papers.documents import Document, load_document
+from controller.storage.papers.records import AnomalyRecord, HistoryLine, MeterReading
+from controller.storage.papers.rows import HitRecord
 from controller.storage.store import NotFound
 
 MAX_PAGE = 5_000
@@ -85,43 +79,29 @@ async def history(
     check_period(since_us, until_us)
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} entries, not {limit}")
-    m, c, d = MeterEntryRow, CorrectionRow, DocumentRow
-    q = (
-        select(
-            m,
-            c.category,
-            c.approved_by,
-            d.sha256.label("doc_sha256"),
-            d.filename,
-            d.content_type,
-            d.size,
-        )
-        .outerjoin(c, c.correction_id == m.correction_id)
-        .outerjoin(d, d.sha256 == c.document_sha256)
-        .where(
-            m.link_id == link_id,
-            m.at_us >= since_us,
-            m.at_us < until_us,
-            m.seq > after_seq,
-        )
-        .order_by(m.seq)
-        .limit(limit + 1)
-    )
-    if reductions_only:
-        q = q.where(m.delta_units < 0)
     async with engine.connect() as conn:
-        rows = list((await conn.execute(q)).all())
+        rows = await stored.history_lines(
+            conn,
+            link_id,
+            since_us=since_us,
+            until_us=until_us,
+            after_seq=after_seq,
+            limit=limit + 1,
+            reductions_only=reductions_only,
+        )
     more = len(rows) > limit
     rows = rows[:limit]
     entries = tuple(_entry(r) for r in rows)
     return HistoryPage(entries=entries, next_after_seq=entries[-1].seq if more else None)
 
 
-def _entry(r: Any) -> HistoryEntry:
+def _entry(r: HistoryLine) -> HistoryEntry:
     before = displayed_cents(r.meter_before_units)
     after = displayed_cents(r.meter_after_units)
     docs: tuple[DocumentRef, ...] = ()
     if r.doc_sha256 is not None:
+        # A document joined in has every column.
+        assert r.filename is not None and r.content_type is not None and r.size is not None
         docs = (
             DocumentRef(
                 sha256=r.doc_sha256, filename=r.filename, content_type=r.content_type, size=r.size
@@ -165,17 +145,11 @@ async def meter_series(
     check_period(since_us, until_us)
     if not 2 <= points <= MAX_POINTS:
         raise PeriodError(f"a chart has 2 to {MAX_POINTS} points, not {points}")
-    m = MeterEntryRow
-    q = (
-        select(m.at_us, m.meter_before_units, m.meter_after_units)
-        .where(m.link_id == link_id, m.at_us >= since_us, m.at_us < until_us)
-        .order_by(m.seq)
-    )
     span = until_us - since_us
     out: list[MeterPoint] = []
     bucket = -1
 
-    def fold(rows: Sequence[Any]) -> None:
+    def fold(rows: Sequence[MeterReading]) -> None:
         nonlocal bucket
         for at_us, before_units, after_units in rows:
             b = (at_us - since_us) * points // span
@@ -196,23 +170,11 @@ async def meter_series(
                 )
 
     async with engine.connect() as conn:
-        result = await conn.stream(q.execution_options(yield_per=5_000))
-        async for rows in result.partitions():
+        async for rows in stored.meter_readings(
+            conn, link_id, since_us=since_us, until_us=until_us, batch=5_000
+        ):
             await step(job, fold, rows)
     return out
-
-
-def _pending(q: Select[Any]) -> Select[Any]:
-    # Work left for a technician: a table held for the hit not yet reset, or a payout made at
-    # the table not yet recorded.
-    return q.where(
-        HitRow.released_by.is_(None),
-        or_(
-            HitRow.paid_from == "meter",
-            HitRow.status == "refused",
-            HitRow.hand_paid_by.is_(None),
-        ),
-    )
 
 
 async def hits(
@@ -222,20 +184,15 @@ async def hits(
     table_id: str | None = None,
     pending: bool = False,
     limit: int = 200,
-) -> list[Any]:
-    """Hits newest first."""
+) -> list[HitRecord]:
+    """Hits newest first; ``pending``: only those with work left for a technician (a table
+    held for the hit not yet reset, or a payout made at the table not yet recorded)."""
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
-    q: Select[Any] = select(HitRow)
-    if link_id is not None:
-        q = q.where(HitRow.link_id == link_id)
-    if table_id is not None:
-        q = q.where(HitRow.table_id == table_id)
-    if pending:
-        q = _pending(q)
-    q = q.order_by(HitRow.at_us.desc(), HitRow.settlement_order.desc()).limit(limit)
     async with engine.connect() as conn:
-        return list((await conn.execute(q)).all())
+        return await stored.list_hits(
+            conn, link_id=link_id, table_id=table_id, pending=pending, limit=limit
+        )
 
 
 async def anomalies(
@@ -244,33 +201,23 @@ async def anomalies(
     status: str | None = None,
     link_id: str | None = None,
     limit: int = 500,
-) -> list[Any]:
+) -> list[AnomalyRecord]:
     """Anomalies newest first."""
-    q: Select[Any] = select(AnomalyRow)
-    if status is not None:
-        q = q.where(AnomalyRow.status == status)
-    if link_id is not None:
-        q = q.where(AnomalyRow.link_id == link_id)
-    q = q.order_by(AnomalyRow.at_us.desc()).limit(limit)
     async with engine.connect() as conn:
-        return list((await conn.execute(q)).all())
+        return await stored.list_anomalies(conn, status=status, link_id=link_id, limit=limit)
 
 
-async def anomaly(engine: AsyncEngine, anomaly_id: str) -> Any:
+async def anomaly(engine: AsyncEngine, anomaly_id: str) -> AnomalyRecord:
     async with engine.connect() as conn:
-        row = (
-            await conn.execute(select(AnomalyRow).where(AnomalyRow.anomaly_id == anomaly_id))
-        ).one_or_none()
+        row = await stored.load_anomaly(conn, anomaly_id)
     if row is None:
         raise NotFound(f"no anomaly {anomaly_id!r}")
     return row
 
 
-async def document(engine: AsyncEngine, sha256: str) -> Any:
+async def document(engine: AsyncEngine, sha256: str) -> Document:
     async with engine.connect() as conn:
-        row = (
-            await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == sha256))
-        ).one_or_none()
+        row = await load_document(conn, sha256)
     if row is None:
         raise NotFound(f"no document {sha256!r}")
     return row
@@ -278,6 +225,4 @@ async def document(engine: AsyncEngine, sha256: str) -> Any:
 
 async def link_names(engine: AsyncEngine) -> dict[str, str]:
     async with engine.connect() as conn:
-        return {
-            r.link_id: r.name for r in await conn.execute(select(LinkRow.link_id, LinkRow.name))
-        }
+        return await stored.link_names(conn)

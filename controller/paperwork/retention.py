@@ -18,27 +18,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
 from controller.rules.records import check_retention_not_shortened, check_retention_years
 from controller.runtime.link_locks import only_one
 from controller.runtime.links import LinkRuntime
-from controller.storage.models import (
-    AnomalyRow,
-    CorrectionRow,
-    DocumentRow,
-    HitRow,
-    LedgerAnchorRow,
-    LedgerMetaRow,
-    MeterEntryRow,
-)
-from controller.storage.paperwork import (
-    CorrectionRequestRow,
-    IntegrityRecordRow,
-    RemedialActionRow,
-)
+from controller.storage.papers import retention as stored
+from controller.storage.papers.retention import LedgerAnchor
 from controller.storage.store import StoreError
 
 log = logging.getLogger(__name__)
@@ -68,10 +55,7 @@ class RetentionReport:
 
 
 async def _recorded_periods(conn: AsyncConnection) -> dict[str, int]:
-    rows = await conn.execute(
-        select(LedgerMetaRow).where(LedgerMetaRow.name.in_(list(_META.values())))
-    )
-    return {r.name: int(r.value) for r in rows}
+    return await stored.recorded_periods(conn, list(_META.values()))
 
 
 def _check_periods(recorded: dict[str, int], meter_years: int, integrity_years: int) -> None:
@@ -101,11 +85,9 @@ async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_ye
         for name, years in (("meter", meter_years), ("integrity", integrity_years)):
             key = _META[name]
             if key not in recorded:
-                await conn.execute(insert(LedgerMetaRow).values(name=key, value=str(years)))
+                await stored.record_period(conn, key, years)
             elif recorded[key] != years:
-                await conn.execute(
-                    update(LedgerMetaRow).where(LedgerMetaRow.name == key).values(value=str(years))
-                )
+                await stored.change_period(conn, key, years)
 
 
 async def run_retention(
@@ -149,114 +131,49 @@ class RetentionBusy(StoreError):
 async def _purge_link(
     runtime: LinkRuntime, link_id: str, cutoff_us: int, actor: str
 ) -> dict[str, Any] | None:
-    m = MeterEntryRow
     async with runtime.store.engine.connect() as conn:
-        anchor = (
-            await conn.execute(select(LedgerAnchorRow).where(LedgerAnchorRow.link_id == link_id))
-        ).one_or_none()
-        young = await conn.scalar(
-            select(m.seq).where(m.link_id == link_id, m.at_us >= cutoff_us).order_by(m.seq).limit(1)
-        )
-        last_q = select(m.seq).where(m.link_id == link_id).order_by(m.seq.desc()).limit(1)
-        last_seq = young - 1 if young is not None else await conn.scalar(last_q)
+        anchor = await stored.load_anchor(conn, link_id)
+        young = await stored.first_seq_from(conn, link_id, cutoff_us)
+        last_seq = young - 1 if young is not None else await stored.last_seq(conn, link_id)
         if last_seq is None or last_seq <= (anchor.seq if anchor else 0):
             return None
-        removed = (
-            await conn.execute(
-                select(m.seq, m.at_us, m.hash, m.prev_hash, m.meter_after_units, m.correction_id)
-                .where(m.link_id == link_id, m.seq <= last_seq)
-                .order_by(m.seq)
-            )
-        ).all()
+        removed = await stored.entries_through(conn, link_id, last_seq)
     if not removed:
         return None
     seals = hashlib.sha256("".join(r.hash for r in removed).encode()).hexdigest()
     tail = removed[-1]
-    kept = select(m.hit_id).where(m.link_id == link_id, m.seq > last_seq, m.hit_id.is_not(None))
-    kept_anomalies = select(m.anomaly_id).where(
-        m.link_id == link_id, m.seq > last_seq, m.anomaly_id.is_not(None)
-    )
     purged_corrections = [r.correction_id for r in removed if r.correction_id]
     counts: dict[str, int] = {}
     documents: list[str] = []
 
     async def purge(conn: AsyncConnection) -> None:
-        async def gone(stmt: Any, name: str) -> None:
-            counts[name] = int((await conn.execute(stmt)).rowcount or 0)
-
-        await gone(delete(m).where(m.link_id == link_id, m.seq <= last_seq), "meter_entries")
-        await gone(
-            delete(HitRow).where(
-                HitRow.link_id == link_id, HitRow.at_us < cutoff_us, HitRow.hit_id.not_in(kept)
-            ),
-            "hits",
+        counts["meter_entries"] = await stored.delete_entries_through(conn, link_id, last_seq)
+        counts["hits"] = await stored.delete_hits_before(
+            conn, link_id, cutoff_us, kept_after_seq=last_seq
         )
-        await gone(
-            delete(AnomalyRow).where(
-                AnomalyRow.link_id == link_id,
-                AnomalyRow.at_us < cutoff_us,
-                AnomalyRow.anomaly_id.not_in(kept_anomalies),
-            ),
-            "anomalies",
+        counts["anomalies"] = await stored.delete_anomalies_before(
+            conn, link_id, cutoff_us, kept_after_seq=last_seq
         )
-        docs = set(
-            (
-                await conn.scalars(
-                    select(CorrectionRow.document_sha256).where(
-                        CorrectionRow.correction_id.in_(purged_corrections),
-                        CorrectionRow.document_sha256.is_not(None),
-                    )
-                )
-            ).all()
+        docs = await stored.correction_documents(conn, purged_corrections)
+        docs |= await stored.finished_request_documents(
+            conn, link_id, cutoff_us, purged_corrections
         )
-        cr = CorrectionRequestRow
-        finished = or_(cr.correction_id.in_(purged_corrections), cr.status == "rejected")
-        docs |= set(
-            (
-                await conn.scalars(
-                    select(cr.document_sha256).where(
-                        cr.link_id == link_id, cr.at_us < cutoff_us, finished
-                    )
-                )
-            ).all()
+        counts["correction_requests"] = await stored.delete_finished_requests(
+            conn, link_id, cutoff_us, purged_corrections
         )
-        await gone(
-            delete(cr).where(cr.link_id == link_id, cr.at_us < cutoff_us, finished),
-            "correction_requests",
-        )
-        await gone(
-            delete(CorrectionRow).where(CorrectionRow.correction_id.in_(purged_corrections)),
-            "corrections",
-        )
-        still_used = (
-            select(CorrectionRow.document_sha256)
-            .where(CorrectionRow.document_sha256.is_not(None))
-            .union(select(cr.document_sha256).where(cr.document_sha256.is_not(None)))
-        )
+        counts["corrections"] = await stored.delete_corrections(conn, purged_corrections)
         candidates = sorted(d for d in docs if d)
         if candidates:
-            used = set((await conn.scalars(still_used)).all())
+            used = await stored.documents_in_use(conn)
             documents.extend(d for d in candidates if d not in used)
-        await gone(
-            delete(DocumentRow).where(
-                DocumentRow.sha256.in_(documents), DocumentRow.at_us < cutoff_us
-            ),
-            "documents",
+        counts["documents"] = await stored.delete_documents_before(conn, documents, cutoff_us)
+        new_anchor = LedgerAnchor(
+            seq=tail.seq,
+            hash=tail.hash,
+            meter_units=tail.meter_after_units,
+            purged_at_us=runtime.clock.now_us(),
         )
-        new_anchor = {
-            "seq": tail.seq,
-            "hash": tail.hash,
-            "meter_units": tail.meter_after_units,
-            "purged_at_us": runtime.clock.now_us(),
-        }
-        if anchor is None:
-            await conn.execute(insert(LedgerAnchorRow).values(link_id=link_id, **new_anchor))
-        else:
-            await conn.execute(
-                update(LedgerAnchorRow)
-                .where(LedgerAnchorRow.link_id == link_id)
-                .values(**new_anchor)
-            )
+        await stored.write_anchor(conn, link_id, new_anchor, replacing=anchor is not None)
 
     manifest: dict[str, Any] = {
         "first_seq": removed[0].seq,
@@ -290,15 +207,8 @@ async def _purge_link(
 
 
 async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> dict[str, Any]:
-    r = IntegrityRecordRow
     async with runtime.store.engine.connect() as conn:
-        rows = (
-            await conn.execute(
-                select(r.record_id, r.table_id, r.removed_at_us, r.returned_at_us, r.notice_sha256)
-                .where(r.returned_at_us.is_not(None), r.returned_at_us < cutoff_us)
-                .order_by(r.removed_at_us)
-            )
-        ).all()
+        rows = await stored.returned_before(conn, cutoff_us)
     if not rows:
         return {}
     ids = [row.record_id for row in rows]
@@ -318,11 +228,8 @@ async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> 
     now = runtime.clock.now_us()
 
     async def purge(conn: AsyncConnection) -> None:
-        actions = await conn.execute(
-            delete(RemedialActionRow).where(RemedialActionRow.record_id.in_(ids))
-        )
-        manifest["remedial_actions"] = int(actions.rowcount or 0)
-        await conn.execute(delete(r).where(r.record_id.in_(ids)))
+        manifest["remedial_actions"] = await stored.delete_remedial_actions(conn, ids)
+        await stored.delete_integrity_records(conn, ids)
 
     await runtime.store.commit(
         [],

@@ -13,7 +13,6 @@ import json
 import uuid
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.access.duties import check_independent
@@ -47,11 +46,11 @@ from controller.rules.filing import (
     check_reviewer,
     notice_days,
 )
-from controller.runtime.links import LinkRuntime
-from controller.storage.models import DocumentRow, LinkRow, SubmissionRow, TableRow, table_of
+from controller.runtime.links import Extra, LinkRuntime
+from controller.storage.papers import submissions as stored
+from controller.storage.papers.documents import load_document
+from controller.storage.papers.submissions import Submission
 from controller.storage.store import Conflict, NotFound
-
-SUBMISSIONS = table_of(SubmissionRow)
 
 
 class SubmissionDesk:
@@ -72,7 +71,7 @@ class SubmissionDesk:
         filed_by: str,
         effective_at_us: int | None = None,
         override: str | None = None,
-    ) -> Any:
+    ) -> Submission:
         state = self.runtime.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
@@ -105,7 +104,7 @@ class SubmissionDesk:
         filed_by: str,
         effective_at_us: int | None = None,
         override: str | None = None,
-    ) -> Any:
+    ) -> Submission:
         """A link just created (or whose last submission was rejected) asks to play."""
         state = self.runtime.states.get(link_id)
         if state is None:
@@ -145,7 +144,7 @@ class SubmissionDesk:
         filed_by: str,
         effective_at_us: int | None,
         override: str | None,
-    ) -> Any:
+    ) -> Submission:
         now = self.runtime.clock.now_us()
         override = override if override is not None else self.notice_override
         if effective_at_us is None:
@@ -155,13 +154,9 @@ class SubmissionDesk:
         )
         submission_id = f"sub-{uuid.uuid4().hex[:12]}"
         async with self.store.engine.connect() as conn:
-            awaiting = await conn.scalar(
-                select(SubmissionRow.submission_id).where(
-                    SubmissionRow.link_id == link_id, SubmissionRow.status == "filed"
-                )
-            )
+            awaiting = await stored.any_with_status(conn, link_id, "filed")
             check_none_awaiting_review(link_id, awaiting=awaiting is not None)
-            link_name = await conn.scalar(select(LinkRow.name).where(LinkRow.link_id == link_id))
+            link_name = await stored.link_name(conn, link_id)
             floor = await _floor_tables(conn)
         packet = build_packet(
             PacketFacts(
@@ -198,21 +193,20 @@ class SubmissionDesk:
                         at_us=now,
                     )
                 )
-            await conn.execute(
-                SUBMISSIONS.insert().values(
-                    submission_id=submission_id,
-                    kind=str(proposal.kind),
-                    link_id=link_id,
-                    proposal=canonical_details(proposal.to_dict()),
-                    effective_at_us=effective_at_us,
-                    notice_days=days,
-                    notice_override=override,
-                    packet_json_sha256=digests[0],
-                    packet_pdf_sha256=digests[1],
-                    filed_by=filed_by,
-                    filed_at_us=now,
-                    status=str(SubmissionStatus.FILED),
-                )
+            await stored.insert_submission(
+                conn,
+                submission_id=submission_id,
+                kind=str(proposal.kind),
+                link_id=link_id,
+                proposal=canonical_details(proposal.to_dict()),
+                effective_at_us=effective_at_us,
+                notice_days=days,
+                notice_override=override,
+                packet_json_sha256=digests[0],
+                packet_pdf_sha256=digests[1],
+                filed_by=filed_by,
+                filed_at_us=now,
+                status=str(SubmissionStatus.FILED),
             )
 
         await self.store.commit(
@@ -236,24 +230,15 @@ class SubmissionDesk:
 
     # ------------------------------------------------------------------------- reading
 
-    async def find(self, *, link_id: str | None = None, status: str | None = None) -> list[Any]:
-        query = select(SubmissionRow).order_by(
-            SubmissionRow.filed_at_us.desc(), SubmissionRow.submission_id
-        )
-        if link_id is not None:
-            query = query.where(SubmissionRow.link_id == link_id)
-        if status is not None:
-            query = query.where(SubmissionRow.status == status)
+    async def find(
+        self, *, link_id: str | None = None, status: str | None = None
+    ) -> list[Submission]:
         async with self.store.engine.connect() as conn:
-            return list((await conn.execute(query)).all())
+            return await stored.list_submissions(conn, link_id=link_id, status=status)
 
-    async def get(self, submission_id: str) -> Any:
+    async def get(self, submission_id: str) -> Submission:
         async with self.store.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(SubmissionRow).where(SubmissionRow.submission_id == submission_id)
-                )
-            ).one_or_none()
+            row = await stored.load_submission(conn, submission_id)
         if row is None:
             raise NotFound(f"no submission {submission_id!r}")
         return row
@@ -263,16 +248,14 @@ class SubmissionDesk:
         row = await self.get(submission_id)
         digest = row.packet_json_sha256 if kind == "json" else row.packet_pdf_sha256
         async with self.store.engine.connect() as conn:
-            doc = (
-                await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == digest))
-            ).one_or_none()
+            doc = await load_document(conn, digest)
         if doc is None:
             raise NotFound(f"no packet for submission {submission_id!r}")
         return bytes(doc.content), doc.filename, doc.content_type
 
     # ------------------------------------------------------------------------- review
 
-    async def _check_reviewer(self, row: Any, *, reviewer: str, role: Role) -> None:
+    async def _check_reviewer(self, row: Submission, *, reviewer: str, role: Role) -> None:
         check_reviewer(role=role, reviewer=reviewer, filed_by=row.filed_by)
         await check_independent(
             self.store.engine,
@@ -282,7 +265,7 @@ class SubmissionDesk:
             what="submission",
         )
 
-    async def approve(self, submission_id: str, *, reviewer: str, role: Role) -> Any:
+    async def approve(self, submission_id: str, *, reviewer: str, role: Role) -> Submission:
         row = await self.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
@@ -294,11 +277,7 @@ class SubmissionDesk:
 
             async def mark_live(conn: AsyncConnection) -> None:
                 await mark(conn)
-                await conn.execute(
-                    update(SubmissionRow)
-                    .where(SubmissionRow.submission_id == submission_id)
-                    .values(applied_at_us=start)
-                )
+                await stored.mark_applied(conn, submission_id, start)
 
             await self.store.commit(
                 [],
@@ -337,7 +316,9 @@ class SubmissionDesk:
         )
         return await self.get(submission_id)
 
-    async def reject(self, submission_id: str, *, reviewer: str, role: Role, reason: str) -> Any:
+    async def reject(
+        self, submission_id: str, *, reviewer: str, role: Role, reason: str
+    ) -> Submission:
         row = await self.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         reason = check_rejection_reason(reason)
@@ -367,48 +348,30 @@ class SubmissionDesk:
         return approved
 
     @staticmethod
-    def _still_filed(row: Any) -> None:
+    def _still_filed(row: Submission) -> None:
         if row.status != SubmissionStatus.FILED:
             raise Conflict(f"submission {row.submission_id} was already {row.status}")
 
     @staticmethod
     def _mark(
         submission_id: str, status: SubmissionStatus, reviewer: str, now: int, reason: str | None
-    ) -> Any:
+    ) -> Extra:
         async def mark(conn: AsyncConnection) -> None:
-            result = await conn.execute(
-                update(SubmissionRow)
-                .where(
-                    SubmissionRow.submission_id == submission_id,
-                    SubmissionRow.status == str(SubmissionStatus.FILED),
-                )
-                .values(
-                    status=str(status),
-                    reviewed_by=reviewer,
-                    reviewed_at_us=now,
-                    review_reason=reason,
-                )
-            )
-            if result.rowcount != 1:
+            if not await stored.mark_reviewed(
+                conn,
+                submission_id,
+                while_status=str(SubmissionStatus.FILED),
+                status=str(status),
+                reviewed_by=reviewer,
+                reviewed_at_us=now,
+                review_reason=reason,
+            ):
                 raise Conflict(f"submission {submission_id} was reviewed meanwhile")
 
         return mark
 
 
 async def _floor_tables(conn: AsyncConnection) -> list[TableFacts]:
-    rows = await conn.execute(
-        select(
-            TableRow.table_id,
-            TableRow.name,
-            TableRow.location,
-            TableRow.link_id,
-            LinkRow.game,
-            TableRow.denomination_cents,
-            TableRow.seats,
-        )
-        .join(LinkRow, LinkRow.link_id == TableRow.link_id)
-        .order_by(TableRow.link_id, TableRow.table_id)
-    )
     return [
         TableFacts(
             table_id=r.table_id,
@@ -419,5 +382,5 @@ async def _floor_tables(conn: AsyncConnection) -> list[TableFacts]:
             denomination_cents=r.denomination_cents,
             seats=r.seats,
         )
-        for r in rows
+        for r in await stored.floor_tables(conn)
     ]

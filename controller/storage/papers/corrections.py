@@ -1,0 +1,102 @@
+"""Correction requests: a supervisor's request to correct a meter and its one decision."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.storage.papers.columns import columns
+from controller.storage.paperwork import CorrectionRequestRow
+
+
+class CorrectionRequest(NamedTuple):
+    request_id: str
+    link_id: str
+    delta_units: int
+    category: str
+    reason: str
+    document_sha256: str | None
+    requested_by: str
+    at_us: int
+    status: str  # pending, approved, rejected
+    decided_by: str | None
+    decided_at_us: int | None
+    decision_reason: str | None
+    correction_id: str | None
+
+
+_r = CorrectionRequestRow
+_COLUMNS = columns(
+    CorrectionRequest._fields,
+    _r.request_id, _r.link_id, _r.delta_units, _r.category, _r.reason, _r.document_sha256,
+    _r.requested_by, _r.at_us, _r.status, _r.decided_by, _r.decided_at_us, _r.decision_reason,
+    _r.correction_id,
+)  # fmt: skip
+
+
+async def insert_request(
+    conn: AsyncConnection,
+    *,
+    request_id: str,
+    link_id: str,
+    delta_units: int,
+    category: str,
+    reason: str,
+    document_sha256: str | None,
+    requested_by: str,
+    at_us: int,
+    status: str,
+) -> None:
+    await conn.execute(
+        insert(_r).values(
+            request_id=request_id, link_id=link_id, delta_units=delta_units, category=category,
+            reason=reason, document_sha256=document_sha256, requested_by=requested_by,
+            at_us=at_us, status=status,
+        )
+    )  # fmt: skip
+
+
+async def load_request(conn: AsyncConnection, request_id: str) -> CorrectionRequest | None:
+    row = (await conn.execute(select(*_COLUMNS).where(_r.request_id == request_id))).one_or_none()
+    return None if row is None else CorrectionRequest._make(row)
+
+
+async def list_requests(
+    conn: AsyncConnection, *, link_id: str | None = None, status: str | None = None
+) -> list[CorrectionRequest]:
+    """Newest first."""
+    q = select(*_COLUMNS).order_by(_r.at_us.desc())
+    if link_id is not None:
+        q = q.where(_r.link_id == link_id)
+    if status is not None:
+        q = q.where(_r.status == status)
+    return [CorrectionRequest._make(row) for row in await conn.execute(q)]
+
+
+async def decide_request(
+    conn: AsyncConnection,
+    request_id: str,
+    *,
+    while_status: str,
+    status: str,
+    decided_by: str,
+    decided_at_us: int,
+    decision_reason: str | None = None,
+    correction_id: str | None = None,
+) -> bool:
+    """Record the decision on a request still at ``while_status``; False: it was not."""
+    values: dict[str, object] = {
+        "status": status,
+        "decided_by": decided_by,
+        "decided_at_us": decided_at_us,
+    }
+    if decision_reason is not None:
+        values["decision_reason"] = decision_reason
+    if correction_id is not None:
+        values["correction_id"] = correction_id
+    result = await conn.execute(
+        update(_r).where(_r.request_id == request_id, _r.status == while_status).values(**values)
+    )
+    return result.rowcount == 1

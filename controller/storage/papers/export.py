@@ -1,0 +1,98 @@
+"""The rows of the auditors' exports, streamed from the database a batch at a time so a
+five-year export never sits in memory: history entries, hits, and reductions with their
+corrections. Periods are half-open ``[since_us, until_us)``; no ``link_id``: every link."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import Row, Select, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
+from controller.storage.papers.columns import columns
+from controller.storage.papers.rows import HIT, METER_ENTRY, HitRecord, MeterEntry
+
+
+class Scope(NamedTuple):
+    link_id: str | None  # None: every link
+    since_us: int
+    until_us: int
+
+
+class Reduction(NamedTuple):
+    """An entry that lowered a meter, with the correction that explains it, if one does."""
+
+    link_id: str
+    seq: int
+    at_us: int
+    kind: str
+    delta_units: int
+    meter_before_units: int
+    meter_after_units: int
+    explanation: str
+    hit_id: str | None
+    correction_id: str | None
+    category: str | None
+    requested_by: str | None
+    approved_by: str | None
+    document_sha256: str | None
+
+
+_m, _c = MeterEntryRow, CorrectionRow
+_REDUCTION = columns(
+    Reduction._fields,
+    _m.link_id, _m.seq, _m.at_us, _m.kind, _m.delta_units, _m.meter_before_units,
+    _m.meter_after_units, _m.explanation, _m.hit_id, _m.correction_id, _c.category,
+    _c.requested_by, _c.approved_by, _c.document_sha256,
+)  # fmt: skip
+
+
+async def _batches(
+    conn: AsyncConnection, q: Select[*tuple[Any, ...]], batch: int
+) -> AsyncIterator[Sequence[Row[*tuple[Any, ...]]]]:
+    result = await conn.stream(q.execution_options(yield_per=batch))
+    async for rows in result.partitions():
+        yield rows
+
+
+def _entries(q: Select[*tuple[Any, ...]], scope: Scope) -> Select[*tuple[Any, ...]]:
+    q = q.where(_m.at_us >= scope.since_us, _m.at_us < scope.until_us)
+    if scope.link_id:
+        q = q.where(_m.link_id == scope.link_id)
+    return q.order_by(_m.link_id, _m.seq)
+
+
+async def history_batches(
+    conn: AsyncConnection, *, scope: Scope, batch: int
+) -> AsyncIterator[list[MeterEntry]]:
+    """History entries by link, then sequence."""
+    q = _entries(select(*METER_ENTRY), scope)
+    async for rows in _batches(conn, q, batch):
+        yield [MeterEntry._make(r) for r in rows]
+
+
+async def reduction_batches(
+    conn: AsyncConnection, *, scope: Scope, batch: int
+) -> AsyncIterator[list[Reduction]]:
+    """Entries that lowered a meter, by link, then sequence."""
+    q = _entries(
+        select(*_REDUCTION)
+        .outerjoin(_c, _c.correction_id == _m.correction_id)
+        .where(_m.delta_units < 0),
+        scope,
+    )
+    async for rows in _batches(conn, q, batch):
+        yield [Reduction._make(r) for r in rows]
+
+
+async def hit_batches(
+    conn: AsyncConnection, *, scope: Scope, batch: int
+) -> AsyncIterator[list[HitRecord]]:
+    """Hits by time, then id."""
+    q = select(*HIT).where(HitRow.at_us >= scope.since_us, HitRow.at_us < scope.until_us)
+    if scope.link_id:
+        q = q.where(HitRow.link_id == scope.link_id)
+    async for rows in _batches(conn, q.order_by(HitRow.at_us, HitRow.hit_id), batch):
+        yield [HitRecord._make(r) for r in rows]

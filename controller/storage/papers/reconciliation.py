@@ -1,0 +1,102 @@
+"""What reconciling a link's meter reads: the entries of a period, the meter before it, the
+awards the hits record as paid from the meter, and the chain head."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, fields
+from typing import NamedTuple
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.storage.models import HitRow, LinkRow, MeterEntryRow
+from controller.storage.papers.columns import columns
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What reconciliation reads of one history entry."""
+
+    seq: int
+    at_us: int
+    kind: str
+    meter_before_units: int
+    delta_units: int
+    meter_after_units: int
+    table_id: str | None
+    details: str
+
+
+class ChainHead(NamedTuple):
+    last_seq: int
+    last_hash: str
+
+
+_m = MeterEntryRow
+_ENTRY = columns(
+    tuple(f.name for f in fields(Entry)),
+    _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units, _m.meter_after_units,
+    _m.table_id, _m.details,
+)  # fmt: skip
+_HEAD = columns(ChainHead._fields, LinkRow.last_seq, LinkRow.last_hash)
+
+
+async def link_exists(conn: AsyncConnection, link_id: str) -> bool:
+    return await conn.scalar(select(LinkRow.link_id).where(LinkRow.link_id == link_id)) is not None
+
+
+async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> int:
+    """The meter as the last entry before the period left it (0: none)."""
+    before = (
+        await conn.execute(
+            select(_m.meter_after_units)
+            .where(_m.link_id == link_id, _m.at_us < since_us)
+            .order_by(_m.seq.desc())
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    return before if before is not None else 0
+
+
+async def entry_batches(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int, *, batch: int
+) -> AsyncIterator[list[Entry]]:
+    """The period's entries in sequence order, ``batch`` at a time as the database sends them."""
+    q = (
+        select(*_ENTRY)
+        .where(_m.link_id == link_id, _m.at_us >= since_us, _m.at_us < until_us)
+        .order_by(_m.seq)
+    )
+    result = await conn.stream(q.execution_options(yield_per=batch))
+    async for rows in result.partitions():
+        yield [
+            Entry(
+                seq=r.seq, at_us=r.at_us, kind=r.kind, meter_before_units=r.meter_before_units,
+                delta_units=r.delta_units, meter_after_units=r.meter_after_units,
+                table_id=r.table_id, details=r.details,
+            )
+            for r in rows
+        ]  # fmt: skip
+
+
+async def awarded_from_meter_cents(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+) -> int:
+    """The awards the period's hits record as paid from the meter, in cents."""
+    paid = await conn.scalar(
+        select(func.coalesce(func.sum(HitRow.award_cents), 0)).where(
+            HitRow.link_id == link_id,
+            HitRow.status == "awarded",
+            HitRow.paid_from == "meter",
+            HitRow.at_us >= since_us,
+            HitRow.at_us < until_us,
+        )
+    )
+    return int(paid or 0)
+
+
+async def chain_head(conn: AsyncConnection, link_id: str) -> ChainHead | None:
+    """The link's history head (sequence number, seal) as the database records it now."""
+    row = (await conn.execute(select(*_HEAD).where(LinkRow.link_id == link_id))).one_or_none()
+    return None if row is None else ChainHead(int(row.last_seq), str(row.last_hash))
