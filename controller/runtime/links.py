@@ -33,7 +33,6 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core import reducer
@@ -49,7 +48,8 @@ from controller.core.verification import (
 from controller.rules.house import check_correction_approval, check_recovery
 from controller.rules.records import check_correction_reason
 from controller.runtime.clock import Clock, SystemClock
-from controller.storage.models import AnomalyRow, CorrectionRow, HitRow, table_of
+from controller.storage import command_rows, hits_repo
+from controller.storage.hits_repo import HitRecord
 from controller.storage.store import (
     Conflict,
     LedgerStore,
@@ -435,23 +435,9 @@ class LinkRuntime:
 
         async def mark_hits(conn: AsyncConnection) -> None:
             # Checked in the transaction that releases, so a verification cannot race it.
-            unverified = await conn.scalars(
-                select(HitRow.hit_id)
-                .where(
-                    HitRow.table_id == table_id,
-                    HitRow.released_by.is_(None),
-                    HitRow.status == "awarded",
-                    HitRow.paid_from == "meter",
-                    HitRow.verified_by.is_(None),
-                )
-                .order_by(HitRow.at_us, HitRow.hit_id)
-            )
-            check_release(table_id=table_id, unverified_hit_ids=list(unverified.all()))
-            await conn.execute(
-                update(HitRow)
-                .where(HitRow.table_id == table_id, HitRow.released_by.is_(None))
-                .values(released_by=actor, released_at_us=self.clock.now_us())
-            )
+            waiting = await hits_repo.unverified(conn, table_id)
+            check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
+            await hits_repo.mark_released(conn, table_id, by=actor, at_us=self.clock.now_us())
 
         return await self.command(
             link_id,
@@ -498,17 +484,14 @@ class LinkRuntime:
         now = self.clock.now_us()
 
         async def mark(conn: AsyncConnection) -> None:
-            result = await conn.execute(
-                update(AnomalyRow)
-                .where(AnomalyRow.anomaly_id == anomaly_id, AnomalyRow.status == "held")
-                .values(
-                    status="approved" if approve else "rejected",
-                    reviewer=reviewer,
-                    review_reason=reason or None,
-                    reviewed_at_us=now,
-                )
-            )
-            if result.rowcount != 1:
+            if not await command_rows.mark_anomaly_reviewed(
+                conn,
+                anomaly_id,
+                approved=approve,
+                reviewer=reviewer,
+                reason=reason or None,
+                at_us=now,
+            ):
                 raise Conflict(f"anomaly {anomaly_id} was reviewed meanwhile")
 
         def step(s: LinkState, at: int) -> Outcome:
@@ -561,20 +544,17 @@ class LinkRuntime:
                     uploaded_by=requested_by,
                     at_us=now,
                 )
-            await conn.execute(
-                table_of(CorrectionRow)
-                .insert()
-                .values(
-                    correction_id=correction_id,
-                    link_id=link_id,
-                    delta_units=delta_cents * UNITS_PER_CENT,
-                    category=category,
-                    reason=reason,
-                    document_sha256=digest,
-                    requested_by=requested_by,
-                    approved_by=approved_by,
-                    at_us=now,
-                )
+            await command_rows.add_correction(
+                conn,
+                correction_id=correction_id,
+                link_id=link_id,
+                delta_units=delta_cents * UNITS_PER_CENT,
+                category=category,
+                reason=reason,
+                document_sha256=digest,
+                requested_by=requested_by,
+                approved_by=approved_by,
+                at_us=now,
             )
             if also is not None:
                 await also(conn)
@@ -603,39 +583,25 @@ class LinkRuntime:
             },
         )
 
-    async def hits(self, link_id: str) -> list[Any]:
+    async def hits(self, link_id: str) -> list[HitRecord]:
         async with self.store.engine.connect() as conn:
-            rows = await conn.execute(
-                select(HitRow).where(HitRow.link_id == link_id).order_by(HitRow.at_us.desc())
-            )
-            return list(rows.all())
+            return await hits_repo.of_link(conn, link_id)
 
-    async def unverified_hits(self, table_id: str) -> list[Any]:
+    async def unverified_hits(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on before it may be reset, oldest first."""
         async with self.store.engine.connect() as conn:
-            rows = await conn.execute(
-                select(HitRow)
-                .where(
-                    HitRow.table_id == table_id,
-                    HitRow.released_by.is_(None),
-                    HitRow.status == "awarded",
-                    HitRow.paid_from == "meter",
-                    HitRow.verified_by.is_(None),
-                )
-                .order_by(HitRow.at_us, HitRow.hit_id)
-            )
-            return list(rows.all())
+            return await hits_repo.unverified(conn, table_id)
 
-    async def hit(self, hit_id: str) -> Any:
+    async def hit(self, hit_id: str) -> HitRecord:
         async with self.store.engine.connect() as conn:
-            row = (await conn.execute(select(HitRow).where(HitRow.hit_id == hit_id))).one_or_none()
+            row = await hits_repo.find(conn, hit_id)
         if row is None:
             raise NotFound(f"no hit {hit_id!r}")
         return row
 
     async def verify_hit(
         self, hit_id: str, *, actor: str, cards: Sequence[int] | None = None
-    ) -> Any:
+    ) -> HitRecord:
         """The technician's verification of a hit's hand, recorded once and audited.
 
         Cards the table reported are confirmed; when it reported none, ``cards`` are the five
@@ -655,12 +621,9 @@ class LinkRuntime:
         stored = ",".join(str(c) for c in confirmed)
         await self._fill_in_hit(
             row,
-            unfilled=HitRow.verified_by,
-            values=lambda now: {
-                "verified_by": actor,
-                "verified_at_us": now,
-                "verified_cards": stored,
-            },
+            mark=lambda conn, now: hits_repo.mark_verified(
+                conn, hit_id, by=actor, at_us=now, cards=stored
+            ),
             meanwhile="was verified meanwhile",
             actor=actor,
             action="hit.verify",
@@ -673,7 +636,7 @@ class LinkRuntime:
         )
         return await self.hit(hit_id)
 
-    async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> Any:
+    async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> HitRecord:
         """A verified award paid by hand at the table, recorded once and audited."""
         row = await self.hit(hit_id)
         check_hand_pay(
@@ -686,12 +649,9 @@ class LinkRuntime:
         )
         await self._fill_in_hit(
             row,
-            unfilled=HitRow.hand_paid_by,
-            values=lambda now: {
-                "hand_paid_by": actor,
-                "hand_paid_at_us": now,
-                "hand_paid_cents": amount_cents,
-            },
+            mark=lambda conn, now: hits_repo.mark_hand_paid(
+                conn, hit_id, by=actor, at_us=now, cents=amount_cents
+            ),
             meanwhile="had a hand pay recorded meanwhile",
             actor=actor,
             action="hit.hand_pay",
@@ -702,10 +662,9 @@ class LinkRuntime:
 
     async def _fill_in_hit(
         self,
-        row: Any,
+        row: HitRecord,
         *,
-        unfilled: Any,
-        values: Callable[[int], dict[str, Any]],
+        mark: Callable[[AsyncConnection, int], Awaitable[bool]],
         meanwhile: str,
         actor: str,
         action: str,
@@ -718,18 +677,13 @@ class LinkRuntime:
         async with self._locks[row.link_id]:
             now = self.clock.now_us()
 
-            async def mark(conn: AsyncConnection) -> None:
-                result = await conn.execute(
-                    update(HitRow)
-                    .where(HitRow.hit_id == hit_id, unfilled.is_(None))
-                    .values(**values(now))
-                )
-                if result.rowcount != 1:
+            async def fill_in(conn: AsyncConnection) -> None:
+                if not await mark(conn, now):
                     raise Conflict(f"hit {hit_id} {meanwhile}")
 
             await self.store.commit(
                 [],
-                extra=mark,
+                extra=fill_in,
                 audit={
                     "at_us": now,
                     "actor": actor,
