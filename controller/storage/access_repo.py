@@ -332,7 +332,7 @@ async def tie(conn: AsyncConnection, *, a: str, b: str, status: str) -> tuple[st
     ).first()
     if row is None:
         return None
-    request_id, kind, username = row.tuple()
+    request_id, kind, username = row
     return username, kind, request_id
 
 
