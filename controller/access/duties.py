@@ -26,9 +26,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
@@ -41,13 +39,13 @@ from controller.access.users import (
     add_user,
     check_role,
     check_username,
-    load_user_row,
     new_credentials,
     shown,
     user_of,
 )
 from controller.rules.house import check_no_tie
-from controller.storage.models import AccountRequestRow, UserRow
+from controller.storage import access_repo
+from controller.storage.access_repo import AccountRequestRecord, Credentials
 from controller.storage.store import write_audit
 
 GUARDED_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.COMMISSION_AGENT})
@@ -119,7 +117,7 @@ def issues_code(kind: RequestKind, role: Role) -> bool:
     )
 
 
-def _request(row: Any, now_us: int) -> AccountRequest:
+def _request(row: AccountRequestRecord, now_us: int) -> AccountRequest:
     status = RequestStatus(row.status)
     if status is RequestStatus.PENDING and now_us > row.expires_at_us:
         status = RequestStatus.EXPIRED
@@ -138,19 +136,15 @@ def _request(row: Any, now_us: int) -> AccountRequest:
     )
 
 
-async def _load(conn: AsyncConnection, request_id: str) -> Any:
-    row = (
-        await conn.execute(
-            select(AccountRequestRow).where(AccountRequestRow.request_id == request_id)
-        )
-    ).first()
+async def _load(conn: AsyncConnection, request_id: str) -> AccountRequestRecord:
+    row = await access_repo.load_request(conn, request_id)
     if row is None:
         raise UnknownRequest(f"no account request {request_id!r}")
     return row
 
 
 async def _existing(conn: AsyncConnection, username: str) -> User:
-    row = await load_user_row(conn, username)
+    row = await access_repo.load_user(conn, username)
     if row is None:
         raise UnknownUser(f"no user {username!r}")
     return user_of(row)
@@ -164,7 +158,7 @@ async def _check_filable(
         check_username(username)
         if role is None:
             raise UserError("a new account needs a role")
-        if await load_user_row(conn, username) is not None:
+        if await access_repo.load_user(conn, username) is not None:
             raise AlreadyExists(f"there is already a user {username!r}")
         return role
     user = await _existing(conn, username)
@@ -201,8 +195,9 @@ async def file_request(
         after = await _check_filable(conn, kind, username, wanted, actor)
         first = passwords.new_half() if issues_code(kind, after) else None
         alone = not needs_second_admin(after)
-        await conn.execute(
-            insert(AccountRequestRow).values(
+        await access_repo.insert_request(
+            conn,
+            AccountRequestRecord(
                 request_id=request_id,
                 kind=kind.value,
                 username=username,
@@ -212,7 +207,10 @@ async def file_request(
                 expires_at_us=at_us + REQUEST_LIFETIME_US,
                 first_half_sha256=None if first is None else passwords.half_digest(first),
                 status=RequestStatus.PENDING.value,
-            )
+                decided_by=None,
+                decided_at_us=None,
+                decision_reason=None,
+            ),
         )
         await write_audit(
             conn,
@@ -234,7 +232,7 @@ async def file_request(
 
 
 async def _enabled_admin(conn: AsyncConnection, username: str) -> bool:
-    row = await load_user_row(conn, username)
+    row = await access_repo.load_user(conn, username)
     return row is not None and row.role == Role.ADMIN.value and not row.disabled
 
 
@@ -270,8 +268,10 @@ async def _confirm(
         conn, request.kind, request.username, request.role, request.requested_by
     )
     second = passwords.new_half() if issues_code(request.kind, after) else None
-    credentials: dict[str, Any] = {}
+    credentials: Credentials | None = None
     if second is not None:
+        # A change that issues a code was filed with the code's first half (``file_request``).
+        assert row.first_half_sha256 is not None
         credentials = new_credentials(
             code_sha256=passwords.code_digest(row.first_half_sha256, second),
             expires_at_us=at_us + CODE_LIFETIME_US,
@@ -282,15 +282,14 @@ async def _confirm(
         "confirmed_by": actor,
     }
     await _apply(conn, request, after, credentials, who, actor=actor, at_us=at_us)
-    marked = await conn.execute(
-        update(AccountRequestRow)
-        .where(
-            AccountRequestRow.request_id == request_id,
-            AccountRequestRow.status == RequestStatus.PENDING.value,
-        )
-        .values(status=RequestStatus.CONFIRMED.value, decided_by=actor, decided_at_us=at_us)
-    )
-    if marked.rowcount != 1:
+    if not await access_repo.mark_decided(
+        conn,
+        request_id,
+        status=RequestStatus.CONFIRMED.value,
+        by=actor,
+        at_us=at_us,
+        while_status=RequestStatus.PENDING.value,
+    ):
         raise DutyRefused(f"account request {request_id} was decided meanwhile")
     done = _request(await _load(conn, request_id), at_us)
     return Answer(request=done, second_half=second)
@@ -300,14 +299,15 @@ async def _apply(
     conn: AsyncConnection,
     request: AccountRequest,
     role: Role,
-    credentials: dict[str, Any],
-    who: dict[str, Any],
+    credentials: Credentials | None,
+    who: dict[str, str],
     *,
     actor: str,
     at_us: int,
 ) -> None:
     target = f"user {request.username}"
     if request.kind is RequestKind.CREATE:
+        assert credentials is not None  # a new account always gets a one-time code
         await add_user(
             conn,
             username=request.username,
@@ -320,14 +320,13 @@ async def _apply(
         )
         return
     before = await _existing(conn, request.username)
-    values: dict[str, Any] = {
-        **credentials,
-        "role": role.value,
-        "token_generation": UserRow.token_generation + 1,
-    }
-    if request.kind is RequestKind.ENABLE:
-        values["disabled"] = False
-    await conn.execute(update(UserRow).where(UserRow.username == request.username).values(values))
+    await access_repo.change_account(
+        conn,
+        request.username,
+        role=role.value,
+        credentials=credentials,
+        enable=request.kind is RequestKind.ENABLE,
+    )
     after = await _existing(conn, request.username)
     action = {
         RequestKind.ENABLE: "user.enable",
@@ -356,15 +355,13 @@ async def reject_request(
         request = _request(await _load(conn, request_id), at_us)
         if request.status not in (RequestStatus.PENDING, RequestStatus.EXPIRED):
             raise DutyRefused(f"account request {request_id} is {request.status.value}")
-        await conn.execute(
-            update(AccountRequestRow)
-            .where(AccountRequestRow.request_id == request_id)
-            .values(
-                status=RequestStatus.REJECTED.value,
-                decided_by=actor,
-                decided_at_us=at_us,
-                decision_reason=reason.strip(),
-            )
+        await access_repo.mark_decided(
+            conn,
+            request_id,
+            status=RequestStatus.REJECTED.value,
+            by=actor,
+            at_us=at_us,
+            reason=reason.strip(),
         )
         await write_audit(
             conn,
@@ -382,15 +379,11 @@ async def list_requests(
     engine: AsyncEngine, *, at_us: int, status: RequestStatus | None = None
 ) -> list[AccountRequest]:
     """Account requests, newest first (``expired``: pending ones past their time)."""
-    query = select(AccountRequestRow).order_by(
-        AccountRequestRow.requested_at_us.desc(), AccountRequestRow.request_id
-    )
-    if status in (RequestStatus.PENDING, RequestStatus.EXPIRED):
-        query = query.where(AccountRequestRow.status == RequestStatus.PENDING.value)
-    elif status is not None:
-        query = query.where(AccountRequestRow.status == status.value)
+    stored = status
+    if status is RequestStatus.EXPIRED:  # an expired request is stored as pending
+        stored = RequestStatus.PENDING
     async with engine.connect() as conn:
-        rows = (await conn.execute(query)).all()
+        rows = await access_repo.requests(conn, status=None if stored is None else stored.value)
     found = [_request(r, at_us) for r in rows]
     return [r for r in found if status is None or r.status is status]
 
@@ -404,30 +397,9 @@ async def check_independent(
     """Refuse ``approver`` for what ``filer`` filed (the caller has refused the filer already)
     when either asked for or confirmed a change to the other's account: whoever made, revived,
     promoted or reset an account could be acting through it."""
-    r = AccountRequestRow
     async with engine.connect() as conn:
-        tie = (
-            await conn.execute(
-                select(r.request_id, r.kind, r.username)
-                .where(
-                    r.status == RequestStatus.CONFIRMED.value,
-                    or_(
-                        (r.username == approver)
-                        & or_(r.requested_by == filer, r.decided_by == filer),
-                        (r.username == filer)
-                        & or_(r.requested_by == approver, r.decided_by == approver),
-                    ),
-                )
-                .limit(1)
-            )
-        ).first()
-    check_no_tie(
-        clause=clause,
-        what=what,
-        approver=approver,
-        filer=filer,
-        tie=None if tie is None else (tie.username, tie.kind, tie.request_id),
-    )
+        tie = await access_repo.tie(conn, a=approver, b=filer, status=RequestStatus.CONFIRMED.value)
+    check_no_tie(clause=clause, what=what, approver=approver, filer=filer, tie=tie)
 
 
 async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
@@ -435,12 +407,8 @@ async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
     admins through the API, except the first admins, while fewer than two are enabled."""
     if role not in GUARDED_ROLES:
         return
-    admins = await conn.scalar(
-        select(func.count())
-        .select_from(UserRow)
-        .where(UserRow.role == Role.ADMIN.value, UserRow.disabled.is_(False))
-    )
-    if role is Role.ADMIN and (admins or 0) < BOOTSTRAP_ADMINS:
+    admins = await access_repo.count_enabled(conn, Role.ADMIN.value)
+    if role is Role.ADMIN and admins < BOOTSTRAP_ADMINS:
         return
     first = " (only the first two admins are made here)" if role is Role.ADMIN else ""
     raise DutyRefused(

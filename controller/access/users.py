@@ -1,10 +1,10 @@
 """People who sign in, and the read-only tokens of floor displays.
 
-Passwords are kept only as argon2 hashes, display tokens only as their SHA-256: what the
-database holds cannot be used to sign in. Hashing runs in a worker thread so a login never
-stalls the polling loop. Every change lands in the audit log with who, when, and before and
-after (never a secret). Every change of a password, role or state raises the user's token
-generation, which ends every token issued before it.
+Passwords are kept only as argon2 hashes (``hashing``), display tokens only as their SHA-256
+(``device_tokens``): what the database holds cannot be used to sign in. Every change lands in
+the audit log with who, when, and before and after (never a secret). Every change of a
+password, role or state raises the user's token generation, which ends every token issued
+before it.
 
 These are the store's own operations: whether one admin may ask for a change, or two must
 agree, is decided by ``controller.access.duties``.
@@ -12,60 +12,77 @@ agree, is decided by ``controller.access.duties``.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import secrets
-import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from enum import StrEnum
-from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
-from controller.access.passwords import MAX_PASSWORD as MAX_PASSWORD
-from controller.access.passwords import MIN_PASSWORD as MIN_PASSWORD
-from controller.storage.models import AuditRow, DeviceTokenRow, UserRow
+from controller.access.device_tokens import (
+    DEVICE_TOKEN_PREFIX,
+    DeviceToken,
+    check_device_name,
+    create_device_token,
+    list_device_tokens,
+    revoke_device_token,
+    verify_device_token,
+)
+from controller.access.hashing import hash_password, token_digest, verify_password
+from controller.access.passwords import MAX_PASSWORD, MIN_PASSWORD
+from controller.access.roles import (
+    AlreadyExists,
+    Role,
+    UnknownDeviceToken,
+    UnknownUser,
+    UserError,
+    check_role,
+)
+from controller.storage import access_repo
+from controller.storage.access_repo import AuditEntry, Credentials, UserRecord
 from controller.storage.store import write_audit
-from controller.text import ONE_LINE, USERNAME, TextRefused
+from controller.text import USERNAME, TextRefused
 
-T = TypeVar("T")
-
-
-class Role(StrEnum):
-    DISPLAY = "display"
-    DEALER = "dealer"
-    TECHNICIAN = "technician"
-    SUPERVISOR = "supervisor"
-    AUDITOR = "auditor"
-    COMMISSION_AGENT = "commission_agent"
-    ADMIN = "admin"
-
-
-DEVICE_TOKEN_PREFIX = "pdt_"
-
-
-class UserError(ValueError):
-    """Input refused: a bad username, a short password, an unknown role."""
-
-
-class UnknownUser(UserError):
-    pass
-
-
-class UnknownDeviceToken(UserError):
-    pass
-
-
-class AlreadyExists(UserError):
-    pass
+__all__ = [
+    "DEVICE_TOKEN_PREFIX",
+    "MAX_PASSWORD",
+    "MIN_PASSWORD",
+    "NO_PASSWORD",
+    "AlreadyExists",
+    "AuditEntry",
+    "DeviceToken",
+    "Role",
+    "UnknownDeviceToken",
+    "UnknownUser",
+    "User",
+    "UserError",
+    "add_user",
+    "audit_entries",
+    "authenticate",
+    "change_own_password",
+    "check_device_name",
+    "check_password",
+    "check_role",
+    "check_username",
+    "create_device_token",
+    "create_user",
+    "disable_user",
+    "ensure_demo_users",
+    "get_user",
+    "hash_password",
+    "list_device_tokens",
+    "list_users",
+    "new_credentials",
+    "revoke_device_token",
+    "set_password",
+    "shown",
+    "token_digest",
+    "user_of",
+    "verify_device_token",
+    "verify_password",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,27 +95,6 @@ class User:
     # Waiting for its person to set a password with a one-time code; nothing else until then.
     must_set_password: bool = False
     token_generation: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeviceToken:
-    token_id: str
-    name: str
-    role: Role
-    created_at_us: int
-    created_by: str
-    revoked_at_us: int | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuditEntry:
-    audit_id: int
-    at_us: int
-    actor: str
-    action: str
-    target: str
-    before: str | None
-    after: str | None
 
 
 # ------------------------------------------------------------------------------ checks
@@ -118,73 +114,7 @@ def check_password(password: str, *, username: str | None = None) -> str:
         raise UserError(str(exc)) from None
 
 
-def check_role(role: str) -> Role:
-    try:
-        return Role(role)
-    except ValueError:
-        roles = ", ".join(r.value for r in Role)
-        raise UserError(f"{role!r} is not a role; the roles are {roles}") from None
-
-
-# ----------------------------------------------------------------------------- hashing
-
-_hasher = PasswordHasher()
-# Each argon2 hash takes 64 MiB: a burst of sign-ins must not take the machine's memory.
-_hashing = threading.BoundedSemaphore(4)
-
-
-def _bounded(fn: Callable[..., T], *args: Any) -> T:
-    with _hashing:
-        return fn(*args)
-
-
-async def _off_loop(fn: Callable[..., T], *args: Any) -> T:
-    """Run ``fn`` in a thread of its own that ends with it: a slow hash never stalls polling,
-    and no idle worker threads outlive the call."""
-    loop = asyncio.get_running_loop()
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argon2")
-    try:
-        return await loop.run_in_executor(pool, _bounded, fn, *args)
-    finally:
-        pool.shutdown(wait=False)
-
-
-async def hash_password(password: str) -> str:
-    return await _off_loop(_hasher.hash, password)
-
-
-def _verify(hashed: str, password: str) -> bool:
-    try:
-        return _hasher.verify(hashed, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-@lru_cache(maxsize=1)
-def _dummy_hash() -> str:
-    return _hasher.hash(secrets.token_urlsafe(16))
-
-
-def _verify_unknown(password: str) -> bool:
-    _verify(_dummy_hash(), password)
-    return False
-
-
-async def verify_password(hashed: str | None, password: str) -> bool:
-    """Argon2 verification; an unknown user costs the same time as a wrong password."""
-    if hashed is None:
-        return await _off_loop(_verify_unknown, password)
-    return await _off_loop(_verify, hashed, password)
-
-
-def token_digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 # ------------------------------------------------------------------------------- audit
-
-
-_audit = write_audit
 
 
 async def audit_entries(
@@ -195,49 +125,30 @@ async def audit_entries(
     limit: int = 1000,
 ) -> list[AuditEntry]:
     """The audit log of a period (``until`` exclusive), newest first."""
-    query = select(AuditRow).order_by(AuditRow.at_us.desc(), AuditRow.audit_id.desc())
-    if since_us is not None:
-        query = query.where(AuditRow.at_us >= since_us)
-    if until_us is not None:
-        query = query.where(AuditRow.at_us < until_us)
     async with engine.connect() as conn:
-        rows = (await conn.execute(query.limit(limit))).all()
-    return [
-        AuditEntry(
-            audit_id=r.audit_id,
-            at_us=r.at_us,
-            actor=r.actor,
-            action=r.action,
-            target=r.target,
-            before=r.before,
-            after=r.after,
+        return await access_repo.audit_entries(
+            conn, since_us=since_us, until_us=until_us, limit=limit
         )
-        for r in rows
-    ]
 
 
 # ------------------------------------------------------------------------------- users
 
 
-def user_of(row: Any) -> User:
+def user_of(record: UserRecord) -> User:
     return User(
-        username=row.username,
-        role=Role(row.role),
-        created_at_us=row.created_at_us,
-        created_by=row.created_by,
-        disabled=bool(row.disabled),
-        must_set_password=bool(row.must_set_password),
-        token_generation=row.token_generation,
+        username=record.username,
+        role=Role(record.role),
+        created_at_us=record.created_at_us,
+        created_by=record.created_by,
+        disabled=record.disabled,
+        must_set_password=record.must_set_password,
+        token_generation=record.token_generation,
     )
 
 
 def shown(user: User) -> dict[str, Any]:
     """What the audit log says of a user (never a secret)."""
     return {"role": user.role.value, "disabled": user.disabled}
-
-
-async def load_user_row(conn: AsyncConnection, username: str) -> Any:
-    return (await conn.execute(select(UserRow).where(UserRow.username == username))).first()
 
 
 # An argon2 hash no password matches: the stored "password" of an account that has a one-time
@@ -247,27 +158,30 @@ NO_PASSWORD = ""
 
 def new_credentials(
     *, password_hash: str = NO_PASSWORD, code_sha256: str | None = None, expires_at_us: int | None
-) -> dict[str, Any]:
-    """The column values that replace a user's credentials, ending every token they hold."""
-    return {
-        "password_hash": password_hash,
-        "must_set_password": code_sha256 is not None,
-        "reset_code_sha256": code_sha256,
-        "reset_code_expires_at_us": expires_at_us,
-        "token_generation": UserRow.token_generation + 1,
-    }
+) -> Credentials:
+    """What replaces a user's credentials; storing them ends every token the user holds."""
+    return Credentials(
+        password_hash=password_hash, code_sha256=code_sha256, code_expires_at_us=expires_at_us
+    )
+
+
+async def _existing(conn: AsyncConnection, username: str) -> User:
+    record = await access_repo.load_user(conn, username)
+    if record is None:
+        raise UnknownUser(f"no user {username!r}")
+    return user_of(record)
 
 
 async def get_user(engine: AsyncEngine, username: str) -> User | None:
     async with engine.connect() as conn:
-        row = await load_user_row(conn, username)
-    return None if row is None else user_of(row)
+        record = await access_repo.load_user(conn, username)
+    return None if record is None else user_of(record)
 
 
 async def list_users(engine: AsyncEngine) -> list[User]:
     async with engine.connect() as conn:
-        rows = (await conn.execute(select(UserRow).order_by(UserRow.username))).all()
-    return [user_of(r) for r in rows]
+        records = await access_repo.all_users(conn)
+    return [user_of(r) for r in records]
 
 
 async def create_user(
@@ -307,7 +221,7 @@ async def add_user(
     *,
     username: str,
     role: Role,
-    credentials: dict[str, Any],
+    credentials: Credentials,
     actor: str,
     at_us: int,
     created_by: str | None = None,
@@ -315,21 +229,18 @@ async def add_user(
 ) -> User:
     """Insert a user with ``credentials`` (``new_credentials``) in the caller's transaction;
     ``actor`` does it (and is its creator unless ``created_by`` names another)."""
-    if await load_user_row(conn, username) is not None:
+    if await access_repo.load_user(conn, username) is not None:
         raise AlreadyExists(f"there is already a user {username!r}")
-    values = {**credentials, "token_generation": 0}
-    await conn.execute(
-        insert(UserRow).values(
-            username=username,
-            role=role.value,
-            created_at_us=at_us,
-            created_by=created_by or actor,
-            disabled=False,
-            **values,
-        )
+    await access_repo.insert_user(
+        conn,
+        username=username,
+        role=role.value,
+        credentials=credentials,
+        created_at_us=at_us,
+        created_by=created_by or actor,
     )
-    user = user_of(await load_user_row(conn, username))
-    await _audit(
+    user = await _existing(conn, username)
+    await write_audit(
         conn,
         at_us=at_us,
         actor=actor,
@@ -351,7 +262,7 @@ async def authenticate(
     the answer's timing does not tell whether a username exists or waits for a password.
     """
     async with engine.connect() as conn:
-        row = await load_user_row(conn, username)
+        row = await access_repo.load_user(conn, username)
     if row is None or row.must_set_password:
         await verify_password(None, password)
         ok = (
@@ -370,17 +281,13 @@ async def authenticate(
 
 async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
     async with engine.begin() as conn:
-        row = await load_user_row(conn, username)
+        row = await access_repo.load_user(conn, username)
         if row is None:
             raise UnknownUser(f"no user {username!r}")
         before = user_of(row)
         after = replace(before, disabled=True, token_generation=before.token_generation + 1)
-        await conn.execute(
-            update(UserRow)
-            .where(UserRow.username == username)
-            .values(disabled=True, token_generation=UserRow.token_generation + 1)
-        )
-        await _audit(
+        await access_repo.disable_user(conn, username)
+        await write_audit(
             conn,
             at_us=at_us,
             actor=actor,
@@ -399,7 +306,7 @@ async def set_password(
     check_password(password, username=username)
     hashed = await hash_password(password)
     async with engine.begin() as conn:
-        row = await load_user_row(conn, username)
+        row = await access_repo.load_user(conn, username)
         if row is None:
             raise UnknownUser(f"no user {username!r}")
         await _store_password(conn, username, hashed, actor=actor, at_us=at_us)
@@ -408,13 +315,11 @@ async def set_password(
 async def _store_password(
     conn: AsyncConnection, username: str, hashed: str, *, actor: str, at_us: int
 ) -> None:
-    await conn.execute(
-        update(UserRow)
-        .where(UserRow.username == username)
-        .values(new_credentials(password_hash=hashed, expires_at_us=None))
+    await access_repo.set_credentials(
+        conn, username, new_credentials(password_hash=hashed, expires_at_us=None)
     )
     # The fact of the change is recorded, never the password or its hash.
-    await _audit(
+    await write_audit(
         conn,
         at_us=at_us,
         actor=actor,
@@ -442,18 +347,14 @@ async def change_own_password(
     hashed = await hash_password(new)
     async with engine.begin() as conn:
         # Changed meanwhile (another reset, disabled): this password is not for that account.
-        changed = await conn.execute(
-            update(UserRow)
-            .where(
-                UserRow.username == username,
-                UserRow.token_generation == user.token_generation,
-                UserRow.disabled.is_(False),
-            )
-            .values(new_credentials(password_hash=hashed, expires_at_us=None))
-        )
-        if changed.rowcount != 1:
+        if not await access_repo.set_credentials(
+            conn,
+            username,
+            new_credentials(password_hash=hashed, expires_at_us=None),
+            if_generation=user.token_generation,
+        ):
             return None
-        await _audit(
+        await write_audit(
             conn,
             at_us=at_us,
             actor=username,
@@ -462,8 +363,7 @@ async def change_own_password(
             before={"password": "one-time code" if user.must_set_password else "previous"},
             after={"password": "chosen by the user", "tokens": "revoked"},
         )
-        row = await load_user_row(conn, username)
-    return user_of(row)
+        return await _existing(conn, username)
 
 
 async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[str, str, str]]:
@@ -477,34 +377,28 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
         password = secrets.token_urlsafe(12)
         hashed = await hash_password(password)
         async with engine.begin() as conn:
-            row = await load_user_row(conn, role.value)
+            row = await access_repo.load_user(conn, role.value)
             if row is None:
-                await conn.execute(
-                    insert(UserRow).values(
-                        username=role.value,
-                        role=role.value,
-                        password_hash=hashed,
-                        created_at_us=at_us,
-                        created_by="demo",
-                        disabled=False,
-                    )
+                await access_repo.insert_user(
+                    conn,
+                    username=role.value,
+                    role=role.value,
+                    credentials=new_credentials(password_hash=hashed, expires_at_us=None),
+                    created_at_us=at_us,
+                    created_by="demo",
                 )
                 action, before = "user.create", None
             else:
-                await conn.execute(
-                    update(UserRow)
-                    .where(UserRow.username == role.value)
-                    .values(
-                        {
-                            **new_credentials(password_hash=hashed, expires_at_us=None),
-                            "role": role.value,
-                            "disabled": False,
-                        }
-                    )
+                await access_repo.change_account(
+                    conn,
+                    role.value,
+                    role=role.value,
+                    credentials=new_credentials(password_hash=hashed, expires_at_us=None),
+                    enable=True,
                 )
                 action = "user.set_password"
                 before = {"role": row.role, "disabled": bool(row.disabled)}
-            await _audit(
+            await write_audit(
                 conn,
                 at_us=at_us,
                 actor="demo",
@@ -515,124 +409,3 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
             )
         made.append((role.value, role.value, password))
     return made
-
-
-# ------------------------------------------------------------------------ device tokens
-
-
-def _device(row: Any) -> DeviceToken:
-    return DeviceToken(
-        token_id=row.token_id,
-        name=row.name,
-        role=Role(row.role),
-        created_at_us=row.created_at_us,
-        created_by=row.created_by,
-        revoked_at_us=row.revoked_at_us,
-    )
-
-
-def check_device_name(name: str) -> str:
-    try:
-        return ONE_LINE.check(name, required=True)
-    except TextRefused as exc:
-        raise UserError(f"a display's name: {exc}") from None
-
-
-async def create_device_token(
-    engine: AsyncEngine, *, name: str, actor: str, at_us: int
-) -> tuple[DeviceToken, str]:
-    """A new display token: the record, and the token itself, shown this once only."""
-    check_device_name(name)
-    token = DEVICE_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    device = DeviceToken(
-        token_id=secrets.token_hex(8),
-        name=name,
-        role=Role.DISPLAY,
-        created_at_us=at_us,
-        created_by=actor,
-        revoked_at_us=None,
-    )
-    async with engine.begin() as conn:
-        await conn.execute(
-            insert(DeviceTokenRow).values(
-                token_id=device.token_id,
-                name=name,
-                role=device.role.value,
-                token_sha256=token_digest(token),
-                created_at_us=at_us,
-                created_by=actor,
-                revoked_at_us=None,
-            )
-        )
-        await _audit(
-            conn,
-            at_us=at_us,
-            actor=actor,
-            action="device_token.create",
-            target=f"device token {device.token_id}",
-            after={"name": name, "role": device.role.value},
-        )
-    return device, token
-
-
-async def verify_device_token(engine: AsyncEngine, token: str) -> DeviceToken | None:
-    """The display a token belongs to, unless unknown or revoked."""
-    if not token.startswith(DEVICE_TOKEN_PREFIX):
-        return None
-    async with engine.connect() as conn:
-        row = (
-            await conn.execute(
-                select(DeviceTokenRow).where(DeviceTokenRow.token_sha256 == token_digest(token))
-            )
-        ).first()
-    if row is None or row.revoked_at_us is not None:
-        return None
-    return _device(row)
-
-
-async def list_device_tokens(engine: AsyncEngine) -> list[DeviceToken]:
-    async with engine.connect() as conn:
-        rows = (
-            await conn.execute(
-                select(DeviceTokenRow).order_by(
-                    DeviceTokenRow.created_at_us, DeviceTokenRow.token_id
-                )
-            )
-        ).all()
-    return [_device(r) for r in rows]
-
-
-async def revoke_device_token(
-    engine: AsyncEngine, *, token_id: str, actor: str, at_us: int
-) -> DeviceToken:
-    async with engine.begin() as conn:
-        row = (
-            await conn.execute(select(DeviceTokenRow).where(DeviceTokenRow.token_id == token_id))
-        ).first()
-        if row is None:
-            raise UnknownDeviceToken(f"no device token {token_id!r}")
-        before = _device(row)
-        if before.revoked_at_us is not None:
-            return before  # revoking twice changes nothing
-        await conn.execute(
-            update(DeviceTokenRow)
-            .where(DeviceTokenRow.token_id == token_id)
-            .values(revoked_at_us=at_us)
-        )
-        await _audit(
-            conn,
-            at_us=at_us,
-            actor=actor,
-            action="device_token.revoke",
-            target=f"device token {token_id}",
-            before={"name": before.name, "revoked_at_us": None},
-            after={"name": before.name, "revoked_at_us": at_us},
-        )
-    return DeviceToken(
-        token_id=before.token_id,
-        name=before.name,
-        role=before.role,
-        created_at_us=before.created_at_us,
-        created_by=before.created_by,
-        revoked_at_us=at_us,
-    )

@@ -1,0 +1,172 @@
+"""The technician's work after a hit: the hit entered by hand, its hand verified, its hand pay
+recorded, each once and audited, and the table reset only once its awards are verified."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.core import reducer
+from controller.core.hands import HandCategory
+from controller.core.reducer import HitClaim, Outcome
+from controller.core.verification import (
+    check_hand_pay,
+    check_release,
+    confirmed_cards,
+    parse_stored_cards,
+)
+from controller.runtime.link_commands import LinkCommands
+from controller.storage import hits_repo
+from controller.storage.hits_repo import HitRecord
+from controller.storage.store import Conflict, NotFound
+
+
+class HitWork(LinkCommands):
+    """The technician's work of the runtime."""
+
+    async def release_table(self, table_id: str, *, actor: str) -> Outcome:
+        """Reset a table held for a hit; refused until its awards are verified."""
+        link_id = self.link_of(table_id)
+
+        async def mark_hits(conn: AsyncConnection) -> None:
+            # Checked in the transaction that releases, so a verification cannot race it.
+            waiting = await hits_repo.unverified(conn, table_id)
+            check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
+            await hits_repo.mark_released(conn, table_id, by=actor, at_us=self.clock.now_us())
+
+        return await self.command(
+            link_id,
+            lambda s, at: reducer.release_table(s, table_id=table_id, at_us=at, by=actor),
+            actor=actor,
+            action="table.release",
+            target=f"table:{table_id}",
+            extra=mark_hits,
+        )
+
+    async def enter_hit(self, table_id: str, claim: HitClaim, *, actor: str) -> Outcome:
+        link_id = self.link_of(table_id)
+        hit_id = f"{table_id}#manual-{uuid.uuid4().hex[:12]}"
+        return await self.command(
+            link_id,
+            lambda s, at: reducer.enter_hit(
+                s, hit_id=hit_id, table_id=table_id, claim=claim, at_us=at, entered_by=actor
+            ),
+            actor=actor,
+            action="hit.enter",
+            target=f"table:{table_id}",
+            audit_after={"hit_id": hit_id, "claim": claim.to_dict()},
+        )
+
+    async def hits(self, link_id: str) -> list[HitRecord]:
+        async with self.store.engine.connect() as conn:
+            return await hits_repo.of_link(conn, link_id)
+
+    async def unverified_hits(self, table_id: str) -> list[HitRecord]:
+        """The awards a held table waits on before it may be reset, oldest first."""
+        async with self.store.engine.connect() as conn:
+            return await hits_repo.unverified(conn, table_id)
+
+    async def hit(self, hit_id: str) -> HitRecord:
+        async with self.store.engine.connect() as conn:
+            row = await hits_repo.find(conn, hit_id)
+        if row is None:
+            raise NotFound(f"no hit {hit_id!r}")
+        return row
+
+    async def verify_hit(
+        self, hit_id: str, *, actor: str, cards: Sequence[int] | None = None
+    ) -> HitRecord:
+        """The technician's verification of a hit's hand, recorded once and audited.
+
+        Cards the table reported are confirmed; when it reported none, ``cards`` are the five
+        the technician saw, and they must make the claimed hand.
+        """
+        row = await self.hit(hit_id)
+        if row.verified_by is not None:
+            raise Conflict(f"hit {hit_id} was already verified by {row.verified_by}")
+        reported = parse_stored_cards(row.cards)
+        confirmed = confirmed_cards(
+            hit_id=hit_id,
+            status=row.status,
+            claimed=HandCategory[row.hand],
+            reported=reported,
+            entered=None if cards is None else tuple(cards),
+        )
+        stored = ",".join(str(c) for c in confirmed)
+        await self._fill_in_hit(
+            row,
+            mark=lambda conn, now: hits_repo.mark_verified(
+                conn, hit_id, by=actor, at_us=now, cards=stored
+            ),
+            meanwhile="was verified meanwhile",
+            actor=actor,
+            action="hit.verify",
+            before={"verified_by": None, "reported_cards": reported},
+            after={
+                "verified_by": actor,
+                "verified_cards": list(confirmed),
+                "entered_by_technician": reported is None,
+            },
+        )
+        return await self.hit(hit_id)
+
+    async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> HitRecord:
+        """A verified award paid by hand at the table, recorded once and audited."""
+        row = await self.hit(hit_id)
+        check_hand_pay(
+            hit_id=hit_id,
+            status=row.status,
+            award_cents=row.award_cents,
+            amount_cents=amount_cents,
+            verified=row.verified_by is not None,
+            already_paid_cents=row.hand_paid_cents,
+        )
+        await self._fill_in_hit(
+            row,
+            mark=lambda conn, now: hits_repo.mark_hand_paid(
+                conn, hit_id, by=actor, at_us=now, cents=amount_cents
+            ),
+            meanwhile="had a hand pay recorded meanwhile",
+            actor=actor,
+            action="hit.hand_pay",
+            before={"hand_paid_cents": None, "award_cents": row.award_cents},
+            after={"hand_paid_by": actor, "hand_paid_cents": amount_cents},
+        )
+        return await self.hit(hit_id)
+
+    async def _fill_in_hit(
+        self,
+        row: HitRecord,
+        *,
+        mark: Callable[[AsyncConnection, int], Awaitable[bool]],
+        meanwhile: str,
+        actor: str,
+        action: str,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+    ) -> None:
+        """Fill in a technician's fields of a hit once (its facts never change), audited in
+        the same transaction; refused if someone filled them in meanwhile."""
+        hit_id = row.hit_id
+        async with self._locks[row.link_id]:
+            now = self.clock.now_us()
+
+            async def fill_in(conn: AsyncConnection) -> None:
+                if not await mark(conn, now):
+                    raise Conflict(f"hit {hit_id} {meanwhile}")
+
+            await self.store.commit(
+                [],
+                extra=fill_in,
+                audit={
+                    "at_us": now,
+                    "actor": actor,
+                    "action": action,
+                    "target": f"hit:{hit_id}",
+                    "before": dict(before),
+                    "after": dict(after),
+                },
+            )

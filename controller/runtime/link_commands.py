@@ -1,0 +1,234 @@
+"""Operator commands on a link: each computed, audited and committed as one, decided again
+when another process committed to the link first."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.core import reducer
+from controller.core.money import UNITS_PER_CENT
+from controller.core.reducer import LinkState, Outcome
+from controller.rules.house import check_correction_approval, check_recovery
+from controller.rules.records import check_correction_reason
+from controller.runtime.link_memory import Extra, LinkMemory
+from controller.storage import command_rows
+from controller.storage.store import Conflict, NotFound, StaleState
+
+# A command that finds its link moved on by another process is decided again this many times.
+COMMAND_TRIES = 5
+
+
+class LinkCommands(LinkMemory):
+    """The commands of the runtime."""
+
+    async def command(
+        self,
+        link_id: str,
+        step: Callable[[LinkState, int], Outcome],
+        *,
+        actor: str,
+        action: str,
+        target: str,
+        extra: Extra | None = None,
+        audit_after: Any = None,
+    ) -> Outcome:
+        """An operator command on one link: computed, audited and committed as one."""
+        if link_id not in self.states:
+            raise NotFound(f"no link {link_id!r}")
+        for attempt in range(1, COMMAND_TRIES + 1):
+            async with self._locks[link_id]:
+                await self._reload_stale([link_id])
+                self._refuse_inoperable(link_id)
+                at = self.clock.now_us()
+                before = self.states[link_id]
+                o = step(before, at)
+                audit = {
+                    "at_us": at,
+                    "actor": actor,
+                    "action": action,
+                    "target": target,
+                    "before": {
+                        "meter_units": before.meter_units,
+                        "rate_bp": before.rate_bp,
+                        "reset_cents": before.reset_cents,
+                    },
+                    "after": {
+                        "meter_units": o.state.meter_units,
+                        "rate_bp": o.state.rate_bp,
+                        "reset_cents": o.state.reset_cents,
+                        **(audit_after or {}),
+                    },
+                }
+                try:
+                    await self._commit([o], [link_id], audit=audit, extra=extra)
+                except StaleState:
+                    # Another process (the controller polling the link, when this is a web
+                    # process) committed first: the link was read again; decide again from it.
+                    if attempt == COMMAND_TRIES:
+                        raise
+                    continue
+                return o
+        raise AssertionError("unreachable")
+
+    async def recover(self, link_id: str, *, reason: str, by: str, approved_by: str) -> Outcome:
+        """Bring an inoperable link back on what its sealed history vouches for: asked by one
+        person, approved by another, recorded as an entry of the history (see
+        ``LedgerStore.recover_link``). Its tables are re-baselined from their next readings,
+        nothing credited between, and held until a technician releases them."""
+        check_recovery(reason=reason, by=by, approved_by=approved_by)
+        if link_id not in self.states:
+            raise NotFound(f"no link {link_id!r}")
+        async with self._locks[link_id]:
+            await self.store.recover_link(
+                link_id, at_us=self.clock.now_us(), reason=reason, by=by, approved_by=approved_by
+            )
+            await self._reload([link_id])
+            o = reducer.Outcome(self.states[link_id])
+        self._tell_reloaded([link_id])
+        return o
+
+    async def change_rate(self, link_id: str, *, rate_bp: int, actor: str) -> Outcome:
+        return await self.command(
+            link_id,
+            lambda s, at: reducer.change_rate(s, rate_bp=rate_bp, at_us=at, by=actor),
+            actor=actor,
+            action="link.rate",
+            target=f"link:{link_id}",
+        )
+
+    async def change_reset_amount(self, link_id: str, *, reset_cents: int, actor: str) -> Outcome:
+        return await self.command(
+            link_id,
+            lambda s, at: reducer.change_reset_amount(
+                s, reset_cents=reset_cents, at_us=at, by=actor
+            ),
+            actor=actor,
+            action="link.reset_amount",
+            target=f"link:{link_id}",
+        )
+
+    async def table_offline(self, table_id: str, *, reason: str) -> Outcome:
+        link_id = self.link_of(table_id)
+        async with self._locks[link_id]:
+            await self._reload_stale([link_id])
+            if link_id in self.inoperable:
+                return reducer.Outcome(self.states[link_id])
+            o = reducer.table_offline(
+                self.states[link_id], table_id=table_id, at_us=self.clock.now_us(), reason=reason
+            )
+            if o.changed:
+                await self._commit([o], [link_id])
+            return o
+
+    async def review_anomaly(
+        self, anomaly_id: str, *, approve: bool, reviewer: str, reason: str = ""
+    ) -> Outcome:
+        anomaly, status = await self.store.load_anomaly(anomaly_id)
+        if status != "held":
+            raise Conflict(f"anomaly {anomaly_id} was already {status}")
+        now = self.clock.now_us()
+
+        async def mark(conn: AsyncConnection) -> None:
+            if not await command_rows.mark_anomaly_reviewed(
+                conn,
+                anomaly_id,
+                approved=approve,
+                reviewer=reviewer,
+                reason=reason or None,
+                at_us=now,
+            ):
+                raise Conflict(f"anomaly {anomaly_id} was reviewed meanwhile")
+
+        def step(s: LinkState, at: int) -> Outcome:
+            if approve:
+                return reducer.approve_anomaly(s, anomaly, at_us=at, reviewer=reviewer)
+            return reducer.reject_anomaly(s, anomaly, at_us=at, reviewer=reviewer, reason=reason)
+
+        return await self.command(
+            anomaly.link_id,
+            step,
+            actor=reviewer,
+            action="anomaly.approve" if approve else "anomaly.reject",
+            target=f"anomaly:{anomaly_id}",
+            extra=mark,
+            audit_after={"credits": anomaly.credits, "reason": reason},
+        )
+
+    async def correct(
+        self,
+        link_id: str,
+        *,
+        delta_cents: int,
+        category: str,
+        reason: str,
+        requested_by: str,
+        approved_by: str | None,
+        document: bytes | None = None,
+        document_name: str = "",
+        document_type: str = "application/octet-stream",
+        correction_id: str | None = None,
+        also: Extra | None = None,
+    ) -> Outcome:
+        """A correcting entry with its supporting document, all in one transaction.
+
+        ``also`` writes what belongs with it (the approved request) in the same transaction.
+        """
+        check_correction_reason(reason)
+        check_correction_approval(requested_by=requested_by, approved_by=approved_by)
+        correction_id = correction_id or uuid.uuid4().hex
+        digest = hashlib.sha256(document).hexdigest() if document is not None else None
+        now = self.clock.now_us()
+
+        async def record(conn: AsyncConnection) -> None:
+            if document is not None:
+                await self.store.store_document(
+                    conn,
+                    content=document,
+                    filename=document_name or "document",
+                    content_type=document_type,
+                    uploaded_by=requested_by,
+                    at_us=now,
+                )
+            await command_rows.add_correction(
+                conn,
+                correction_id=correction_id,
+                link_id=link_id,
+                delta_units=delta_cents * UNITS_PER_CENT,
+                category=category,
+                reason=reason,
+                document_sha256=digest,
+                requested_by=requested_by,
+                approved_by=approved_by,
+                at_us=now,
+            )
+            if also is not None:
+                await also(conn)
+
+        return await self.command(
+            link_id,
+            lambda s, at: reducer.apply_correction(
+                s,
+                correction_id=correction_id,
+                delta_units=delta_cents * UNITS_PER_CENT,
+                reason=f"correction ({category}) by {requested_by}: {reason}",
+                at_us=at,
+                document_sha256=digest,
+            ),
+            # The approval is what changes the meter: the approver is the one who acted.
+            actor=approved_by or requested_by,
+            action="meter.correct",
+            target=f"link:{link_id}",
+            extra=record,
+            audit_after={
+                "correction_id": correction_id,
+                "delta_cents": delta_cents,
+                "document_sha256": digest,
+                "requested_by": requested_by,
+                "approved_by": approved_by,
+            },
+        )
