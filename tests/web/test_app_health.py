@@ -17,7 +17,13 @@ async def test_health_and_readiness_on_a_polled_floor(tmp_path: Path) -> None:
         assert (await http.get("/healthz")).json() == {"status": "alive"}
         poller = wf.service.poller
         assert poller is not None
-        await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
+        # Answered and recorded: a table's answer is marked before its reading is committed.
+        await wait_until(
+            lambda: all(
+                tp.last_ok_us and wf.service.table_status(tid).credits is not None
+                for tid, tp in poller.tables.items()
+            )
+        )
         ready = await http.get("/readyz")
         assert ready.status_code == 200, ready.text
         assert ready.json()["status"] == "ready"
