@@ -19,20 +19,29 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork.checkpoints import at_text, load_private_key
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
-from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.config import FloorConfig
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
+from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.models import LinkRow, TableRow
-from controller.storage.store import LedgerStore, NotFound, TableSpec
+from controller.storage.store import LedgerStore, NotFound
+
+__all__ = [
+    "READY_FLOOR_US",
+    "READY_INTERVALS",
+    "FloorMismatch",
+    "FloorService",
+    "TableStateName",
+    "TableStatus",
+    "open_floor",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +61,6 @@ TableStateName = Literal[
 # slowest table's poll intervals (and never less than this floor).
 READY_INTERVALS = 5
 READY_FLOOR_US = 5_000_000
-
-
-class FloorMismatch(ValueError):
-    """The configuration file and the database disagree about a link."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,74 +87,6 @@ class TableStatus:
         if self.bet_bitmap is None:
             return ()
         return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
-
-
-async def open_floor(
-    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
-) -> LinkRuntime:
-    """Create the links the database does not have yet; check the others match the file.
-
-    A link that exists keeps what the database says: its rate, reset amount and paytable
-    change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
-    A new link is filed with the commission and does not play until approved (68 IAC
-    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
-    """
-    await store.check_key()
-    runtime = LinkRuntime(store, clock)
-    await runtime.load()
-    for link in floor.links:
-        _check_against_database(runtime, link)
-    desk = SubmissionDesk(runtime, notice_override=notice_override)
-    for link in floor.links:
-        if link.link_id in runtime.states:
-            continue
-        await store.create_link(
-            link_id=link.link_id,
-            name=link.name,
-            game=link.game,
-            rate_bp=link.rate_bp,
-            reset_cents=link.reset_cents,
-            hit_policy=link.policy,
-            at_us=clock.now_us(),
-            actor="configuration",
-            tables=[
-                TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
-            ],
-        )
-        await runtime.reload_links([link.link_id])
-        await desk.file_new_link(link.link_id, filed_by="configuration")
-    return runtime
-
-
-def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
-    where = f"link {link.link_id}"
-    state = runtime.states.get(link.link_id)
-    if state is None:
-        for t in link.tables:
-            other = runtime.table_link.get(t.config.table_id)
-            if other is not None:
-                raise FloorMismatch(
-                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
-                )
-        return
-    if state.game is not link.game:
-        raise FloorMismatch(
-            f"{where}: the file says {link.game.label}, the database {state.game.label}"
-        )
-    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
-        raise FloorMismatch(
-            f"{where}: the file's rate or reset amount differs from the database's; a link's "
-            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
-        )
-    configured = {t.config.table_id: t.config for t in link.tables}
-    if set(configured) != set(state.tables):
-        raise FloorMismatch(
-            f"{where}: the file has tables {sorted(configured)}, the database "
-            f"{sorted(state.tables)}"
-        )
-    for tid, cfg in configured.items():
-        if state.tables[tid].config != cfg:
-            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
 
 
 class FloorService:
