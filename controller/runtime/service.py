@@ -8,17 +8,16 @@ page, the API and a display agree on what "offline" or "hit pending" means.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork.checkpoints import at_text, load_private_key
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
@@ -27,10 +26,11 @@ from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
-from controller.storage.models import LinkRow, TableRow
+from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore, NotFound
 
 __all__ = [
@@ -56,11 +56,6 @@ TableStateName = Literal[
     "inoperable",
     "unrecorded",
 ]
-
-# A link counts as polled recently when one of its tables answered within this many of the
-# slowest table's poll intervals (and never less than this floor).
-READY_INTERVALS = 5
-READY_FLOOR_US = 5_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,93 +365,18 @@ class FloorService:
         return [self.table_status(tid) for lid in ids for tid in sorted(states[lid].tables)]
 
     async def readiness(self) -> Mapping[str, str]:
-        """Problems that make this controller not ready, by subject; empty when ready.
-
-        Ready means the database answers and, when this process polls, every link had a table
-        answer recently (DESIGN.md: ``/readyz``).
-        """
-        problems: dict[str, str] = {}
-        if not self.started:
-            return {"service": "not started"}
-        try:
-            async with asyncio.timeout(2.0):
-                async with self.engine.connect() as conn:
-                    await conn.execute(text("SELECT 1"))
-        except Exception as exc:  # any failure to reach it is the answer
-            problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
-        feed = self.change_feed
-        if feed is not None and feed.problem is not None:
-            problems["other processes' commits"] = (
-                f"not listening, what is shown may be old: {feed.problem}"
-            )
-        locks = self.link_locks
-        if locks is not None and locks.problem is not None:
-            problems["link locks"] = (
-                f"the lock connection failed, no link is driven here: {locks.problem}"
-            )
-        for table_id, why in sorted(self.runtime.unrecorded.items()):
-            problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
-        for link_id, state in sorted(self.runtime.states.items()):
-            reason = self.runtime.inoperable.get(link_id)
-            if reason is not None:
-                # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
-                problems[f"link {link_id}"] = f"inoperable: {reason}"
-            elif state.tables and not any(ts.online for ts in state.tables.values()):
-                # Whoever polls it (this process or another), no table of the link answers.
-                problems[f"link {link_id}"] = (
-                    f"every table is offline ({', '.join(sorted(state.tables))})"
-                )
-        poller = self.poller
-        if poller is not None:
-            now = self.clock.now_us()
-            by_link: dict[str, list[TablePoll]] = {}
-            for tp in poller.tables.values():
-                by_link.setdefault(tp.link_id, []).append(tp)
-            for link_id, tps in sorted(by_link.items()):
-                if self.standing_by(link_id):
-                    continue  # a standby is healthy; ``readiness_notes`` says so
-                if not self.runtime.is_live(link_id, now):
-                    continue  # not polled until the commission approves it
-                slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
-                window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
-                latest = max((tp.last_ok_us or 0) for tp in tps)
-                if f"link {link_id}" in problems:
-                    continue  # said already
-                if now - latest > window:
-                    problems[f"link {link_id}"] = (
-                        f"no table answered in the last {window // 1_000_000} s"
-                    )
-                elif (recording := poller.recording_problem(link_id)) is not None:
-                    problems[f"link {link_id}"] = recording
-        return problems
+        """Problems that make this controller not ready, by subject; empty when ready
+        (``controller.runtime.readiness``)."""
+        return await readiness.problems(self)
 
     def degraded(self, link_id: str) -> bool:
-        """Whether what is shown of the link may be behind the floor: its last recorded state.
-
-        Where this process polls the link: its tables' readings are not being recorded (the
-        database is out of reach). Where another process does (a web process, a standby):
-        this one is not hearing of that process's commits.
-        """
-        poller = self.poller
-        if (
-            poller is not None
-            and not self.standing_by(link_id)
-            and any(tp.link_id == link_id for tp in poller.tables.values())
-        ):
-            return poller.recording_problem(link_id) is not None
-        feed = self.change_feed
-        return feed is not None and feed.problem is not None
+        """Whether what is shown of the link may be behind the floor: its last recorded state
+        (``controller.runtime.readiness``)."""
+        return readiness.degraded(self, link_id)
 
     def readiness_notes(self) -> Mapping[str, str]:
         """What a ready controller should still say: the links it stands by for."""
-        locks = self.link_locks
-        if locks is None or self.poller is None:
-            return {}
-        return {
-            f"link {link_id}": "standby: driven by another controller"
-            for link_id in locks.link_ids
-            if link_id not in locks.held
-        }
+        return readiness.notes(self)
 
     # ------------------------------------------------------------------------- floor displays
 
@@ -494,13 +414,7 @@ class FloorService:
 
     async def link_names(self, link_id: str) -> tuple[str, dict[str, str]]:
         """The link's name and its tables' names, as people call them."""
-        async with self.engine.connect() as conn:
-            link = (
-                await conn.execute(select(LinkRow.name).where(LinkRow.link_id == link_id))
-            ).scalar_one_or_none()
-            if link is None:
-                raise NotFound(f"no link {link_id!r}")
-            rows = await conn.execute(
-                select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
-            )
-            return link, {tid: name for tid, name in rows}
+        names = await link_names(self.engine, link_id)
+        if names is None:
+            raise NotFound(f"no link {link_id!r}")
+        return names.name, names.tables
