@@ -57,19 +57,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
 from controller.core.reducer import Outcome, display_frame
 from controller.runtime.service import FloorService
 
+__all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
+
 log = logging.getLogger(__name__)
 
-Send = Callable[[str], Coroutine[Any, Any, None]]
-Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 Ending = Literal["left", "dropped", "closing"]
 
 
@@ -89,139 +88,6 @@ class HubTiming:
     fresh_floor_us: int = 3_000_000
 
 
-class _Client:
-    """One display connection: a slot for the latest undelivered message, and its sender.
-
-    Delivery is eager: a message offered to an idle client is sent at once, from the code
-    that framed it, as far as the send can go without waiting (on a healthy connection, all
-    the way: the frame is written to the socket). Only a send that has to wait (the
-    connection's buffer is full) is handed to the client's own task to finish. Waking a
-    task per client per message cost more than the send itself with thousands of displays.
-    """
-
-    __slots__ = (
-        "channel",
-        "dropped",
-        "failed",
-        "inflight",
-        "pending",
-        "send",
-        "sending_since",
-        "sent",
-        "task",
-        "waiter",
-    )
-
-    def __init__(self, channel: _Channel, send: Send) -> None:
-        self.channel = channel
-        self.send = send
-        self.pending: str | None = None
-        self.waiter: asyncio.Future[None] | None = None
-        self.sending_since: float | None = None
-        self.sent = 0
-        self.dropped = False
-        self.task: asyncio.Task[None] | None = None
-        # A send started eagerly that has to wait: the coroutine and what it waits for.
-        self.inflight: tuple[Coroutine[Any, Any, None], Any] | None = None
-        self.failed: BaseException | None = None  # an eager send that raised
-
-    def offer(self, text: str) -> None:
-        """The latest state replaces any older one not yet sent."""
-        waiter = self.waiter
-        if waiter is None or waiter.done() or self.failed is not None:
-            self.pending = text  # busy: its task sends the latest when it is free
-            return
-        self.pending = None
-        coro = self.send(text)
-        try:
-            yielded = coro.send(None)
-        except StopIteration:
-            self.sent += 1
-            return
-        except BaseException as exc:  # the connection is gone: its task ends the client
-            self.failed = exc
-            waiter.set_result(None)
-            return
-        self.inflight = (coro, yielded)
-        self.sending_since = asyncio.get_running_loop().time()
-        waiter.set_result(None)
-
-    def offer_heartbeat(self, text: str) -> None:
-        # A state waiting to go out says as much as a heartbeat would.
-        if self.pending is None:
-            self.offer(text)
-
-
-class _Resume:
-    """Awaiting this finishes, in the awaiting task, a coroutine started outside any task
-    that stopped at ``yielded`` (what it waits for)."""
-
-    __slots__ = ("coro", "yielded")
-
-    def __init__(self, coro: Coroutine[Any, Any, None], yielded: Any) -> None:
-        self.coro = coro
-        self.yielded = yielded
-
-    def __await__(self) -> Generator[Any, Any, None]:
-        coro, value = self.coro, self.yielded
-        while True:
-            try:
-                sent = yield value
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:
-                try:
-                    value = coro.throw(exc)
-                except StopIteration:
-                    return
-            else:
-                try:
-                    value = coro.send(sent)
-                except StopIteration:
-                    return
-
-
-class _Channel:
-    """One link's current message and the clients that receive it."""
-
-    __slots__ = (
-        "at_us",
-        "clients",
-        "content",
-        "heartbeat_text",
-        "link_id",
-        "name",
-        "seq",
-        "snapshot_text",
-        "table_names",
-        "update_text",
-    )
-
-    def __init__(self, link_id: str, name: str, table_names: dict[str, str]) -> None:
-        self.link_id = link_id
-        self.name = name
-        self.table_names = table_names
-        self.seq = 0
-        self.content: dict[str, Any] = {}
-        self.at_us = 0
-        self.update_text = ""
-        self.snapshot_text: str | None = None
-        self.heartbeat_text = ""
-        self.clients: set[_Client] = set()
-
-    def snapshot(self) -> str:
-        """The current state as a snapshot, encoded once per seq."""
-        if self.snapshot_text is None:
-            self.snapshot_text = encode("snapshot", self.seq, self.content, self.at_us)
-        return self.snapshot_text
-
-
-def encode(kind: str, seq: int, content: Mapping[str, Any], at_us: int) -> str:
-    message = {"type": kind, "seq": seq, **content, "at_us": at_us}
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-
-
 class LiveHub:
     """Pushes each link's display state to its connected displays.
 
@@ -233,7 +99,7 @@ class LiveHub:
     def __init__(self, service: FloorService, *, timing: HubTiming | None = None) -> None:
         self.service = service
         self.timing = timing or HubTiming()
-        self.channels: dict[str, _Channel] = {}
+        self.channels: dict[str, Channel] = {}
         self.dropped = 0  # clients dropped for not keeping up, since start
         self._opening = asyncio.Lock()
         self._dirty: set[str] = set()
@@ -279,7 +145,7 @@ class LiveHub:
     async def serve(self, link_id: str, send: Send, receive: Receive) -> Ending:
         """A snapshot, then every update, until the client leaves or is dropped."""
         channel = await self.channel(link_id)
-        client = _Client(channel, send)
+        client = Client(channel, send)
         channel.clients.add(client)
         sender = asyncio.create_task(self._send_forever(client), name=f"display {link_id}")
         client.task = sender
@@ -295,7 +161,7 @@ class LiveHub:
             return "dropped"
         return "closing" if self._stopping else "left"
 
-    async def _send_forever(self, client: _Client) -> None:
+    async def _send_forever(self, client: Client) -> None:
         loop = asyncio.get_running_loop()
         client.pending = None  # the snapshot says everything offered until now
         text: str | None = client.channel.snapshot()
@@ -310,7 +176,7 @@ class LiveHub:
                     # An eager send that had to wait: finish it here.
                     coro, yielded = client.inflight
                     try:
-                        await _Resume(coro, yielded)
+                        await Resume(coro, yielded)
                     finally:
                         client.inflight = None
                     client.sending_since = None
@@ -323,7 +189,7 @@ class LiveHub:
             client.sent += 1
             text, client.pending = client.pending, None
 
-    def _drop(self, client: _Client) -> None:
+    def _drop(self, client: Client) -> None:
         client.dropped = True
         client.channel.clients.discard(client)
         self.dropped += 1
@@ -332,7 +198,7 @@ class LiveHub:
 
     # ------------------------------------------------------------------------- channels
 
-    async def channel(self, link_id: str) -> _Channel:
+    async def channel(self, link_id: str) -> Channel:
         """The link's channel, opened (its names read, its first state framed) when new."""
         found = self.channels.get(link_id)
         if found is not None:
@@ -342,7 +208,7 @@ class LiveHub:
             if found is not None:
                 return found
             name, table_names = await self.service.link_names(link_id)
-            channel = _Channel(link_id, name, table_names)
+            channel = Channel(link_id, name, table_names)
             self._refresh(channel, self.service.clock.now_us())
             self.channels[link_id] = channel
             return channel
@@ -368,14 +234,14 @@ class LiveHub:
             if channel is not None:
                 self._guarded_refresh(channel, now_us)
 
-    def _guarded_refresh(self, channel: _Channel, now_us: int) -> None:
+    def _guarded_refresh(self, channel: Channel, now_us: int) -> None:
         try:
             self._refresh(channel, now_us)
         except Exception:
             # A display must never take the controller down; the next tick tries again.
             log.exception("framing the display state of link %s failed", channel.link_id)
 
-    def _refresh(self, channel: _Channel, now_us: int) -> bool:
+    def _refresh(self, channel: Channel, now_us: int) -> bool:
         """Frame the link now; when anything shown changed, push an update. True if pushed."""
         content = self._content(channel, now_us)
         if content == channel.content:
@@ -389,7 +255,7 @@ class LiveHub:
             client.offer(text)
         return True
 
-    def _content(self, channel: _Channel, now_us: int) -> dict[str, Any]:
+    def _content(self, channel: Channel, now_us: int) -> dict[str, Any]:
         service = self.service
         link_id = channel.link_id
         state = service.runtime.states[link_id]

@@ -45,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -58,15 +58,12 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from prometheus_client.registry import Collector
-from sqlalchemy import func, select
 
+from app.floor_gauges import FloorState
 from app.live import LiveHub
 from controller.core.reducer import EntryKind, Outcome
-from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.runtime.service import FloorService
-from controller.storage.models import HitRow
+from controller.storage.held_hits import unreleased_hits
 from controller.storage.verify import verify_ledger
 
 log = logging.getLogger(__name__)
@@ -82,138 +79,6 @@ LOOP_LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.
 VERIFY_FIRST_S = 300.0
 VERIFY_INTERVAL_S = 24 * 60 * 60.0
 HIT_STATUSES = ("awarded", "refused")
-
-
-class _FloorState(Collector):
-    """What is read from the service's memory at each scrape."""
-
-    def __init__(self, metrics: FloorMetrics) -> None:
-        self.metrics = metrics
-
-    def collect(self) -> Iterable[Any]:
-        m = self.metrics
-        service = m.service
-        table_labels = ["link_id", "table_id"]
-        polls = CounterMetricFamily(
-            "progressive_table_polls", "Polls of each table", labels=table_labels
-        )
-        errors = CounterMetricFamily(
-            "progressive_table_errors",
-            "Failed polls, writes and recordings of each table",
-            labels=table_labels,
-        )
-        timeouts = CounterMetricFamily(
-            "progressive_table_timeouts",
-            "Polls a table did not answer in time",
-            labels=table_labels,
-        )
-        online = GaugeMetricFamily(
-            "progressive_table_online", "1 when the table is online", labels=table_labels
-        )
-        out_of_play = GaugeMetricFamily(
-            "progressive_table_out_of_play",
-            f"1 when the table is removed from play ({INTEGRITY_CLAUSE})",
-            labels=table_labels,
-        )
-        unrecorded = GaugeMetricFamily(
-            "progressive_table_unrecorded",
-            "1 when the table is held because its reading could not be recorded",
-            labels=table_labels,
-        )
-        link_labels = ["link_id"]
-        tables_online = GaugeMetricFamily(
-            "progressive_tables_online", "Tables of the link online", labels=link_labels
-        )
-        held = GaugeMetricFamily(
-            "progressive_tables_hit_pending",
-            "Tables of the link held for a technician after a hit",
-            labels=link_labels,
-        )
-        held_age = GaugeMetricFamily(
-            "progressive_hit_pending_oldest_age_seconds",
-            "How long the longest-held table of the link has waited (0: none held)",
-            labels=link_labels,
-        )
-        live = GaugeMetricFamily(
-            "progressive_link_live",
-            "1 once the link plays (approved by the commission)",
-            labels=link_labels,
-        )
-        polling = GaugeMetricFamily(
-            "progressive_link_polling",
-            "1 when this process polls the link's tables (0: another controller drives it)",
-            labels=link_labels,
-        )
-        answered = GaugeMetricFamily(
-            "progressive_link_last_answer_timestamp_seconds",
-            "When a table of the link last answered a poll of this process",
-            labels=link_labels,
-        )
-        meter = GaugeMetricFamily(
-            "progressive_meter_cents", "The link's meter as displayed, in cents", labels=link_labels
-        )
-        clients = GaugeMetricFamily(
-            "progressive_websocket_clients", "Floor displays connected", labels=link_labels
-        )
-        if not service.started:
-            return
-        now_us = service.clock.now_us()
-        poller = service.poller
-        hub = m.hub
-        for link_id, state in sorted(service.runtime.states.items()):
-            n_online = n_held = 0
-            for table_id, ts in sorted(state.tables.items()):
-                labels = [link_id, table_id]
-                tp = poller.tables.get(table_id) if poller is not None else None
-                if tp is not None:
-                    polls.add_metric(labels, tp.polls)
-                    errors.add_metric(labels, tp.errors)
-                    timeouts.add_metric(labels, tp.timeouts)
-                online.add_metric(labels, 1 if ts.online else 0)
-                out_of_play.add_metric(labels, 1 if ts.out_of_play else 0)
-                unrecorded.add_metric(labels, 1 if table_id in service.runtime.unrecorded else 0)
-                n_online += ts.online and not ts.out_of_play
-                n_held += ts.hit_pending
-            tables_online.add_metric([link_id], n_online)
-            held.add_metric([link_id], n_held)
-            since = m.held_since_us.get(link_id)
-            age = max(0, now_us - since) / 1e6 if n_held and since is not None else 0.0
-            held_age.add_metric([link_id], age)
-            live.add_metric([link_id], 1 if service.runtime.is_live(link_id, now_us) else 0)
-            if poller is not None:
-                polling.add_metric([link_id], 1 if poller.polling(link_id) else 0)
-                last = service.link_answered_us(link_id)
-                if last is not None:
-                    answered.add_metric([link_id], last / 1e6)
-            meter.add_metric([link_id], state.meter_cents)
-            channel_clients = (
-                hub.clients(link_id) if hub is not None and link_id in hub.channels else 0
-            )
-            clients.add_metric([link_id], channel_clients)
-        yield from (polls, errors, timeouts, online, out_of_play, unrecorded, tables_online)
-        yield from (held, held_age)
-        yield from (live, polling, answered, meter, clients)
-        if m.ws_refused is not None:
-            refused = CounterMetricFamily(
-                "progressive_websocket_refused",
-                "Display feeds refused before they were served, by reason",
-                labels=["reason"],
-            )
-            for reason, n in sorted(m.ws_refused.items()):
-                refused.add_metric([reason], n)
-            yield refused
-        feed = service.change_feed
-        if feed is not None:  # PostgreSQL: following the other processes' commits
-            yield GaugeMetricFamily(
-                "progressive_change_feed_listening",
-                "1 while this process hears of the other processes' commits",
-                value=1 if feed.listening else 0,
-            )
-            yield CounterMetricFamily(
-                "progressive_change_feed_links_read",
-                "Links read again after another process committed to them",
-                value=feed.links_read,
-            )
 
 
 class FloorMetrics:
@@ -297,7 +162,7 @@ class FloorMetrics:
             self._add_link(link_id)
         self.held_since_us: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        registry.register(_FloorState(self))
+        registry.register(FloorState(self))
 
     def _add_link(self, link_id: str) -> None:
         self._latency[link_id] = self.poll_latency.labels(link_id)
@@ -400,15 +265,11 @@ class FloorMetrics:
         }
         since: dict[str, int] = {}
         if held:
-            async with service.engine.connect() as conn:
-                rows = await conn.execute(
-                    select(HitRow.link_id, HitRow.table_id, func.min(HitRow.at_us))
-                    .where(HitRow.released_by.is_(None))
-                    .group_by(HitRow.link_id, HitRow.table_id)
-                )
-                for link_id, tid, at_us in rows:
-                    if (link_id, tid) in held and at_us is not None:
-                        since[link_id] = min(at_us, since.get(link_id, at_us))
+            for hit in await unreleased_hits(service.engine):
+                if (hit.link_id, hit.table_id) in held:
+                    since[hit.link_id] = min(
+                        hit.first_at_us, since.get(hit.link_id, hit.first_at_us)
+                    )
         self.held_since_us = since
 
     def exposition(self) -> bytes:

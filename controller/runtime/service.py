@@ -8,31 +8,40 @@ page, the API and a display agree on what "offline" or "hit pending" means.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork.checkpoints import at_text, load_private_key
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
-from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.progression import RATE_GOVERNED_CLAUSE
+from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.config import FloorConfig
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
+from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
-from controller.storage.models import LinkRow, TableRow
-from controller.storage.store import LedgerStore, NotFound, TableSpec
+from controller.storage.link_names import link_names
+from controller.storage.store import LedgerStore, NotFound
+
+__all__ = [
+    "READY_FLOOR_US",
+    "READY_INTERVALS",
+    "FloorMismatch",
+    "FloorService",
+    "TableStateName",
+    "TableStatus",
+    "open_floor",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +56,6 @@ TableStateName = Literal[
     "inoperable",
     "unrecorded",
 ]
-
-# A link counts as polled recently when one of its tables answered within this many of the
-# slowest table's poll intervals (and never less than this floor).
-READY_INTERVALS = 5
-READY_FLOOR_US = 5_000_000
-
-
-class FloorMismatch(ValueError):
-    """The configuration file and the database disagree about a link."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,74 +82,6 @@ class TableStatus:
         if self.bet_bitmap is None:
             return ()
         return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
-
-
-async def open_floor(
-    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
-) -> LinkRuntime:
-    """Create the links the database does not have yet; check the others match the file.
-
-    A link that exists keeps what the database says: its rate, reset amount and paytable
-    change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
-    A new link is filed with the commission and does not play until approved (68 IAC
-    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
-    """
-    await store.check_key()
-    runtime = LinkRuntime(store, clock)
-    await runtime.load()
-    for link in floor.links:
-        _check_against_database(runtime, link)
-    desk = SubmissionDesk(runtime, notice_override=notice_override)
-    for link in floor.links:
-        if link.link_id in runtime.states:
-            continue
-        await store.create_link(
-            link_id=link.link_id,
-            name=link.name,
-            game=link.game,
-            rate_bp=link.rate_bp,
-            reset_cents=link.reset_cents,
-            hit_policy=link.policy,
-            at_us=clock.now_us(),
-            actor="configuration",
-            tables=[
-                TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
-            ],
-        )
-        await runtime.reload_links([link.link_id])
-        await desk.file_new_link(link.link_id, filed_by="configuration")
-    return runtime
-
-
-def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
-    where = f"link {link.link_id}"
-    state = runtime.states.get(link.link_id)
-    if state is None:
-        for t in link.tables:
-            other = runtime.table_link.get(t.config.table_id)
-            if other is not None:
-                raise FloorMismatch(
-                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
-                )
-        return
-    if state.game is not link.game:
-        raise FloorMismatch(
-            f"{where}: the file says {link.game.label}, the database {state.game.label}"
-        )
-    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
-        raise FloorMismatch(
-            f"{where}: the file's rate or reset amount differs from the database's; a link's "
-            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
-        )
-    configured = {t.config.table_id: t.config for t in link.tables}
-    if set(configured) != set(state.tables):
-        raise FloorMismatch(
-            f"{where}: the file has tables {sorted(configured)}, the database "
-            f"{sorted(state.tables)}"
-        )
-    for tid, cfg in configured.items():
-        if state.tables[tid].config != cfg:
-            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
 
 
 class FloorService:
@@ -433,93 +365,18 @@ class FloorService:
         return [self.table_status(tid) for lid in ids for tid in sorted(states[lid].tables)]
 
     async def readiness(self) -> Mapping[str, str]:
-        """Problems that make this controller not ready, by subject; empty when ready.
-
-        Ready means the database answers and, when this process polls, every link had a table
-        answer recently (DESIGN.md: ``/readyz``).
-        """
-        problems: dict[str, str] = {}
-        if not self.started:
-            return {"service": "not started"}
-        try:
-            async with asyncio.timeout(2.0):
-                async with self.engine.connect() as conn:
-                    await conn.execute(text("SELECT 1"))
-        except Exception as exc:  # any failure to reach it is the answer
-            problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
-        feed = self.change_feed
-        if feed is not None and feed.problem is not None:
-            problems["other processes' commits"] = (
-                f"not listening, what is shown may be old: {feed.problem}"
-            )
-        locks = self.link_locks
-        if locks is not None and locks.problem is not None:
-            problems["link locks"] = (
-                f"the lock connection failed, no link is driven here: {locks.problem}"
-            )
-        for table_id, why in sorted(self.runtime.unrecorded.items()):
-            problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
-        for link_id, state in sorted(self.runtime.states.items()):
-            reason = self.runtime.inoperable.get(link_id)
-            if reason is not None:
-                # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
-                problems[f"link {link_id}"] = f"inoperable: {reason}"
-            elif state.tables and not any(ts.online for ts in state.tables.values()):
-                # Whoever polls it (this process or another), no table of the link answers.
-                problems[f"link {link_id}"] = (
-                    f"every table is offline ({', '.join(sorted(state.tables))})"
-                )
-        poller = self.poller
-        if poller is not None:
-            now = self.clock.now_us()
-            by_link: dict[str, list[TablePoll]] = {}
-            for tp in poller.tables.values():
-                by_link.setdefault(tp.link_id, []).append(tp)
-            for link_id, tps in sorted(by_link.items()):
-                if self.standing_by(link_id):
-                    continue  # a standby is healthy; ``readiness_notes`` says so
-                if not self.runtime.is_live(link_id, now):
-                    continue  # not polled until the commission approves it
-                slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
-                window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
-                latest = max((tp.last_ok_us or 0) for tp in tps)
-                if f"link {link_id}" in problems:
-                    continue  # said already
-                if now - latest > window:
-                    problems[f"link {link_id}"] = (
-                        f"no table answered in the last {window // 1_000_000} s"
-                    )
-                elif (recording := poller.recording_problem(link_id)) is not None:
-                    problems[f"link {link_id}"] = recording
-        return problems
+        """Problems that make this controller not ready, by subject; empty when ready
+        (``controller.runtime.readiness``)."""
+        return await readiness.problems(self)
 
     def degraded(self, link_id: str) -> bool:
-        """Whether what is shown of the link may be behind the floor: its last recorded state.
-
-        Where this process polls the link: its tables' readings are not being recorded (the
-        database is out of reach). Where another process does (a web process, a standby):
-        this one is not hearing of that process's commits.
-        """
-        poller = self.poller
-        if (
-            poller is not None
-            and not self.standing_by(link_id)
-            and any(tp.link_id == link_id for tp in poller.tables.values())
-        ):
-            return poller.recording_problem(link_id) is not None
-        feed = self.change_feed
-        return feed is not None and feed.problem is not None
+        """Whether what is shown of the link may be behind the floor: its last recorded state
+        (``controller.runtime.readiness``)."""
+        return readiness.degraded(self, link_id)
 
     def readiness_notes(self) -> Mapping[str, str]:
         """What a ready controller should still say: the links it stands by for."""
-        locks = self.link_locks
-        if locks is None or self.poller is None:
-            return {}
-        return {
-            f"link {link_id}": "standby: driven by another controller"
-            for link_id in locks.link_ids
-            if link_id not in locks.held
-        }
+        return readiness.notes(self)
 
     # ------------------------------------------------------------------------- floor displays
 
@@ -557,13 +414,7 @@ class FloorService:
 
     async def link_names(self, link_id: str) -> tuple[str, dict[str, str]]:
         """The link's name and its tables' names, as people call them."""
-        async with self.engine.connect() as conn:
-            link = (
-                await conn.execute(select(LinkRow.name).where(LinkRow.link_id == link_id))
-            ).scalar_one_or_none()
-            if link is None:
-                raise NotFound(f"no link {link_id!r}")
-            rows = await conn.execute(
-                select(TableRow.table_id, TableRow.name).where(TableRow.link_id == link_id)
-            )
-            return link, {tid: name for tid, name in rows}
+        names = await link_names(self.engine, link_id)
+        if names is None:
+            raise NotFound(f"no link {link_id!r}")
+        return names.name, names.tables

@@ -1,0 +1,155 @@
+"""Corrections of a meter over HTTP: one person asks, a second approves or rejects."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
+from pydantic import BaseModel
+
+from app.api.floor_models import ServiceDep, bad_input, errors
+from app.api.text_fields import IdText, Note, Reference
+from app.security import Principal, Role, require
+from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents
+from controller.paperwork import corrections
+from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.storage.store import NotFound
+
+router = APIRouter(prefix="/api/v1")
+
+REQUESTERS = require(Role.SUPERVISOR)
+APPROVERS = require(Role.SUPERVISOR, Role.ADMIN)
+AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
+
+
+class CorrectionRequestRead(BaseModel):
+    request_id: str
+    link_id: str
+    delta_cents: int
+    category: str
+    reason: str
+    document_sha256: str | None
+    requested_by: str
+    at_us: int
+    status: Literal["pending", "approved", "rejected"]
+    decided_by: str | None
+    decided_at_us: int | None
+    decision_reason: str | None
+    correction_id: str | None
+
+
+class RejectRequest(BaseModel):
+    reason: Note
+
+
+def _request(r: Any) -> CorrectionRequestRead:
+    return CorrectionRequestRead(
+        request_id=r.request_id,
+        link_id=r.link_id,
+        delta_cents=displayed_cents(r.delta_units),
+        category=r.category,
+        reason=r.reason,
+        document_sha256=r.document_sha256,
+        requested_by=r.requested_by,
+        at_us=r.at_us,
+        status=r.status,
+        decided_by=r.decided_by,
+        decided_at_us=r.decided_at_us,
+        decision_reason=r.decision_reason,
+        correction_id=r.correction_id,
+    )
+
+
+@router.post(
+    "/links/{link_id}/corrections",
+    tags=["corrections"],
+    status_code=status.HTTP_201_CREATED,
+    summary="Request a correction of the meter (applied when a second person approves)",
+    description="Multipart form: delta_cents (negative lowers the meter), category, reason and "
+    f"a supporting document (PDF, PNG, JPEG or UTF-8 text, at most "
+    f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB; required for a reduction).",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def request_correction(
+    link_id: IdText,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REQUESTERS)],
+    delta_cents: Annotated[int, Form(ge=-MAX_AMOUNT_CENTS, le=MAX_AMOUNT_CENTS)],
+    category: Annotated[CorrectionCategory, Form()],
+    reason: Annotated[Note, Form()],
+    document: Annotated[UploadFile | None, File()] = None,
+) -> CorrectionRequestRead:
+    content: bytes | None = None
+    name, kind = "document", "application/octet-stream"
+    if document is not None:
+        content = await document.read(MAX_DOCUMENT_BYTES + 1)
+        try:
+            name, kind = accept_document(
+                content, filename=document.filename, content_type=document.content_type
+            )
+        except DocumentRefused as exc:
+            raise bad_input("body.document", str(exc)) from None
+    request_id = await corrections.request_correction(
+        service.runtime,
+        link_id=link_id,
+        delta_cents=delta_cents,
+        category=category,
+        reason=reason,
+        requested_by=who.username,
+        document=content,
+        document_name=name,
+        document_type=kind,
+    )
+    return _request(await corrections.correction_request(service.engine, request_id))
+
+
+@router.get(
+    "/corrections",
+    tags=["corrections"],
+    summary="Correction requests, newest first",
+    responses=errors(401, 403, 404, 422),
+)
+async def list_corrections(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    link: Annotated[IdText | None, Query()] = None,
+    status_: Annotated[
+        Literal["pending", "approved", "rejected"] | None, Query(alias="status")
+    ] = None,
+) -> list[CorrectionRequestRead]:
+    if link is not None and link not in service.runtime.states:
+        raise NotFound(f"no link {link!r}")
+    rows = await corrections.correction_requests(service.engine, link_id=link, status=status_)
+    return [_request(r) for r in rows]
+
+
+@router.post(
+    "/corrections/{request_id}/approve",
+    tags=["corrections"],
+    summary="Approve a correction as the second person; it is applied at once",
+    responses=errors(401, 403, 404, 409),
+)
+async def approve_correction(
+    request_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
+) -> CorrectionRequestRead:
+    await corrections.approve_correction(service.runtime, request_id, approved_by=who.username)
+    return _request(await corrections.correction_request(service.engine, request_id))
+
+
+@router.post(
+    "/corrections/{request_id}/reject",
+    tags=["corrections"],
+    summary="Reject a correction request with a reason",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def reject_correction(
+    request_id: Reference,
+    body: RejectRequest,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(APPROVERS)],
+) -> CorrectionRequestRead:
+    await corrections.reject_correction(
+        service.runtime, request_id, rejected_by=who.username, reason=body.reason
+    )
+    return _request(await corrections.correction_request(service.engine, request_id))

@@ -1,0 +1,5 @@
+"""``python -m app.cli``: the ``progressive`` command."""
+
+from app.cli import main
+
+main()

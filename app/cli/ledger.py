@@ -1,0 +1,172 @@
+"""``progressive ledger``: the checkpoint signing keys and the check of the meter history,
+in the database or in an export."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from app.cli.common import LINK_ID, database, db_option, main, run, settings_for
+from controller.paperwork.checkpoints import (
+    CheckpointError,
+    CheckpointFile,
+    load_public_key,
+    make_key_pair,
+    read_checkpoints,
+)
+from controller.paperwork.export import verify_export
+from controller.settings import Settings, checkpoint_public_key_path, load_ledger_key
+from controller.storage.verify import verify_ledger
+
+
+@main.group()
+def ledger() -> None:
+    """The meter history."""
+
+
+def _signed_checkpoints(
+    settings: Settings, checkpoints: Path | None, public_key: Path | None, *, required: bool
+) -> CheckpointFile | None:
+    """The checkpoint file given (or the settings' one, when it exists) read with the public
+    key given (or the settings' one); None when neither names any."""
+    path = checkpoints
+    if path is None and settings.checkpoint_file.exists():
+        path = settings.checkpoint_file
+    key_path = public_key or checkpoint_public_key_path(settings)
+    if path is None:
+        if required:
+            raise click.UsageError("--checkpoints FILE is needed")
+        return None
+    if key_path is None:
+        raise click.UsageError(
+            f"{path} is checked with the controller's public key: --public-key FILE"
+        )
+    try:
+        return read_checkpoints(path, load_public_key(key_path))
+    except CheckpointError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+checkpoints_option = click.option(
+    "--checkpoints",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Signed checkpoint file (default: the checkpoint_file setting, when it exists).",
+)
+public_key_option = click.option(
+    "--public-key",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The controller's checkpoint public key (default: the signing key file's .pub).",
+)
+
+
+@ledger.command("keygen")
+@click.option(
+    "--out",
+    "folder",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for checkpoint-signing.key (private, 0600) and checkpoint-signing.pub.",
+)
+def ledger_keygen(folder: Path) -> None:
+    """A key pair for signing checkpoints: the controller keeps the private key, auditors get
+    the public one."""
+    try:
+        private, public = make_key_pair(folder)
+    except CheckpointError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"private key {private} (keep it on the controller only)")
+    click.echo(f"public key  {public} (give it to auditors)")
+    click.echo(f"set PROGRESSIVE_CHECKPOINT_KEY_FILE={private}")
+
+
+@ledger.command("verify")
+@db_option
+@click.option(
+    "--link", "links", type=LINK_ID, multiple=True, help="Only these links (default: all)."
+)
+@checkpoints_option
+@public_key_option
+def ledger_verify(
+    database_url: str | None,
+    links: tuple[str, ...],
+    checkpoints: Path | None,
+    public_key: Path | None,
+) -> None:
+    """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link.
+
+    With signed checkpoints, also refuse a chain shorter than, or diverging from, any of them
+    (entries taken away, a database put back from an earlier copy)."""
+    settings = settings_for(database_url)
+    signed = _signed_checkpoints(settings, checkpoints, public_key, required=False)
+    show = sys.stderr.isatty()
+
+    def progress(n: int) -> None:
+        if show:
+            click.echo(f"\r  {n:,} entries checked", nl=False, err=True)
+
+    async def go() -> Any:
+        key = load_ledger_key(settings)
+        async with database(settings) as engine:
+            return await verify_ledger(
+                engine,
+                key,
+                link_ids=list(links) or None,
+                progress=progress,
+                checkpoints=signed.checkpoints if signed else (),
+            )
+
+    report = run(go())
+    if show:
+        click.echo("", err=True)
+    for link_id, count in sorted(report.links.items()):
+        bad = [p for p in report.problems if p.link_id == link_id]
+        click.echo(f"link {link_id}: {count:,} entries " + ("BROKEN" if bad else "whole"))
+    file_problems = signed.problems if signed else []
+    for line in file_problems:
+        click.echo(f"BROKEN: {line}", err=True)
+    for problem in report.problems:
+        click.echo(f"BROKEN: {problem}", err=True)
+    if signed is None:
+        click.echo("no signed checkpoints given: a history cut short would not be seen", err=True)
+    else:
+        click.echo(f"checked against {report.checkpoints:,} signed checkpoints")
+    if report.ok and not file_problems:
+        click.echo(f"ledger whole: {report.entries:,} entries in {len(report.links)} links")
+    else:
+        n = len(report.problems) + len(file_problems)
+        click.echo(f"ledger NOT whole: {n} problem(s)", err=True)
+        sys.exit(1)
+
+
+@ledger.command("verify-export")
+@click.argument("export_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@checkpoints_option
+@public_key_option
+def ledger_verify_export(
+    export_file: Path, checkpoints: Path | None, public_key: Path | None
+) -> None:
+    """Check a history export (``export history --format json``) offline, with the signed
+    checkpoints and the public key alone: no database, no ledger key."""
+    signed = _signed_checkpoints(settings_for(None), checkpoints, public_key, required=True)
+    assert signed is not None
+    try:
+        data = json.loads(export_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise click.ClickException(f"{export_file} is not a JSON export: {exc}") from None
+    check = verify_export(data, signed.checkpoints)
+    for line in signed.problems + check.problems:
+        click.echo(f"BROKEN: {line}", err=True)
+    click.echo(
+        f"{check.entries:,} entries; {check.anchored:,} proved by {check.checkpoints:,} signed "
+        f"checkpoints; {check.entries - check.anchored:,} not inside a checkpoint"
+    )
+    if not check.ok or signed.problems:
+        click.echo("export NOT verified", err=True)
+        sys.exit(1)
+    click.echo("export verified against the signed checkpoints")

@@ -1,0 +1,231 @@
+"""``progressive links``: creating links (each filed with the commission), listing them and
+recovering one that is inoperable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from app.cli.common import LINK_ID, NAME, Text, database, db_option, main, run, settings_for
+from controller.core.games import Game
+from controller.core.money import (
+    MAX_DENOMINATION_CENTS,
+    MoneyError,
+    check_cents,
+    format_bp,
+    format_cents,
+    parse_cents,
+    parse_rate_bp,
+)
+from controller.core.reducer import HitPolicy, TableConfig
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules import RuleViolation
+from controller.rules.progression import check_rate_of_progression
+from controller.rules.wagers import check_denomination
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
+from controller.runtime.links import LinkRuntime
+from controller.runtime.new_links import create_and_file_link
+from controller.settings import load_ledger_key
+from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.text import MULTILINE
+
+
+@main.group()
+def links() -> None:
+    """Links and their tables."""
+
+
+def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> TableSpec:
+    table_id, _, denom = text.partition(":")
+    if not table_id:
+        raise click.BadParameter(f"{text!r}: give a table as ID or ID:DENOMINATION, e.g. T1:$1")
+    if (problem := id_problem(table_id)) is not None:
+        raise click.BadParameter(f"table id {problem}", param_hint="--table")
+    fixed = game.fixed_wager_cents
+    try:
+        cents = parse_cents(denom) if denom else (fixed or 100)
+        check_cents(f"table {table_id}: denomination", cents, low=1, high=MAX_DENOMINATION_CENTS)
+    except MoneyError as exc:
+        raise click.BadParameter(str(exc), param_hint="--table") from exc
+    try:
+        check_denomination(game, cents)
+    except RuleViolation as exc:
+        raise click.BadParameter(f"table {table_id}: {exc}") from exc
+    return TableSpec(
+        config=TableConfig(
+            table_id=table_id,
+            denomination_cents=cents,
+            max_credits_per_seat_round=max_credits,
+            min_round_us=min_round_s * 1_000_000,
+        )
+    )
+
+
+@links.command("create")
+@db_option
+@click.option("--id", "link_id", type=LINK_ID, required=True)
+@click.option("--name", type=NAME, default=None)
+@click.option("--game", type=click.Choice([g.value for g in Game]), required=True)
+@click.option("--rate", required=True, help="Rate of progression, e.g. 82.5%.")
+@click.option("--reset", "reset", required=True, help="Reset amount, e.g. $10,000.")
+@click.option(
+    "--table",
+    "tables",
+    multiple=True,
+    required=True,
+    help="ID or ID:DENOMINATION (e.g. T1:$1); repeat for each table.",
+)
+@click.option(
+    "--policy",
+    type=click.Choice([p.value for p in HitPolicy]),
+    default="split",
+    show_default=True,
+    help="Several hits in one round: split or sequential.",
+)
+@click.option(
+    "--min-round-seconds",
+    type=click.IntRange(1, MIN_ROUND_MS[1] // 1000),
+    default=10,
+    show_default=True,
+    help="The fastest a table can deal a round (bounds plausible wagers).",
+)
+@click.option(
+    "--max-credits-per-seat",
+    type=click.IntRange(*CREDITS_PER_SEAT),
+    default=1,
+    show_default=True,
+    help="Credits one seat can wager on the progressive in one round.",
+)
+@click.option("--actor", type=NAME, default="operator", show_default=True)
+def links_create(
+    database_url: str | None,
+    link_id: str,
+    name: str | None,
+    game: str,
+    rate: str,
+    reset: str,
+    tables: tuple[str, ...],
+    policy: str,
+    min_round_seconds: int,
+    max_credits_per_seat: int,
+    actor: str,
+) -> None:
+    """Create a link with its tables and the game's default paytable."""
+    settings = settings_for(database_url)
+    g = Game(game)
+    for hint, problem in (
+        ("--id", id_problem(link_id)),
+        ("--name", None if name is None else text_problem(name)),
+    ):
+        if problem is not None:
+            raise click.BadParameter(problem, param_hint=hint)
+    try:
+        rate_bp = check_rate_of_progression(parse_rate_bp(rate))
+        reset_cents = check_cents("the reset amount", parse_cents(reset))
+    except (MoneyError, RuleViolation) as exc:
+        raise click.BadParameter(str(exc)) from exc
+    specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
+
+    async def go() -> str:
+        key = load_ledger_key(settings)
+        async with database(settings) as engine:
+            runtime = LinkRuntime(LedgerStore(engine, key))
+            await runtime.load()
+            filed = await create_and_file_link(
+                runtime,
+                SubmissionDesk(runtime),
+                link_id=link_id,
+                name=name or link_id,
+                game=g,
+                rate_bp=rate_bp,
+                reset_cents=reset_cents,
+                hit_policy=HitPolicy(policy),
+                tables=specs,
+                at_us=SystemClock().now_us(),
+                actor=actor,
+                override=settings.notice_override,
+            )
+            return str(filed.submission_id)
+
+    submission_id = run(go())
+    click.echo(
+        f"link {link_id}: {g.label}, rate {format_bp(rate_bp)}, reset "
+        f"{format_cents(reset_cents)}, {len(specs)} table(s)"
+    )
+    click.echo(
+        f"filed with the commission as submission {submission_id}; the link plays once a "
+        "commission agent approves it (/commission)"
+    )
+
+
+@links.command("list")
+@db_option
+def links_list(database_url: str | None) -> None:
+    """Every link with its meter."""
+    settings = settings_for(database_url)
+
+    async def go() -> tuple[dict[str, Any], dict[str, str]]:
+        key = load_ledger_key(settings)
+        async with database(settings) as engine:
+            store = LedgerStore(engine, key)
+            return await store.load_checked(await store.link_ids())
+
+    states, inoperable = run(go())
+    for link_id, s in sorted(states.items()):
+        click.echo(
+            f"{s.link_id}\t{s.game.label}\t{format_cents(s.meter_cents)}\t"
+            f"rate {format_bp(s.rate_bp)}\treset {format_cents(s.reset_cents)}\t"
+            f"{len(s.tables)} tables"
+            + (f"\tINOPERABLE: {inoperable[link_id]}" if link_id in inoperable else "")
+        )
+
+
+@links.command("recover")
+@db_option
+@click.argument("link_id", type=LINK_ID)
+@click.option(
+    "--reason",
+    type=Text(MULTILINE, required=True),
+    required=True,
+    help="Why the link's state was not what it should be.",
+)
+@click.option("--by", "by", type=NAME, required=True, help="Who asks for the recovery.")
+@click.option(
+    "--approved-by",
+    type=NAME,
+    required=True,
+    help="A second person who approves it (not the same).",
+)
+def links_recover(
+    database_url: str | None, link_id: str, reason: str, by: str, approved_by: str
+) -> None:
+    """Bring an inoperable link back on what its sealed history vouches for.
+
+    Meter, chain head, rate, reset amount and paytable come from the history; each table is
+    re-baselined from its next reading (nothing credited for what it counted meanwhile) and
+    held until a technician releases it. The recovery is an entry of the history. A running
+    controller on PostgreSQL picks it up at once; on SQLite, restart it.
+    """
+    settings = settings_for(database_url)
+
+    async def go() -> tuple[str | None, Any]:
+        key = load_ledger_key(settings)
+        async with database(settings) as engine:
+            runtime = LinkRuntime(LedgerStore(engine, key))
+            await runtime.load()
+            found = runtime.is_inoperable(link_id)
+            await runtime.recover(link_id, reason=reason, by=by, approved_by=approved_by)
+            return found, runtime.states[link_id]
+
+    try:
+        found, state = run(go())
+    except (StoreError, RuleViolation) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"link {link_id}: found {found or 'operable'}")
+    click.echo(
+        f"link {link_id} recovered: meter {format_cents(state.meter_cents)}, rate "
+        f"{format_bp(state.rate_bp)}, reset {format_cents(state.reset_cents)}; its "
+        f"{len(state.tables)} table(s) wait for a technician's release"
+    )

@@ -1,0 +1,157 @@
+"""``progressive users`` and ``progressive display-tokens``: the people who sign in and the
+floor displays' read-only tokens."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import click
+
+from app.cli.common import NAME, Text, database, db_option, main, run, settings_for
+from controller.access.users import Role, UserError
+from controller.paperwork.export import iso
+from controller.runtime.clock import SystemClock
+from controller.text import USERNAME
+
+T = TypeVar("T")
+
+
+def _actor() -> str:
+    import getpass
+
+    try:
+        return f"cli {getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _users_run(database_url: str | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work(engine)`` against the database; refusals become one-line messages."""
+    settings = settings_for(database_url)
+
+    async def go() -> T:
+        async with database(settings, schema="check") as engine:
+            return await work(engine)
+
+    try:
+        return run(go())
+    except UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.group("users")
+def users_group() -> None:
+    """People who sign in to the web pages and the API (there are no default users)."""
+
+
+@users_group.command("add")
+@db_option
+@click.argument("username", type=Text(USERNAME))
+@click.option(
+    "--role",
+    required=True,
+    type=click.Choice([r.value for r in Role]),
+    help="What the user may do.",
+)
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from the first line of standard input instead of asking twice.",
+)
+def users_add(database_url: str | None, username: str, role: str, password_stdin: bool) -> None:
+    """Create a user. The first two admins are made this way; after them, admins, supervisors
+    and commission agents are made by two admins through the API (one asks, another confirms).
+    """
+    from controller.access import duties, users
+
+    try:
+        users.check_username(username)
+    except users.UserError as exc:
+        raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
+
+    async def bootstrap_only(conn: Any) -> None:
+        await duties.check_bootstrap(conn, users.Role(role))
+
+    async def may_add(engine: Any) -> None:  # before asking for a password in vain
+        async with engine.connect() as conn:
+            await bootstrap_only(conn)
+
+    _users_run(database_url, may_add)
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt(
+            f"Password for {username}", hide_input=True, confirmation_prompt=True
+        )
+    try:
+        users.check_password(password, username=username)
+    except users.UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+    async def work(engine: Any) -> Any:
+        return await users.create_user(
+            engine,
+            username=username,
+            role=role,
+            password=password,
+            actor=_actor(),
+            at_us=SystemClock().now_us(),
+            check=bootstrap_only,
+        )
+
+    user = _users_run(database_url, work)
+    click.echo(f"user {user.username} created with the role {user.role.value}")
+
+
+@users_group.command("list")
+@db_option
+def users_list(database_url: str | None) -> None:
+    """Every user, their role and whether they may sign in."""
+    from controller.access import users
+
+    for user in _users_run(database_url, users.list_users):
+        state = "disabled" if user.disabled else "enabled"
+        click.echo(
+            f"{user.username}\t{user.role.value}\t{state}\t"
+            f"created {iso(user.created_at_us)} by {user.created_by}"
+        )
+
+
+@users_group.command("disable")
+@db_option
+@click.argument("username", type=Text(USERNAME))
+def users_disable(database_url: str | None, username: str) -> None:
+    """Stop a user signing in; their tokens stop working within seconds."""
+    from controller.access import users
+
+    async def work(engine: Any) -> Any:
+        return await users.disable_user(
+            engine, username=username, actor=_actor(), at_us=SystemClock().now_us()
+        )
+
+    _users_run(database_url, work)
+    click.echo(f"user {username} disabled")
+
+
+@main.group("display-tokens")
+def display_tokens() -> None:
+    """Read-only tokens for floor displays."""
+
+
+@display_tokens.command("create")
+@db_option
+@click.argument("name", type=NAME)
+def display_tokens_create(database_url: str | None, name: str) -> None:
+    """A token for the display NAME, printed this once only (only its digest is kept)."""
+    from controller.access import users
+
+    async def work(engine: Any) -> Any:
+        return await users.create_device_token(
+            engine, name=name, actor=_actor(), at_us=SystemClock().now_us()
+        )
+
+    device, token = _users_run(database_url, work)
+    click.echo(f"display token {device.token_id} for {device.name!r} (shown this once):", err=True)
+    click.echo(token)

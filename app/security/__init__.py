@@ -1,0 +1,58 @@
+"""Who may do what (``app.security.authentication``: sign-in tokens, roles, the dependencies
+routers declare) and the headers every response carries (``app.security.headers``)."""
+
+from app.security.authentication import (
+    ALGORITHM,
+    HASHING_SLOTS,
+    ISSUER,
+    TOKEN_URL,
+    USER_CHECK_S,
+    Authority,
+    DisplayAccess,
+    Principal,
+    Role,
+    RoleRequirement,
+    TokenRefused,
+    authority,
+    display_access,
+    display_access_ok,
+    oauth2_scheme,
+    require,
+)
+from app.security.headers import (
+    COMMON_HEADERS,
+    DOCS_PATHS,
+    DOCS_POLICY,
+    MAX_REQUEST_BYTES,
+    PAGE_POLICY,
+    STATIC,
+    SecurityHeaders,
+    headers_for_path,
+)
+
+__all__ = [
+    "ALGORITHM",
+    "COMMON_HEADERS",
+    "DOCS_PATHS",
+    "DOCS_POLICY",
+    "HASHING_SLOTS",
+    "ISSUER",
+    "MAX_REQUEST_BYTES",
+    "PAGE_POLICY",
+    "STATIC",
+    "TOKEN_URL",
+    "USER_CHECK_S",
+    "Authority",
+    "DisplayAccess",
+    "Principal",
+    "Role",
+    "RoleRequirement",
+    "SecurityHeaders",
+    "TokenRefused",
+    "authority",
+    "display_access",
+    "display_access_ok",
+    "headers_for_path",
+    "oauth2_scheme",
+    "require",
+]

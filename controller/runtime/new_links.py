@@ -1,0 +1,125 @@
+"""New links: creating a link with its tables and filing it with the commission, alone (a
+command) or for each new link of a floor configuration checked against the database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from controller.core.games import Game
+from controller.core.reducer import HitPolicy
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.progression import RATE_GOVERNED_CLAUSE
+from controller.runtime.clock import Clock
+from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.links import LinkRuntime
+from controller.storage.store import LedgerStore, TableSpec
+
+__all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
+
+
+class FloorMismatch(ValueError):
+    """The configuration file and the database disagree about a link."""
+
+
+async def create_and_file_link(
+    runtime: LinkRuntime,
+    desk: SubmissionDesk,
+    *,
+    link_id: str,
+    name: str,
+    game: Game,
+    rate_bp: int,
+    reset_cents: int,
+    hit_policy: HitPolicy,
+    tables: Sequence[TableSpec],
+    at_us: int,
+    actor: str,
+    override: str | None = None,
+) -> Any:
+    """Create the link with its tables and the game's default paytable, then file its
+    new-link submission; returns the submission filed.
+
+    68 IAC 10-1-3(c)(4): a new link is filed with the commission and plays once approved.
+    """
+    await runtime.store.create_link(
+        link_id=link_id,
+        name=name,
+        game=game,
+        rate_bp=rate_bp,
+        reset_cents=reset_cents,
+        hit_policy=hit_policy,
+        at_us=at_us,
+        actor=actor,
+        tables=tables,
+    )
+    await runtime.reload_links([link_id])
+    return await desk.file_new_link(link_id, filed_by=actor, override=override)
+
+
+async def open_floor(
+    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
+) -> LinkRuntime:
+    """Create the links the database does not have yet; check the others match the file.
+
+    A link that exists keeps what the database says: its rate, reset amount and paytable
+    change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
+    A new link is filed with the commission and does not play until approved (68 IAC
+    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
+    """
+    await store.check_key()
+    runtime = LinkRuntime(store, clock)
+    await runtime.load()
+    for link in floor.links:
+        _check_against_database(runtime, link)
+    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    for link in floor.links:
+        if link.link_id in runtime.states:
+            continue
+        await create_and_file_link(
+            runtime,
+            desk,
+            link_id=link.link_id,
+            name=link.name,
+            game=link.game,
+            rate_bp=link.rate_bp,
+            reset_cents=link.reset_cents,
+            hit_policy=link.policy,
+            at_us=clock.now_us(),
+            actor="configuration",
+            tables=[
+                TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
+            ],
+        )
+    return runtime
+
+
+def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
+    where = f"link {link.link_id}"
+    state = runtime.states.get(link.link_id)
+    if state is None:
+        for t in link.tables:
+            other = runtime.table_link.get(t.config.table_id)
+            if other is not None:
+                raise FloorMismatch(
+                    f"{where}: table {t.config.table_id} is a table of link {other} in the database"
+                )
+        return
+    if state.game is not link.game:
+        raise FloorMismatch(
+            f"{where}: the file says {link.game.label}, the database {state.game.label}"
+        )
+    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
+        raise FloorMismatch(
+            f"{where}: the file's rate or reset amount differs from the database's; a link's "
+            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
+        )
+    configured = {t.config.table_id: t.config for t in link.tables}
+    if set(configured) != set(state.tables):
+        raise FloorMismatch(
+            f"{where}: the file has tables {sorted(configured)}, the database "
+            f"{sorted(state.tables)}"
+        )
+    for tid, cfg in configured.items():
+        if state.tables[tid].config != cfg:
+            raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")

@@ -1,0 +1,114 @@
+"""Whether a controller is ready (``/readyz``), what a ready one should still say, and whether
+what it shows of a link may be behind the floor."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from sqlalchemy import text
+
+from controller.runtime.poller import TablePoll
+
+if TYPE_CHECKING:
+    from controller.runtime.service import FloorService
+
+__all__ = ["READY_FLOOR_US", "READY_INTERVALS", "degraded", "notes", "problems"]
+
+# A link counts as polled recently when one of its tables answered within this many of the
+# slowest table's poll intervals (and never less than this floor).
+READY_INTERVALS = 5
+READY_FLOOR_US = 5_000_000
+
+
+async def problems(service: FloorService) -> Mapping[str, str]:
+    """Problems that make this controller not ready, by subject; empty when ready.
+
+    Ready means the database answers and, when this process polls, every link had a table
+    answer recently (DESIGN.md: ``/readyz``).
+    """
+    problems: dict[str, str] = {}
+    if not service.started:
+        return {"service": "not started"}
+    try:
+        async with asyncio.timeout(2.0):
+            async with service.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure to reach it is the answer
+        problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
+    feed = service.change_feed
+    if feed is not None and feed.problem is not None:
+        problems["other processes' commits"] = (
+            f"not listening, what is shown may be old: {feed.problem}"
+        )
+    locks = service.link_locks
+    if locks is not None and locks.problem is not None:
+        problems["link locks"] = (
+            f"the lock connection failed, no link is driven here: {locks.problem}"
+        )
+    for table_id, why in sorted(service.runtime.unrecorded.items()):
+        problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
+    for link_id, state in sorted(service.runtime.states.items()):
+        reason = service.runtime.inoperable.get(link_id)
+        if reason is not None:
+            # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
+            problems[f"link {link_id}"] = f"inoperable: {reason}"
+        elif state.tables and not any(ts.online for ts in state.tables.values()):
+            # Whoever polls it (this process or another), no table of the link answers.
+            problems[f"link {link_id}"] = (
+                f"every table is offline ({', '.join(sorted(state.tables))})"
+            )
+    poller = service.poller
+    if poller is not None:
+        now = service.clock.now_us()
+        by_link: dict[str, list[TablePoll]] = {}
+        for tp in poller.tables.values():
+            by_link.setdefault(tp.link_id, []).append(tp)
+        for link_id, tps in sorted(by_link.items()):
+            if service.standing_by(link_id):
+                continue  # a standby is healthy; ``readiness_notes`` says so
+            if not service.runtime.is_live(link_id, now):
+                continue  # not polled until the commission approves it
+            slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
+            window = max(READY_FLOOR_US, READY_INTERVALS * slowest)
+            latest = max((tp.last_ok_us or 0) for tp in tps)
+            if f"link {link_id}" in problems:
+                continue  # said already
+            if now - latest > window:
+                problems[f"link {link_id}"] = (
+                    f"no table answered in the last {window // 1_000_000} s"
+                )
+            elif (recording := poller.recording_problem(link_id)) is not None:
+                problems[f"link {link_id}"] = recording
+    return problems
+
+
+def degraded(service: FloorService, link_id: str) -> bool:
+    """Whether what is shown of the link may be behind the floor: its last recorded state.
+
+    Where this process polls the link: its tables' readings are not being recorded (the
+    database is out of reach). Where another process does (a web process, a standby):
+    this one is not hearing of that process's commits.
+    """
+    poller = service.poller
+    if (
+        poller is not None
+        and not service.standing_by(link_id)
+        and any(tp.link_id == link_id for tp in poller.tables.values())
+    ):
+        return poller.recording_problem(link_id) is not None
+    feed = service.change_feed
+    return feed is not None and feed.problem is not None
+
+
+def notes(service: FloorService) -> Mapping[str, str]:
+    """What a ready controller should still say: the links it stands by for."""
+    locks = service.link_locks
+    if locks is None or service.poller is None:
+        return {}
+    return {
+        f"link {link_id}": "standby: driven by another controller"
+        for link_id in locks.link_ids
+        if link_id not in locks.held
+    }
