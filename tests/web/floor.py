@@ -23,8 +23,11 @@ from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import AnomalyRow, table_of
+from link_adapters.simulator.clock import VirtualClock
+from link_adapters.simulator.dealer import DealtRound
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTable
+from tests.integration.harness import wait_until
 
 # link id -> (game, tables)
 DEFAULT_LINKS: dict[str, tuple[Game, int]] = {
@@ -142,3 +145,44 @@ async def hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
             .insert()
             .values(**{f: getattr(a, f) for f in a.__slots__}, status="held")
         )
+
+
+@contextlib.asynccontextmanager
+async def stepped_floor(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[WebFloor]:
+    """The web floor, its tables dealing only when the test steps them, on ``clock``."""
+    async with web_floor(tmp_path, seed=11, sim_clock=clock.now_us, sim_autodeal=False) as wf:
+        # Until the controller's first heartbeat and clear command bits have reached a
+        # table, it refuses side bets: wait for that, not for a number of polls.
+        await wait_until(
+            lambda: not any(t.progressive_disabled(clock.now_us()) for t in wf.sim.tables.values())
+        )
+        yield wf
+
+
+def dealt_table_id(wf: WebFloor, dealt: DealtRound) -> str:
+    (link_id,) = [link for link, (game, _) in wf.links.items() if game.value == dealt.gateway]
+    return f"{link_id}-{dealt.unit}"
+
+
+def _all_read(wf: WebFloor, clock: VirtualClock) -> bool:
+    """The controller has committed every round the simulated tables have dealt, and each
+    table takes side bets exactly when the controller lets it (a held table must refuse the
+    next round's bets, whichever comes first, that round or the controller's next write)."""
+    now = clock.now_us()
+    for link_id, (_, tables) in wf.links.items():
+        for unit in range(1, tables + 1):
+            status = wf.service.table_status(f"{link_id}-{unit}")
+            table = wf.table(link_id, unit)
+            if (status.rounds, status.credits) != (table.rounds, table.credits):
+                return False
+            if table.progressive_disabled(now) != status.hit_pending:
+                return False
+    return True
+
+
+async def step(wf: WebFloor, clock: VirtualClock, seconds: float) -> list[DealtRound]:
+    """Let ``seconds`` pass at the tables, deal what they scheduled, wait until it is read."""
+    clock.advance(seconds)
+    dealt = wf.sim.deal_due()
+    await wait_until(lambda: _all_read(wf, clock))
+    return dealt

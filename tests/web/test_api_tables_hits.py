@@ -8,8 +8,6 @@ moment, holding the table before the forced royal or adding a second hit).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,7 +20,7 @@ from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
-from tests.web.floor import WebFloor, web_floor
+from tests.web.floor import WebFloor, dealt_table_id, step, stepped_floor
 
 STUD = "caribbean_stud"  # the simulator's gateway of the stud link
 # 2 rounds a second per table (web_floor's rate), 5 virtual seconds, 4 tables, seed 11: the
@@ -40,47 +38,6 @@ def _held(wf: WebFloor, table_id: str) -> bool:
     return wf.service.table_status(table_id).hit_pending
 
 
-@contextlib.asynccontextmanager
-async def stepped_floor(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[WebFloor]:
-    """The web floor, its tables dealing only when the test steps them, on ``clock``."""
-    async with web_floor(tmp_path, seed=11, sim_clock=clock.now_us, sim_autodeal=False) as wf:
-        # Until the controller's first heartbeat and clear command bits have reached a
-        # table, it refuses side bets: wait for that, not for a number of polls.
-        await wait_until(
-            lambda: not any(t.progressive_disabled(clock.now_us()) for t in wf.sim.tables.values())
-        )
-        yield wf
-
-
-def _table_id(wf: WebFloor, dealt: DealtRound) -> str:
-    (link_id,) = [link for link, (game, _) in wf.links.items() if game.value == dealt.gateway]
-    return f"{link_id}-{dealt.unit}"
-
-
-def _all_read(wf: WebFloor, clock: VirtualClock) -> bool:
-    """The controller has committed every round the simulated tables have dealt, and each
-    table takes side bets exactly when the controller lets it (a held table must refuse the
-    next round's bets, whichever comes first, that round or the controller's next write)."""
-    now = clock.now_us()
-    for link_id, (_, tables) in wf.links.items():
-        for unit in range(1, tables + 1):
-            status = wf.service.table_status(f"{link_id}-{unit}")
-            table = wf.table(link_id, unit)
-            if (status.rounds, status.credits) != (table.rounds, table.credits):
-                return False
-            if table.progressive_disabled(now) != status.hit_pending:
-                return False
-    return True
-
-
-async def step(wf: WebFloor, clock: VirtualClock, seconds: float) -> list[DealtRound]:
-    """Let ``seconds`` pass at the tables, deal what they scheduled, wait until it is read."""
-    clock.advance(seconds)
-    dealt = wf.sim.deal_due()
-    await wait_until(lambda: _all_read(wf, clock))
-    return dealt
-
-
 async def test_stepped_rounds_are_reported_exactly(tmp_path: Path) -> None:
     clock = VirtualClock()
     async with (
@@ -95,7 +52,7 @@ async def test_stepped_rounds_are_reported_exactly(tmp_path: Path) -> None:
             dealt += await step(wf, clock, 0.5)
         assert len(dealt) == ROUNDS_IN_5_S
         assert [d.record.time_us for d in dealt] == sorted(d.record.time_us for d in dealt)
-        hits = [(_table_id(wf, d), h) for d in dealt for h in d.record.hits]
+        hits = [(dealt_table_id(wf, d), h) for d in dealt for h in d.record.hits]
         assert len(hits) == HITS_IN_5_S
 
         tables = (await http.get("/api/v1/tables", headers=dealer)).json()

@@ -10,9 +10,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from app.metrics import FloorMetrics
 from app.security import Role
 from controller.core.hands import HandCategory
+from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
-from tests.web.floor import web_floor
+from tests.web.floor import step, stepped_floor, web_floor
+
+STUD = "caribbean_stud"  # the simulator's gateway of the stud link
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -33,9 +36,14 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
-    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
-        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
-        await wait_until(lambda: wf.service.runtime.states["stud"].meter_cents > 100_000)
+    # The tables deal only when stepped: no hand of their own can add a hit between two scrapes.
+    clock = VirtualClock()
+    async with (
+        stepped_floor(tmp_path, clock) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        while wf.service.runtime.states["stud"].meter_cents <= 100_000:
+            await step(wf, clock, 0.5)
 
         # The meter only grows until a hit: the API's amount lies between two scrapes.
         before = await scrape(http)
@@ -72,6 +80,7 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
 
         hits_before = value(after, "progressive_hits_total", link_id="stud", status="awarded")
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
+        wf.sim.play_round_now(STUD, 1)
         await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
         held = await scrape(http)
         assert value(held, "progressive_hits_total", link_id="stud", status="awarded") == (
