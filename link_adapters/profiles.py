@@ -22,9 +22,11 @@ from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal, NamedTuple, get_args
+from typing import Any, Final, NamedTuple, get_args
 
 from link_adapters.errors import DeviceError, ProfileMismatch
+from link_adapters.reading import HeadHit, TableRegisters
+from link_adapters.register_map import WordOrder, hit_hand, status_flags, u32_words
 
 __all__ = [
     "CARD_COUNT",
@@ -43,8 +45,6 @@ __all__ = [
     "profile_from_dict",
 ]
 
-WordOrder = Literal["high_first", "low_first"]
-
 DEFAULT_PROFILE: Final = "reference-v1"
 CARD_COUNT: Final = 5
 CARD_NOT_REPORTED: Final = 0xFFFF
@@ -52,11 +52,6 @@ MAX_SEATS: Final = 16  # the bet sensor bitmap is one 16-bit register
 MAX_READ_COUNT: Final = 125  # the most registers one Modbus read (function 3) carries
 
 _U16_MAX: Final = 0xFFFF
-_U32_LIMIT: Final = 1 << 32
-_STATUS_LOCKOUT: Final = 1 << 0
-_STATUS_DOOR_OPEN: Final = 1 << 1
-_STATUS_FAULT: Final = 1 << 2
-_STATUS_PROGRESSIVE_DISABLED: Final = 1 << 3
 
 # Fields of the read block, in the order of the reference map. u32 fields take two registers,
 # head_cards five, per_seat two per seat; every other field one.
@@ -357,62 +352,9 @@ def _parse_register_value(key: str, value: object) -> int:
 # --- decoding ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HeadHit:
-    """The oldest hit in the table's FIFO, as the table claims it.
-
-    ``hand_code`` is passed as read: what a code means is the game rules' business, and a claim
-    of an unknown hand must reach the controller to be refused and recorded, not stop the
-    table being read. ``cards`` is None when the model reports no cards or any card reads
-    0xFFFF (not reported).
-    """
-
-    seq: int
-    seat: int
-    hand_code: int
-    round: int
-    cards: tuple[int, ...] | None
-
-
-class TableRegisters(NamedTuple):
-    """One block read of a table, decoded. Counters are cumulative u32 and may wrap.
-
-    A named tuple: one is built at every poll of every table, and it is immutable.
-    """
-
-    profile_id: int
-    version: int
-    status: int
-    rounds: int
-    credits: int
-    bet_bitmap: int
-    pending_hits: int
-    head: HeadHit | None
-    per_seat_credits: tuple[int, ...] | None
-
-    @property
-    def lockout(self) -> bool:
-        return bool(self.status & _STATUS_LOCKOUT)
-
-    @property
-    def door_open(self) -> bool:
-        return bool(self.status & _STATUS_DOOR_OPEN)
-
-    @property
-    def fault(self) -> bool:
-        return bool(self.status & _STATUS_FAULT)
-
-    @property
-    def progressive_disabled(self) -> bool:
-        return bool(self.status & _STATUS_PROGRESSIVE_DISABLED)
-
-
 def encode_u32(profile: Profile, value: int) -> list[int]:
     """Two registers carrying ``value`` in the profile's word order."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < _U32_LIMIT:
-        raise ValueError(f"{value!r} is not an unsigned 32-bit value")
-    high, low = value >> 16, value & _U16_MAX
-    return [high, low] if profile.word_order == "high_first" else [low, high]
+    return u32_words(value, profile.word_order)
 
 
 def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableRegisters:
@@ -463,7 +405,7 @@ def decode_words(profile: Profile, words: Sequence[int], *, table: str = "") -> 
     return TableRegisters(
         profile.profile_id,
         profile.version,
-        words[plan.status],
+        status_flags(words[plan.status]),
         words[rounds + first] << 16 | words[rounds + second],
         words[credits + first] << 16 | words[credits + second],
         words[plan.bet_bitmap],
@@ -554,7 +496,7 @@ def _decode_head(profile: Profile, reader: _BlockReader, where: str) -> HeadHit:
     return HeadHit(
         seq=reader.u32("head_seq"),
         seat=seat,
-        hand_code=reader.u16("head_hand"),
+        hand=hit_hand(reader.u16("head_hand")),
         round=reader.u32("head_round"),
         cards=cards,
     )

@@ -30,8 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from controller.core.hands import HandCategory, InvalidCards
-from controller.core.money import U32
+from controller.core.hands import HandCategory
 from controller.core.reducer import (
     HitClaim,
     LinkState,
@@ -46,27 +45,31 @@ from controller.runtime.links import LinkRuntime
 from controller.storage.store import StaleState
 from link_adapters.errors import AdapterError, ResponseTimeout
 from link_adapters.modbus import ModbusLink
-from link_adapters.profiles import TableRegisters
-from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING, TableHandle
+from link_adapters.reading import METER_MAX_CENTS, HitHand, TableCommand, TableRegisters
+from link_adapters.register_map import command_word, next_heartbeat
+from link_adapters.table import TableHandle
 
 log = logging.getLogger(__name__)
 
 
-def command_bits(ts: TableState, *, link_hold: str | None) -> int:
-    """Register 102 for a table: bit0 whenever it must not take progressive wagers, bit1
-    while a hit there waits for a technician.
+def table_command(ts: TableState, *, link_hold: str | None) -> TableCommand:
+    """What a table is told: take no progressive wagers whenever it must not, and whether a
+    hit there waits for a technician.
 
     Not taking wagers: held after a hit paid from a meter or a refused claim (the technician
     verifies and resets it first), removed from play (68 IAC 10-1-6.2: a side bet taken there
     would be credited nowhere), or on a link that may not play (``link_hold``: awaiting the
     commission's approval, 68 IAC 10-1-3(c)(4), or inoperable).
     """
-    bits = 0
-    if ts.hit_pending:
-        bits |= COMMAND_HIT_PENDING | COMMAND_DISABLE_PROGRESSIVE
-    if ts.out_of_play or link_hold is not None:
-        bits |= COMMAND_DISABLE_PROGRESSIVE
-    return bits
+    return TableCommand(
+        disable_progressive=ts.hit_pending or ts.out_of_play or link_hold is not None,
+        hit_pending=ts.hit_pending,
+    )
+
+
+def command_bits(ts: TableState, *, link_hold: str | None) -> int:
+    """``table_command`` as the table's command register holds it (encoded by the adapter)."""
+    return command_word(table_command(ts, link_hold=link_hold))
 
 
 def make_link(bus: BusConfig) -> ModbusLink:
@@ -110,6 +113,10 @@ def failure_backoff_s(failures: int, interval_s: float) -> float:
     return float(min(FAILURE_BACKOFF_MAX_S, base * 2 ** min(failures - 1, 8)))
 
 
+# The hand categories the tables' claims name (the adapter names them as the categories are).
+CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {hand: HandCategory[hand.name] for hand in HitHand}
+
+
 def to_reading(
     regs: TableRegisters,
     *,
@@ -122,12 +129,9 @@ def to_reading(
     claim = None
     if regs.head is not None and regs.pending_hits > 0:
         h = regs.head
-        try:
-            hand = HandCategory.from_register_code(h.hand_code)
-        except InvalidCards:
-            # Not a hand the map knows: taken as a claim of no paying hand, which the engine
-            # refuses and holds the table for a technician, rather than blocking the FIFO.
-            hand = HandCategory.HIGH_CARD
+        # A code that names no hand is taken as a claim of no paying hand, which the engine
+        # refuses and holds the table for a technician, rather than blocking the FIFO.
+        hand = HandCategory.HIGH_CARD if h.hand is None else CLAIMED_HANDS[h.hand]
         claim = HitClaim(table_seq=h.seq, seat=h.seat, hand=hand, round=h.round, cards=h.cards)
     return TableReading(
         table_id=table_id,
@@ -539,9 +543,9 @@ class Poller:
         try:
             if one_request:
                 command, meter = (None, None) if fenced else self._wanted(state, ts, held)
-                tp.heartbeat = (tp.heartbeat + 1) % 65536
+                tp.heartbeat = next_heartbeat(tp.heartbeat)
                 regs = await tp.handle.exchange(
-                    command_bits=command, meter_cents=meter, heartbeat=tp.heartbeat
+                    command=command, meter_cents=meter, heartbeat=tp.heartbeat
                 )
             else:
                 regs = await tp.handle.read()
@@ -683,20 +687,22 @@ class Poller:
         tp.recorded_at = tp.taken_at
         return True
 
-    def _wanted(self, state: LinkState, ts: TableState, held: str | None) -> tuple[int, int]:
-        """What the table should hold now: (command bits, meter cents), from the link's state
-        and the table's (``state``, ``ts``; only ever what the database holds)."""
+    def _wanted(
+        self, state: LinkState, ts: TableState, held: str | None
+    ) -> tuple[TableCommand, int]:
+        """What the table should hold now: (command, meter cents), from the link's state and
+        the table's (``state``, ``ts``; only ever what the database holds)."""
         meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
-        # Register map v1, addresses 103-104: a table shows u32 cents. A meter beyond that
-        # (68 IAC 10-1-5(d) gives it no ceiling) shows at the most the table can show there;
-        # the floor displays show it whole.
-        return command_bits(ts, link_hold=held), min(meter, U32 - 1)
+        # A table's own meter shows at most METER_MAX_CENTS. A meter beyond that (68 IAC
+        # 10-1-5(d) gives it no ceiling) shows at the most the table can show there; the
+        # floor displays show it whole.
+        return table_command(ts, link_hold=held), min(meter, METER_MAX_CENTS)
 
     async def _write_back(
         self, tp: TablePoll, *, heartbeat_only: bool = False, held: str | None = None
     ) -> None:
         tid = tp.entry.config.table_id
-        tp.heartbeat = (tp.heartbeat + 1) % 65536
+        tp.heartbeat = next_heartbeat(tp.heartbeat)
         if heartbeat_only:
             try:
                 await tp.handle.write(heartbeat=tp.heartbeat)
@@ -710,7 +716,7 @@ class Poller:
             # The command bits go with every heartbeat: a table that restarted has forgotten
             # them, and must not take side bets it should refuse. The meter only when changed.
             await tp.handle.write(
-                command_bits=command,
+                command=command,
                 meter_cents=meter if meter != tp.written_meter else None,
                 heartbeat=tp.heartbeat,
             )

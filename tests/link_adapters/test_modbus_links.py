@@ -15,6 +15,7 @@ from pymodbus import FramerType
 from link_adapters.errors import DeviceError, LinkDown, ProfileMismatch, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams, rtu_frame_gap_s
 from link_adapters.profiles import load_profile
+from link_adapters.reading import TableCommand
 from link_adapters.table import TableHandle
 from tests.link_adapters.conftest import (
     JUNK_MODES,
@@ -30,6 +31,11 @@ from tests.link_adapters.conftest import (
 REFERENCE = load_profile()
 LEGACY = load_profile("legacy-no-seats-v1")
 FC_READ, FC_WRITE_ONE, FC_WRITE_MANY, FC_READ_WRITE = 3, 6, 16, 23
+# Commands and the command register's value for each (register map v1: bit0, bit1).
+PLAYING = TableCommand(disable_progressive=False)  # 0
+DISABLED = TableCommand(disable_progressive=True)  # 1
+PENDING_ONLY = TableCommand(disable_progressive=False, hit_pending=True)  # 2
+HELD = TableCommand(disable_progressive=True, hit_pending=True)  # 3
 
 StartLoopback = Callable[..., Awaitable[LoopbackServer]]
 StartSerial = Callable[..., Awaitable[SerialLine]]
@@ -102,7 +108,7 @@ async def test_tcp_writes_land_in_the_datastore_in_few_requests(
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    await table.write(command_bits=2, meter_cents=123_456, heartbeat=7)
+    await table.write(command=PENDING_ONLY, meter_cents=123_456, heartbeat=7)
     # The acknowledgement is never part of a routine write.
     assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
     assert server.requests == [(1, FC_WRITE_MANY, 102, 4)]
@@ -140,7 +146,7 @@ async def test_tcp_exchange_writes_then_reads_in_one_request(
     server = await loopback({1: reference_layout(credits=70_000, rounds=12)})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    regs = await table.exchange(command_bits=2, meter_cents=123_456, heartbeat=7)
+    regs = await table.exchange(command=PENDING_ONLY, meter_cents=123_456, heartbeat=7)
     assert (regs.credits, regs.rounds) == (70_000, 12)
     assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
     # One request on the wire: the unit applies its write part, then answers its read part.
@@ -156,14 +162,14 @@ async def test_table_writes_are_checked_whole_before_anything_is_taken(
 ) -> None:
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
-    await table.exchange(command_bits=2, meter_cents=300, heartbeat=1)
+    await table.exchange(command=PENDING_ONLY, meter_cents=300, heartbeat=1)
     sent = len(server.requests)
     for call, message in (
-        (lambda: table.exchange(command_bits=0, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
+        (lambda: table.exchange(command=PLAYING, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
         (lambda: table.acknowledge(True), "ack_seq must be an int"),
         (lambda: table.acknowledge(1 << 32), "ack_seq must be between"),
-        (lambda: table.exchange(command_bits=1, heartbeat=65536), "heartbeat"),
-        (lambda: table.write(command_bits=-1, heartbeat=2), "command_bits"),
+        (lambda: table.exchange(command=DISABLED, heartbeat=65536), "heartbeat"),
+        (lambda: table.write(command=1, heartbeat=2), "command must be a TableCommand"),  # type: ignore[arg-type]
     ):
         with pytest.raises(ValueError, match=message):
             await call()
@@ -193,7 +199,7 @@ async def test_tcp_legacy_profile_writes_each_run(loopback: StartLoopback, links
     assert await server.registers(5, 300, 4) == [2, 1, 4, 3]
     assert server.requests[-1] == (5, FC_WRITE_MANY, 300, 2)
 
-    await table.write(command_bits=1, heartbeat=2)  # adjacent: one request
+    await table.write(command=DISABLED, heartbeat=2)  # adjacent: one request
     assert await server.registers(5, 310, 2) == [1, 2]
     assert server.requests[-1] == (5, FC_WRITE_MANY, 310, 2)
 
@@ -421,7 +427,7 @@ async def test_rtu_over_tcp_reads_and_writes(loopback: StartLoopback, links: Mak
         7,
         8,
     ]
-    await TableHandle(link, 2, REFERENCE, name="T2").write(command_bits=3, heartbeat=4)
+    await TableHandle(link, 2, REFERENCE, name="T2").write(command=HELD, heartbeat=4)
     assert await server.registers(2, 100, 6) == [0, 0, 3, 0, 0, 4]
     with pytest.raises(DeviceError, match="illegal data address"):
         await link.read_holding(1, 50, 1)
@@ -441,7 +447,7 @@ async def test_serial_reads_several_units_and_writes(
     readings = await asyncio.gather(*(table.read() for table in tables.values()))
     assert [regs.credits for regs in readings] == [10, 20, 30]
     await tables[2].acknowledge(5)
-    await tables[2].write(command_bits=1, meter_cents=1_000_000, heartbeat=1)
+    await tables[2].write(command=DISABLED, meter_cents=1_000_000, heartbeat=1)
     assert await line.server.registers(2, 100, 6) == [0, 5, 1, *u32(1_000_000), 1]
     assert await line.server.registers(3, 100, 6) == [0] * 6
 

@@ -35,6 +35,9 @@ async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
         one = (await http.get("/api/v1/tables/stud-1", headers=dealer)).json()
         assert one["state"] == "online" and one["seats"] == 7
         assert isinstance(one["rounds"], int) and isinstance(one["seats_with_bets"], list)
+        flags = one["status_flags"]  # the table's own state, named
+        assert set(flags) == {"lockout", "door_open", "fault", "progressive_disabled"}
+        assert not flags["fault"] and not flags["door_open"]
 
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
         await wait_until(lambda: _held(wf, "stud-1"))
