@@ -11,7 +11,8 @@ from typing import Final
 
 from link_adapters.errors import AdapterError
 from link_adapters.modbus import ModbusLink, ReadWrite
-from link_adapters.profiles import Profile, decode_words, encode_u32
+from link_adapters.profile_decoding import decode_words, encode_u32
+from link_adapters.profile_map import Profile
 from link_adapters.reading import METER_MAX_CENTS, TableCommand, TableRegisters
 from link_adapters.register_map import (
     COMMAND_DISABLE_PROGRESSIVE,
