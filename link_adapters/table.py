@@ -11,14 +11,21 @@ from typing import Final
 
 from link_adapters.errors import AdapterError
 from link_adapters.modbus import ModbusLink, ReadWrite
-from link_adapters.profiles import Profile, TableRegisters, decode_words, encode_u32
+from link_adapters.profile_decoding import decode_words, encode_u32
+from link_adapters.profile_map import Profile
+from link_adapters.reading import METER_MAX_CENTS, TableCommand, TableRegisters
+from link_adapters.register_map import (
+    COMMAND_DISABLE_PROGRESSIVE,
+    COMMAND_HIT_PENDING,
+    acknowledgement_words,
+    command_word,
+)
 
+# The command bits are the register map's (link_adapters.register_map); named here too, where
+# they were first defined.
 __all__ = ["COMMAND_DISABLE_PROGRESSIVE", "COMMAND_HIT_PENDING", "TableHandle"]
 
 _U16_MAX: Final = 0xFFFF
-# Register map v1, register 102 (the controller's command bits).
-COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0  # the table takes no progressive side bets
-COMMAND_HIT_PENDING: Final = 1 << 1  # a hit at this table awaits a technician (indicator)
 _U32_MAX: Final = (1 << 32) - 1
 
 
@@ -58,7 +65,7 @@ class TableHandle:
         # the whole write span. Remembered when sent, not when confirmed: after a failed write
         # the fill must repeat what the controller wants, never revert to an older value.
         # Until the controller says otherwise the table is told to take no progressive bets.
-        self._command_bits = COMMAND_DISABLE_PROGRESSIVE
+        self._command_bits = command_word(TableCommand())
         self._meter_cents = 0
         # With a write span: its registers as last asked (heartbeat aside), and the prepared
         # one-request poll when the profile has it.
@@ -115,20 +122,20 @@ class TableHandle:
     async def exchange(
         self,
         *,
-        command_bits: int | None = None,
+        command: TableCommand | None = None,
         meter_cents: int | None = None,
         heartbeat: int,
     ) -> TableRegisters:
         """One poll in one request, for profiles with ``read_write``: the whole write span
         (fields not given repeat this handle's last values) is written, then the block read.
 
-        The unit writes before it reads, so the block already reflects the command bits.
+        The unit writes before it reads, so the block already reflects the command.
         """
         request, span_words = self._read_write, self._span_words
         if request is None or span_words is None:
             raise ValueError(f"profile {self._profile.name} does not read and write in one request")
         heartbeat = _check_int("heartbeat", heartbeat, _U16_MAX)
-        self._remember(command_bits, meter_cents)
+        self._remember(_command_word(command), meter_cents)
         values = span_words.copy()
         values[self._heartbeat_at] = heartbeat
         try:
@@ -141,7 +148,7 @@ class TableHandle:
     async def write(
         self,
         *,
-        command_bits: int | None = None,
+        command: TableCommand | None = None,
         meter_cents: int | None = None,
         heartbeat: int,
     ) -> None:
@@ -152,7 +159,7 @@ class TableHandle:
         fields not given filled from this handle's last values; else one write per run of
         adjacent given fields, in address order.
         """
-        given = _given(command_bits, meter_cents)
+        given = _given(_command_word(command), meter_cents)
         _check_int("heartbeat", heartbeat, _U16_MAX)
         try:
             await self._write(given, heartbeat)
@@ -168,7 +175,7 @@ class TableHandle:
         profile = self._profile
         try:
             await self._link.write_registers(
-                self._unit, profile.ack_address, encode_u32(profile, seq)
+                self._unit, profile.ack_address, acknowledgement_words(seq, profile.word_order)
             )
         except AdapterError as exc:
             _name_table(exc, self._name)
@@ -183,7 +190,7 @@ class TableHandle:
             else _check_int("command_bits", command_bits, _U16_MAX),
             self._meter_cents
             if meter_cents is None
-            else _check_int("meter_cents", meter_cents, _U32_MAX),
+            else _check_int("meter_cents", meter_cents, METER_MAX_CENTS),
         )
         if wanted == (self._command_bits, self._meter_cents):
             return
@@ -239,8 +246,16 @@ def _given(command_bits: int | None, meter_cents: int | None) -> dict[str, int]:
     if command_bits is not None:
         given["command"] = _check_int("command_bits", command_bits, _U16_MAX)
     if meter_cents is not None:
-        given["meter"] = _check_int("meter_cents", meter_cents, _U32_MAX)
+        given["meter"] = _check_int("meter_cents", meter_cents, METER_MAX_CENTS)
     return given
+
+
+def _command_word(command: TableCommand | None) -> int | None:
+    if command is None:
+        return None
+    if not isinstance(command, TableCommand):
+        raise ValueError(f"command must be a TableCommand, got {command!r}")
+    return command_word(command)
 
 
 def _name_table(error: AdapterError, table: str) -> None:

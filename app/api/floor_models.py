@@ -28,6 +28,15 @@ def _example(value: dict[str, Any]) -> ConfigDict:
     return ConfigDict(json_schema_extra={"examples": [value]})
 
 
+class TableFlagsRead(BaseModel):
+    """What a table reported of its own state at its last answered poll."""
+
+    lockout: bool = Field(description="the dealer's lockout switch: no more bets")
+    door_open: bool
+    fault: bool
+    progressive_disabled: bool = Field(description="the table takes no progressive side bets")
+
+
 class TableRead(BaseModel):
     model_config = _example(
         {
@@ -44,7 +53,12 @@ class TableRead(BaseModel):
             "last_answer_us": 1767225600000000,
             "failures": 0,
             "seats_with_bets": [1, 3, 4],
-            "status_bits": 0,
+            "status_flags": {
+                "lockout": False,
+                "door_open": False,
+                "fault": False,
+                "progressive_disabled": False,
+            },
             "progressive_disabled": False,
         }
     )
@@ -73,7 +87,9 @@ class TableRead(BaseModel):
     seats_with_bets: list[int] = Field(
         description="seats whose side bet the wagering devices accepted this round"
     )
-    status_bits: int | None
+    status_flags: TableFlagsRead | None = Field(
+        description="the table's own switches and state; null before it answers"
+    )
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None
 
@@ -94,7 +110,14 @@ class TableRead(BaseModel):
             last_answer_us=status.last_answer_us,
             failures=status.failures,
             seats_with_bets=list(status.seats_with_bets),
-            status_bits=status.status_bits,
+            status_flags=None
+            if (flags := status.status_flags) is None
+            else TableFlagsRead(
+                lockout=flags.lockout,
+                door_open=flags.door_open,
+                fault=flags.fault,
+                progressive_disabled=flags.progressive_disabled,
+            ),
             progressive_disabled=status.progressive_disabled,
             unrecorded_reason=status.unrecorded_reason,
         )

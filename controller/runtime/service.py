@@ -32,6 +32,7 @@ from controller.settings import Settings, load_ledger_key
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore, NotFound
+from link_adapters.reading import TableFlags
 
 __all__ = [
     "READY_FLOOR_US",
@@ -73,7 +74,7 @@ class TableStatus:
     last_answer_us: int | None  # the last poll the table answered (None: not polled here)
     failures: int  # failed polls in a row
     bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
-    status_bits: int | None  # the table's own status register
+    status_flags: TableFlags | None  # what the table reports of its own state
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
 
@@ -352,7 +353,7 @@ class FloorService:
             last_answer_us=tp.last_ok_us if tp is not None else None,
             failures=tp.failures if tp is not None else 0,
             bet_bitmap=regs.bet_bitmap if regs is not None else None,
-            status_bits=regs.status if regs is not None else None,
+            status_flags=regs.flags if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
             unrecorded_reason=runtime.unrecorded.get(table_id),
         )

@@ -30,6 +30,7 @@ from pymodbus.framer.rtu import FramerRTU
 from pymodbus.server import ModbusSerialServer, ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
 
+from link_adapters.link_clock import LinkClock
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from tests.modbus_faults import JUNK_MODES
 
@@ -177,8 +178,10 @@ async def links() -> AsyncIterator[Callable[..., ModbusLink]]:
     """Factory for links that are closed when the test ends, whatever it did."""
     made: list[ModbusLink] = []
 
-    def make(params: TcpParams | SerialParams, *, name: str = "") -> ModbusLink:
-        link = ModbusLink(params, name=name)
+    def make(
+        params: TcpParams | SerialParams, *, name: str = "", clock: LinkClock | None = None
+    ) -> ModbusLink:
+        link = ModbusLink(params, name=name, clock=clock)
         made.append(link)
         return link
 

@@ -1,5 +1,6 @@
 """Links and table handles against real peers: pymodbus servers over TCP, RTU over TCP, and a
-serial line made of pseudo-terminals. Timings are measured, never assumed."""
+serial line made of pseudo-terminals. The link's own timing (deadlines, backoffs, pacing, the
+drain) runs on a virtual clock the test moves, so it is checked exactly; the peers are real."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pymodbus import FramerType
 from link_adapters.errors import DeviceError, LinkDown, ProfileMismatch, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams, rtu_frame_gap_s
 from link_adapters.profiles import load_profile
+from link_adapters.reading import TableCommand
 from link_adapters.table import TableHandle
 from tests.link_adapters.conftest import (
     JUNK_MODES,
@@ -26,10 +28,16 @@ from tests.link_adapters.conftest import (
     reference_layout,
     u32,
 )
+from tests.link_adapters.virtual_clock import START, VirtualClock, until
 
 REFERENCE = load_profile()
 LEGACY = load_profile("legacy-no-seats-v1")
 FC_READ, FC_WRITE_ONE, FC_WRITE_MANY, FC_READ_WRITE = 3, 6, 16, 23
+# Commands and the command register's value for each (register map v1: bit0, bit1).
+PLAYING = TableCommand(disable_progressive=False)  # 0
+DISABLED = TableCommand(disable_progressive=True)  # 1
+PENDING_ONLY = TableCommand(disable_progressive=False, hit_pending=True)  # 2
+HELD = TableCommand(disable_progressive=True, hit_pending=True)  # 3
 
 StartLoopback = Callable[..., Awaitable[LoopbackServer]]
 StartSerial = Callable[..., Awaitable[SerialLine]]
@@ -102,7 +110,7 @@ async def test_tcp_writes_land_in_the_datastore_in_few_requests(
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    await table.write(command_bits=2, meter_cents=123_456, heartbeat=7)
+    await table.write(command=PENDING_ONLY, meter_cents=123_456, heartbeat=7)
     # The acknowledgement is never part of a routine write.
     assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
     assert server.requests == [(1, FC_WRITE_MANY, 102, 4)]
@@ -140,7 +148,7 @@ async def test_tcp_exchange_writes_then_reads_in_one_request(
     server = await loopback({1: reference_layout(credits=70_000, rounds=12)})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
 
-    regs = await table.exchange(command_bits=2, meter_cents=123_456, heartbeat=7)
+    regs = await table.exchange(command=PENDING_ONLY, meter_cents=123_456, heartbeat=7)
     assert (regs.credits, regs.rounds) == (70_000, 12)
     assert await server.registers(1, 100, 6) == [0, 0, 2, *u32(123_456), 7]
     # One request on the wire: the unit applies its write part, then answers its read part.
@@ -156,14 +164,14 @@ async def test_table_writes_are_checked_whole_before_anything_is_taken(
 ) -> None:
     server = await loopback({1: reference_layout()})
     table = TableHandle(links(fast_tcp(server.port)), 1, REFERENCE, name="T1")
-    await table.exchange(command_bits=2, meter_cents=300, heartbeat=1)
+    await table.exchange(command=PENDING_ONLY, meter_cents=300, heartbeat=1)
     sent = len(server.requests)
     for call, message in (
-        (lambda: table.exchange(command_bits=0, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
+        (lambda: table.exchange(command=PLAYING, meter_cents=1 << 32, heartbeat=2), "meter_cents"),
         (lambda: table.acknowledge(True), "ack_seq must be an int"),
         (lambda: table.acknowledge(1 << 32), "ack_seq must be between"),
-        (lambda: table.exchange(command_bits=1, heartbeat=65536), "heartbeat"),
-        (lambda: table.write(command_bits=-1, heartbeat=2), "command_bits"),
+        (lambda: table.exchange(command=DISABLED, heartbeat=65536), "heartbeat"),
+        (lambda: table.write(command=1, heartbeat=2), "command must be a TableCommand"),  # type: ignore[arg-type]
     ):
         with pytest.raises(ValueError, match=message):
             await call()
@@ -193,7 +201,7 @@ async def test_tcp_legacy_profile_writes_each_run(loopback: StartLoopback, links
     assert await server.registers(5, 300, 4) == [2, 1, 4, 3]
     assert server.requests[-1] == (5, FC_WRITE_MANY, 300, 2)
 
-    await table.write(command_bits=1, heartbeat=2)  # adjacent: one request
+    await table.write(command=DISABLED, heartbeat=2)  # adjacent: one request
     assert await server.registers(5, 310, 2) == [1, 2]
     assert server.requests[-1] == (5, FC_WRITE_MANY, 310, 2)
 
@@ -215,22 +223,35 @@ async def test_tcp_slow_unit_times_out_and_the_others_still_answer(
 ) -> None:
     server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
     server.delays[2] = 0.4
-    link = links(fast_tcp(server.port, timeout_s=0.1, retries=1, backoff_s=0.02))
+    clock = VirtualClock()
+    link = links(fast_tcp(server.port, timeout_s=0.125, retries=1, backoff_s=0.0625), clock=clock)
     slow = TableHandle(link, 2, REFERENCE, name="T2")
-    started = time.monotonic()
+    started = clock.now
+    reading = asyncio.create_task(slow.read())
+    await until(lambda: link.stats.requests == 1)
+    await clock.advance(0.125 - 1 / 1024)
+    assert link.stats.timeouts == 0  # not a moment early
+    await clock.advance(1 / 1024)  # the first attempt's deadline
+    assert link.stats.timeouts == 1 and link.stats.requests == 1  # backing off
+    await clock.advance(0.0625)
+    await until(lambda: link.stats.requests == 2)
+    await clock.advance(0.125)
     with pytest.raises(ResponseTimeout) as caught:
-        await slow.read()
-    elapsed = time.monotonic() - started
+        await reading
+    # Each attempt waited its whole timeout, the backoff between them.
+    assert clock.now - started == 0.125 + 0.0625 + 0.125
     assert str(caught.value).startswith("table T2: link 127.0.0.1:")
-    assert "unit 2 did not answer the read of 34 registers at 0 within 0.1 s (2 attempts)" in str(
-        caught.value
+    assert "unit 2 did not answer the read of 34 registers at 0 within 0.125 s (2 attempts)" in (
+        str(caught.value)
     )
-    assert elapsed >= 0.2  # each attempt waited its whole timeout
     assert link.stats.timeouts == link.stats.requests == 2  # given up before the late answer
-    # The late answers of unit 2 arrive while unit 1 is read: transaction ids keep them apart.
+    # Unit 1 is read before and after unit 2's late answers arrive (0.4 s of real time):
+    # transaction ids keep them apart.
     for _ in range(3):
         assert (await TableHandle(link, 1, REFERENCE, name="T1").read()).credits == 11
-    await asyncio.sleep(0.45)  # let the server's delayed handlers finish before teardown
+    await asyncio.sleep(0.45)  # the late answers come; the server's handlers finish
+    assert (await TableHandle(link, 1, REFERENCE, name="T1").read()).credits == 11
+    assert link.stats.timeouts == 2 and link.stats.errors == 0
 
 
 async def test_tcp_timeout_holds_after_many_quick_answers(
@@ -240,21 +261,34 @@ async def test_tcp_timeout_holds_after_many_quick_answers(
     timeout move it on, and a silent unit after them still times out on time."""
     server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
     server.delays[2] = 0.5
-    link = links(fast_tcp(server.port, timeout_s=0.1, retries=0))
+    clock = VirtualClock()
+    link = links(fast_tcp(server.port, timeout_s=0.125, retries=0), clock=clock)
     quick = TableHandle(link, 1, REFERENCE, name="T1")
-    started = time.monotonic()
-    while time.monotonic() - started < 0.35:  # past three deadlines of the first request
+    for _ in range(6):  # past the deadlines of the first requests
         assert (await quick.read()).credits == 11
-    started = time.monotonic()
-    with pytest.raises(ResponseTimeout, match=r"unit 2 did not answer .* within 0\.1 s"):
-        await link.read_holding(2, 0, 34)
+        await clock.advance(0.0625)
+    assert link.stats.timeouts == 0
+    # The timer set for the last quick read is due before the silent unit's deadline: it
+    # finds that later deadline when it fires, and is set again for it.
+    assert (await quick.read()).credits == 11
+    await clock.advance(0.0625)
+    started = clock.now
+    silent = asyncio.create_task(link.read_holding(2, 0, 34))
+    await until(lambda: link.stats.requests == 8)
+    await clock.advance(0.0625)  # the earlier timer fires here
+    assert not silent.done() and link.stats.timeouts == 0
+    await clock.advance(0.0625 - 1 / 1024)
+    assert not silent.done()
+    await clock.advance(1 / 1024)
+    with pytest.raises(ResponseTimeout, match=r"unit 2 did not answer .* within 0\.125 s"):
+        await silent
     # Not early (a stale deadline), not late (the answer at 0.5 s would have been taken).
-    assert time.monotonic() - started >= 0.1
+    assert clock.now - started == 0.125
     assert link.stats.timeouts == 1
     # Idle past the deadline, then answered at once: no stale deadline fires at it.
-    await asyncio.sleep(0.15)
+    await clock.advance(0.25)
     assert (await quick.read()).credits == 11
-    await asyncio.sleep(0.15)
+    await clock.advance(0.25)
     assert (await quick.read()).credits == 11
     assert link.stats.timeouts == 1
     await asyncio.sleep(0.5)  # the server's delayed handler
@@ -265,9 +299,11 @@ async def test_a_request_cancelled_from_outside_is_cancelled_not_timed_out(
 ) -> None:
     server = await loopback({1: reference_layout(credits=11), 2: reference_layout(credits=22)})
     server.delays[2] = 0.3
-    link = links(fast_tcp(server.port, timeout_s=0.2, retries=1))
+    clock = VirtualClock()
+    link = links(fast_tcp(server.port, timeout_s=0.25, retries=1), clock=clock)
     waiting = asyncio.create_task(link.read_holding(2, 0, 34))
-    await asyncio.sleep(0.05)
+    await until(lambda: link.stats.requests == 1)
+    await clock.advance(0.0625)
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
@@ -275,8 +311,9 @@ async def test_a_request_cancelled_from_outside_is_cancelled_not_timed_out(
     # The link goes on, and the cancelled request's deadline wakes nobody later.
     for _ in range(3):
         assert (await link.read_holding(1, 5, 2)) == [*u32(11)]
-        await asyncio.sleep(0.1)
-    assert link.stats.timeouts == 0
+        await clock.advance(0.125)
+    await clock.advance(0.25)  # past every deadline set
+    assert link.stats.timeouts == 0 and clock.pending() is None
     await asyncio.sleep(0.3)  # the server's delayed handler
 
 
@@ -313,25 +350,27 @@ async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
 
 
 async def test_tcp_connect_refused_backs_off_exponentially(links: MakeLink) -> None:
-    link = links(fast_tcp(free_port(), reconnect_min_s=0.1, reconnect_max_s=0.3), name="dead")
+    clock = VirtualClock()
+    link = links(
+        fast_tcp(free_port(), reconnect_min_s=0.125, reconnect_max_s=0.375),
+        name="dead",
+        clock=clock,
+    )
     with pytest.raises(
         LinkDown, match=r"link dead: cannot connect to .*next connection attempt in 0\.1 s"
     ):
         await link.connect()
     # Inside the backoff nothing touches the wire: refused as down, with no connection attempt
-    # (one would answer "cannot connect").
-    with pytest.raises(LinkDown, match=r"link dead is down .*next connection attempt in"):
-        await link.read_holding(1, 0, 1)
-    await asyncio.sleep(0.11)
-    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.2 s"):
-        await link.connect()
-    await asyncio.sleep(0.21)
-    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.3 s"):
-        await link.connect()
-    await asyncio.sleep(0.31)
-    with pytest.raises(LinkDown, match=r"next connection attempt in 0\.3 s"):  # capped
-        await link.connect()
-    assert link.stats.requests == 0
+    # (one would answer "cannot connect"), up to the very end of the backoff.
+    for wait in (0.125, 0.25, 0.375, 0.375):  # doubling, capped
+        await clock.advance(wait - 1 / 1024)
+        with pytest.raises(LinkDown, match=r"link dead is down .*next connection attempt in"):
+            await link.connect()
+        await clock.advance(1 / 1024)
+        doubled = min(wait * 2, 0.375)
+        with pytest.raises(LinkDown, match=rf"cannot connect .*attempt in {doubled:.1f} s"):
+            await link.connect()
+    assert link.stats.requests == 0 and clock.sleeps == []
 
 
 GARBAGE_OUTCOMES: dict[str, tuple[type[Exception], str]] = {
@@ -421,7 +460,7 @@ async def test_rtu_over_tcp_reads_and_writes(loopback: StartLoopback, links: Mak
         7,
         8,
     ]
-    await TableHandle(link, 2, REFERENCE, name="T2").write(command_bits=3, heartbeat=4)
+    await TableHandle(link, 2, REFERENCE, name="T2").write(command=HELD, heartbeat=4)
     assert await server.registers(2, 100, 6) == [0, 0, 3, 0, 0, 4]
     with pytest.raises(DeviceError, match="illegal data address"):
         await link.read_holding(1, 50, 1)
@@ -441,7 +480,7 @@ async def test_serial_reads_several_units_and_writes(
     readings = await asyncio.gather(*(table.read() for table in tables.values()))
     assert [regs.credits for regs in readings] == [10, 20, 30]
     await tables[2].acknowledge(5)
-    await tables[2].write(command_bits=1, meter_cents=1_000_000, heartbeat=1)
+    await tables[2].write(command=DISABLED, meter_cents=1_000_000, heartbeat=1)
     assert await line.server.registers(2, 100, 6) == [0, 5, 1, *u32(1_000_000), 1]
     assert await line.server.registers(3, 100, 6) == [0] * 6
 
@@ -451,15 +490,26 @@ async def test_serial_silent_unit_costs_only_its_own_timeout(
 ) -> None:
     line = await serial_line({1: reference_layout(credits=1), 2: reference_layout(credits=2)})
     line.bus.silent.add(9)
-    timeout, retries = 0.1, 1
-    link = links(fast_serial(line.port, timeout_s=timeout, retries=retries, backoff_s=0.02))
+    timeout, backoff, gap = 0.125, 0.0625, 1 / 512
+    quiet = timeout / 4  # the drain after each timeout: a quarter of it, at least the gap
+    clock = VirtualClock(auto_sleep=True)
+    link = links(
+        fast_serial(line.port, timeout_s=timeout, retries=1, backoff_s=backoff, min_gap_s=gap),
+        clock=clock,
+    )
     silent = TableHandle(link, 9, REFERENCE, name="S9")
     for round_ in range(1, 3):
         assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 1
-        started = time.monotonic()
+        started = clock.now
+        reading = asyncio.create_task(silent.read())
+        asked = link.stats.requests
+        for attempt in (1, 2):
+            await until(lambda sent=asked + attempt: link.stats.requests == sent)
+            await clock.advance(timeout)
         with pytest.raises(ResponseTimeout, match=r"table S9: .*unit 9 did not answer"):
-            await silent.read()
-        assert time.monotonic() - started >= timeout * (retries + 1)  # every attempt waited
+            await reading
+        # The gap after S1, then every attempt waited its whole timeout and drained the line.
+        assert clock.now - started == gap + 2 * (timeout + quiet) + backoff
         assert (await TableHandle(link, 2, REFERENCE, name="S2").read()).credits == 2
         # The silent unit cost its own attempts and nothing else: the others were asked once.
         units = [frame.unit for frame in line.bus.requests()]
@@ -472,8 +522,9 @@ async def test_serial_pacer_keeps_the_gap_and_one_talker(
     serial_line: StartSerial, links: MakeLink
 ) -> None:
     line = await serial_line({unit: reference_layout(credits=unit) for unit in (1, 2, 3)})
-    gap = 0.03
-    link = links(fast_serial(line.port, min_gap_s=gap))
+    gap = 0.03125
+    clock = VirtualClock(auto_sleep=True)
+    link = links(fast_serial(line.port, min_gap_s=gap), clock=clock)
 
     async def poll(unit: int) -> None:
         table = TableHandle(link, unit, REFERENCE, name=f"S{unit}")
@@ -482,36 +533,35 @@ async def test_serial_pacer_keeps_the_gap_and_one_talker(
 
     await asyncio.gather(*(poll(unit) for unit in (1, 2, 3)))
     frames = line.bus.frames
-    # Nine reads, nine answers; a busy machine may add a retry, never a second talker.
+    # Nine reads, nine answers, and no retry: no deadline passed.
     assert sum(frame.kind == "answer" for frame in frames) == 9
+    assert sum(frame.kind == "request" for frame in frames) == 9
     assert frames[0].kind == "request"
     # One talker: no answer ever follows another, no request goes out while one is answered.
     for first, second in pairwise(frames):
-        assert not (first.kind == "answer" and second.kind == "answer")
-        if first.kind == "request" and second.kind == "request":
-            assert second.unit == first.unit  # only a retry of the request that went unanswered
-    for answer, request in pairwise(frames[1:]):
-        if answer.kind == "answer":
-            assert request.started - answer.ended >= gap
+        assert first.kind != second.kind
+    # Every request after the first waited the whole gap from the end of the one before
+    # (time stands still while the bus works), and nothing else was waited for.
+    assert clock.sleeps == [gap] * 8
+    assert clock.now == START + 8 * gap
 
 
 async def test_serial_unit_gap(serial_line: StartSerial, links: MakeLink) -> None:
     line = await serial_line({1: reference_layout(), 2: reference_layout()})
-    link = links(fast_serial(line.port, min_gap_s=0.0))
-    link.set_unit_gap(1, 0.08)
+    clock = VirtualClock(auto_sleep=True)
+    link = links(fast_serial(line.port, min_gap_s=0.0), clock=clock)
+    link.set_unit_gap(1, 0.125)
     for _ in range(3):
         await link.read_holding(1, 0, 2)
         await link.read_holding(2, 0, 2)
-    unit_one = [frame for frame in line.bus.frames if frame.unit == 1]
-    for answer, request in pairwise(unit_one[1:]):
-        if answer.kind == "answer":
-            assert request.started - answer.ended >= 0.08
-    # Unit 2 is not held to unit 1's gap: asked well inside a long one.
+    # Unit 1 waits its gap before each request after its first; unit 2 never waits.
+    assert clock.sleeps == [0.125, 0.125]
+    # Unit 2 is not held to unit 1's gap: asked at once inside a long one.
     link.set_unit_gap(1, 5.0)
+    before = clock.now
     await link.read_holding(2, 0, 2)
-    last_one = [frame for frame in line.bus.frames if frame.unit == 1][-1]
-    last_two = [frame for frame in line.bus.requests() if frame.unit == 2][-1]
-    assert last_two.started - last_one.ended < 5.0
+    assert clock.now == before and len(clock.sleeps) == 2
+    assert [frame.unit for frame in line.bus.requests()] == [1, 2] * 3 + [2]
 
 
 def test_serial_default_gap_is_three_and_a_half_characters() -> None:
@@ -528,18 +578,32 @@ async def test_serial_late_answer_is_drained_not_taken(
 ) -> None:
     """RTU has no transaction ids: the late answer must not become the next one's."""
     line = await serial_line({3: reference_layout(credits=100)})
-    link = links(fast_serial(line.port, timeout_s=0.1, retries=0))
+    timeout = 0.125
+    quiet = timeout / 4  # the line is kept quiet this long after the last bytes heard
+    clock = VirtualClock()
+    link = links(fast_serial(line.port, timeout_s=timeout, retries=0, min_gap_s=0.0), clock=clock)
     table = TableHandle(link, 3, REFERENCE, name="S3")
-    # The first answer comes after the timeout; the next one takes a little while too, so
-    # without a drain the late answer would be the first to arrive after the next request.
-    line.bus.hold[3] = [0.115, 0.03]
+    line.bus.hold[3] = [0.05]  # the first answer comes only after the deadline
+    reading = asyncio.create_task(table.read())
+    await until(lambda: link.stats.requests == 1)
+    started = clock.now
+    await clock.advance(timeout)  # no answer in time: the drain begins
+    await clock.advance(quiet / 2)
+    await until(lambda: any(frame.kind == "answer" for frame in line.bus.frames))
+    await asyncio.sleep(0.05)  # the late answer reaches the link, which hears it
+    await clock.advance(quiet / 2)
+    assert not reading.done()  # the line was heard from: quiet again, counted from then
+    await clock.advance(quiet / 2 - 1 / 1024)
+    assert not reading.done()
+    await clock.advance(1 / 1024)
     with pytest.raises(ResponseTimeout):
-        await table.read()
+        await reading
+    assert clock.now - started == timeout + quiet / 2 + quiet
     await line.server.set_registers(3, 5, u32(200))
     assert (await table.read()).credits == 200
     first, second = line.bus.requests()
     late = next(frame for frame in line.bus.frames if frame.kind == "answer")
-    assert first.started + 0.1 < late.ended < second.started
+    assert first.started < late.ended < second.started
 
 
 async def test_serial_corrupt_answer_is_retried(serial_line: StartSerial, links: MakeLink) -> None:

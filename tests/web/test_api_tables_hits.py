@@ -97,6 +97,9 @@ async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
         assert one["state"] == "online" and one["seats"] == 7
         assert one["rounds"] == wf.table("stud", 1).rounds
         assert isinstance(one["seats_with_bets"], list)
+        flags = one["status_flags"]  # the table's own state, named
+        assert set(flags) == {"lockout", "door_open", "fault", "progressive_disabled"}
+        assert not flags["fault"] and not flags["door_open"]
 
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
         royal = wf.sim.play_round_now(STUD, 1)

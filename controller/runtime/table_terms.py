@@ -1,0 +1,69 @@
+"""Between a table's named values and the engine's: a block read into a ``TableReading``, and a
+table's state into the ``TableCommand`` it is given.
+
+The adapter names what a table reports and is told (``link_adapters.reading``) and owns how
+that is laid out in registers; this module decides what it means for the meter and the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from controller.core.hands import HandCategory
+from controller.core.reducer import HitClaim, TableReading, TableState
+from link_adapters.reading import HitHand, TableCommand, TableRegisters
+from link_adapters.register_map import command_word
+
+__all__ = ["CLAIMED_HANDS", "command_bits", "table_command", "to_reading"]
+
+
+def table_command(ts: TableState, *, link_hold: str | None) -> TableCommand:
+    """What a table is told: take no progressive wagers whenever it must not, and whether a
+    hit there waits for a technician.
+
+    Not taking wagers: held after a hit paid from a meter or a refused claim (the technician
+    verifies and resets it first), removed from play (68 IAC 10-1-6.2: a side bet taken there
+    would be credited nowhere), or on a link that may not play (``link_hold``: awaiting the
+    commission's approval, 68 IAC 10-1-3(c)(4), or inoperable).
+    """
+    return TableCommand(
+        disable_progressive=ts.hit_pending or ts.out_of_play or link_hold is not None,
+        hit_pending=ts.hit_pending,
+    )
+
+
+def command_bits(ts: TableState, *, link_hold: str | None) -> int:
+    """``table_command`` as the table's command register holds it (encoded by the adapter)."""
+    return command_word(table_command(ts, link_hold=link_hold))
+
+
+# The hand categories the tables' claims name (the adapter names them as the categories are).
+CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {hand: HandCategory[hand.name] for hand in HitHand}
+
+
+def to_reading(
+    regs: TableRegisters,
+    *,
+    table_id: str,
+    poll_seq: int,
+    at_us: int,
+    elapsed_us: int | None = None,
+) -> TableReading:
+    """What the engine needs from one block read."""
+    claim = None
+    if regs.head is not None and regs.pending_hits > 0:
+        h = regs.head
+        # A code that names no hand is taken as a claim of no paying hand, which the engine
+        # refuses and holds the table for a technician, rather than blocking the FIFO.
+        hand = HandCategory.HIGH_CARD if h.hand is None else CLAIMED_HANDS[h.hand]
+        claim = HitClaim(table_seq=h.seq, seat=h.seat, hand=hand, round=h.round, cards=h.cards)
+    return TableReading(
+        table_id=table_id,
+        poll_seq=poll_seq,
+        at_us=at_us,
+        credits=regs.credits,
+        rounds=regs.rounds,
+        pending_hits=regs.pending_hits,
+        head_hit=claim,
+        elapsed_us=elapsed_us,
+    )

@@ -1,0 +1,65 @@
+"""The poller speaks to tables in named values: the command it gives and the reading it takes.
+
+Bits and codes are the adapter's (``link_adapters.register_map``); here only names meet."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from controller.core.hands import HandCategory
+from controller.core.reducer import TableState
+from controller.runtime.poller import CLAIMED_HANDS, table_command, to_reading
+from link_adapters.reading import HeadHit, HitHand, TableCommand, TableFlags, TableRegisters
+from tests.controller.core.test_reducer import table
+
+IDLE = TableFlags(lockout=False, door_open=False, fault=False, progressive_disabled=False)
+
+
+def registers(head: HeadHit | None, *, pending: int = 1) -> TableRegisters:
+    return TableRegisters(0x5450, 1, IDLE, 4, 40, 0, pending, head, None)
+
+
+def test_the_command_names_what_the_table_must_do() -> None:
+    playing = TableState(config=table(), credits=0)
+    assert table_command(playing, link_hold=None) == TableCommand(disable_progressive=False)
+    held = replace(playing, hit_pending=True)
+    assert table_command(held, link_hold=None) == TableCommand(
+        disable_progressive=True, hit_pending=True
+    )
+    out = replace(playing, out_of_play=True)
+    assert table_command(out, link_hold=None) == TableCommand(disable_progressive=True)
+    assert table_command(playing, link_hold="inoperable") == TableCommand(disable_progressive=True)
+
+
+def test_every_hand_a_table_names_is_a_hand_category() -> None:
+    assert {hand: CLAIMED_HANDS[hand].name for hand in HitHand} == {
+        hand: hand.name for hand in HitHand
+    }
+
+
+def test_a_claimed_hand_reaches_the_engine_as_its_category() -> None:
+    head = HeadHit(seq=7, seat=2, hand=HitHand.ROYAL_FLUSH, round=3, cards=(51, 47, 43, 39, 35))
+    reading = to_reading(registers(head), table_id="t1", poll_seq=5, at_us=10, elapsed_us=2)
+    claim = reading.head_hit
+    assert claim is not None
+    assert (claim.table_seq, claim.seat, claim.hand, claim.round, claim.cards) == (
+        7,
+        2,
+        HandCategory.ROYAL_FLUSH,
+        3,
+        (51, 47, 43, 39, 35),
+    )
+    assert (reading.credits, reading.rounds, reading.pending_hits) == (40, 4, 1)
+
+
+def test_a_hand_the_map_does_not_know_is_a_claim_of_no_paying_hand() -> None:
+    head = HeadHit(seq=7, seat=2, hand=None, round=3, cards=None)
+    claim = to_reading(registers(head), table_id="t1", poll_seq=5, at_us=10).head_hit
+    assert claim is not None and claim.hand is HandCategory.HIGH_CARD
+
+
+def test_no_claim_without_a_pending_hit() -> None:
+    head = HeadHit(seq=7, seat=2, hand=HitHand.FLUSH, round=3, cards=None)
+    assert (
+        to_reading(registers(head, pending=0), table_id="t1", poll_seq=5, at_us=10).head_hit is None
+    )
