@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
-from controller.core.reducer import EntryKind
+from controller.core.reducer import EntryKind, MeterTerms
+from controller.core.reducer.conservation import SEEDING_KINDS
 from controller.runtime.workers import Job, step
 from controller.storage.database import snapshot
 from controller.storage.papers import reconciliation as stored
@@ -77,16 +78,19 @@ class Reconciliation:
         return sum(t.units for t in self.tables.values())
 
     @property
-    def expected_closing_units(self) -> int:
-        return (
-            self.opening_units
-            + self.contributions_units
-            + self.seeded_units
-            + self.anomalies_approved_units
-            - self.awards_units
-            + self.corrections_units
-            + self.other_units
+    def terms(self) -> MeterTerms:
+        """The period's entries as the terms of the conservation law (core.reducer)."""
+        return MeterTerms(
+            seeded=self.seeded_units,
+            contributed=self.contributions_units + self.anomalies_approved_units,
+            awarded=self.awards_units,
+            corrected=self.corrections_units,
         )
+
+    @property
+    def expected_closing_units(self) -> int:
+        # Conservation of the meter; entries of a kind outside its terms count as they are.
+        return self.opening_units + self.terms.net_units + self.other_units
 
     @property
     def difference_units(self) -> int:
@@ -95,9 +99,6 @@ class Reconciliation:
     @property
     def balanced(self) -> bool:
         return self.difference_units == 0 and not self.problems
-
-
-_SEEDS = {str(EntryKind.LINK_OPENED), str(EntryKind.JACKPOT_RESET)}
 
 
 def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None) -> None:
@@ -125,7 +126,7 @@ def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None
                 f"entry {e.seq}: table {e.table_id} credited {e.delta_units} units; "
                 f"{credits} credits x {denomination_cents}c x {rate_bp} bp is {units}"
             )
-    elif e.kind in _SEEDS:
+    elif e.kind in SEEDING_KINDS:
         r.seeded_units += e.delta_units
     elif e.kind == EntryKind.ANOMALY_APPROVED:
         r.anomalies_approved_units += e.delta_units
