@@ -88,6 +88,24 @@ class Entries:
             q = q.where(a.link_id.in_(list(link_ids)))
         return {lid: Anchor(seq, h, meter) for lid, seq, h, meter in await self.conn.execute(q)}
 
+    async def extents(self) -> dict[str, tuple[int, int]]:
+        """Every chain's first and last sequence number in the table, by link."""
+        m = MeterEntryRow
+        rows = await self.conn.execute(
+            select(m.link_id, func.min(m.seq), func.max(m.seq)).group_by(m.link_id)
+        )
+        return {lid: (lo, hi) for lid, lo, hi in rows.tuples()}
+
+    async def purges(self) -> dict[str, list[dict[str, Any]]]:
+        """What each chain's retention purge entries say (where the chain resumes), by link."""
+        m = MeterEntryRow
+        out: dict[str, list[dict[str, Any]]] = {}
+        for link_id, details in await self.conn.execute(
+            select(m.link_id, m.details).where(m.kind == str(EntryKind.RETENTION_PURGE))
+        ):
+            out.setdefault(link_id, []).append(json.loads(details))
+        return out
+
     async def seals(self, pairs: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """The seals of the given (link, sequence number) entries that exist."""
         out: dict[tuple[str, int], str] = {}

@@ -108,6 +108,15 @@ class Hits:
     async def _all(self, q: Select[Any]) -> list[StoredHit]:
         return [StoredHit(**row._mapping) for row in await self.conn.execute(q)]
 
+    async def paid_from_meter(self) -> set[tuple[str, str]]:
+        """Every hit awarded from a meter, as (link, hit)."""
+        rows = await self.conn.execute(
+            select(HitRow.link_id, HitRow.hit_id).where(
+                HitRow.status == "awarded", HitRow.paid_from == "meter"
+            )
+        )
+        return set(rows.tuples())
+
     async def get(self, hit_id: str) -> StoredHit | None:
         found = await self._all(select(*_SELECT).where(HITS.c.hit_id == hit_id))
         return found[0] if found else None

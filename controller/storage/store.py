@@ -94,6 +94,9 @@ class LedgerStore:
     def _heads(self) -> dict[str, tuple[int, str]]:
         return self.book.heads
 
+    def _seal_link(self, state: LinkState, last_seq: int, last_hash: str) -> str:
+        return self.book.seal_link(state, last_seq, last_hash)
+
     # ----------------------------------------------------------------------------- the key
 
     async def check_key(self) -> None:
