@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.core.ledger import SealedEntry, seal
 from controller.core.reducer import Anomaly, EntryKind, Hit, Outcome
+from controller.core.state_seal import table_seal
 from controller.storage.channel import ChannelName
 from controller.storage.codec import counter_fields, link_fields
 from controller.storage.entries import TAKING_EFFECT
@@ -43,13 +44,16 @@ async def write_outcomes(
     hits: list[Hit] = []
     anomalies: list[Anomaly] = []
     table_seals: dict[str, str] = {}
+    key = book.key
     for o in outcomes:
         state = o.state
         link_id = state.link_id
         for tid in sorted(o.tables_touched):
             ts = state.tables[tid]
             row = counter_fields(ts)
-            row["seal"] = table_seals[tid] = book.seal_table(link_id, ts)
+            row["seal"] = table_seals[tid] = table_seal(
+                key, link_id=link_id, config=ts.config, counters=row
+            )
             counters.append(row)
         hits.extend(o.hits)
         anomalies.extend(o.anomalies)
