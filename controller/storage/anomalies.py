@@ -55,7 +55,7 @@ class Anomalies:
         ).one_or_none()
         if row is None:
             return None
-        aid, link_id, table_id, at_us, credits, units, before, after, reason, status = row.t
+        aid, link_id, table_id, at_us, credits, units, before, after, reason, status = row
         anomaly = Anomaly(
             anomaly_id=aid,
             link_id=link_id,

@@ -128,7 +128,7 @@ class Tables:
         )
         out: list[StoredTable] = []
         for row in rows:
-            link_id, table_id, denomination, seats, max_credits, min_round_us = row.t
+            link_id, table_id, denomination, seats, max_credits, min_round_us = row
             config = TableConfig(
                 table_id=table_id,
                 denomination_cents=denomination,

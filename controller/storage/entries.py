@@ -94,7 +94,7 @@ class Entries:
         rows = await self.conn.execute(
             select(m.link_id, func.min(m.seq), func.max(m.seq)).group_by(m.link_id)
         )
-        return {lid: (lo, hi) for lid, lo, hi in rows.tuples()}
+        return {lid: (lo, hi) for lid, lo, hi in rows}
 
     async def purges(self) -> dict[str, list[dict[str, Any]]]:
         """What each chain's retention purge entries say (where the chain resumes), by link."""

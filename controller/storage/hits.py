@@ -115,7 +115,7 @@ class Hits:
                 HitRow.status == "awarded", HitRow.paid_from == "meter"
             )
         )
-        return set(rows.tuples())
+        return {(lid, hid) for lid, hid in rows}
 
     async def get(self, hit_id: str) -> StoredHit | None:
         found = await self._all(select(*_SELECT).where(HITS.c.hit_id == hit_id))

@@ -226,7 +226,10 @@ class Links:
                 select(LinkRow.last_seq, LinkRow.state_seal).where(LinkRow.link_id == link_id)
             )
         ).one_or_none()
-        return None if row is None else row.t
+        if row is None:
+            return None
+        last_seq, state_seal = row
+        return last_seq, state_seal
 
     async def read(self, link_ids: Sequence[str]) -> list[StoredLink]:
         rows = await self.conn.execute(
@@ -241,7 +244,7 @@ class Links:
                 PaytableRow.paytable_id.in_(paytable_ids)
             )
         )
-        return {pid: lines for pid, lines in rows.tuples()}
+        return {pid: lines for pid, lines in rows}
 
     async def unsealed(self) -> list[str]:
         return list(
@@ -254,14 +257,14 @@ class Links:
     async def heads(self) -> dict[str, int]:
         """Every link's last history sequence number."""
         rows = await self.conn.execute(select(LinkRow.link_id, LinkRow.last_seq))
-        return dict(rows.tuples().all())
+        return {lid: seq for lid, seq in rows}
 
     async def chain_heads(self) -> dict[str, tuple[int, str, int]]:
         """Every link's last sequence number, seal and meter, as its row records them."""
         rows = await self.conn.execute(
             select(LinkRow.link_id, LinkRow.last_seq, LinkRow.last_hash, LinkRow.meter_units)
         )
-        return {lid: (seq, h, meter) for lid, seq, h, meter in rows.tuples()}
+        return {lid: (seq, h, meter) for lid, seq, h, meter in rows}
 
     async def go_live_times(self) -> dict[str, int | None]:
         """Links that may not play yet: None until their new-link submission is approved,
@@ -272,7 +275,7 @@ class Links:
             )
         )
         starts: dict[str, int | None] = {}
-        for link_id, status, at in rows.tuples():
+        for link_id, status, at in rows:
             # One approval is enough; no new-link submission is filed after it.
             if status == "approved" or link_id not in starts:
                 starts[link_id] = at if status == "approved" else starts.get(link_id)
