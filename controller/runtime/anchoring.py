@@ -244,11 +244,11 @@ class Checkpointer:
         # them, the next one noted is out of step and the link is read again.
         chain.in_step = False
         digest, seq, hash_, meter, prev = hashlib.sha256(), chain.prev_seq, "", 0, chain.prev_seq
-        async for row in self._store.entries_after(link_id, prev):
-            if seq == prev and row[1] != prev + 1:
-                prev = row[1] - 1  # older entries purged (retention): start there
-            digest.update(entry_bytes(row))
-            seq, hash_, meter = row[1], row[14], row[6]
+        async for entry in self._store.entries_after(link_id, prev):
+            if seq == prev and entry.seq != prev + 1:
+                prev = entry.seq - 1  # older entries purged (retention): start there
+            digest.update(entry_bytes(entry))
+            seq, hash_, meter = entry.seq, entry.hash, entry.meter_after_units
         chain.prev_seq, chain.digest, chain.seq = prev, digest, seq
         if hash_:
             chain.hash, chain.meter_units = hash_, meter

@@ -13,7 +13,6 @@ tables' counter rows) matches its seals.
 from __future__ import annotations
 
 import asyncio
-import json
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -21,15 +20,12 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.core.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
-from controller.core.reducer import EntryKind
+from controller.core.ledger import ChainHead, ChainProblem, ChainVerifier
 from controller.paperwork.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
-from controller.storage.database import snapshot
-from controller.storage.models import HitRow, LedgerAnchorRow, LinkRow, MeterEntryRow
 from controller.storage.scan import (
     CheckpointCheck,
     Segment,
@@ -38,6 +34,7 @@ from controller.storage.scan import (
     digest_range,
 )
 from controller.storage.store import LedgerStore
+from controller.storage.unit_of_work import unit_of_work
 
 SEGMENT = 100_000  # entries per unit of parallel work
 PARALLEL_FROM = 150_000  # below this, starting worker processes costs more than it saves
@@ -80,47 +77,23 @@ async def verify_ledger(
     checkpoint, the entry at each checkpoint has the signed seal, and the entries between a
     checkpoint and the one before it have the signed digest."""
     report = VerifyReport()
-    async with snapshot(engine) as conn:
+    async with unit_of_work(engine, consistent=True) as uow:
         # Heads, extents and paid hits from one snapshot, so a controller committing while
         # this runs is seen either wholly or not at all; the walk stops at those heads.
         search_path = (
-            await conn.scalar(text("SELECT current_setting('search_path')"))
-            if conn.dialect.name == "postgresql"
+            await uow.conn.scalar(text("SELECT current_setting('search_path')"))
+            if uow.conn.dialect.name == "postgresql"
             else None
         )
         heads = {
-            r.link_id: ChainHead(r.last_seq, r.last_hash, r.meter_units)
-            for r in await conn.execute(
-                select(LinkRow.link_id, LinkRow.last_seq, LinkRow.last_hash, LinkRow.meter_units)
-            )
+            lid: ChainHead(seq, h, meter)
+            for lid, (seq, h, meter) in (await uow.links.chain_heads()).items()
         }
-        anchors = {
-            r.link_id: Anchor(r.seq, r.hash, r.meter_units)
-            for r in await conn.execute(select(LedgerAnchorRow))
-        }
-        m = MeterEntryRow
-        extents = {
-            r.link_id: (r.lo, r.hi)
-            for r in await conn.execute(
-                select(
-                    m.link_id, func.min(m.seq).label("lo"), func.max(m.seq).label("hi")
-                ).group_by(m.link_id)
-            )
-        }
+        anchors = await uow.entries.anchors()
+        extents = await uow.entries.extents()
         # What the purges sealed into each chain about where it resumes.
-        purges: dict[str, list[dict[str, Any]]] = {}
-        for link_id, details in await conn.execute(
-            select(m.link_id, m.details).where(m.kind == str(EntryKind.RETENTION_PURGE))
-        ):
-            purges.setdefault(link_id, []).append(json.loads(details))
-        paid = {
-            (r.link_id, r.hit_id)
-            for r in await conn.execute(
-                select(HitRow.link_id, HitRow.hit_id).where(
-                    HitRow.status == "awarded", HitRow.paid_from == "meter"
-                )
-            )
-        }
+        purges = await uow.entries.purges()
+        paid = await uow.hits.paid_from_meter()
     cps_of: dict[str, list[tuple[int, SignedCheckpoint]]] = {}
     for i, sc in enumerate(checkpoints):
         cps_of.setdefault(sc.checkpoint.link_id, []).append((i, sc))

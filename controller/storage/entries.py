@@ -1,0 +1,262 @@
+"""The meter history: appending sealed entries and the reads made of a link's chain.
+
+Entries come back as ``SealedEntry`` (their columns in ``ENTRY_COLUMNS`` order), never as
+database rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, tuple_
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from controller.core.ledger import ENTRY_COLUMNS, Anchor, SealedEntry
+from controller.core.reducer import EntryKind
+from controller.storage.models import LedgerAnchorRow, MeterEntryRow, table_of
+
+__all__ = [
+    "ENTRIES",
+    "FROM_READINGS",
+    "PAYTABLE_KINDS",
+    "RATE_KINDS",
+    "RESET_KINDS",
+    "TAKING_EFFECT",
+    "Entries",
+]
+
+# The Core table: a list of parameters becomes one executemany (one prepared statement,
+# pipelined), where the ORM bulk path would build a statement per row.
+ENTRIES = table_of(MeterEntryRow)
+_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]
+_SEALS_PER_QUERY = 500
+
+# Entries made from a table's reading: their time is the reading's, which its counter row keeps.
+FROM_READINGS = frozenset(
+    {
+        EntryKind.CONTRIBUTION,
+        EntryKind.TABLE_BASELINE,
+        EntryKind.TABLE_COUNTER_RESET,
+        EntryKind.ANOMALY_HELD,
+        EntryKind.CREDITS_REFUSED,
+        EntryKind.TABLE_ONLINE,
+        EntryKind.TABLE_AHEAD,
+    }
+)
+# Entries that set a parameter, with what they set it to.
+RATE_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.RATE_CHANGED})
+RESET_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.RESET_AMOUNT_CHANGED})
+PAYTABLE_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.PAYTABLE_CHANGED})
+# Entries that record an approved change taking effect (they name their submission).
+TAKING_EFFECT = frozenset(
+    {EntryKind.RATE_CHANGED, EntryKind.RESET_AMOUNT_CHANGED, EntryKind.PAYTABLE_CHANGED}
+)
+
+
+class Entries:
+    """The meter history, read and appended through one connection."""
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self.conn = conn
+
+    async def append(self, entries: Sequence[SealedEntry]) -> None:
+        if not entries:
+            return
+        conn = self.conn
+        if conn.dialect.name == "postgresql":
+            # COPY, in this same transaction: the history is the floor's busiest table.
+            # Check constraints hold for COPY as for INSERT.
+            raw = await conn.get_raw_connection()
+            driver: Any = raw.driver_connection
+            await driver.copy_records_to_table(
+                "meter_entries", records=entries, columns=ENTRY_COLUMNS
+            )
+        else:
+            await conn.execute(ENTRIES.insert(), [e.as_row() for e in entries])
+
+    async def anchor(self, link_id: str) -> Anchor | None:
+        """Where the link's chain starts after a retention purge (None: at its beginning)."""
+        return (await self.anchors([link_id])).get(link_id)
+
+    async def anchors(self, link_ids: Sequence[str] | None = None) -> dict[str, Anchor]:
+        """The anchors of the given links (of all, without ``link_ids``), by link."""
+        a = LedgerAnchorRow
+        q = select(a.link_id, a.seq, a.hash, a.meter_units)
+        if link_ids is not None:
+            q = q.where(a.link_id.in_(list(link_ids)))
+        return {lid: Anchor(seq, h, meter) for lid, seq, h, meter in await self.conn.execute(q)}
+
+    async def extents(self) -> dict[str, tuple[int, int]]:
+        """Every chain's first and last sequence number in the table, by link."""
+        m = MeterEntryRow
+        rows = await self.conn.execute(
+            select(m.link_id, func.min(m.seq), func.max(m.seq)).group_by(m.link_id)
+        )
+        return {lid: (lo, hi) for lid, lo, hi in rows}
+
+    async def purges(self) -> dict[str, list[dict[str, Any]]]:
+        """What each chain's retention purge entries say (where the chain resumes), by link."""
+        m = MeterEntryRow
+        out: dict[str, list[dict[str, Any]]] = {}
+        for link_id, details in await self.conn.execute(
+            select(m.link_id, m.details).where(m.kind == str(EntryKind.RETENTION_PURGE))
+        ):
+            out.setdefault(link_id, []).append(json.loads(details))
+        return out
+
+    async def seals(self, pairs: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """The seals of the given (link, sequence number) entries that exist."""
+        out: dict[tuple[str, int], str] = {}
+        for i in range(0, len(pairs), _SEALS_PER_QUERY):
+            chunk = pairs[i : i + _SEALS_PER_QUERY]
+            for lid, seq, h in await self.conn.execute(
+                select(ENTRIES.c.link_id, ENTRIES.c.seq, ENTRIES.c.hash).where(
+                    tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(chunk)
+                )
+            ):
+                out[(lid, seq)] = h
+        return out
+
+    async def after(self, link_id: str, after_seq: int, limit: int) -> list[SealedEntry]:
+        """Up to ``limit`` of the link's entries after ``after_seq``, in order."""
+        rows = await self.conn.execute(
+            select(*_COLUMNS)
+            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
+            .order_by(ENTRIES.c.seq)
+            .limit(limit)
+        )
+        return [SealedEntry._make(row) for row in rows]
+
+    async def stream(self, link_id: str, after_seq: int) -> AsyncIterator[SealedEntry]:
+        """All the link's entries after ``after_seq``, in order, read as they are used."""
+        rows = await self.conn.stream(
+            select(*_COLUMNS)
+            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
+            .order_by(ENTRIES.c.seq)
+        )
+        async for row in rows:
+            yield SealedEntry._make(row)
+
+    async def at(self, pairs: Iterable[tuple[str, int]]) -> dict[str, SealedEntry]:
+        """Each named link's entry at the given sequence number, by link (those that exist)."""
+        return {
+            row[0]: SealedEntry._make(row)
+            for row in await self.conn.execute(
+                select(*_COLUMNS).where(tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(list(pairs)))
+            )
+        }
+
+    async def ends(self, link_ids: Sequence[str]) -> dict[str, int]:
+        """How far each link's chain really goes: its greatest sequence number."""
+        return {
+            lid: seq
+            for lid, seq in await self.conn.execute(
+                select(ENTRIES.c.link_id, func.max(ENTRIES.c.seq))
+                .where(ENTRIES.c.link_id.in_(list(link_ids)))
+                .group_by(ENTRIES.c.link_id)
+            )
+        }
+
+    async def sealed_by_history(self, link_ids: Sequence[str]) -> set[str]:
+        """Links whose history says their state is sealed: opened sealed, or sealed since."""
+        if not link_ids:
+            return set()
+        marked = await self.conn.scalars(
+            select(ENTRIES.c.link_id)
+            .where(
+                ENTRIES.c.link_id.in_(list(link_ids)),
+                or_(
+                    ENTRIES.c.kind == str(EntryKind.STATE_SEALED),
+                    and_(
+                        ENTRIES.c.kind == str(EntryKind.LINK_OPENED),
+                        ENTRIES.c.details.like('%"state_sealed":true%'),
+                    ),
+                ),
+            )
+            .distinct()
+        )
+        return set(marked.all())
+
+    async def said(self, link_id: str, kinds: Iterable[EntryKind], names: tuple[str, ...]) -> Any:
+        """What the newest entry of ``kinds`` says of a parameter: the first of ``names`` its
+        details hold, as JSON reads it (None: no such entry)."""
+        details = await self.conn.scalar(
+            select(ENTRIES.c.details)
+            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.kind.in_([str(k) for k in kinds]))
+            .order_by(ENTRIES.c.seq.desc())
+            .limit(1)
+        )
+        if details is None:
+            return None
+        d = json.loads(details)
+        return next((d[n] for n in names if n in d), None)
+
+    async def newest_at(
+        self, link_id: str, table_id: str, kinds: Iterable[EntryKind]
+    ) -> int | None:
+        """The time of the table's newest entry of ``kinds``."""
+        at: int | None = await self.conn.scalar(
+            select(ENTRIES.c.at_us)
+            .where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.table_id == table_id,
+                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+            )
+            .order_by(ENTRIES.c.seq.desc())
+            .limit(1)
+        )
+        return at
+
+    async def newest_kind(
+        self, link_id: str, table_id: str, kinds: Iterable[EntryKind]
+    ) -> str | None:
+        """Which of ``kinds`` the table's newest entry among them is."""
+        kind: str | None = await self.conn.scalar(
+            select(ENTRIES.c.kind)
+            .where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.table_id == table_id,
+                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+            )
+            .order_by(ENTRIES.c.seq.desc())
+            .limit(1)
+        )
+        return kind
+
+    async def last_seq_of(self, link_id: str, kinds: Iterable[EntryKind]) -> int | None:
+        seq: int | None = await self.conn.scalar(
+            select(func.max(ENTRIES.c.seq)).where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+            )
+        )
+        return seq
+
+    async def count_after(self, link_id: str, kind: EntryKind, after_seq: int) -> int:
+        n = await self.conn.scalar(
+            select(func.count())
+            .select_from(ENTRIES)
+            .where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.kind == str(kind),
+                ENTRIES.c.seq > after_seq,
+            )
+        )
+        return int(n or 0)
+
+    async def last_table_hit(self, link_id: str, table_id: str) -> str | None:
+        """The id of the newest hit the table reported (not one entered by hand)."""
+        hit_id: str | None = await self.conn.scalar(
+            select(ENTRIES.c.hit_id)
+            .where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.table_id == table_id,
+                ENTRIES.c.hit_id.is_not(None),
+                ENTRIES.c.hit_id.not_like("%#manual-%"),
+            )
+            .order_by(ENTRIES.c.seq.desc())
+            .limit(1)
+        )
+        return hit_id

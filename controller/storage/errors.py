@@ -1,0 +1,62 @@
+"""What storage refuses with, and how a failed commit tells the database's failure apart."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+__all__ = [
+    "Conflict",
+    "LinkInoperable",
+    "NotFound",
+    "StaleState",
+    "StoreError",
+    "database_failed",
+]
+
+
+class StoreError(RuntimeError):
+    """A refusal by what is stored, for a person to read. Its type says what kind (answered
+    409 over HTTP unless a subclass says otherwise); its message is never parsed."""
+
+
+class NotFound(StoreError):
+    """What was named (a link, table, hit, record...) is not stored; the message names it."""
+
+
+class Conflict(StoreError):
+    """Refused by the stored state: it was done already, or it changed meanwhile."""
+
+
+class StaleState(Conflict):
+    """The link's history moved on under us (another writer): reload before going on."""
+
+
+class LinkInoperable(StoreError):
+    """The state the link would resume from does not match its seals or its history: nothing
+    is computed from it until it is recovered (NY 5321.18, NJ 13:69E-1.39B)."""
+
+    def __init__(self, link_id: str, reason: str) -> None:
+        super().__init__(f"link {link_id} is inoperable: {reason}")
+        self.link_id = link_id
+        self.reason = reason
+
+
+# SQLSTATE classes of a database that failed rather than refused what it was given
+# (PostgreSQL, appendix A): connection exception, transaction rollback (serialization,
+# deadlock), insufficient resources, operator intervention, system error.
+_FAILED_SQLSTATE_CLASSES = frozenset({"08", "40", "53", "57", "58"})
+
+
+def database_failed(exc: BaseException) -> bool:
+    """Whether a failed commit is the database's failure (out of reach, busy, locked, out of
+    room), to be tried again as it was, rather than a refusal of what was written."""
+    if isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        for cause in (exc.orig, getattr(exc.orig, "__cause__", None)):
+            state = getattr(cause, "sqlstate", None)
+            if isinstance(state, str) and state[:2] in _FAILED_SQLSTATE_CLASSES:
+                return True
+    return False

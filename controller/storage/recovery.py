@@ -1,0 +1,169 @@
+"""Recovering an inoperable link: its state put back on what its sealed history vouches for
+(NY 5321.18, NJ 13:69E-1.39B: recover to the prior state), recorded as an entry of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.core.games import make_paytable
+from controller.core.hands import HandCategory
+from controller.core.ledger import ChainVerifier
+from controller.core.reducer import (
+    EntryKind,
+    HitClaim,
+    LinkState,
+    Outcome,
+    TableState,
+    record_recovery,
+)
+from controller.storage.codec import armed_json, config_dict
+from controller.storage.entries import PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
+from controller.storage.errors import NotFound, StoreError
+from controller.storage.loading import load_links
+from controller.storage.seals import SealBook
+from controller.storage.unit_of_work import UnitOfWork
+
+__all__ = ["Recovery", "recovery_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """A recovery decided: the outcome to write, on the row it replaces."""
+
+    outcome: Outcome
+    expect: tuple[int, str | None]  # the row's last sequence number and seal as found
+    problem: str | None  # what was found wrong, if anything
+    meter_units: int  # the meter as the history has it
+
+
+async def recovery_of(
+    uow: UnitOfWork,
+    book: SealBook,
+    link_id: str,
+    *,
+    at_us: int,
+    reason: str,
+    by: str,
+    approved_by: str,
+) -> Recovery:
+    """The link as its history has it (read in ``uow``'s snapshot, the row locked): the book
+    is left at the history's head, ready for the recovery's outcome to be written.
+
+    The history is walked whole first: a recovery never starts from a broken one. From it
+    come the meter and chain head, the rate, reset amount and paytable (the newest entries
+    that set them; a value the history no longer holds after a retention purge is kept from
+    the row and listed as such in the entry), whether a jackpot was won since the rate was
+    set, each table's last hit taken and whether it is out of play. Every table is
+    re-baselined from its next reading (nothing credited for what it counted before) and
+    held until a technician releases it. An armed change is dropped; it is armed again from
+    its approved submission.
+    """
+    row = await uow.links.lock(link_id)
+    if row is None:
+        raise NotFound(f"no link {link_id!r}")
+    states, problems = await load_links(uow, book, [link_id])
+    state = states[link_id]
+    v = ChainVerifier(book.key, link_id, await uow.entries.anchor(link_id))
+    last_at = 0
+    async for entry in uow.entries.stream(link_id, v.seq):
+        if v.feed(entry) is not None:
+            break
+        last_at = entry.at_us
+    if v.problem is not None:
+        raise StoreError(f"cannot recover from a broken history: {v.problem}")
+    if v.seq == 0:
+        raise StoreError(f"link {link_id} has no history to recover from")
+    entries = uow.entries
+    kept: list[str] = []
+    said_rate = await entries.said(link_id, RATE_KINDS, ("rate_bp", "to_bp"))
+    said_reset = await entries.said(link_id, RESET_KINDS, ("reset_cents", "to_cents"))
+    said_lines = await entries.said(link_id, PAYTABLE_KINDS, ("paytable",))
+    if said_rate is None:
+        kept.append("rate_bp")
+    if said_reset is None:
+        kept.append("reset_cents")
+    if said_lines is None:
+        kept.append("paytable")
+    rate_seq = await entries.last_seq_of(link_id, RATE_KINDS)
+    won = await entries.count_after(link_id, EntryKind.JACKPOT_RESET, rate_seq or 0)
+    tables: dict[str, TableState] = {}
+    for tid, ts in sorted(state.tables.items()):
+        tables[tid] = await _recovered_table(uow, link_id, ts)
+    recovered = LinkState(
+        link_id=link_id,
+        game=state.game,
+        rate_bp=state.rate_bp if said_rate is None else int(said_rate),
+        reset_cents=state.reset_cents if said_reset is None else int(said_reset),
+        paytable=(state.paytable if said_lines is None else make_paytable(state.game, said_lines)),
+        meter_units=v.meter,
+        hit_policy=state.hit_policy,
+        jackpot_won_since_rate_set=(
+            state.jackpot_won_since_rate_set if rate_seq is None else bool(won)
+        ),
+        tables=tables,
+        last_at_us=last_at,
+    )
+    outcome = record_recovery(
+        recovered,
+        at_us=max(at_us, last_at),
+        explanation=(
+            f"link state recovered from its history by {by}, approved by {approved_by}: {reason}"
+        ),
+        details={
+            "by": by,
+            "approved_by": approved_by,
+            "reason": reason,
+            "found": problems.get(link_id, "nothing"),
+            "meter_units": v.meter,
+            "rate_bp": recovered.rate_bp,
+            "reset_cents": recovered.reset_cents,
+            "kept_from_row": kept,
+            "dropped_armed_change": armed_json(state.armed),
+            "tables": {
+                tid: {
+                    "config": config_dict(ts.config),
+                    "last_hit_seq": ts.last_hit_seq,
+                    "hit_epoch": ts.hit_epoch,
+                    "out_of_play": ts.out_of_play,
+                }
+                for tid, ts in tables.items()
+            },
+        },
+    )
+    book.heads[link_id] = (v.seq, v.prev_hash)
+    return Recovery(outcome, row, problems.get(link_id), v.meter)
+
+
+async def _recovered_table(uow: UnitOfWork, link_id: str, ts: TableState) -> TableState:
+    """A table as its history has it: its last hit taken (so a hit still at the head of its
+    FIFO is not taken twice) and whether it is out of play; no baseline, held."""
+    tid = ts.config.table_id
+    hit_id = await uow.entries.last_table_hit(link_id, tid)
+    claim: HitClaim | None = None
+    epoch = 0
+    if hit_id is not None:
+        number = hit_id.rsplit("#", 1)[1]
+        if "." in number:
+            epoch_text, number = number.split(".", 1)
+            epoch = int(epoch_text)
+        hit = await uow.hits.get(hit_id)
+        cards = None if hit is None or hit.cards is None else hit.cards.split(",")
+        claim = HitClaim(
+            table_seq=int(number),
+            seat=hit.seat if hit is not None else 1,
+            hand=HandCategory[hit.hand] if hit is not None else HandCategory.ROYAL_FLUSH,
+            round=hit.round if hit is not None else 0,
+            cards=None if cards is None else tuple(int(c) for c in cards),
+        )
+    play = await uow.entries.newest_kind(
+        link_id, tid, (EntryKind.TABLE_OUT_OF_PLAY, EntryKind.TABLE_RETURNED_TO_PLAY)
+    )
+    return TableState(
+        config=ts.config,
+        last_hit_seq=None if claim is None else claim.table_seq,
+        last_hit_round=None if claim is None else claim.round,
+        last_hit_claim=claim,
+        hit_epoch=epoch,
+        hit_pending=True,
+        out_of_play=play == str(EntryKind.TABLE_OUT_OF_PLAY),
+    )

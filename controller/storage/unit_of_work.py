@@ -1,0 +1,77 @@
+"""One command, one transaction: the repositories of storage bound to one connection.
+
+    async with unit_of_work(engine) as uow:
+        await uow.links.add(...)
+        await uow.entries.append(...)
+        await uow.audit.write(...)
+
+commits when the block ends and rolls everything back if it raises. ``consistent=True``
+reads every statement from one snapshot (``database.snapshot``; with ``write=True`` on SQLite
+the transaction is begun IMMEDIATE, so a write after the reads is not overtaken). ``reading``
+gives the same repositories for reads outside any command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.storage.anomalies import Anomalies
+from controller.storage.audit import AuditLog, Documents
+from controller.storage.counters import Tables
+from controller.storage.database import snapshot
+from controller.storage.entries import Entries
+from controller.storage.hits import Hits
+from controller.storage.links import Links
+from controller.storage.meta import LedgerMeta
+
+__all__ = ["UnitOfWork", "reading", "unit_of_work"]
+
+
+class UnitOfWork:
+    """Storage's repositories, all on ``conn`` (and so in its transaction)."""
+
+    __slots__ = (
+        "anomalies",
+        "audit",
+        "conn",
+        "documents",
+        "entries",
+        "hits",
+        "links",
+        "meta",
+        "tables",
+    )
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self.conn = conn
+        self.links = Links(conn)
+        self.tables = Tables(conn)
+        self.entries = Entries(conn)
+        self.hits = Hits(conn)
+        self.anomalies = Anomalies(conn)
+        self.audit = AuditLog(conn)
+        self.documents = Documents(conn)
+        self.meta = LedgerMeta(conn)
+
+
+@contextlib.asynccontextmanager
+async def unit_of_work(
+    engine: AsyncEngine, *, consistent: bool = False, write: bool = False
+) -> AsyncIterator[UnitOfWork]:
+    """One command's transaction, committed when the block ends without an error."""
+    if consistent:
+        async with snapshot(engine, write=write) as conn:
+            yield UnitOfWork(conn)
+    else:
+        async with engine.begin() as conn:
+            yield UnitOfWork(conn)
+
+
+@contextlib.asynccontextmanager
+async def reading(engine: AsyncEngine) -> AsyncIterator[UnitOfWork]:
+    """Reads on one connection, nothing kept (what was begun is rolled back at the end)."""
+    async with engine.connect() as conn:
+        yield UnitOfWork(conn)
