@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.core.ledger import SealedEntry, seal
-from controller.core.reducer import Anomaly, EntryKind, Hit, Outcome
+from controller.core.reducer import Anomaly, EntryKind, Hit, Outcome, check_conservation
 from controller.core.state_seal import table_seal
 from controller.storage.channel import ChannelName
 from controller.storage.codec import counter_fields, link_fields
@@ -102,6 +102,7 @@ async def _claim_heads(
     heads: list[dict[str, Any]] = []
     new_heads: dict[str, tuple[int, str]] = {}
     new_seals: dict[str, str] = {}
+    new_meters: dict[str, int] = {}
     for o in outcomes:
         state = o.state
         link_id = state.link_id
@@ -115,6 +116,13 @@ async def _claim_heads(
             raise LinkInoperable(link_id, book.broken[link_id])
         else:
             expected_seq, expected_seal = last_seq, book.seals.get(link_id)
+        # Conservation of the meter (core.reducer.conservation), asserted again where the step
+        # is committed: from the meter this store last read or wrote, not only the step's own.
+        before = new_meters.get(link_id, book.meters.get(link_id))
+        if before is None:
+            before = o.events[0].meter_before_units if o.events else state.meter_units
+        check_conservation(link_id, before, o.events, state.meter_units)
+        new_meters[link_id] = state.meter_units
         sealed = seal(book.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)
         entries.extend(sealed)
         new_seq, new_hash = (sealed[-1].seq, sealed[-1].hash) if sealed else (last_seq, last_hash)
@@ -140,5 +148,6 @@ async def _claim_heads(
         raise StaleState(f"link {stale[0]}: its history moved on since it was loaded")
     book.heads.update(new_heads)
     book.seals.update(new_seals)
+    book.meters.update(new_meters)
     book.table_seals.update(table_seals)
     return entries

@@ -86,6 +86,7 @@ async def load_links(
         except (KeyError, ValueError) as exc:
             raise StoreError(f"link {lid}: its stored state cannot be read: {exc}") from exc
         book.heads[lid] = (link.last_seq, link.last_hash)
+        book.meters[lid] = state.meter_units
         book.seals[lid] = link.state_seal
         for tid in state.tables:
             book.table_seals[tid] = stored_seals[tid]

@@ -131,6 +131,7 @@ async def recovery_of(
         },
     )
     book.heads[link_id] = (v.seq, v.prev_hash)
+    book.meters[link_id] = v.meter
     return Recovery(outcome, row, problems.get(link_id), v.meter)
 
 

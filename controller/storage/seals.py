@@ -23,6 +23,7 @@ class SealMemory:
     heads: dict[str, tuple[int, str]]
     seals: dict[str, str | None]
     table_seals: dict[str, str | None]
+    meters: dict[str, int]
 
 
 @dataclass(slots=True)
@@ -31,17 +32,22 @@ class SealBook:
     heads: dict[str, tuple[int, str]] = field(default_factory=dict)
     seals: dict[str, str | None] = field(default_factory=dict)
     table_seals: dict[str, str | None] = field(default_factory=dict)
+    # Each link's meter at its head, as last read or written: where its next step must start.
+    meters: dict[str, int] = field(default_factory=dict)
     # Links whose stored state failed its check when last read, with what differs.
     broken: dict[str, str] = field(default_factory=dict)
 
     def remember(self) -> SealMemory:
-        return SealMemory(dict(self.heads), dict(self.seals), dict(self.table_seals))
+        return SealMemory(
+            dict(self.heads), dict(self.seals), dict(self.table_seals), dict(self.meters)
+        )
 
     def restore(self, memory: SealMemory) -> None:
-        self.heads, self.seals, self.table_seals = (
+        self.heads, self.seals, self.table_seals, self.meters = (
             memory.heads,
             memory.seals,
             memory.table_seals,
+            memory.meters,
         )
 
     def seal_table(self, link_id: str, ts: TableState) -> str:

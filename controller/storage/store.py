@@ -185,6 +185,7 @@ class LedgerStore:
                 at_us,
             )
             self.book.heads[link_id] = (0, GENESIS)
+            self.book.meters[link_id] = 0
             self.book.seals[link_id] = None
             await self._write(uow, [outcome], insert_tables=True)
             await uow.audit.write(

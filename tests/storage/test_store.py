@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from controller.core.money import contribution_units
-from controller.core.reducer import EntryKind
+from controller.core.reducer import ConservationBroken, EntryKind, Outcome, apply_reading
 from controller.storage.database import make_engine
 from controller.storage.models import AnomalyRow, HitRow, LinkRow, MeterEntryRow, TableCounterRow
 from controller.storage.store import LedgerStore, StaleState, StoreError
@@ -102,6 +104,40 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
     assert rt.states["stud"].meter_units == RESET_UNITS + contribution_units(
         credits=15, denomination_cents=100, rate_bp=8250
     )
+    assert (await verify_ledger(store.engine, KEY)).ok
+
+
+async def test_the_commit_refuses_a_meter_its_entries_do_not_explain(store: LedgerStore) -> None:
+    """Conservation of the meter is asserted where a step is committed, from the meter the
+    store last read or wrote: a step whose state moves the meter with no entry, or whose
+    entries start elsewhere, is refused and nothing of it lands."""
+    await make_link(store)
+    rt = await runtime(store)
+    p = Poller()
+    await rt.apply_readings([p.reading("t1", 0)])
+    state = rt.states["stud"]
+    # A counter-only step (a table's row rewritten) that also moves the meter by one unit.
+    invented = Outcome(
+        dataclasses.replace(state, meter_units=state.meter_units + 1),
+        tables_touched=frozenset({"t1"}),
+    )
+    with pytest.raises(ConservationBroken, match="difference \\+1 units"):
+        await store.commit([invented])
+    # A step that is whole in itself but starts from another meter than the stored one.
+    other = LedgerStore(store.engine, KEY)
+    rt2 = await runtime(other)
+    step = apply_reading(rt2.states["stud"], p.reading("t1", 25))
+    assert step.events
+    shifted = Outcome(
+        dataclasses.replace(step.state, meter_units=step.state.meter_units + 7),
+        events=tuple(e._replace(meter_before_units=e.meter_before_units + 7) for e in step.events),
+        tables_touched=step.tables_touched,
+    )
+    with pytest.raises(ConservationBroken, match="starts from"):
+        await other.commit([shifted])
+    async with store.engine.connect() as conn:
+        meter = await conn.scalar(select(LinkRow.meter_units).where(LinkRow.link_id == "stud"))
+    assert meter == state.meter_units
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
