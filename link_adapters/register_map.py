@@ -18,6 +18,7 @@ __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
     "HAND_CODES",
+    "NO_HAND_CODE",
     "STATUS_DOOR_OPEN",
     "STATUS_FAULT",
     "STATUS_LOCKOUT",
@@ -26,6 +27,7 @@ __all__ = [
     "acknowledgement_words",
     "command_word",
     "hand_code",
+    "hand_code_named",
     "hit_hand",
     "next_heartbeat",
     "status_flags",
@@ -62,6 +64,9 @@ HAND_CODES: Final[Mapping[HitHand, int]] = MappingProxyType(
     }
 )
 _HAND_OF_CODE: Final = {code: hand for hand, code in HAND_CODES.items()}
+_CODE_OF_NAME: Final = {hand.name: code for hand, code in HAND_CODES.items()}
+# What register 12 holds for a hand the map names no code for (high card): no hand.
+NO_HAND_CODE: Final = 0
 
 _STATUS_BITS: Final = STATUS_LOCKOUT | STATUS_DOOR_OPEN | STATUS_FAULT | STATUS_PROGRESSIVE_DISABLED
 # Every combination of the status bits, decoded once: a status word is decoded at every poll.
@@ -96,6 +101,12 @@ def hit_hand(code: int) -> HitHand | None:
 def hand_code(hand: HitHand) -> int:
     """The hand code of ``hand``, as a table writes it."""
     return HAND_CODES[hand]
+
+
+def hand_code_named(name: str) -> int:
+    """The hand code of the hand named ``name`` (a ``HitHand`` name, as the controller's hand
+    categories are named); ``NO_HAND_CODE`` for a hand the map gives no code."""
+    return _CODE_OF_NAME.get(name, NO_HAND_CODE)
 
 
 def u32_words(value: int, word_order: WordOrder) -> list[int]:
