@@ -1,6 +1,7 @@
 """The reference register map's encodings (shared/DESIGN.md, "Reference table-controller
-register map, v1"): status bits, command bits, hit hand codes, 32-bit words and the hit
-acknowledgement. The one place that knows them; the controller sees ``link_adapters.reading``.
+register map, v1"): status bits, the seats' bet bitmap, command bits, hit hand codes, 32-bit
+words and the hit acknowledgement. The one place that knows them; the controller sees
+``link_adapters.reading``.
 
 Where each field lives (addresses, word order) is the profile's; what its bits and codes mean
 is here.
@@ -8,7 +9,7 @@ is here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -25,11 +26,13 @@ __all__ = [
     "STATUS_PROGRESSIVE_DISABLED",
     "WordOrder",
     "acknowledgement_words",
+    "bet_seats",
     "command_word",
     "hand_code",
     "hand_code_named",
     "hit_hand",
     "next_heartbeat",
+    "seat_bitmap",
     "status_flags",
     "u32_words",
 ]
@@ -44,6 +47,15 @@ STATUS_LOCKOUT: Final = 1 << 0  # no more bets
 STATUS_DOOR_OPEN: Final = 1 << 1
 STATUS_FAULT: Final = 1 << 2
 STATUS_PROGRESSIVE_DISABLED: Final = 1 << 3
+
+# Register 7, the seats with a side bet this round: bit n-1 is seat n, seats 1-7.
+_BITMAP_SEATS: Final = 7
+_SEATS_MASK: Final = (1 << _BITMAP_SEATS) - 1
+# Every bitmap of the seats, decoded once: the bitmap is decoded at every poll.
+_SEATS: Final = tuple(
+    tuple(seat for seat in range(1, _BITMAP_SEATS + 1) if word & 1 << (seat - 1))
+    for word in range(_SEATS_MASK + 1)
+)
 
 # Register 102, the controller's command bits.
 COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0  # the table takes no progressive side bets
@@ -84,6 +96,16 @@ _FLAGS: Final = tuple(
 def status_flags(word: int) -> TableFlags:
     """The status register, named; bits the map does not define are ignored."""
     return _FLAGS[word & _STATUS_BITS]
+
+
+def bet_seats(word: int) -> tuple[int, ...]:
+    """The seats the bet bitmap names, in seat order; bits above seat 7 are ignored."""
+    return _SEATS[word & _SEATS_MASK]
+
+
+def seat_bitmap(seats: Iterable[int]) -> int:
+    """The bet bitmap of ``seats`` (seat numbers 1-7), as a table writes it."""
+    return sum(1 << (seat - 1) for seat in seats)
 
 
 def command_word(command: TableCommand) -> int:

@@ -30,6 +30,7 @@ from link_adapters.register_map import (
     STATUS_FAULT,
     STATUS_LOCKOUT,
     STATUS_PROGRESSIVE_DISABLED,
+    seat_bitmap,
 )
 from link_adapters.simulator.cards import build_hand, deal_cards, draw_keep
 from link_adapters.simulator.table_types import (
@@ -353,7 +354,7 @@ class SimTable:
         self._credits = (self._credits + added) % U32
         for seat in bet_seats:
             self._per_seat[seat - 1] = (self._per_seat[seat - 1] + config.credits_per_bet) % U32
-        self._bet_bitmap = sum(1 << (seat - 1) for seat in bet_seats)
+        self._bet_bitmap = seat_bitmap(bet_seats)
 
         hits: list[SimHit] = []
         for seat in bet_seats:

@@ -20,6 +20,7 @@ from link_adapters.register_map import (
     STATUS_FAULT,
     STATUS_LOCKOUT,
     STATUS_PROGRESSIVE_DISABLED,
+    seat_bitmap,
 )
 
 __all__ = [
@@ -139,7 +140,7 @@ class RoundRecord:
 
     @property
     def bet_bitmap(self) -> int:
-        return sum(1 << (seat - 1) for seat in self.bet_seats)
+        return seat_bitmap(self.bet_seats)
 
 
 def total_credits(records: Iterable[RoundRecord]) -> int:

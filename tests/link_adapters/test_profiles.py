@@ -130,6 +130,7 @@ def test_simulator_speaks_the_reference_profile() -> None:
     regs = decode(profile, sim_registers.encode_block(table, now + 6), table="sim")
     assert (regs.credits, regs.rounds) == (table.credits, table.rounds)
     assert regs.per_seat_credits == table.per_seat_credits
+    assert regs.bet_seats == table.records[-1].bet_seats
     assert regs.pending_hits == len(table.hit_fifo) > 0
     head = table.head_hit
     assert head is not None
@@ -150,7 +151,7 @@ def test_reference_decodes_a_block_built_by_hand() -> None:
     assert (regs.profile_id, regs.version) == (0x5450, 1)
     assert regs.rounds == 0x00010002
     assert regs.credits == 0xDEADBEEF
-    assert regs.bet_bitmap == 0b1000101
+    assert regs.bet_seats == (1, 3, 7)
     assert regs.pending_hits == 2
     assert regs.head == HeadHit(
         seq=77, seat=3, hand=HitHand.ROYAL_FLUSH, round=65536, cards=ROYAL_SPADES
@@ -185,7 +186,7 @@ def test_legacy_profile_decodes_its_own_layout() -> None:
     assert regs.rounds == 0x00010002
     assert regs.credits == 0xDEADBEEF
     assert regs.fault and not regs.lockout
-    assert regs.bet_bitmap == 0b100001
+    assert regs.bet_seats == (1, 6)
     assert regs.head == HeadHit(seq=9, seat=6, hand=HitHand.FOUR_OF_A_KIND, round=5, cards=None)
     assert regs.per_seat_credits is None
 

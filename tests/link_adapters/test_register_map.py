@@ -1,5 +1,5 @@
 """The reference register map's encodings (shared/DESIGN.md, register map v1): hand codes,
-status and command bits, acknowledgement and heartbeat words."""
+status and command bits, the seats' bet bitmap, acknowledgement and heartbeat words."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from link_adapters.register_map import (
     HAND_CODES,
     NO_HAND_CODE,
     acknowledgement_words,
+    bet_seats,
     command_word,
     hand_code,
     hand_code_named,
     hit_hand,
     next_heartbeat,
+    seat_bitmap,
     status_flags,
 )
 
@@ -53,6 +55,17 @@ def test_status_bits_are_named() -> None:
     assert status_flags(0b0001).lockout and status_flags(0b0010).door_open
     assert status_flags(0b0100).fault and status_flags(0b1000).progressive_disabled
     assert status_flags(0xFFF0) == status_flags(0)  # bits the map does not define
+
+
+def test_bet_bitmap_names_the_seats() -> None:
+    """Bit n-1 is seat n, seats 1-7; bits above seat 7 name no seat."""
+    assert bet_seats(0) == ()
+    assert bet_seats(0b1000101) == (1, 3, 7)
+    assert bet_seats(0b1111111) == (1, 2, 3, 4, 5, 6, 7)
+    assert bet_seats(0xFF80) == () and bet_seats(0xFF81) == (1,)
+    for word in range(1 << 7):
+        assert seat_bitmap(bet_seats(word)) == word
+    assert seat_bitmap([]) == 0 and seat_bitmap((2, 6)) == 0b100010
 
 
 def test_commands_are_encoded_as_the_command_bits() -> None:
