@@ -23,18 +23,16 @@ from collections.abc import Sequence
 
 from controller.core.games import Game, default_paytable
 from controller.core.hands import HandCategory
-from link_adapters.register_map import (
+from link_adapters.register_map import seat_bitmap
+from link_adapters.simulator.cards import build_hand, deal_cards, draw_keep
+from link_adapters.simulator.table_types import (
     COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
+    MAX_SEATS,
     STATUS_DOOR_OPEN,
     STATUS_FAULT,
     STATUS_LOCKOUT,
     STATUS_PROGRESSIVE_DISABLED,
-    seat_bitmap,
-)
-from link_adapters.simulator.cards import build_hand, deal_cards, draw_keep
-from link_adapters.simulator.table_types import (
-    MAX_SEATS,
     U16_MAX,
     U32,
     RoundRecord,
@@ -47,8 +45,8 @@ from link_adapters.simulator.table_types import (
     total_credits,
 )
 
-# The cards and the values of a table live in their own modules, the register map's bits in
-# link_adapters.register_map; their names stay importable from here, where the tests, the
+# The cards and the values of a table live in their own modules (the register map's bits are
+# link_adapters.register_map's); their names stay importable from here, where the tests, the
 # demo and the server have always found them.
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
