@@ -155,6 +155,7 @@ async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> N
         before = {t: h.poller.tables[t].polls for t in quiet_rate}
         await asyncio.sleep(1.0)
         silent_rate = {t: h.poller.tables[t].polls - before[t] for t in before}
+        tries = h.poller.tables["stud-2"].failures  # every try since it went silent failed
         h.floor.set_silent(GW, 2, False)
         await asyncio.sleep(0.5)
         h.clock.pause()
@@ -164,10 +165,12 @@ async def test_one_silent_table_on_a_shared_serial_line(store: LedgerStore) -> N
     await h.check_exact()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
     assert min(quiet_rate.values()) >= 5  # the line really is polled (about 37/s when idle)
-    # The others keep most of their rate (about 70% measured on an idle machine): the silent
-    # one costs a timeout now and then. Polled at every turn, it would leave them about 11%.
-    for t in quiet_rate:
-        assert silent_rate[t] >= quiet_rate[t] * 0.4, (quiet_rate, silent_rate)
+    # The silent table costs the wire a timeout (150 ms) per try, and it is tried again only
+    # after a backoff (0.5 s, then 1 s, ...): at most three tries in the second it was silent,
+    # not one at every turn. Counted in tries, not as a rate, so a busy machine cannot fail it.
+    # (Idle, the others keep about 70% of their rate; polled at every turn, about 11%.)
+    assert 1 <= tries <= 3, tries
+    assert min(silent_rate.values()) >= 3, (quiet_rate, silent_rate)
 
 
 async def test_readings_that_cannot_be_recorded_are_credited_later(store: LedgerStore) -> None:
