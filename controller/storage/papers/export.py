@@ -1,6 +1,7 @@
 """The rows of the auditors' exports, streamed from the database a batch at a time so a
-five-year export never sits in memory: history entries, hits, and reductions with their
-corrections. Periods are half-open ``[since_us, until_us)``; no ``link_id``: every link."""
+five-year export never sits in memory: history entries and reductions with their corrections
+(the hits stream from ``storage.hits``). Periods are half-open ``[since_us, until_us)``; no
+``link_id``: every link."""
 
 from __future__ import annotations
 
@@ -10,15 +11,34 @@ from typing import Any, NamedTuple
 from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
-from controller.storage.papers.columns import columns
-from controller.storage.papers.rows import HIT, METER_ENTRY, HitRecord, MeterEntry
+from controller.storage.models import CorrectionRow, MeterEntryRow
+from controller.storage.typed_rows import columns
 
 
 class Scope(NamedTuple):
     link_id: str | None  # None: every link
     since_us: int
     until_us: int
+
+
+class MeterEntry(NamedTuple):
+    """A history entry, whole."""
+
+    link_id: str
+    seq: int
+    at_us: int
+    kind: str
+    meter_before_units: int
+    delta_units: int
+    meter_after_units: int
+    table_id: str | None
+    hit_id: str | None
+    anomaly_id: str | None
+    correction_id: str | None
+    explanation: str
+    details: str
+    prev_hash: str
+    hash: str
 
 
 class Reduction(NamedTuple):
@@ -41,8 +61,14 @@ class Reduction(NamedTuple):
 
 
 _m, _c = MeterEntryRow, CorrectionRow
+_METER_ENTRY = columns(
+    MeterEntry,
+    _m.link_id, _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units,
+    _m.meter_after_units, _m.table_id, _m.hit_id, _m.anomaly_id, _m.correction_id,
+    _m.explanation, _m.details, _m.prev_hash, _m.hash,
+)  # fmt: skip
 _REDUCTION = columns(
-    Reduction._fields,
+    Reduction,
     _m.link_id, _m.seq, _m.at_us, _m.kind, _m.delta_units, _m.meter_before_units,
     _m.meter_after_units, _m.explanation, _m.hit_id, _m.correction_id, _c.category,
     _c.requested_by, _c.approved_by, _c.document_sha256,
@@ -68,7 +94,7 @@ async def history_batches(
     conn: AsyncConnection, *, scope: Scope, batch: int
 ) -> AsyncIterator[list[MeterEntry]]:
     """History entries by link, then sequence."""
-    q = _entries(select(*METER_ENTRY), scope)
+    q = _entries(select(*_METER_ENTRY), scope)
     async for rows in _batches(conn, q, batch):
         yield [MeterEntry._make(r) for r in rows]
 
@@ -85,14 +111,3 @@ async def reduction_batches(
     )
     async for rows in _batches(conn, q, batch):
         yield [Reduction._make(r) for r in rows]
-
-
-async def hit_batches(
-    conn: AsyncConnection, *, scope: Scope, batch: int
-) -> AsyncIterator[list[HitRecord]]:
-    """Hits by time, then id."""
-    q = select(*HIT).where(HitRow.at_us >= scope.since_us, HitRow.at_us < scope.until_us)
-    if scope.link_id:
-        q = q.where(HitRow.link_id == scope.link_id)
-    async for rows in _batches(conn, q.order_by(HitRow.at_us, HitRow.hit_id), batch):
-        yield [HitRecord._make(r) for r in rows]
