@@ -22,6 +22,7 @@ from controller.rules.filing import (
     check_paytable,
 )
 from controller.runtime.service import FloorService
+from controller.storage.papers.submissions import Submission
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
@@ -97,7 +98,7 @@ class SubmissionRead(BaseModel):
     packet_pdf_url: str
 
     @classmethod
-    def of(cls, row: Any) -> SubmissionRead:
+    def of(cls, row: Submission) -> SubmissionRead:
         base = f"/api/v1/submissions/{row.submission_id}"
         return cls(
             submission_id=row.submission_id,
