@@ -25,14 +25,14 @@ from typing import Any, TextIO, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.core.ledger import ENTRY_COLUMNS
+from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
 from controller.core.money import displayed_cents
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
-from controller.storage.papers.export import MeterEntry, Reduction
+from controller.storage.papers.export import Reduction
 
 
 class ExportError(ValueError):
@@ -148,7 +148,7 @@ REDUCTION_FIELDS = (
 )
 
 
-def _history_row(r: MeterEntry) -> dict[str, Any]:
+def _history_row(r: SealedEntry) -> dict[str, Any]:
     return {
         "link_id": r.link_id,
         "seq": r.seq,

@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.ledger import SealedEntry
+from controller.storage.entries import SEALED_COLUMNS
 from controller.storage.models import CorrectionRow, MeterEntryRow
 from controller.storage.typed_rows import columns
 
@@ -19,26 +21,6 @@ class Scope(NamedTuple):
     link_id: str | None  # None: every link
     since_us: int
     until_us: int
-
-
-class MeterEntry(NamedTuple):
-    """A history entry, whole."""
-
-    link_id: str
-    seq: int
-    at_us: int
-    kind: str
-    meter_before_units: int
-    delta_units: int
-    meter_after_units: int
-    table_id: str | None
-    hit_id: str | None
-    anomaly_id: str | None
-    correction_id: str | None
-    explanation: str
-    details: str
-    prev_hash: str
-    hash: str
 
 
 class Reduction(NamedTuple):
@@ -61,12 +43,6 @@ class Reduction(NamedTuple):
 
 
 _m, _c = MeterEntryRow, CorrectionRow
-_METER_ENTRY = columns(
-    MeterEntry,
-    _m.link_id, _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units,
-    _m.meter_after_units, _m.table_id, _m.hit_id, _m.anomaly_id, _m.correction_id,
-    _m.explanation, _m.details, _m.prev_hash, _m.hash,
-)  # fmt: skip
 _REDUCTION = columns(
     Reduction,
     _m.link_id, _m.seq, _m.at_us, _m.kind, _m.delta_units, _m.meter_before_units,
@@ -92,11 +68,11 @@ def _entries(q: Select[*tuple[Any, ...]], scope: Scope) -> Select[*tuple[Any, ..
 
 async def history_batches(
     conn: AsyncConnection, *, scope: Scope, batch: int
-) -> AsyncIterator[list[MeterEntry]]:
+) -> AsyncIterator[list[SealedEntry]]:
     """History entries by link, then sequence."""
-    q = _entries(select(*_METER_ENTRY), scope)
+    q = _entries(select(*SEALED_COLUMNS), scope)
     async for rows in _batches(conn, q, batch):
-        yield [MeterEntry._make(r) for r in rows]
+        yield [SealedEntry._make(r) for r in rows]
 
 
 async def reduction_batches(
