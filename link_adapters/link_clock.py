@@ -1,9 +1,9 @@
 """The clock a Modbus link keeps its time by: monotonic time, sleeping and timers.
 
-Every timing decision of a link (the pacing gap, an answer's deadline, the retry backoff, the
-reconnect backoff, the drain after a timeout) reads and waits on one ``LinkClock``, so that a
-test can hand a link a clock of its own and check those decisions on virtual time. Links use
-the event loop's clock unless given another.
+Every timing decision of a link (the pacing gap, an answer's deadline, a connect's deadline,
+the retry backoff, the reconnect backoff, the drain after a timeout) reads and waits on one
+``LinkClock``, so that a test can hand a link a clock of its own and check those decisions on
+virtual time. Links use the event loop's clock unless given another.
 """
 
 from __future__ import annotations

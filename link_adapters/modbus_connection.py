@@ -31,7 +31,7 @@ log = logging.getLogger("link_adapters.modbus")
 # ours is the one timeout. pymodbus's would also count timeouts and drop a TCP connection
 # after a few, even when only one unit behind a gateway is silent, and on Python 3.11 its
 # wait_for costs every request a timer and a pass of the event loop more. Connecting is
-# bounded by our timeout too (``_ensure_connected``).
+# bounded by our timeout too, on the link's clock (``_ensure_connected``).
 _PYMODBUS_NO_TIMEOUT: Final[Any] = None
 
 # Why the task waiting for an answer was woken.
@@ -132,18 +132,29 @@ class LinkConnection:
                 f"link {self.name} is down ({self._last_connect_problem}); "
                 f"next connection attempt in {wait:.1f} s"
             )
+        task = asyncio.current_task()
+        assert task is not None
         lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         client = self._new_client(lost)
         problem = ""
+        # The connecting task waits as a request waits for its answer: the link's watchdog
+        # wakes it at the deadline, on the link's clock.
+        self._waiter, self._woken = task, None
+        self._arm(self._params.timeout_s)
         try:
-            opened = await asyncio.wait_for(client.connect(), self._params.timeout_s)
-        except TimeoutError:
+            opened = await client.connect()
+        except asyncio.CancelledError:
+            if not self._woken_here(task):
+                client.close()  # cancelled from outside: nothing half-open may stay behind
+                raise
             opened, problem = False, f"no connection within {self._params.timeout_s} s"
         except (OSError, ModbusException) as exc:
             opened, problem = False, str(exc)
-        except BaseException:  # cancelled: nothing half-open may stay behind
+        except BaseException:
             client.close()
             raise
+        finally:
+            self._waiter = self._deadline = None
         if self._closed:
             client.close()
             raise LinkDown(f"link {self.name} was closed while connecting")

@@ -22,7 +22,7 @@ from link_adapters.profile_map import (
     Profile,
 )
 from link_adapters.reading import HeadHit, TableRegisters
-from link_adapters.register_map import hit_hand, status_flags, u32_words
+from link_adapters.register_map import bet_seats, hit_hand, status_flags, u32_words
 
 __all__ = ["decode", "decode_words", "encode_u32"]
 
@@ -83,7 +83,7 @@ def decode_words(profile: Profile, words: Sequence[int], *, table: str = "") -> 
         status_flags(words[plan.status]),
         words[rounds + first] << 16 | words[rounds + second],
         words[credits + first] << 16 | words[credits + second],
-        words[plan.bet_bitmap],
+        bet_seats(words[plan.bet_bitmap]),
         pending,
         head,
         per_seat,

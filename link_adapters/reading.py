@@ -1,9 +1,10 @@
 """What a table reports and what it is told, in the controller's words: no address, bit or code.
 
 The adapter decodes a block read into a ``TableRegisters`` (named counters, named status
-flags, the head hit with its hand named by ``HitHand``) and encodes a ``TableCommand`` (named
-orders) into the table's registers; how each is laid out in registers is
-``link_adapters.register_map``'s business and the profile's, never the controller's.
+flags, the seats with a side bet by number, the head hit with its hand named by ``HitHand``)
+and encodes a ``TableCommand`` (named orders) into the table's registers; how each is laid
+out in registers is ``link_adapters.register_map``'s business and the profile's, never the
+controller's.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class TableRegisters(NamedTuple):
     flags: TableFlags
     rounds: int
     credits: int
-    bet_bitmap: int  # bit n-1 set: seat n has a side bet this round
+    bet_seats: tuple[int, ...]  # the seats with a side bet this round, in seat order
     pending_hits: int
     head: HeadHit | None
     per_seat_credits: tuple[int, ...] | None

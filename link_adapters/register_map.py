@@ -1,6 +1,7 @@
 """The reference register map's encodings (shared/DESIGN.md, "Reference table-controller
-register map, v1"): status bits, command bits, hit hand codes, 32-bit words and the hit
-acknowledgement. The one place that knows them; the controller sees ``link_adapters.reading``.
+register map, v1"): status bits, the seats' bet bitmap, command bits, hit hand codes, 32-bit
+words and the hit acknowledgement. The one place that knows them; the controller sees
+``link_adapters.reading``.
 
 Where each field lives (addresses, word order) is the profile's; what its bits and codes mean
 is here.
@@ -8,7 +9,7 @@ is here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -18,16 +19,20 @@ __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
     "HAND_CODES",
+    "NO_HAND_CODE",
     "STATUS_DOOR_OPEN",
     "STATUS_FAULT",
     "STATUS_LOCKOUT",
     "STATUS_PROGRESSIVE_DISABLED",
     "WordOrder",
     "acknowledgement_words",
+    "bet_seats",
     "command_word",
     "hand_code",
+    "hand_code_named",
     "hit_hand",
     "next_heartbeat",
+    "seat_bitmap",
     "status_flags",
     "u32_words",
 ]
@@ -42,6 +47,15 @@ STATUS_LOCKOUT: Final = 1 << 0  # no more bets
 STATUS_DOOR_OPEN: Final = 1 << 1
 STATUS_FAULT: Final = 1 << 2
 STATUS_PROGRESSIVE_DISABLED: Final = 1 << 3
+
+# Register 7, the seats with a side bet this round: bit n-1 is seat n, seats 1-7.
+_BITMAP_SEATS: Final = 7
+_SEATS_MASK: Final = (1 << _BITMAP_SEATS) - 1
+# Every bitmap of the seats, decoded once: the bitmap is decoded at every poll.
+_SEATS: Final = tuple(
+    tuple(seat for seat in range(1, _BITMAP_SEATS + 1) if word & 1 << (seat - 1))
+    for word in range(_SEATS_MASK + 1)
+)
 
 # Register 102, the controller's command bits.
 COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0  # the table takes no progressive side bets
@@ -62,6 +76,9 @@ HAND_CODES: Final[Mapping[HitHand, int]] = MappingProxyType(
     }
 )
 _HAND_OF_CODE: Final = {code: hand for hand, code in HAND_CODES.items()}
+_CODE_OF_NAME: Final = {hand.name: code for hand, code in HAND_CODES.items()}
+# What register 12 holds for a hand the map names no code for (high card): no hand.
+NO_HAND_CODE: Final = 0
 
 _STATUS_BITS: Final = STATUS_LOCKOUT | STATUS_DOOR_OPEN | STATUS_FAULT | STATUS_PROGRESSIVE_DISABLED
 # Every combination of the status bits, decoded once: a status word is decoded at every poll.
@@ -81,6 +98,16 @@ def status_flags(word: int) -> TableFlags:
     return _FLAGS[word & _STATUS_BITS]
 
 
+def bet_seats(word: int) -> tuple[int, ...]:
+    """The seats the bet bitmap names, in seat order; bits above seat 7 are ignored."""
+    return _SEATS[word & _SEATS_MASK]
+
+
+def seat_bitmap(seats: Iterable[int]) -> int:
+    """The bet bitmap of ``seats`` (seat numbers 1-7), as a table writes it."""
+    return sum(1 << (seat - 1) for seat in seats)
+
+
 def command_word(command: TableCommand) -> int:
     """The command register's value for ``command``."""
     return (COMMAND_DISABLE_PROGRESSIVE if command.disable_progressive else 0) | (
@@ -96,6 +123,12 @@ def hit_hand(code: int) -> HitHand | None:
 def hand_code(hand: HitHand) -> int:
     """The hand code of ``hand``, as a table writes it."""
     return HAND_CODES[hand]
+
+
+def hand_code_named(name: str) -> int:
+    """The hand code of the hand named ``name`` (a ``HitHand`` name, as the controller's hand
+    categories are named); ``NO_HAND_CODE`` for a hand the map gives no code."""
+    return _CODE_OF_NAME.get(name, NO_HAND_CODE)
 
 
 def u32_words(value: int, word_order: WordOrder) -> list[int]:

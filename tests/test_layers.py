@@ -2,8 +2,9 @@
 
 A connection library knows nothing of what a reading means, the controller nothing of the web,
 and the rules that decide money (the meter, the hands, the paytables, the chain of seals) do no
-I/O, so they can be read, tested and certified alone. Every import counts, those inside a
-function too. The checker is itself tested on module texts that break each contract.
+I/O, so they can be read, tested and certified alone; storage alone speaks SQL. Every import
+counts, those inside a function too. The checker is itself tested on module texts that break
+each contract.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ IO = (
     "urllib",
     "uvicorn",
 )
+# Storage owns the SQL: elsewhere only the types of an engine and a connection, and the
+# database's errors, may be named.
+STORAGE = "controller.storage"
+SQL_NAMED_OUTSIDE = ("sqlalchemy.ext.asyncio", "sqlalchemy.exc")
 # Only the simulator may import the pure game rules: it deals real hands to real paytables.
 SIMULATOR = "link_adapters.simulator"
 GAME_RULES = ("controller.core.hands", "controller.core.games")
@@ -130,6 +135,13 @@ def violations(modules: Mapping[str, set[str]]) -> list[str]:
                     problems.append(
                         f"{name} imports {imp}: only the simulator imports the pure game rules"
                     )
+            if (
+                within(imp, ("sqlalchemy",))
+                and not within(name, [STORAGE])
+                and not within(imp, SQL_NAMED_OUTSIDE)
+                and not name.startswith("link_adapters")
+            ):
+                problems.append(f"{name} imports {imp}: SQL lives in {STORAGE}")
             if name.startswith("controller") and within(imp, ("app",)):
                 problems.append(f"{name} imports {imp}: the controller knows nothing of app")
         if within(name, [PURE_CORE]) and name in reaches_io:
@@ -162,6 +174,8 @@ def test_the_tree_keeps_its_layers() -> None:
             "knows nothing of app",
         ),
         ("controller.core.money", "import asyncio", "controller.core.money is not pure"),
+        ("controller.runtime.link_locks", "from sqlalchemy import text", "SQL lives in"),
+        ("app.api.links", "def f():\n    from sqlalchemy import select\n", "SQL lives in"),
         (
             "controller.core.hands",
             "from ..storage import store",
@@ -192,6 +206,9 @@ def test_an_added_forbidden_import_is_refused(module: str, source: str, refused:
         ("link_adapters.simulator.table", "from controller.core.hands import evaluate"),
         ("link_adapters.simulator.config", "from controller.core import games"),
         ("controller.core.games", "from . import money"),
+        ("controller.storage.hits", "from sqlalchemy import select"),
+        ("controller.runtime.service", "from sqlalchemy.ext.asyncio import AsyncEngine"),
+        ("app.web", "from sqlalchemy.exc import DBAPIError"),
         (
             "controller.core.reducer",
             "import hashlib\nfrom controller.core.hands import HandCategory",

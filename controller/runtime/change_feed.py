@@ -28,11 +28,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.runtime.link_locks import discard
 from controller.runtime.links import LinkRuntime
+from controller.storage import sessions
 from controller.storage.store import changes_channel
 
 log = logging.getLogger(__name__)
@@ -131,12 +131,10 @@ class ChangeFeed:
                 )
                 self._conn = conn
                 self._lost = False
-                schema = str(await conn.scalar(text("SELECT current_schema()")))
-                self.channel = changes_channel(schema)
-                raw = await conn.get_raw_connection()
-                driver: Any = raw.driver_connection
-                driver.add_termination_listener(self._on_terminated)
-                await driver.add_listener(self.channel, self._on_notification)
+                self.channel = changes_channel(await sessions.current_schema(conn))
+                await sessions.listen(
+                    conn, self.channel, self._on_notification, self._on_terminated
+                )
         except Exception as exc:
             self._fail(exc)
             return
@@ -163,7 +161,7 @@ class ChangeFeed:
             return
         try:
             async with asyncio.timeout(self._check_timeout_s):
-                await conn.execute(text("SELECT 1"))
+                await sessions.ping(conn)
         except Exception as exc:
             self._fail(exc)
 

@@ -19,8 +19,9 @@ import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from controller.storage import sessions
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,9 @@ async def floor_setup(engine: AsyncEngine) -> AsyncIterator[None]:
         yield
         return
     async with engine.begin() as conn:
-        schema = str(await conn.scalar(text("SELECT current_schema()")))
+        schema = await sessions.current_schema(conn)
         # A transaction lock: it ends with the transaction, however the setup ends.
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key(schema, "setup")})
+        await sessions.lock_for_transaction(conn, _key(schema, "setup"))
         yield
 
 
@@ -66,14 +67,13 @@ async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
         return
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        schema = str(await conn.scalar(text("SELECT current_schema()")))
-        key = _key(schema, what)
-        got = bool(await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}))
+        key = _key(await sessions.current_schema(conn), what)
+        got = await sessions.try_lock(conn, key)
         try:
             yield got
         finally:
             if got:
-                await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                await sessions.unlock(conn, key)
 
 
 async def discard(conn: AsyncConnection, timeout_s: float) -> None:
@@ -176,17 +176,13 @@ class LinkLocks:
                 isolation_level="AUTOCOMMIT"
             )
             self._conn = conn
-            schema = str(await conn.scalar(text("SELECT current_schema()")))
+            schema = await sessions.current_schema(conn)
             self._keys = {link_id: lock_key(schema, link_id) for link_id in self.link_ids}
         wanted = [link_id for link_id in self.link_ids if link_id not in self.held]
         if not wanted:
-            await conn.execute(text("SELECT 1"))
+            await sessions.ping(conn)
             return []
-        rows = await conn.execute(
-            text("SELECT k, pg_try_advisory_lock(k) FROM unnest(CAST(:keys AS bigint[])) AS k"),
-            {"keys": [self._keys[link_id] for link_id in wanted]},
-        )
-        locked = {key for key, ok in rows if ok}
+        locked = await sessions.try_locks(conn, [self._keys[link_id] for link_id in wanted])
         return [link_id for link_id in wanted if self._keys[link_id] in locked]
 
     async def _give_up_all(self, why: str) -> None:
@@ -204,9 +200,7 @@ class LinkLocks:
             return
         try:
             async with asyncio.timeout(self._check_timeout_s):
-                await conn.execute(
-                    text("SELECT pg_advisory_unlock(:k)"), {"k": self._keys[link_id]}
-                )
+                await sessions.unlock(conn, self._keys[link_id])
         except Exception as exc:
             await self._give_up_all(f"{type(exc).__name__}: {exc}")
 

@@ -7,9 +7,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
-
 from controller.runtime.poller import TablePoll
+from controller.storage import sessions
 
 if TYPE_CHECKING:
     from controller.runtime.service import FloorService
@@ -34,7 +33,7 @@ async def problems(service: FloorService) -> Mapping[str, str]:
     try:
         async with asyncio.timeout(2.0):
             async with service.engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
+                await sessions.ping(conn)
     except Exception as exc:  # any failure to reach it is the answer
         problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"
     feed = service.change_feed

@@ -73,16 +73,10 @@ class TableStatus:
     last_reading_us: int | None  # the last reading applied to the meter
     last_answer_us: int | None  # the last poll the table answered (None: not polled here)
     failures: int  # failed polls in a row
-    bet_bitmap: int | None  # seats with a side bet this round (bit n-1 = seat n)
+    seats_with_bets: tuple[int, ...]  # this round, in seat order; none when not read
     status_flags: TableFlags | None  # what the table reports of its own state
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
-
-    @property
-    def seats_with_bets(self) -> tuple[int, ...]:
-        if self.bet_bitmap is None:
-            return ()
-        return tuple(seat for seat in range(1, 8) if self.bet_bitmap & (1 << (seat - 1)))
 
 
 class FloorService:
@@ -352,7 +346,7 @@ class FloorService:
             last_reading_us=ts.at_us,
             last_answer_us=tp.last_ok_us if tp is not None else None,
             failures=tp.failures if tp is not None else 0,
-            bet_bitmap=regs.bet_bitmap if regs is not None else None,
+            seats_with_bets=regs.bet_seats if regs is not None else (),
             status_flags=regs.flags if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
             unrecorded_reason=runtime.unrecorded.get(table_id),

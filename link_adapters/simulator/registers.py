@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from link_adapters.register_map import hand_code_named, u32_words
 from link_adapters.simulator.table import SimTable
-from link_adapters.simulator.table_types import U32
 
 __all__ = [
     "ADDR_ACK",
@@ -81,10 +81,9 @@ _NAMES: Final = {
 
 
 def u32_pair(value: int) -> tuple[int, int]:
-    """(high word, low word) of an unsigned 32-bit value."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < U32:
-        raise ValueError(f"{value!r} is not an unsigned 32-bit value")
-    return value >> 16, value & _U16_MAX
+    """(high word, low word) of an unsigned 32-bit value (the map's word order)."""
+    high, low = u32_words(value, "high_first")
+    return high, low
 
 
 def from_pair(hi: int, lo: int) -> int:
@@ -115,7 +114,7 @@ def encode_block(table: SimTable, now_us: int) -> list[int]:
     if head is not None:
         block[ADDR_HEAD_SEQ : ADDR_HEAD_SEQ + 2] = u32_pair(head.seq)
         block[ADDR_HEAD_SEAT] = head.seat
-        block[ADDR_HEAD_HAND] = head.hand.register_code
+        block[ADDR_HEAD_HAND] = hand_code_named(head.hand.name)
         block[ADDR_HEAD_ROUND : ADDR_HEAD_ROUND + 2] = u32_pair(head.round)
         cards = head.cards if table.config.report_cards else (CARD_NOT_REPORTED,) * 5
         block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = cards

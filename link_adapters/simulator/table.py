@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from controller.core.games import Game, default_paytable
 from controller.core.hands import HandCategory
+from link_adapters.register_map import seat_bitmap
 from link_adapters.simulator.cards import build_hand, deal_cards, draw_keep
 from link_adapters.simulator.table_types import (
     COMMAND_DISABLE_PROGRESSIVE,
@@ -44,8 +45,9 @@ from link_adapters.simulator.table_types import (
     total_credits,
 )
 
-# The cards and the values of a table live in their own modules; their names stay
-# importable from here, where the tests, the demo and the server have always found them.
+# The cards and the values of a table live in their own modules (the register map's bits are
+# link_adapters.register_map's); their names stay importable from here, where the tests, the
+# demo and the server have always found them.
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
@@ -350,7 +352,7 @@ class SimTable:
         self._credits = (self._credits + added) % U32
         for seat in bet_seats:
             self._per_seat[seat - 1] = (self._per_seat[seat - 1] + config.credits_per_bet) % U32
-        self._bet_bitmap = sum(1 << (seat - 1) for seat in bet_seats)
+        self._bet_bitmap = seat_bitmap(bet_seats)
 
         hits: list[SimHit] = []
         for seat in bet_seats:

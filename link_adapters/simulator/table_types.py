@@ -1,7 +1,8 @@
 """What a simulated table is and what it reports: its settings, its hits, its rounds.
 
-Also the register-map v1 bits it shows (status, register 2) and obeys (commands, register
-102), and the argument checks the table model shares. Pure values: no I/O, no clock.
+Also the argument checks the table model shares. The register-map v1 bits it shows (status,
+register 2) and obeys (commands, register 102) are ``link_adapters.register_map``'s, named
+here too for the table model. Pure values: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ from typing import Final, NamedTuple
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from link_adapters.register_map import (
+    COMMAND_DISABLE_PROGRESSIVE,
+    COMMAND_HIT_PENDING,
+    STATUS_DOOR_OPEN,
+    STATUS_FAULT,
+    STATUS_LOCKOUT,
+    STATUS_PROGRESSIVE_DISABLED,
+    seat_bitmap,
+)
 
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
@@ -36,14 +46,6 @@ __all__ = [
 U32: Final = 1 << 32
 MAX_SEATS: Final = 7
 U16_MAX: Final = 0xFFFF
-
-STATUS_LOCKOUT: Final = 1 << 0
-STATUS_DOOR_OPEN: Final = 1 << 1
-STATUS_FAULT: Final = 1 << 2
-STATUS_PROGRESSIVE_DISABLED: Final = 1 << 3
-
-COMMAND_DISABLE_PROGRESSIVE: Final = 1 << 0
-COMMAND_HIT_PENDING: Final = 1 << 1
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
@@ -138,7 +140,7 @@ class RoundRecord:
 
     @property
     def bet_bitmap(self) -> int:
-        return sum(1 << (seat - 1) for seat in self.bet_seats)
+        return seat_bitmap(self.bet_seats)
 
 
 def total_credits(records: Iterable[RoundRecord]) -> int:

@@ -12,6 +12,7 @@ from itertools import pairwise
 
 import pytest
 from pymodbus import FramerType
+from pymodbus.client import AsyncModbusTcpClient
 
 from link_adapters.errors import DeviceError, LinkDown, ProfileMismatch, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams, rtu_frame_gap_s
@@ -371,6 +372,67 @@ async def test_tcp_connect_refused_backs_off_exponentially(links: MakeLink) -> N
         with pytest.raises(LinkDown, match=rf"cannot connect .*attempt in {doubled:.1f} s"):
             await link.connect()
     assert link.stats.requests == 0 and clock.sleeps == []
+
+
+async def test_tcp_connect_that_never_completes_gives_up_exactly_at_its_deadline(
+    links: MakeLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connect that hangs (a peer that never answers the handshake) is bounded by the
+    link's timeout on the link's clock, like an answer, and then backs off."""
+    attempts: list[float] = []
+
+    async def hangs(client: AsyncModbusTcpClient) -> bool:
+        attempts.append(clock.monotonic())
+        await asyncio.get_running_loop().create_future()  # never done
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(AsyncModbusTcpClient, "connect", hangs)
+    clock = VirtualClock()
+    link = links(
+        fast_tcp(free_port(), timeout_s=0.5, reconnect_min_s=0.125), name="hung", clock=clock
+    )
+    connecting = asyncio.create_task(link.connect())
+    await clock.advance(0.5 - 1 / 1024)
+    assert attempts == [START] and not connecting.done()
+    await clock.advance(1 / 1024)
+    assert connecting.done() and clock.now == START + 0.5
+    with pytest.raises(
+        LinkDown, match=r"link hung: no connection within 0\.5 s; next connection attempt in 0\.1 s"
+    ):
+        await connecting
+    assert not link.connected and link.stats.requests == 0
+    # The backoff runs from the deadline: no attempt until it is over.
+    await clock.advance(0.125 - 1 / 1024)
+    with pytest.raises(LinkDown, match=r"link hung is down \(no connection within 0\.5 s\)"):
+        await link.connect()
+    assert attempts == [START]
+
+
+async def test_a_connect_cancelled_from_outside_is_cancelled_not_timed_out(
+    links: MakeLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed: list[bool] = []
+
+    async def hangs(client: AsyncModbusTcpClient) -> bool:
+        await asyncio.get_running_loop().create_future()  # never done
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(AsyncModbusTcpClient, "connect", hangs)
+    monkeypatch.setattr(AsyncModbusTcpClient, "close", lambda client: closed.append(True))
+    clock = VirtualClock()
+    link = links(fast_tcp(free_port(), timeout_s=0.5), name="hung", clock=clock)
+    connecting = asyncio.create_task(link.connect())
+    await clock.advance(0.25)
+    connecting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await connecting
+    assert closed  # nothing half-open stays behind
+    # No backoff: a cancel is no failure of the link; the deadline wakes nobody.
+    await clock.advance(0.5)
+    connecting = asyncio.create_task(link.connect())
+    await clock.advance(0.5)
+    with pytest.raises(LinkDown, match=r"no connection within 0\.5 s"):
+        await connecting
 
 
 GARBAGE_OUTCOMES: dict[str, tuple[type[Exception], str]] = {

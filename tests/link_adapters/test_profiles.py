@@ -22,16 +22,7 @@ from link_adapters.profiles import (
     load_profile,
     profile_from_dict,
 )
-from link_adapters.reading import HitHand, TableCommand, TableFlags
-from link_adapters.register_map import (
-    HAND_CODES,
-    acknowledgement_words,
-    command_word,
-    hand_code,
-    hit_hand,
-    next_heartbeat,
-    status_flags,
-)
+from link_adapters.reading import HitHand, TableFlags
 from link_adapters.simulator import registers as sim_registers
 from link_adapters.simulator.table import SimTable, SimTableConfig
 
@@ -139,6 +130,7 @@ def test_simulator_speaks_the_reference_profile() -> None:
     regs = decode(profile, sim_registers.encode_block(table, now + 6), table="sim")
     assert (regs.credits, regs.rounds) == (table.credits, table.rounds)
     assert regs.per_seat_credits == table.per_seat_credits
+    assert regs.bet_seats == table.records[-1].bet_seats
     assert regs.pending_hits == len(table.hit_fifo) > 0
     head = table.head_hit
     assert head is not None
@@ -159,7 +151,7 @@ def test_reference_decodes_a_block_built_by_hand() -> None:
     assert (regs.profile_id, regs.version) == (0x5450, 1)
     assert regs.rounds == 0x00010002
     assert regs.credits == 0xDEADBEEF
-    assert regs.bet_bitmap == 0b1000101
+    assert regs.bet_seats == (1, 3, 7)
     assert regs.pending_hits == 2
     assert regs.head == HeadHit(
         seq=77, seat=3, hand=HitHand.ROYAL_FLUSH, round=65536, cards=ROYAL_SPADES
@@ -194,7 +186,7 @@ def test_legacy_profile_decodes_its_own_layout() -> None:
     assert regs.rounds == 0x00010002
     assert regs.credits == 0xDEADBEEF
     assert regs.fault and not regs.lockout
-    assert regs.bet_bitmap == 0b100001
+    assert regs.bet_seats == (1, 6)
     assert regs.head == HeadHit(seq=9, seat=6, hand=HitHand.FOUR_OF_A_KIND, round=5, cards=None)
     assert regs.per_seat_credits is None
 
@@ -248,41 +240,6 @@ def test_unknown_hand_code_is_passed_to_the_controller() -> None:
     block[12] = 42
     head = decode(load_profile(), block).head
     assert head is not None and head.hand is None  # a claim of no hand the map knows
-
-
-# --- the register map's encodings ----------------------------------------------------------
-
-
-def test_hand_codes_are_the_maps_and_name_the_controllers_hands() -> None:
-    """1 royal flush ... 9 one pair (shared/DESIGN.md); the controller maps hands by name."""
-    assert [HAND_CODES[hand] for hand in HitHand] == list(range(1, 10))
-    for hand in HitHand:
-        assert hit_hand(hand_code(hand)) is hand
-        assert HandCategory[hand.name].register_code == hand_code(hand)
-    for code in (0, 10, 42, 0xFFFF):
-        assert hit_hand(code) is None
-
-
-def test_status_bits_are_named() -> None:
-    assert status_flags(0) == TableFlags(False, False, False, False)
-    assert status_flags(0b0001).lockout and status_flags(0b0010).door_open
-    assert status_flags(0b0100).fault and status_flags(0b1000).progressive_disabled
-    assert status_flags(0xFFF0) == status_flags(0)  # bits the map does not define
-
-
-def test_commands_are_encoded_as_the_command_bits() -> None:
-    assert command_word(TableCommand()) == 0b01  # not told anything yet: no side bets
-    assert command_word(TableCommand(disable_progressive=False)) == 0
-    assert command_word(TableCommand(disable_progressive=False, hit_pending=True)) == 0b10
-    assert command_word(TableCommand(disable_progressive=True, hit_pending=True)) == 0b11
-
-
-def test_acknowledgement_and_heartbeat_words() -> None:
-    assert acknowledgement_words(0x12345, "high_first") == [0x1, 0x2345]
-    assert acknowledgement_words(0x12345, "low_first") == [0x2345, 0x1]
-    with pytest.raises(ValueError, match="unsigned 32-bit"):
-        acknowledgement_words(1 << 32, "high_first")
-    assert (next_heartbeat(0), next_heartbeat(65535)) == (1, 0)
 
 
 def test_block_of_the_wrong_size_is_refused() -> None:

@@ -28,6 +28,12 @@ from pymodbus.pdu import ModbusPDU
 from app.cli import main
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from link_adapters.register_map import (
+    COMMAND_DISABLE_PROGRESSIVE,
+    COMMAND_HIT_PENDING,
+    STATUS_PROGRESSIVE_DISABLED,
+    hand_code_named,
+)
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.config import SimConfigError, load_config, parse_config
 from link_adapters.simulator.gateway import GatewaySpec, SimulatorError
@@ -55,13 +61,7 @@ from link_adapters.simulator.registers import (
 )
 from link_adapters.simulator.server import SimFloor
 from link_adapters.simulator.table import SimTable
-from link_adapters.simulator.table_types import (
-    COMMAND_DISABLE_PROGRESSIVE,
-    COMMAND_HIT_PENDING,
-    STATUS_PROGRESSIVE_DISABLED,
-    U32,
-    SimTableConfig,
-)
+from link_adapters.simulator.table_types import U32, SimTableConfig
 from tests.serial_line import pty_line
 
 STUD, DRAW, LIR = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS
@@ -203,7 +203,7 @@ async def test_royal_flush_is_reported_in_the_fifo_and_popped_by_its_ack() -> No
             block = await u.block()
             assert u32(block, ADDR_HEAD_SEQ) == expected.seq
             assert block[ADDR_HEAD_SEAT] == expected.seat
-            assert block[ADDR_HEAD_HAND] == expected.hand.register_code
+            assert block[ADDR_HEAD_HAND] == hand_code_named(expected.hand.name)
             assert not (await u.write(ADDR_ACK, list(u32_pair(expected.seq)))).isError()
         block = await u.block()
         assert block[ADDR_PENDING_HITS] == 0 and table.head_hit is None

@@ -11,6 +11,8 @@ import pytest
 
 from controller.core.games import Game, default_paytable
 from controller.core.hands import HandCategory, card_text, evaluate, parse_cards
+from link_adapters.reading import HitHand
+from link_adapters.register_map import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING, hit_hand
 from link_adapters.simulator import registers
 from link_adapters.simulator.cards import build_hand, draw_keep
 from link_adapters.simulator.registers import (
@@ -24,8 +26,6 @@ from link_adapters.simulator.registers import (
 )
 from link_adapters.simulator.table import SimTable
 from link_adapters.simulator.table_types import (
-    COMMAND_DISABLE_PROGRESSIVE,
-    COMMAND_HIT_PENDING,
     U32,
     RoundRecord,
     SimTableConfig,
@@ -539,7 +539,7 @@ def test_encode_block_round_trips_the_table_state() -> None:
         "cards": head.cards,
         "per_seat": table.per_seat_credits,
     }
-    assert H.from_register_code(fields["hand"]) is head.hand
+    assert hit_hand(fields["hand"]) is HitHand[head.hand.name]
     assert evaluate(fields["cards"]).category is H.STRAIGHT_FLUSH
     assert fields["credits"] < 100  # wrapped and still encoded high word first
 

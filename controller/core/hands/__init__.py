@@ -12,8 +12,8 @@ Card codes are ints 0-51: ``rank = code // 4`` (0 = deuce ... 8 = ten, 9 = jack,
 
 Public API:
 
-* ``HandCategory`` -- the ten categories, higher is better, with the table controller's
-  register codes, labels and a forgiving ``parse``.
+* ``HandCategory`` -- the ten categories, higher is better, with labels and a forgiving
+  ``parse`` (a table controller's hand codes are the adapter's, ``link_adapters``).
 * ``HandValue`` -- ``category`` and ``strength``; values compare, hash and tie by ``strength``
   alone. ``ranks`` and ``description`` decode the strength on demand.
 * ``evaluate(cards)`` -- the best five-card hand of five or more cards. It returns shared,

@@ -1,5 +1,5 @@
-"""What a hand is worth: the ten hand categories (with their wire codes and names) and
-the value of a best five-card hand, which compares, hashes and ties by its strength."""
+"""What a hand is worth: the ten hand categories (with their names) and the value of a best
+five-card hand, which compares, hashes and ties by its strength."""
 
 from __future__ import annotations
 
@@ -24,23 +24,6 @@ class HandCategory(enum.IntEnum):
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
     ROYAL_FLUSH = 9
-
-    @property
-    def register_code(self) -> int:
-        """The table controller's wire code: 1 royal flush ... 9 one pair; high card is 0."""
-        # The wire counts down from the best hand, so it is the mirror of the enum value.
-        return 0 if self is HandCategory.HIGH_CARD else 10 - self.value
-
-    @classmethod
-    def from_register_code(cls, code: int) -> HandCategory:
-        """Inverse of ``register_code`` for the hit codes 1-9; anything else is refused."""
-        # bool is an int subclass, but True is not a wire code anyone means.
-        if isinstance(code, bool) or not isinstance(code, int) or not 1 <= code <= 9:
-            raise InvalidCards(
-                f"register code {code!r} is not a hand: the table controller sends 1 (royal "
-                "flush) to 9 (one pair)"
-            )
-        return cls(10 - code)
 
     @property
     def label(self) -> str:

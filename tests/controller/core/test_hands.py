@@ -305,32 +305,7 @@ def test_invalid_cards_is_a_value_error() -> None:
     assert issubclass(InvalidCards, ValueError)
 
 
-# --- register codes, names, card text ------------------------------------------------------
-
-
-def test_register_codes() -> None:
-    expected = {
-        H.ROYAL_FLUSH: 1,
-        H.STRAIGHT_FLUSH: 2,
-        H.FOUR_OF_A_KIND: 3,
-        H.FULL_HOUSE: 4,
-        H.FLUSH: 5,
-        H.STRAIGHT: 6,
-        H.THREE_OF_A_KIND: 7,
-        H.TWO_PAIR: 8,
-        H.ONE_PAIR: 9,
-        H.HIGH_CARD: 0,
-    }
-    assert {category: category.register_code for category in H} == expected
-    for category, code in expected.items():
-        if code:
-            assert H.from_register_code(code) is category
-
-
-@pytest.mark.parametrize("code", [0, 10, -1, "1", True, None, 1.0])
-def test_bad_register_codes(code: object) -> None:
-    with pytest.raises(InvalidCards, match=rf"register code {code!r} is not a hand"):
-        H.from_register_code(code)  # type: ignore[arg-type]
+# --- names, card text ----------------------------------------------------------------------
 
 
 def test_labels_and_parse() -> None:

@@ -16,7 +16,7 @@ IDLE = TableFlags(lockout=False, door_open=False, fault=False, progressive_disab
 
 
 def registers(head: HeadHit | None, *, pending: int = 1) -> TableRegisters:
-    return TableRegisters(0x5450, 1, IDLE, 4, 40, 0, pending, head, None)
+    return TableRegisters(0x5450, 1, IDLE, 4, 40, (), pending, head, None)
 
 
 def test_the_command_names_what_the_table_must_do() -> None:
