@@ -34,7 +34,11 @@ REVIEWERS = require(Role.COMMISSION_AGENT)
 
 
 def desk(service: FloorService) -> SubmissionDesk:
-    return SubmissionDesk(service.runtime, notice_override=service.settings.notice_override)
+    return SubmissionDesk(
+        service.runtime,
+        notice_override=service.settings.notice_override,
+        jackpot_odds_bound=service.settings.jackpot_odds_bound,
+    )
 
 
 class PaytableLineIn(BaseModel):
@@ -158,7 +162,9 @@ async def file_submission(
     paytable = None
     if body.paytable is not None:
         paytable = check_paytable(
-            Game(state.game), [line.model_dump(exclude_none=True) for line in body.paytable]
+            Game(state.game),
+            [line.model_dump(exclude_none=True) for line in body.paytable],
+            jackpot_odds_bound=service.settings.jackpot_odds_bound,
         )
     proposal = Proposal(
         kind=kind, rate_bp=body.rate_bp, reset_cents=body.reset_cents, paytable=paytable
