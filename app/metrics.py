@@ -63,7 +63,7 @@ from app.floor_gauges import FloorState
 from app.live import LiveHub
 from controller.core.reducer import EntryKind, Outcome
 from controller.runtime.service import FloorService
-from controller.storage.held_hits import unreleased_hits
+from controller.storage.hits import unreleased_hits
 from controller.storage.verify import verify_ledger
 
 log = logging.getLogger(__name__)

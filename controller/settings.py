@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
+from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
 
 
@@ -59,6 +60,9 @@ class Settings(BaseSettings):
     # a written direction that lifts the notice periods for this installation. Empty: the 60-
     # and 30-day notice periods apply. When set, it is recorded on every submission filed.
     notice_override: str | None = None
+    # The worst odds, x to 1, at which a paytable's jackpot line may be won: a bound adopted
+    # from New Jersey as house policy (controller.rules.odds); submissions refuse a rarer one.
+    jackpot_odds_bound: int = Field(default=DEFAULT_JACKPOT_ODDS_BOUND, ge=1)
     # How long records are kept. Never shorter than the regulations ask (checked here), and
     # once a period has been in force never shorter than it (checked against the database
     # when the service starts and each time the purge runs: controller.paperwork.retention).

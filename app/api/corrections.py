@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 from pydantic import BaseModel
@@ -14,6 +14,7 @@ from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.storage.papers.corrections import CorrectionRequest
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
@@ -43,7 +44,7 @@ class RejectRequest(BaseModel):
     reason: Note
 
 
-def _request(r: Any) -> CorrectionRequestRead:
+def _request(r: CorrectionRequest) -> CorrectionRequestRead:
     return CorrectionRequestRead(
         request_id=r.request_id,
         link_id=r.link_id,

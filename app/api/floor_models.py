@@ -20,6 +20,7 @@ from controller.core.reducer import LinkState
 from controller.core.verification import parse_stored_cards
 from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.runtime.service import FloorService, TableStateName, TableStatus
+from controller.storage.hits import HitRecord
 
 ServiceDep = Annotated[FloorService, Depends(get_service)]
 
@@ -285,7 +286,7 @@ class HitRead(BaseModel):
     hand_paid_cents: int | None
 
     @classmethod
-    def of(cls, row: Any) -> HitRead:
+    def of(cls, row: HitRecord) -> HitRead:
         return cls(
             hit_id=row.hit_id,
             link_id=row.link_id,

@@ -4,7 +4,7 @@ remedial actions, the verification and the return to play."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, status
 from pydantic import BaseModel, Field
@@ -14,6 +14,8 @@ from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, opt
 from app.security import Principal, Role, require
 from controller.paperwork import integrity
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
+from controller.runtime.service import FloorService
+from controller.storage.papers.integrity import IntegrityRecord
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
@@ -103,7 +105,7 @@ class IntegrityRecordRead(BaseModel):
     recorded_by: str
 
 
-async def _record(service: Any, row: Any) -> IntegrityRecordRead:
+async def _record(service: FloorService, row: IntegrityRecord) -> IntegrityRecordRead:
     actions = await integrity.remedial_actions(service.engine, row.record_id)
     return IntegrityRecordRead(
         record_id=row.record_id,
@@ -145,7 +147,9 @@ async def _record(service: Any, row: Any) -> IntegrityRecordRead:
     )
 
 
-async def _table_record(service: Any, table_id: str, record_id: str) -> IntegrityRecordRead:
+async def _table_record(
+    service: FloorService, table_id: str, record_id: str
+) -> IntegrityRecordRead:
     row = await integrity.record(service.engine, record_id)
     if row.table_id != table_id:
         raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from typing import IO, Annotated, Any, Literal
+from typing import IO, Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
@@ -25,6 +25,7 @@ from app.security import Principal, Role, require
 from controller.core.money import displayed_cents
 from controller.paperwork import records
 from controller.paperwork.export import ExportKind, export, iso
+from controller.storage.anomalies import AnomalyRecord
 from controller.storage.store import NotFound
 from controller.storage.verify import verify_ledger
 
@@ -74,7 +75,7 @@ class AnomalyRead(BaseModel):
     reviewed_at_us: int | None
 
 
-def _anomaly(r: Any) -> AnomalyRead:
+def _anomaly(r: AnomalyRecord) -> AnomalyRead:
     return AnomalyRead(
         anomaly_id=r.anomaly_id,
         link_id=r.link_id,

@@ -22,6 +22,7 @@ from controller.rules.filing import (
     check_paytable,
 )
 from controller.runtime.service import FloorService
+from controller.storage.papers.submissions import Submission
 from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
@@ -33,7 +34,11 @@ REVIEWERS = require(Role.COMMISSION_AGENT)
 
 
 def desk(service: FloorService) -> SubmissionDesk:
-    return SubmissionDesk(service.runtime, notice_override=service.settings.notice_override)
+    return SubmissionDesk(
+        service.runtime,
+        notice_override=service.settings.notice_override,
+        jackpot_odds_bound=service.settings.jackpot_odds_bound,
+    )
 
 
 class PaytableLineIn(BaseModel):
@@ -97,7 +102,7 @@ class SubmissionRead(BaseModel):
     packet_pdf_url: str
 
     @classmethod
-    def of(cls, row: Any) -> SubmissionRead:
+    def of(cls, row: Submission) -> SubmissionRead:
         base = f"/api/v1/submissions/{row.submission_id}"
         return cls(
             submission_id=row.submission_id,
@@ -157,7 +162,9 @@ async def file_submission(
     paytable = None
     if body.paytable is not None:
         paytable = check_paytable(
-            Game(state.game), [line.model_dump(exclude_none=True) for line in body.paytable]
+            Game(state.game),
+            [line.model_dump(exclude_none=True) for line in body.paytable],
+            jackpot_odds_bound=service.settings.jackpot_odds_bound,
         )
     proposal = Proposal(
         kind=kind, rate_bp=body.rate_bp, reset_cents=body.reset_cents, paytable=paytable

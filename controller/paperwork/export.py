@@ -25,14 +25,14 @@ from typing import Any, TextIO, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.core.ledger import ENTRY_COLUMNS
+from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
 from controller.core.money import displayed_cents
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
+from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction
-from controller.storage.papers.rows import HitRecord, MeterEntry
 
 
 class ExportError(ValueError):
@@ -105,11 +105,12 @@ HISTORY_FIELDS = (
     "prev_hash",
     "hash",
 )
-HIT_FIELDS = (
+# The hits' columns: fields of the one hit record, in this order, ``at_us`` written as ``at``.
+_HIT_EXPORTED = (
     "hit_id",
     "link_id",
     "table_id",
-    "at",
+    "at_us",
     "seat",
     "hand",
     "round",
@@ -126,6 +127,9 @@ HIT_FIELDS = (
     "verified_by",
     "released_by",
 )
+if not set(_HIT_EXPORTED) <= set(HIT_COLUMNS):
+    raise TypeError(f"exported hit fields {set(_HIT_EXPORTED) - set(HIT_COLUMNS)} are not stored")
+HIT_FIELDS = tuple("at" if f == "at_us" else f for f in _HIT_EXPORTED)
 REDUCTION_FIELDS = (
     "link_id",
     "seq",
@@ -144,7 +148,7 @@ REDUCTION_FIELDS = (
 )
 
 
-def _history_row(r: MeterEntry) -> dict[str, Any]:
+def _history_row(r: SealedEntry) -> dict[str, Any]:
     return {
         "link_id": r.link_id,
         "seq": r.seq,
@@ -167,25 +171,8 @@ def _history_row(r: MeterEntry) -> dict[str, Any]:
 
 def _hit_row(r: HitRecord) -> dict[str, Any]:
     return {
-        "hit_id": r.hit_id,
-        "link_id": r.link_id,
-        "table_id": r.table_id,
-        "at": iso(r.at_us),
-        "seat": r.seat,
-        "hand": r.hand,
-        "round": r.round,
-        "cards": r.cards,
-        "source": r.source,
-        "status": r.status,
-        "award_cents": r.award_cents,
-        "paid_from": r.paid_from,
-        "settlement_group": r.settlement_group,
-        "settlement_order": r.settlement_order,
-        "policy": r.policy,
-        "refusal": r.refusal,
-        "entered_by": r.entered_by,
-        "verified_by": r.verified_by,
-        "released_by": r.released_by,
+        column: iso(r.at_us) if field == "at_us" else getattr(r, field)
+        for column, field in zip(HIT_FIELDS, _HIT_EXPORTED, strict=True)
     }
 
 
@@ -231,7 +218,12 @@ async def export(
     head = {"kind": str(kind), "since": iso(since_us), "until": iso(until_us), "link_id": link_id}
     scope = stored.Scope(link_id=link_id, since_us=since_us, until_us=until_us)
     if kind is ExportKind.HITS:
-        hits = partial(stored.hit_batches, scope=scope, batch=BATCH)
+
+        def hits(conn: AsyncConnection) -> AsyncIterator[list[HitRecord]]:
+            return Hits(conn).in_period(
+                since_us=since_us, until_us=until_us, link_id=link_id, batch=BATCH
+            )
+
         return await _write(engine, out, fmt, head, HIT_FIELDS, _hit_row, hits, job)
     if kind is ExportKind.HISTORY:
         entries = partial(stored.history_batches, scope=scope, batch=BATCH)

@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.core.games import Game
+from controller.core.games import Game, make_paytable
 from controller.core.money import format_bp, format_cents
+from controller.core.odds import par_sheet_dict
 from controller.paperwork.pdf import render_pdf
 from controller.rules.filing import (
     APPROVED_ONLY_CLAUSE,
@@ -25,6 +26,7 @@ from controller.rules.filing import (
     date_text,
     notice_days,
 )
+from controller.rules.odds import JACKPOT_ODDS_CLAUSE
 
 
 class SubmissionStatus(enum.StrEnum):
@@ -63,6 +65,10 @@ class PacketFacts:
     filed_by: str
     filed_at_us: int
     floor_tables: Sequence[TableFacts]  # every table of the floor (all games)
+    # The link's meter when filed (the par sheet's "current meter"); None: the reset amount.
+    meter_cents: int | None = None
+    # The bound on a jackpot's odds the submission was checked against (x to 1).
+    jackpot_odds_bound: int | None = None
 
 
 def build_packet(f: PacketFacts) -> dict[str, Any]:
@@ -138,6 +144,37 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
             ],
             "tables_using_the_progressive": [t.table_id for t in on_link],
         },
+        "par_sheet": _par_sheets(f, current, proposed, on_link),
+    }
+
+
+def _par_sheets(
+    f: PacketFacts,
+    current: Mapping[str, Any] | None,
+    proposed: Mapping[str, Any],
+    on_link: Sequence[TableFacts],
+) -> dict[str, Any]:
+    """The par sheet of the current and of the proposed paytable (``controller.core.odds``),
+    for a side bet of each denomination the link's tables take ($1 when it has none yet)."""
+    fixed = f.game.fixed_wager_cents
+    wagers = [fixed] if fixed is not None else [t.denomination_cents for t in on_link] or [100]
+
+    def sheet(tables: Mapping[str, Any]) -> dict[str, Any]:
+        reset = tables["reset_cents"]
+        return par_sheet_dict(
+            make_paytable(f.game, tables["paytable"]),
+            wagers_cents=wagers,
+            reset_cents=reset,
+            meter_cents=reset if f.meter_cents is None else f.meter_cents,
+        )
+
+    bound = f.jackpot_odds_bound
+    return {
+        "jackpot_odds_bound": None
+        if bound is None
+        else {"odds": f"{bound:,} to 1", "to_one": bound, "clause": JACKPOT_ODDS_CLAUSE},
+        "current": None if current is None else sheet(current),
+        "proposed": sheet(proposed),
     }
 
 
@@ -154,6 +191,58 @@ def _paytable_rows(lines: Sequence[Mapping[str, Any]] | None) -> list[list[str]]
         else:
             rows.append([str(line["hand"]), format_cents(line["fixed_cents"])])
     return rows
+
+
+def _par_sheet_sections(
+    name: str, sheet: Mapping[str, Any] | None
+) -> list[tuple[str, Sequence[str] | Sequence[Sequence[str]]]]:
+    if sheet is None:
+        return []
+    about = [
+        f"Judged on {sheet['judged_on']}: each hand's ways of the "
+        f"{sheet['five_card_hands']:,} five-card hands of one deck.",
+        f"Reset amount {format_cents(sheet['reset_cents'])}; meter "
+        f"{format_cents(sheet['meter_cents'])}.",
+    ]
+    if sheet["assumption"]:
+        about.append(f"Assumption: {sheet['assumption']}.")
+    return [
+        (f"Par sheet ({name} paytable)", about),
+        (
+            f"Odds of each line ({name})",
+            [
+                ["hand", "pays", "ways", "probability", "1 in N", "odds against"],
+                *[
+                    [
+                        str(line["hand"]),
+                        line["pays"],
+                        f"{line['ways']:,}",
+                        line["probability"],
+                        line["one_in"],
+                        line["odds_against"],
+                    ]
+                    for line in sheet["lines"]
+                ],
+            ],
+        ),
+        (
+            f"Expected return of the side bet ({name})",
+            [
+                ["side bet", "at the reset amount", "at the meter", "break-even meter"],
+                *[
+                    [
+                        w["wager"],
+                        w["return_at_reset"]["percent"],
+                        w["return_at_meter"]["percent"],
+                        "none (no line pays from the meter)"
+                        if w["break_even_meter"] is None
+                        else w["break_even_meter"]["amount"],
+                    ]
+                    for w in sheet["by_wager"]
+                ],
+            ],
+        ),
+    ]
 
 
 def packet_pdf(packet: Mapping[str, Any]) -> bytes:
@@ -243,4 +332,18 @@ def packet_pdf(packet: Mapping[str, Any]) -> bytes:
             ],
         ),
     ]
+    par = packet["par_sheet"]
+    bound = par["jackpot_odds_bound"]
+    if bound is not None:
+        sections.append(
+            (
+                "Odds of the jackpot",
+                [
+                    f"A jackpot line is refused when won at odds worse than {bound['odds']} "
+                    f"({bound['clause']})."
+                ],
+            )
+        )
+    sections += _par_sheet_sections("current", par["current"])
+    sections += _par_sheet_sections("proposed", par["proposed"])
     return render_pdf(f"Progressive submission {packet['submission_id']}", sections)

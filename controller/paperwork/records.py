@@ -14,10 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.core.money import displayed_cents
 from controller.periods import PeriodError, check_period
 from controller.runtime.workers import Job, step
+from controller.storage.anomalies import Anomalies, AnomalyRecord
+from controller.storage.hits import HitRecord, Hits
 from controller.storage.papers import records as stored
 from controller.storage.papers.documents import Document, load_document
-from controller.storage.papers.records import AnomalyRecord, HistoryLine, MeterReading
-from controller.storage.papers.rows import HitRecord
+from controller.storage.papers.records import HistoryLine, MeterReading
 from controller.storage.store import NotFound
 
 MAX_PAGE = 5_000
@@ -190,8 +191,8 @@ async def hits(
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
     async with engine.connect() as conn:
-        return await stored.list_hits(
-            conn, link_id=link_id, table_id=table_id, pending=pending, limit=limit
+        return await Hits(conn).page(
+            link_id=link_id, table_id=table_id, pending=pending, limit=limit
         )
 
 
@@ -204,12 +205,12 @@ async def anomalies(
 ) -> list[AnomalyRecord]:
     """Anomalies newest first."""
     async with engine.connect() as conn:
-        return await stored.list_anomalies(conn, status=status, link_id=link_id, limit=limit)
+        return await Anomalies(conn).records(status=status, link_id=link_id, limit=limit)
 
 
 async def anomaly(engine: AsyncEngine, anomaly_id: str) -> AnomalyRecord:
     async with engine.connect() as conn:
-        row = await stored.load_anomaly(conn, anomaly_id)
+        row = await Anomalies(conn).record(anomaly_id)
     if row is None:
         raise NotFound(f"no anomaly {anomaly_id!r}")
     return row

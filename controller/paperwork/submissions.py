@@ -47,6 +47,7 @@ from controller.rules.filing import (
     notice_days,
 )
 from controller.runtime.links import Extra, LinkRuntime
+from controller.settings import get_settings
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
@@ -54,12 +55,22 @@ from controller.storage.store import Conflict, NotFound
 
 
 class SubmissionDesk:
-    def __init__(self, runtime: LinkRuntime, *, notice_override: str | None = None) -> None:
+    def __init__(
+        self,
+        runtime: LinkRuntime,
+        *,
+        notice_override: str | None = None,
+        jackpot_odds_bound: int | None = None,
+    ) -> None:
         self.runtime = runtime
         self.store = runtime.store
         # PROGRESSIVE_NOTICE_OVERRIDE: the executive director's written direction for this
         # installation; recorded on every submission filed under it.
         self.notice_override = notice_override or None
+        # PROGRESSIVE_JACKPOT_ODDS_BOUND unless given: the worst odds a jackpot line may have.
+        self.jackpot_odds_bound = (
+            get_settings().jackpot_odds_bound if jackpot_odds_bound is None else jackpot_odds_bound
+        )
 
     # ------------------------------------------------------------------------- filing
 
@@ -80,7 +91,7 @@ class SubmissionDesk:
             link_id,
             armed_submission_id=None if state.armed is None else state.armed.submission_id,
         )
-        check_change(state, proposal)
+        check_change(state, proposal, jackpot_odds_bound=self.jackpot_odds_bound)
         current = {
             "rate_bp": state.rate_bp,
             "reset_cents": state.reset_cents,
@@ -115,6 +126,7 @@ class SubmissionDesk:
             rate_bp=state.rate_bp,
             reset_cents=state.reset_cents,
             paytable=state.paytable,
+            jackpot_odds_bound=self.jackpot_odds_bound,
         )
         proposal = Proposal(
             kind=SubmissionKind.NEW_LINK,
@@ -173,6 +185,8 @@ class SubmissionDesk:
                 filed_by=filed_by,
                 filed_at_us=now,
                 floor_tables=floor,
+                meter_cents=self.runtime.states[link_id].meter_cents,
+                jackpot_odds_bound=self.jackpot_odds_bound,
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)
@@ -303,7 +317,9 @@ class SubmissionDesk:
             rate_bp=proposal.get("rate_bp"),
             reset_cents=proposal.get("reset_cents"),
             # Filed before a bound existed, it is refused here rather than armed.
-            paytable=None if lines is None else check_paytable(state.game, lines),
+            paytable=None
+            if lines is None
+            else check_paytable(state.game, lines, jackpot_odds_bound=self.jackpot_odds_bound),
         )
         await self.runtime.command(
             row.link_id,

@@ -13,6 +13,7 @@ from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
+from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, check_jackpot_odds
 from controller.rules.progression import check_rate_change, check_rate_of_progression
 from controller.rules.violation import RuleViolation
 
@@ -89,9 +90,15 @@ def check_reset_amount(reset_cents: int) -> int:
         raise RuleViolation(SUBMISSION_CLAUSE, str(exc)) from None
 
 
-def check_paytable(game: Game, lines: Sequence[Mapping[str, Any]] | Paytable) -> Paytable:
+def check_paytable(
+    game: Game,
+    lines: Sequence[Mapping[str, Any]] | Paytable,
+    *,
+    jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
+) -> Paytable:
     """A paytable the game allows (``games.make_paytable``), its fixed amounts within the bound
-    of every amount (``controller.core.money``)."""
+    of every amount (``controller.core.money``), its jackpot no rarer than the bound on a
+    jackpot's odds (``odds.check_jackpot_odds``)."""
     try:
         paytable = lines if isinstance(lines, Paytable) else make_paytable(game, lines)
         for line in paytable.lines:
@@ -104,10 +111,12 @@ def check_paytable(game: Game, lines: Sequence[Mapping[str, Any]] | Paytable) ->
             SUBMISSION_CLAUSE,
             f"the paytable is for {paytable.game.label}, the link plays {game.label}",
         )
-    return paytable
+    return check_jackpot_odds(paytable, bound=jackpot_odds_bound)
 
 
-def check_change(state: LinkState, proposal: Proposal) -> Proposal:
+def check_change(
+    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
+) -> Proposal:
     """A change to a link that plays: each proposal checked against the rule it touches."""
     if proposal.kind is SubmissionKind.RATE_CHANGE:
         if proposal.rate_bp is None:
@@ -130,7 +139,7 @@ def check_change(state: LinkState, proposal: Proposal) -> Proposal:
     elif proposal.kind is SubmissionKind.PAYTABLE_CHANGE:
         if proposal.paytable is None:
             raise RuleViolation(SUBMISSION_CLAUSE, "a paytable change gives the new paytable")
-        check_paytable(state.game, proposal.paytable)
+        check_paytable(state.game, proposal.paytable, jackpot_odds_bound=jackpot_odds_bound)
     else:
         raise RuleViolation(SUBMISSION_CLAUSE, "a new link is proposed with its tables")
     if proposal.kind is not SubmissionKind.PAYTABLE_CHANGE and not state.paytable.has_jackpot:
@@ -142,10 +151,17 @@ def check_change(state: LinkState, proposal: Proposal) -> Proposal:
     return proposal
 
 
-def check_new_link(*, game: Game, rate_bp: int, reset_cents: int, paytable: Paytable) -> None:
+def check_new_link(
+    *,
+    game: Game,
+    rate_bp: int,
+    reset_cents: int,
+    paytable: Paytable,
+    jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
+) -> None:
     check_rate_of_progression(rate_bp)
     check_reset_amount(reset_cents)
-    check_paytable(game, paytable)
+    check_paytable(game, paytable, jackpot_odds_bound=jackpot_odds_bound)
 
 
 def notice_days(kind: SubmissionKind) -> tuple[int, str]:

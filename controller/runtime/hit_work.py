@@ -19,8 +19,7 @@ from controller.core.verification import (
     parse_stored_cards,
 )
 from controller.runtime.link_commands import LinkCommands
-from controller.storage import hits_repo
-from controller.storage.hits_repo import HitRecord
+from controller.storage.hits import HitRecord, Hits
 from controller.storage.store import Conflict, NotFound
 
 
@@ -33,9 +32,10 @@ class HitWork(LinkCommands):
 
         async def mark_hits(conn: AsyncConnection) -> None:
             # Checked in the transaction that releases, so a verification cannot race it.
-            waiting = await hits_repo.unverified(conn, table_id)
+            hits = Hits(conn)
+            waiting = await hits.unverified(table_id)
             check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
-            await hits_repo.mark_released(conn, table_id, by=actor, at_us=self.clock.now_us())
+            await hits.mark_released(table_id, by=actor, at_us=self.clock.now_us())
 
         return await self.command(
             link_id,
@@ -62,16 +62,16 @@ class HitWork(LinkCommands):
 
     async def hits(self, link_id: str) -> list[HitRecord]:
         async with self.store.engine.connect() as conn:
-            return await hits_repo.of_link(conn, link_id)
+            return await Hits(conn).of_link(link_id)
 
     async def unverified_hits(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on before it may be reset, oldest first."""
         async with self.store.engine.connect() as conn:
-            return await hits_repo.unverified(conn, table_id)
+            return await Hits(conn).unverified(table_id)
 
     async def hit(self, hit_id: str) -> HitRecord:
         async with self.store.engine.connect() as conn:
-            row = await hits_repo.find(conn, hit_id)
+            row = await Hits(conn).get(hit_id)
         if row is None:
             raise NotFound(f"no hit {hit_id!r}")
         return row
@@ -98,8 +98,8 @@ class HitWork(LinkCommands):
         stored = ",".join(str(c) for c in confirmed)
         await self._fill_in_hit(
             row,
-            mark=lambda conn, now: hits_repo.mark_verified(
-                conn, hit_id, by=actor, at_us=now, cards=stored
+            mark=lambda conn, now: Hits(conn).mark_verified(
+                hit_id, by=actor, at_us=now, cards=stored
             ),
             meanwhile="was verified meanwhile",
             actor=actor,
@@ -126,8 +126,8 @@ class HitWork(LinkCommands):
         )
         await self._fill_in_hit(
             row,
-            mark=lambda conn, now: hits_repo.mark_hand_paid(
-                conn, hit_id, by=actor, at_us=now, cents=amount_cents
+            mark=lambda conn, now: Hits(conn).mark_hand_paid(
+                hit_id, by=actor, at_us=now, cents=amount_cents
             ),
             meanwhile="had a hand pay recorded meanwhile",
             actor=actor,

@@ -16,7 +16,8 @@ from controller.core.reducer import LinkState, Outcome
 from controller.rules.house import check_correction_approval, check_recovery
 from controller.rules.records import check_correction_reason
 from controller.runtime.link_memory import Extra, LinkMemory
-from controller.storage import command_rows
+from controller.storage.anomalies import Anomalies
+from controller.storage.papers.corrections import insert_correction
 from controller.storage.store import Conflict, NotFound, StaleState
 
 # A command that finds its link moved on by another process is decided again this many times.
@@ -134,8 +135,7 @@ class LinkCommands(LinkMemory):
         now = self.clock.now_us()
 
         async def mark(conn: AsyncConnection) -> None:
-            if not await command_rows.mark_anomaly_reviewed(
-                conn,
+            if not await Anomalies(conn).review(
                 anomaly_id,
                 approved=approve,
                 reviewer=reviewer,
@@ -194,7 +194,7 @@ class LinkCommands(LinkMemory):
                     uploaded_by=requested_by,
                     at_us=now,
                 )
-            await command_rows.add_correction(
+            await insert_correction(
                 conn,
                 correction_id=correction_id,
                 link_id=link_id,

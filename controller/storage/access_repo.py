@@ -1,6 +1,6 @@
-"""Accounts as the database holds them: users, display tokens, account requests, and the
-audit log read back. Typed records in, typed records out; the rules live in
-``controller.access``."""
+"""Accounts as the database holds them: users, display tokens and account requests. Typed
+records in, typed records out; the rules live in ``controller.access``. (The audit log is
+read back by ``storage.audit``; its names are kept here for the callers that read it here.)"""
 
 from __future__ import annotations
 
@@ -10,8 +10,35 @@ from typing import Any
 from sqlalchemy import Row, Select, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.storage.models import AccountRequestRow, AuditRow, DeviceTokenRow, UserRow
-from controller.storage.typed_rows import value
+from controller.storage.audit import AuditEntry, audit_entries
+from controller.storage.models import AccountRequestRow, DeviceTokenRow, UserRow
+from controller.storage.typed_rows import columns
+
+__all__ = [
+    "AccountRequestRecord",
+    "AuditEntry",
+    "Credentials",
+    "DeviceTokenRecord",
+    "UserRecord",
+    "all_device_tokens",
+    "all_users",
+    "audit_entries",
+    "change_account",
+    "count_enabled",
+    "device_token",
+    "device_token_by_digest",
+    "disable_user",
+    "insert_device_token",
+    "insert_request",
+    "insert_user",
+    "load_request",
+    "load_user",
+    "mark_decided",
+    "requests",
+    "revoke_device_token",
+    "set_credentials",
+    "tie",
+]
 
 # ------------------------------------------------------------------------------- users
 
@@ -48,28 +75,26 @@ class Credentials:
         }
 
 
-def _user(row: Row[Any]) -> UserRecord:
-    return UserRecord(
-        username=value(row, UserRow.username),
-        role=value(row, UserRow.role),
-        password_hash=value(row, UserRow.password_hash),
-        created_at_us=value(row, UserRow.created_at_us),
-        created_by=value(row, UserRow.created_by),
-        disabled=bool(value(row, UserRow.disabled)),
-        token_generation=value(row, UserRow.token_generation),
-        must_set_password=bool(value(row, UserRow.must_set_password)),
-        reset_code_sha256=value(row, UserRow.reset_code_sha256),
-        reset_code_expires_at_us=value(row, UserRow.reset_code_expires_at_us),
-    )
+_u = UserRow
+_USER = columns(
+    UserRecord,
+    _u.username, _u.role, _u.password_hash, _u.created_at_us, _u.created_by, _u.disabled,
+    _u.token_generation, _u.must_set_password, _u.reset_code_sha256,
+    _u.reset_code_expires_at_us,
+)  # fmt: skip
+
+
+def _user(row: Row[*tuple[Any, ...]]) -> UserRecord:
+    return UserRecord(**row._mapping)
 
 
 async def load_user(conn: AsyncConnection, username: str) -> UserRecord | None:
-    row = (await conn.execute(select(UserRow).where(UserRow.username == username))).first()
+    row = (await conn.execute(select(*_USER).where(UserRow.username == username))).first()
     return None if row is None else _user(row)
 
 
 async def all_users(conn: AsyncConnection) -> list[UserRecord]:
-    return [_user(r) for r in await conn.execute(select(UserRow).order_by(UserRow.username))]
+    return [_user(r) for r in await conn.execute(select(*_USER).order_by(UserRow.username))]
 
 
 async def insert_user(
@@ -163,16 +188,16 @@ class DeviceTokenRecord:
     revoked_at_us: int | None
 
 
-def _device(row: Row[Any]) -> DeviceTokenRecord:
-    return DeviceTokenRecord(
-        token_id=value(row, DeviceTokenRow.token_id),
-        name=value(row, DeviceTokenRow.name),
-        role=value(row, DeviceTokenRow.role),
-        token_sha256=value(row, DeviceTokenRow.token_sha256),
-        created_at_us=value(row, DeviceTokenRow.created_at_us),
-        created_by=value(row, DeviceTokenRow.created_by),
-        revoked_at_us=value(row, DeviceTokenRow.revoked_at_us),
-    )
+_t = DeviceTokenRow
+_DEVICE = columns(
+    DeviceTokenRecord,
+    _t.token_id, _t.name, _t.role, _t.token_sha256, _t.created_at_us, _t.created_by,
+    _t.revoked_at_us,
+)  # fmt: skip
+
+
+def _device(row: Row[*tuple[Any, ...]]) -> DeviceTokenRecord:
+    return DeviceTokenRecord(**row._mapping)
 
 
 async def insert_device_token(conn: AsyncConnection, token: DeviceTokenRecord) -> None:
@@ -191,21 +216,19 @@ async def insert_device_token(conn: AsyncConnection, token: DeviceTokenRecord) -
 
 async def device_token_by_digest(conn: AsyncConnection, digest: str) -> DeviceTokenRecord | None:
     row = (
-        await conn.execute(select(DeviceTokenRow).where(DeviceTokenRow.token_sha256 == digest))
+        await conn.execute(select(*_DEVICE).where(DeviceTokenRow.token_sha256 == digest))
     ).first()
     return None if row is None else _device(row)
 
 
 async def device_token(conn: AsyncConnection, token_id: str) -> DeviceTokenRecord | None:
-    row = (
-        await conn.execute(select(DeviceTokenRow).where(DeviceTokenRow.token_id == token_id))
-    ).first()
+    row = (await conn.execute(select(*_DEVICE).where(DeviceTokenRow.token_id == token_id))).first()
     return None if row is None else _device(row)
 
 
 async def all_device_tokens(conn: AsyncConnection) -> list[DeviceTokenRecord]:
     rows = await conn.execute(
-        select(DeviceTokenRow).order_by(DeviceTokenRow.created_at_us, DeviceTokenRow.token_id)
+        select(*_DEVICE).order_by(DeviceTokenRow.created_at_us, DeviceTokenRow.token_id)
     )
     return [_device(r) for r in rows]
 
@@ -237,22 +260,17 @@ class AccountRequestRecord:
     decision_reason: str | None
 
 
-def _request(row: Row[Any]) -> AccountRequestRecord:
-    r = AccountRequestRow
-    return AccountRequestRecord(
-        request_id=value(row, r.request_id),
-        kind=value(row, r.kind),
-        username=value(row, r.username),
-        role=value(row, r.role),
-        requested_by=value(row, r.requested_by),
-        requested_at_us=value(row, r.requested_at_us),
-        expires_at_us=value(row, r.expires_at_us),
-        first_half_sha256=value(row, r.first_half_sha256),
-        status=value(row, r.status),
-        decided_by=value(row, r.decided_by),
-        decided_at_us=value(row, r.decided_at_us),
-        decision_reason=value(row, r.decision_reason),
-    )
+_r = AccountRequestRow
+_REQUEST = columns(
+    AccountRequestRecord,
+    _r.request_id, _r.kind, _r.username, _r.role, _r.requested_by, _r.requested_at_us,
+    _r.expires_at_us, _r.first_half_sha256, _r.status, _r.decided_by, _r.decided_at_us,
+    _r.decision_reason,
+)  # fmt: skip
+
+
+def _request(row: Row[*tuple[Any, ...]]) -> AccountRequestRecord:
+    return AccountRequestRecord(**row._mapping)
 
 
 async def insert_request(conn: AsyncConnection, request: AccountRequestRecord) -> None:
@@ -273,9 +291,7 @@ async def insert_request(conn: AsyncConnection, request: AccountRequestRecord) -
 
 async def load_request(conn: AsyncConnection, request_id: str) -> AccountRequestRecord | None:
     row = (
-        await conn.execute(
-            select(AccountRequestRow).where(AccountRequestRow.request_id == request_id)
-        )
+        await conn.execute(select(*_REQUEST).where(AccountRequestRow.request_id == request_id))
     ).first()
     return None if row is None else _request(row)
 
@@ -305,7 +321,7 @@ async def mark_decided(
 
 async def requests(conn: AsyncConnection, *, status: str | None) -> list[AccountRequestRecord]:
     """Account requests stored with ``status`` (all when None), newest first."""
-    query: Select[Any] = select(AccountRequestRow).order_by(
+    query: Select[Any] = select(*_REQUEST).order_by(
         AccountRequestRow.requested_at_us.desc(), AccountRequestRow.request_id
     )
     if status is not None:
@@ -334,40 +350,3 @@ async def tie(conn: AsyncConnection, *, a: str, b: str, status: str) -> tuple[st
         return None
     request_id, kind, username = row
     return username, kind, request_id
-
-
-# ----------------------------------------------------------------------------- audit log
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuditEntry:
-    audit_id: int
-    at_us: int
-    actor: str
-    action: str
-    target: str
-    before: str | None
-    after: str | None
-
-
-async def audit_entries(
-    conn: AsyncConnection, *, since_us: int | None, until_us: int | None, limit: int
-) -> list[AuditEntry]:
-    """The audit log of a period (``until`` exclusive), newest first."""
-    query = select(AuditRow).order_by(AuditRow.at_us.desc(), AuditRow.audit_id.desc())
-    if since_us is not None:
-        query = query.where(AuditRow.at_us >= since_us)
-    if until_us is not None:
-        query = query.where(AuditRow.at_us < until_us)
-    return [
-        AuditEntry(
-            audit_id=value(r, AuditRow.audit_id),
-            at_us=value(r, AuditRow.at_us),
-            actor=value(r, AuditRow.actor),
-            action=value(r, AuditRow.action),
-            target=value(r, AuditRow.target),
-            before=value(r, AuditRow.before),
-            after=value(r, AuditRow.after),
-        )
-        for r in await conn.execute(query.limit(limit))
-    ]

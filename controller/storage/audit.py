@@ -1,8 +1,10 @@
-"""The audit log and the supporting documents: who did what, and the papers they filed."""
+"""The audit log and the supporting documents: who did what, and the papers they filed; the
+one writer and the one reader of the audit log."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -10,12 +12,32 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.ledger import canonical_details
 from controller.storage.models import AuditRow, DocumentRow
+from controller.storage.typed_rows import columns
 
-__all__ = ["AuditLog", "Documents", "write_audit"]
+__all__ = ["AuditEntry", "AuditLog", "Documents", "audit_entries", "write_audit"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditEntry:
+    """A row of the audit log (``before``/``after`` as the canonical JSON written)."""
+
+    audit_id: int
+    at_us: int
+    actor: str
+    action: str
+    target: str
+    before: str | None
+    after: str | None
+
+
+_a = AuditRow
+_ENTRY = columns(
+    AuditEntry, _a.audit_id, _a.at_us, _a.actor, _a.action, _a.target, _a.before, _a.after
+)
 
 
 class AuditLog:
-    """The audit log, written in the caller's transaction."""
+    """The audit log, written in the caller's transaction and read back."""
 
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
@@ -42,6 +64,17 @@ class AuditLog:
             )
         )
 
+    async def entries(
+        self, *, since_us: int | None, until_us: int | None, limit: int
+    ) -> list[AuditEntry]:
+        """The audit log of a period (``until`` exclusive), newest first."""
+        q = select(*_ENTRY).order_by(_a.at_us.desc(), _a.audit_id.desc())
+        if since_us is not None:
+            q = q.where(_a.at_us >= since_us)
+        if until_us is not None:
+            q = q.where(_a.at_us < until_us)
+        return [AuditEntry(**r._mapping) for r in await self.conn.execute(q.limit(limit))]
+
 
 async def write_audit(
     conn: AsyncConnection,
@@ -57,6 +90,13 @@ async def write_audit(
     await AuditLog(conn).write(
         at_us=at_us, actor=actor, action=action, target=target, before=before, after=after
     )
+
+
+async def audit_entries(
+    conn: AsyncConnection, *, since_us: int | None, until_us: int | None, limit: int
+) -> list[AuditEntry]:
+    """``AuditLog.entries`` on ``conn``."""
+    return await AuditLog(conn).entries(since_us=since_us, until_us=until_us, limit=limit)
 
 
 class Documents:

@@ -23,6 +23,7 @@ __all__ = [
     "PAYTABLE_KINDS",
     "RATE_KINDS",
     "RESET_KINDS",
+    "SEALED_COLUMNS",
     "TAKING_EFFECT",
     "Entries",
 ]
@@ -30,7 +31,7 @@ __all__ = [
 # The Core table: a list of parameters becomes one executemany (one prepared statement,
 # pipelined), where the ORM bulk path would build a statement per row.
 ENTRIES = table_of(MeterEntryRow)
-_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]
+SEALED_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]  # what a SealedEntry is read from
 _SEALS_PER_QUERY = 500
 
 # Entries made from a table's reading: their time is the reading's, which its counter row keeps.
@@ -122,7 +123,7 @@ class Entries:
     async def after(self, link_id: str, after_seq: int, limit: int) -> list[SealedEntry]:
         """Up to ``limit`` of the link's entries after ``after_seq``, in order."""
         rows = await self.conn.execute(
-            select(*_COLUMNS)
+            select(*SEALED_COLUMNS)
             .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
             .order_by(ENTRIES.c.seq)
             .limit(limit)
@@ -132,7 +133,7 @@ class Entries:
     async def stream(self, link_id: str, after_seq: int) -> AsyncIterator[SealedEntry]:
         """All the link's entries after ``after_seq``, in order, read as they are used."""
         rows = await self.conn.stream(
-            select(*_COLUMNS)
+            select(*SEALED_COLUMNS)
             .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
             .order_by(ENTRIES.c.seq)
         )
@@ -144,7 +145,9 @@ class Entries:
         return {
             row[0]: SealedEntry._make(row)
             for row in await self.conn.execute(
-                select(*_COLUMNS).where(tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(list(pairs)))
+                select(*SEALED_COLUMNS).where(
+                    tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(list(pairs))
+                )
             )
         }
 

@@ -1,25 +1,39 @@
-"""Hits as stored: the one list of a hit row's columns, written from the reducer's hits and
-read back as ``StoredHit``."""
+"""Hits as stored: the one record of a hit row (``HitRecord``) and its one list of columns,
+and ``Hits``, the one home of the hits' SQL.
+
+A hit is written once from the reducer's hit; the technician's marks are filled in later,
+each once: the verification, the hand pay, the reset of the table (``released``). What a held
+table waits on before it may be reset is defined once, by ``_unverified``; what a technician
+still owes, by ``_pending``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from typing import Any
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from sqlalchemy import Select, or_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.reducer import Hit
 from controller.storage.codec import cards_text
 from controller.storage.models import HitRow, table_of
+from controller.storage.typed_rows import columns, fields_of
 
-__all__ = ["HIT_COLUMNS", "Hits", "StoredHit", "stored_hit"]
+__all__ = [
+    "HIT_COLUMNS",
+    "HitRecord",
+    "Hits",
+    "UnreleasedHit",
+    "stored_hit",
+    "unreleased_hits",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StoredHit:
-    """A row of ``hits``: the hit as taken (never changed) and the technician's later marks."""
+class HitRecord:
+    """A row of ``hits``: the hit as taken (never changed), then the technician's marks."""
 
     hit_id: str
     link_id: str
@@ -49,14 +63,30 @@ class StoredHit:
     hand_paid_cents: int | None = None
 
 
-HIT_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(StoredHit))
+_h = HitRow
+_HIT = columns(
+    HitRecord,
+    _h.hit_id, _h.link_id, _h.table_id, _h.table_seq, _h.seat, _h.hand, _h.round, _h.cards,
+    _h.source, _h.status, _h.award_cents, _h.paid_from, _h.settlement_group,
+    _h.settlement_order, _h.policy, _h.refusal, _h.entered_by, _h.at_us, _h.verified_by,
+    _h.verified_at_us, _h.verified_cards, _h.released_by, _h.released_at_us, _h.hand_paid_by,
+    _h.hand_paid_at_us, _h.hand_paid_cents,
+)  # fmt: skip
+HIT_COLUMNS: tuple[str, ...] = fields_of(HitRecord)
 HITS = table_of(HitRow)
-_SELECT = [HITS.c[c] for c in HIT_COLUMNS]
 
 
-def stored_hit(h: Hit) -> StoredHit:
+class UnreleasedHit(NamedTuple):
+    """A table with hits not yet released, and when the earliest of them was taken."""
+
+    link_id: str
+    table_id: str
+    first_at_us: int
+
+
+def stored_hit(h: Hit) -> HitRecord:
     """The row a hit is written as."""
-    return StoredHit(
+    return HitRecord(
         hit_id=h.hit_id,
         link_id=h.link_id,
         table_id=h.table_id,
@@ -78,20 +108,28 @@ def stored_hit(h: Hit) -> StoredHit:
     )
 
 
-def _values(s: StoredHit) -> dict[str, Any]:
+def _values(s: HitRecord) -> dict[str, Any]:
     return {c: getattr(s, c) for c in HIT_COLUMNS}
 
 
-def _pending(q: Select[Any]) -> Select[Any]:
-    # Work left for a technician: a table held for the hit not yet reset, or a payout made at
-    # the table not yet recorded.
-    return q.where(
-        HitRow.released_by.is_(None),
-        or_(
-            HitRow.paid_from == "meter",
-            HitRow.status == "refused",
-            HitRow.hand_paid_by.is_(None),
-        ),
+def _unverified(table_id: str) -> ColumnElement[bool]:
+    """The awards paid from the meter at ``table_id`` since its last reset that no technician
+    has verified yet: the table is not reset until there are none."""
+    return and_(
+        _h.table_id == table_id,
+        _h.released_by.is_(None),
+        _h.status == "awarded",
+        _h.paid_from == "meter",
+        _h.verified_by.is_(None),
+    )
+
+
+def _pending() -> ColumnElement[bool]:
+    """Work left for a technician: a table held for the hit not yet reset, or a payout made
+    at the table not yet recorded."""
+    return and_(
+        _h.released_by.is_(None),
+        or_(_h.paid_from == "meter", _h.status == "refused", _h.hand_paid_by.is_(None)),
     )
 
 
@@ -105,40 +143,29 @@ class Hits:
         if hits:
             await self.conn.execute(HITS.insert(), [_values(stored_hit(h)) for h in hits])
 
-    async def _all(self, q: Select[Any]) -> list[StoredHit]:
-        return [StoredHit(**row._mapping) for row in await self.conn.execute(q)]
+    async def _all(self, q: Select[Any]) -> list[HitRecord]:
+        return [HitRecord(**row._mapping) for row in await self.conn.execute(q)]
 
     async def paid_from_meter(self) -> set[tuple[str, str]]:
         """Every hit awarded from a meter, as (link, hit)."""
         rows = await self.conn.execute(
-            select(HitRow.link_id, HitRow.hit_id).where(
-                HitRow.status == "awarded", HitRow.paid_from == "meter"
-            )
+            select(_h.link_id, _h.hit_id).where(_h.status == "awarded", _h.paid_from == "meter")
         )
         return {(lid, hid) for lid, hid in rows}
 
-    async def get(self, hit_id: str) -> StoredHit | None:
-        found = await self._all(select(*_SELECT).where(HITS.c.hit_id == hit_id))
+    async def get(self, hit_id: str) -> HitRecord | None:
+        found = await self._all(select(*_HIT).where(_h.hit_id == hit_id))
         return found[0] if found else None
 
-    async def of_link(self, link_id: str) -> list[StoredHit]:
+    async def of_link(self, link_id: str) -> list[HitRecord]:
         """The link's hits, newest first."""
-        return await self._all(
-            select(*_SELECT).where(HITS.c.link_id == link_id).order_by(HITS.c.at_us.desc())
-        )
+        return await self._all(select(*_HIT).where(_h.link_id == link_id).order_by(_h.at_us.desc()))
 
-    async def unverified(self, table_id: str) -> list[StoredHit]:
-        """The awards a held table waits on before it may be reset, oldest first."""
+    async def unverified(self, table_id: str) -> list[HitRecord]:
+        """The awards a held table waits on before it may be reset (``_unverified``), oldest
+        first."""
         return await self._all(
-            select(*_SELECT)
-            .where(
-                HitRow.table_id == table_id,
-                HitRow.released_by.is_(None),
-                HitRow.status == "awarded",
-                HitRow.paid_from == "meter",
-                HitRow.verified_by.is_(None),
-            )
-            .order_by(HitRow.at_us, HitRow.hit_id)
+            select(*_HIT).where(_unverified(table_id)).order_by(_h.at_us, _h.hit_id)
         )
 
     async def page(
@@ -148,15 +175,72 @@ class Hits:
         table_id: str | None = None,
         pending: bool = False,
         limit: int = 200,
-    ) -> list[StoredHit]:
+    ) -> list[HitRecord]:
         """Hits newest first (of a link, of a table, only those a technician still owes)."""
-        q: Select[Any] = select(*_SELECT)
+        q: Select[Any] = select(*_HIT)
         if link_id is not None:
-            q = q.where(HitRow.link_id == link_id)
+            q = q.where(_h.link_id == link_id)
         if table_id is not None:
-            q = q.where(HitRow.table_id == table_id)
+            q = q.where(_h.table_id == table_id)
         if pending:
-            q = _pending(q)
-        return await self._all(
-            q.order_by(HitRow.at_us.desc(), HitRow.settlement_order.desc()).limit(limit)
+            q = q.where(_pending())
+        return await self._all(q.order_by(_h.at_us.desc(), _h.settlement_order.desc()).limit(limit))
+
+    async def in_period(
+        self, *, since_us: int, until_us: int, link_id: str | None, batch: int
+    ) -> AsyncIterator[list[HitRecord]]:
+        """The hits of ``[since_us, until_us)`` (of every link when ``link_id`` is None) by
+        time, then id, ``batch`` at a time as the database sends them."""
+        q = select(*_HIT).where(_h.at_us >= since_us, _h.at_us < until_us)
+        if link_id:
+            q = q.where(_h.link_id == link_id)
+        q = q.order_by(_h.at_us, _h.hit_id).execution_options(yield_per=batch)
+        result = await self.conn.stream(q)
+        async for rows in result.partitions():
+            yield [HitRecord(**row._mapping) for row in rows]
+
+    async def unreleased(self) -> list[UnreleasedHit]:
+        """Every table with a hit no technician has released yet, its earliest such hit's
+        time."""
+        rows = await self.conn.execute(
+            select(_h.link_id, _h.table_id, func.min(_h.at_us))
+            .where(_h.released_by.is_(None))
+            .group_by(_h.link_id, _h.table_id)
         )
+        return [
+            UnreleasedHit(link_id=link_id, table_id=table_id, first_at_us=at_us)
+            for link_id, table_id, at_us in rows
+            if at_us is not None
+        ]
+
+    async def mark_released(self, table_id: str, *, by: str, at_us: int) -> None:
+        """The table's hits not yet reset are reset now, by ``by``."""
+        await self.conn.execute(
+            update(_h)
+            .where(_h.table_id == table_id, _h.released_by.is_(None))
+            .values(released_by=by, released_at_us=at_us)
+        )
+
+    async def mark_verified(self, hit_id: str, *, by: str, at_us: int, cards: str) -> bool:
+        """The technician's verification, once: False if the hit was verified already."""
+        result = await self.conn.execute(
+            update(_h)
+            .where(_h.hit_id == hit_id, _h.verified_by.is_(None))
+            .values(verified_by=by, verified_at_us=at_us, verified_cards=cards)
+        )
+        return result.rowcount == 1
+
+    async def mark_hand_paid(self, hit_id: str, *, by: str, at_us: int, cents: int) -> bool:
+        """A hand pay recorded, once: False if one was recorded already."""
+        result = await self.conn.execute(
+            update(_h)
+            .where(_h.hit_id == hit_id, _h.hand_paid_by.is_(None))
+            .values(hand_paid_by=by, hand_paid_at_us=at_us, hand_paid_cents=cents)
+        )
+        return result.rowcount == 1
+
+
+async def unreleased_hits(engine: AsyncEngine) -> list[UnreleasedHit]:
+    """``Hits.unreleased``, read on a connection of its own (the metrics' oldest-held age)."""
+    async with engine.connect() as conn:
+        return await Hits(conn).unreleased()

@@ -1,18 +1,40 @@
-"""A fetched row's column read by its model attribute, typed as the model declares it.
+"""The columns a typed record is read from, checked against the record's fields.
 
-``value(row, HitRow.hit_id)`` is a ``str`` to mypy, and a column renamed in the model fails
-the type check wherever it is read, instead of failing at run time as ``row.hit_id`` would.
+A record (a NamedTuple, or a keyword-only dataclass) is built from a row whose columns are
+its fields one for one: the model attributes selected are checked by mypy (a column renamed
+in the model fails the type check where it is selected), their names and order against the
+record's fields when the module that lists them is imported.
+
+    _HIT = columns(HitRecord, HitRow.hit_id, HitRow.link_id, ...)
+    [HitRecord(**row._mapping) for row in await conn.execute(select(*_HIT))]
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+import dataclasses
+from typing import Any, cast
 
-from sqlalchemy import Row
-from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.orm import QueryableAttribute
+from sqlalchemy.sql.elements import ColumnElement
 
-T = TypeVar("T")
+__all__ = ["Column", "columns", "fields_of"]
+
+Column = QueryableAttribute[Any] | ColumnElement[Any]
 
 
-def value(row: Row[Any], column: InstrumentedAttribute[T]) -> T:
-    return cast(T, row._mapping[column.key])
+def fields_of(record: type) -> tuple[str, ...]:
+    """The field names of a NamedTuple or dataclass, in order."""
+    if dataclasses.is_dataclass(record):
+        return tuple(f.name for f in dataclasses.fields(record))
+    names: tuple[str, ...] = cast(Any, record)._fields
+    return names
+
+
+def columns(record: type, *cols: Column) -> tuple[Column, ...]:
+    """``cols`` as given, once their names are ``record``'s fields in order (a label names
+    its own)."""
+    names = tuple(c.key for c in cols)
+    fields = fields_of(record)
+    if names != fields:
+        raise TypeError(f"columns {names} do not match the fields {fields} of {record.__name__}")
+    return cols

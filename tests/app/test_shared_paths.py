@@ -14,7 +14,7 @@ from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings
 from controller.storage.database import SchemaNotCurrent
-from controller.storage.held_hits import unreleased_hits
+from controller.storage.hits import unreleased_hits
 from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore
 from tests.conftest import T0

@@ -230,6 +230,15 @@ HOUSE: dict[str, Enforced] = {
             "tests/controller/core/test_reducer_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
         ),
     ),
+    # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
+    "jackpot odds bound": Enforced(
+        ("controller.rules.odds:check_jackpot_odds", "controller.rules.filing:check_paytable"),
+        (
+            "tests/controller/core/test_odds.py::test_a_jackpot_rarer_than_the_bound_is_refused_naming_it",
+            "tests/controller/core/test_odds.py::test_the_default_bound_accepts_every_game",
+            f"{SUBMISSIONS}::test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_the_desks",
+        ),
+    ),
 }
 
 
@@ -302,6 +311,12 @@ def test_house_policies_say_so() -> None:
     assert house.TWO_PERSON_CLAUSE.startswith("house policy")
     doc = house.most_credits.__doc__ or ""
     assert "House policy" in doc and "10-6-5(f)(1)" in doc
+    from controller.rules import odds
+    from controller.settings import Settings
+
+    # Copied from New Jersey: said to be house policy, and configurable with New Jersey's default.
+    assert odds.JACKPOT_ODDS_CLAUSE.startswith("house policy adopted from NJ 13:69D")
+    assert Settings().jackpot_odds_bound == odds.DEFAULT_JACKPOT_ODDS_BOUND == 100_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,7 +326,7 @@ def test_house_policies_say_so() -> None:
 # the other jurisdictions' sections the rulebook adopts. Comments and docstrings may cite a
 # clause (they say where a rule comes from); every other string literal, f-strings' text
 # included, may not: a clause in a value is a rule restated.
-CLAUSE = re.compile(r"68 IAC|\b10-\d{1,2}-\d+(?:\.\d+)?\s*\(|NY 5321|NJ 13:69E")
+CLAUSE = re.compile(r"68 IAC|\b10-\d{1,2}-\d+(?:\.\d+)?\s*\(|NY 5321|NJ 13:69[DE]")
 SOURCE_ROOTS = ("app", "controller", "link_adapters", "bench")
 RULEBOOK_DIR = ROOT / "controller" / "rules"
 

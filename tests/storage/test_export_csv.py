@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 from sqlalchemy import insert
@@ -13,7 +14,7 @@ from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.export import CsvWriter, ExportKind, csv_cell, export
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
-from controller.storage.models import MeterEntryRow
+from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 from tests.storage.helpers import make_link
@@ -147,3 +148,36 @@ async def test_stored_reasons_with_line_breaks_export_without_a_formula_row(
     )
     (row,) = csv.DictReader(io.StringIO(out.getvalue(), newline=""))
     assert row["explanation"].endswith("\r'=1+1")  # kept whole, a line break and all
+
+
+HIT_COLUMNS_EXPORTED = [
+    "hit_id", "link_id", "table_id", "at", "seat", "hand", "round", "cards", "source", "status",
+    "award_cents", "paid_from", "settlement_group", "settlement_order", "policy", "refusal",
+    "entered_by", "verified_by", "released_by",
+]  # fmt: skip
+
+
+async def test_hits_export_their_columns_in_the_auditors_order(store: LedgerStore) -> None:
+    await make_link(store)
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            insert(HitRow).values(
+                hit_id="t1#1", link_id="stud", table_id="t1", table_seq=7, seat=2,
+                hand="ROYAL_FLUSH", round=3, cards="1,2,3,4,5", source="table",
+                status="awarded", award_cents=500_000, paid_from="meter", settlement_group="g",
+                settlement_order=0, policy="split", at_us=T0, verified_by="tech",
+                verified_at_us=T0 + 1, verified_cards="1,2,3,4,5", hand_paid_cents=1,
+            )
+        )  # fmt: skip
+    period = {"since_us": T0 - 1, "until_us": T0 + 1}
+    out = io.StringIO()
+    assert await export(store.engine, out, kind=ExportKind.HITS, fmt="csv", **period) == 1
+    header, line = list(csv.reader(io.StringIO(out.getvalue())))
+    assert header == HIT_COLUMNS_EXPORTED
+    assert line[:4] == ["t1#1", "stud", "t1", "2026-01-01T00:00:00.000000+00:00"]
+    assert line[-2:] == ["tech", ""]
+    out = io.StringIO()
+    await export(store.engine, out, kind=ExportKind.HITS, fmt="json", **period)
+    (row,) = json.loads(out.getvalue())["rows"]
+    assert list(row) == HIT_COLUMNS_EXPORTED
+    assert row["award_cents"] == 500_000 and row["at"] == line[3]

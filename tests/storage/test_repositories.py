@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
-from controller.storage.hits import HIT_COLUMNS, StoredHit
+from controller.storage.hits import HIT_COLUMNS, HitRecord
 from controller.storage.links import StoredLink
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow, table_of
 from controller.storage.store import LedgerStore
@@ -18,7 +18,7 @@ from tests.storage.helpers import make_link, runtime
 
 def test_a_stored_hit_has_every_column_of_the_hits_table() -> None:
     assert set(HIT_COLUMNS) == set(table_of(HitRow).c.keys())
-    assert tuple(f.name for f in dataclasses.fields(StoredHit)) == HIT_COLUMNS
+    assert tuple(f.name for f in dataclasses.fields(HitRecord)) == HIT_COLUMNS
 
 
 def test_typed_rows_name_columns_of_their_tables() -> None:

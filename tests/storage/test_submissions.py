@@ -34,13 +34,19 @@ async def floor(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, FixedC
     return rt, SubmissionDesk(rt), clock
 
 
-async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
-    store: LedgerStore,
-) -> None:
+async def playing(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, Poller]:
+    """The floor, both tables read once at T0."""
     rt, desk, _ = await floor(store)
     poll = Poller()
     poll.at = T0
     await rt.apply_readings([poll.reading("t1", 0), poll.reading("t2", 0)])
+    return rt, desk, poll
+
+
+async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
+    store: LedgerStore,
+) -> None:
+    rt, desk, poll = await playing(store)
     # 68 IAC 10-1-1.1(d): no jackpot yet, so no rate change.
     with pytest.raises(RuleViolation, match=r"10-1-1\.1\(d\)"):
         await desk.file_change(
@@ -158,3 +164,24 @@ async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> No
     rt3 = LinkRuntime(store, clock)
     await rt3.load()
     assert rt3.is_live("stud", T0 + 60 * DAY_US) and not rt3.is_live("stud", T0)
+
+
+async def test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_the_desks(
+    store: LedgerStore,
+) -> None:
+    rt, desk, poll = await playing(store)
+    await rt.apply_readings([poll.reading("t1", 40)])
+    meter = rt.states["stud"].meter_cents
+    assert meter > rt.states["stud"].reset_cents
+    pt = make_paytable(Game.CARIBBEAN_STUD, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
+    proposal = Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt)
+    # A bound tighter than the royal flush's 649,739 to 1 refuses the filing, naming it.
+    strict = SubmissionDesk(rt, jackpot_odds_bound=500_000)
+    with pytest.raises(RuleViolation, match="worse than the bound of 500,000 to 1"):
+        await strict.file_change(link_id="stud", proposal=proposal, filed_by="sup")
+    row = await desk.file_change(link_id="stud", proposal=proposal, filed_by="sup")
+    content, _, _ = await desk.packet(row.submission_id, "json")
+    par = json.loads(content)["par_sheet"]
+    assert par["jackpot_odds_bound"]["to_one"] == 100_000_000
+    assert par["current"]["meter_cents"] == par["proposed"]["meter_cents"] == meter
+    assert [line["hand"] for line in par["proposed"]["lines"]] == ["ROYAL_FLUSH"]

@@ -1,4 +1,5 @@
-"""Correction requests: a supervisor's request to correct a meter and its one decision."""
+"""Corrections of a meter: the correction written beside its correcting entry, and a
+supervisor's request for one with its one decision."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import NamedTuple
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.storage.papers.columns import columns
+from controller.storage.models import CorrectionRow
 from controller.storage.paperwork import CorrectionRequestRow
+from controller.storage.typed_rows import columns
 
 
 class CorrectionRequest(NamedTuple):
@@ -29,11 +31,34 @@ class CorrectionRequest(NamedTuple):
 
 _r = CorrectionRequestRow
 _COLUMNS = columns(
-    CorrectionRequest._fields,
+    CorrectionRequest,
     _r.request_id, _r.link_id, _r.delta_units, _r.category, _r.reason, _r.document_sha256,
     _r.requested_by, _r.at_us, _r.status, _r.decided_by, _r.decided_at_us, _r.decision_reason,
     _r.correction_id,
 )  # fmt: skip
+
+
+async def insert_correction(
+    conn: AsyncConnection,
+    *,
+    correction_id: str,
+    link_id: str,
+    delta_units: int,
+    category: str,
+    reason: str,
+    document_sha256: str | None,
+    requested_by: str,
+    approved_by: str | None,
+    at_us: int,
+) -> None:
+    """The correction of a link's meter, in the transaction of its correcting entry."""
+    await conn.execute(
+        insert(CorrectionRow).values(
+            correction_id=correction_id, link_id=link_id, delta_units=delta_units,
+            category=category, reason=reason, document_sha256=document_sha256,
+            requested_by=requested_by, approved_by=approved_by, at_us=at_us,
+        )
+    )  # fmt: skip
 
 
 async def insert_request(

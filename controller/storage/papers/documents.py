@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.storage.models import DocumentRow
-from controller.storage.papers.columns import columns
+from controller.storage.typed_rows import columns
 
 
 class Document(NamedTuple):
@@ -23,7 +23,7 @@ class Document(NamedTuple):
 
 _d = DocumentRow
 _COLUMNS = columns(
-    Document._fields,
+    Document,
     _d.sha256, _d.filename, _d.content_type, _d.size, _d.content, _d.uploaded_by, _d.at_us,
 )  # fmt: skip
 

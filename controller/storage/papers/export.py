@@ -1,6 +1,7 @@
 """The rows of the auditors' exports, streamed from the database a batch at a time so a
-five-year export never sits in memory: history entries, hits, and reductions with their
-corrections. Periods are half-open ``[since_us, until_us)``; no ``link_id``: every link."""
+five-year export never sits in memory: history entries and reductions with their corrections
+(the hits stream from ``storage.hits``). Periods are half-open ``[since_us, until_us)``; no
+``link_id``: every link."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.storage.models import CorrectionRow, HitRow, MeterEntryRow
-from controller.storage.papers.columns import columns
-from controller.storage.papers.rows import HIT, METER_ENTRY, HitRecord, MeterEntry
+from controller.core.ledger import SealedEntry
+from controller.storage.entries import SEALED_COLUMNS
+from controller.storage.models import CorrectionRow, MeterEntryRow
+from controller.storage.typed_rows import columns
 
 
 class Scope(NamedTuple):
@@ -42,7 +44,7 @@ class Reduction(NamedTuple):
 
 _m, _c = MeterEntryRow, CorrectionRow
 _REDUCTION = columns(
-    Reduction._fields,
+    Reduction,
     _m.link_id, _m.seq, _m.at_us, _m.kind, _m.delta_units, _m.meter_before_units,
     _m.meter_after_units, _m.explanation, _m.hit_id, _m.correction_id, _c.category,
     _c.requested_by, _c.approved_by, _c.document_sha256,
@@ -66,11 +68,11 @@ def _entries(q: Select[*tuple[Any, ...]], scope: Scope) -> Select[*tuple[Any, ..
 
 async def history_batches(
     conn: AsyncConnection, *, scope: Scope, batch: int
-) -> AsyncIterator[list[MeterEntry]]:
+) -> AsyncIterator[list[SealedEntry]]:
     """History entries by link, then sequence."""
-    q = _entries(select(*METER_ENTRY), scope)
+    q = _entries(select(*SEALED_COLUMNS), scope)
     async for rows in _batches(conn, q, batch):
-        yield [MeterEntry._make(r) for r in rows]
+        yield [SealedEntry._make(r) for r in rows]
 
 
 async def reduction_batches(
@@ -85,14 +87,3 @@ async def reduction_batches(
     )
     async for rows in _batches(conn, q, batch):
         yield [Reduction._make(r) for r in rows]
-
-
-async def hit_batches(
-    conn: AsyncConnection, *, scope: Scope, batch: int
-) -> AsyncIterator[list[HitRecord]]:
-    """Hits by time, then id."""
-    q = select(*HIT).where(HitRow.at_us >= scope.since_us, HitRow.at_us < scope.until_us)
-    if scope.link_id:
-        q = q.where(HitRow.link_id == scope.link_id)
-    async for rows in _batches(conn, q.order_by(HitRow.at_us, HitRow.hit_id), batch):
-        yield [HitRecord._make(r) for r in rows]

@@ -8,8 +8,8 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.storage.models import TableRow
-from controller.storage.papers.columns import columns
 from controller.storage.paperwork import IntegrityRecordRow, RemedialActionRow
+from controller.storage.typed_rows import columns
 
 
 class IntegrityRecord(NamedTuple):
@@ -55,7 +55,7 @@ class TablePlace(NamedTuple):
 
 _r = IntegrityRecordRow
 _RECORD = columns(
-    IntegrityRecord._fields,
+    IntegrityRecord,
     _r.record_id, _r.link_id, _r.table_id, _r.questioned_at_us, _r.device_type,
     _r.manufacturer_serial_number, _r.commission_registration_number, _r.removed_at_us,
     _r.malfunction_reason, _r.complainant_name, _r.complainant_address,
@@ -64,7 +64,7 @@ _RECORD = columns(
 )  # fmt: skip
 _a = RemedialActionRow
 _ACTION = columns(
-    RemedialActionRecord._fields,
+    RemedialActionRecord,
     _a.record_id, _a.description, _a.employees, _a.outside_company_name,
     _a.outside_company_address, _a.outside_company_telephone, _a.outside_individuals,
     _a.recorded_by, _a.at_us,

@@ -4,14 +4,14 @@ awards the hits record as paid from the meter, and the chain head."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
-from controller.storage.papers.columns import columns
+from controller.storage.typed_rows import columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +35,11 @@ class ChainHead(NamedTuple):
 
 _m = MeterEntryRow
 _ENTRY = columns(
-    tuple(f.name for f in fields(Entry)),
+    Entry,
     _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units, _m.meter_after_units,
     _m.table_id, _m.details,
 )  # fmt: skip
-_HEAD = columns(ChainHead._fields, LinkRow.last_seq, LinkRow.last_hash)
+_HEAD = columns(ChainHead, LinkRow.last_seq, LinkRow.last_hash)
 
 
 async def link_exists(conn: AsyncConnection, link_id: str) -> bool:

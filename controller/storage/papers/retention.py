@@ -24,12 +24,12 @@ from controller.storage.models import (
     LedgerMetaRow,
     MeterEntryRow,
 )
-from controller.storage.papers.columns import columns
 from controller.storage.paperwork import (
     CorrectionRequestRow,
     IntegrityRecordRow,
     RemedialActionRow,
 )
+from controller.storage.typed_rows import columns
 
 
 class LedgerAnchor(NamedTuple):
@@ -61,14 +61,14 @@ class ExpiredRecord(NamedTuple):
 
 
 _m, _a = MeterEntryRow, LedgerAnchorRow
-_ANCHOR = columns(LedgerAnchor._fields, _a.seq, _a.hash, _a.meter_units, _a.purged_at_us)
+_ANCHOR = columns(LedgerAnchor, _a.seq, _a.hash, _a.meter_units, _a.purged_at_us)
 _PURGED = columns(
-    PurgedEntry._fields,
+    PurgedEntry,
     _m.seq, _m.at_us, _m.hash, _m.prev_hash, _m.meter_after_units, _m.correction_id,
 )  # fmt: skip
 _r = IntegrityRecordRow
 _EXPIRED = columns(
-    ExpiredRecord._fields,
+    ExpiredRecord,
     _r.record_id, _r.table_id, _r.removed_at_us, _r.returned_at_us, _r.notice_sha256,
 )  # fmt: skip
 _cr = CorrectionRequestRow

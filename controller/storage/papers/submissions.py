@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.storage.models import LinkRow, SubmissionRow, TableRow, table_of
-from controller.storage.papers.columns import columns
+from controller.storage.typed_rows import columns
 
 
 class Submission(NamedTuple):
@@ -44,7 +44,7 @@ class FloorTable(NamedTuple):
 
 _s = SubmissionRow
 _SUBMISSION = columns(
-    Submission._fields,
+    Submission,
     _s.submission_id, _s.kind, _s.link_id, _s.proposal, _s.effective_at_us, _s.notice_days,
     _s.notice_override, _s.packet_json_sha256, _s.packet_pdf_sha256, _s.filed_by,
     _s.filed_at_us, _s.status, _s.reviewed_by, _s.reviewed_at_us, _s.review_reason,
@@ -54,7 +54,7 @@ _SUBMISSION = columns(
 _SUBMISSIONS = table_of(SubmissionRow)
 _t = TableRow
 _FLOOR_TABLE = columns(
-    FloorTable._fields,
+    FloorTable,
     _t.table_id, _t.name, _t.location, _t.link_id, LinkRow.game, _t.denomination_cents,
     _t.seats,
 )  # fmt: skip
