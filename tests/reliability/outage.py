@@ -257,8 +257,10 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
                     if browser is not None:
                         page = await browser.new_page(viewport={"width": 1920, "height": 1080})
                         await page.goto(f"{served.base_url}/display/stud")
+                        # A function, not an expression: an expression still false at the
+                        # first check is polled through eval, which the page's CSP refuses.
                         await page.wait_for_function(
-                            "document.body.dataset.live === 'live'", timeout=WAIT_S * 1000
+                            "() => document.body.dataset.live === 'live'", timeout=WAIT_S * 1000
                         )
                     async with (
                         Display(f"{ws}/ws/links/stud").connected() as stud_display,
@@ -350,7 +352,7 @@ async def _scenario(
         if page is not None:
             # The page says so over the last recorded amount, dimmed.
             await page.wait_for_function(
-                "document.body.dataset.live === 'degraded'", timeout=WAIT_S * 1000
+                "() => document.body.dataset.live === 'degraded'", timeout=WAIT_S * 1000
             )
             banner = await page.text_content("#banner") or ""
             assert banner.startswith("DELAYED"), banner
@@ -459,7 +461,9 @@ async def _scenario(
     )
 
     if page is not None:
-        await page.wait_for_function("document.body.dataset.live === 'live'", timeout=WAIT_S * 1000)
+        await page.wait_for_function(
+            "() => document.body.dataset.live === 'live'", timeout=WAIT_S * 1000
+        )
 
     # The held hit taken exactly once, after the server came back.
     await until(lambda: not during.hit_fifo or during.hit_fifo[0].seq != held_seq)
