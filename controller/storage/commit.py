@@ -117,11 +117,9 @@ async def _claim_heads(
         else:
             expected_seq, expected_seal = last_seq, book.seals.get(link_id)
         # Conservation of the meter (core.reducer.conservation), asserted again where the step
-        # is committed: from the meter this store last read or wrote, not only the step's own.
-        before = new_meters.get(link_id, book.meters.get(link_id))
-        if before is None:
-            before = o.events[0].meter_before_units if o.events else state.meter_units
-        check_conservation(link_id, before, o.events, state.meter_units)
+        # is committed: from the meter this store last read or wrote (kept with the head), not
+        # only the step's own.
+        check_conservation(link_id, book.meters[link_id], o.events, state.meter_units)
         new_meters[link_id] = state.meter_units
         sealed = seal(book.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)
         entries.extend(sealed)
