@@ -26,7 +26,7 @@ from controller.storage.models import AnomalyRow, table_of
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
 from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table import RoundRecord, SimTable
 from tests.integration.harness import wait_until
 
 # link id -> (game, tables)
@@ -51,6 +51,11 @@ class WebFloor:
     def table(self, link_id: str, unit: int) -> SimTable:
         game, _ = self.links[link_id]
         return self.sim.tables[(game.value, unit)]
+
+    def play_round_now(self, link_id: str, unit: int) -> RoundRecord:
+        """Deal one round now at a table of ``link_id`` (its simulated gateway is its game)."""
+        game, _ = self.links[link_id]
+        return self.sim.play_round_now(game.value, unit)
 
 
 def settings_in(folder: Path) -> Settings:

@@ -22,7 +22,6 @@ from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, dealt_table_id, step, stepped_floor
 
-STUD = "caribbean_stud"  # the simulator's gateway of the stud link
 # 2 rounds a second per table (web_floor's rate), 5 virtual seconds, 4 tables, seed 11: the
 # seed fixes every table's schedule, so these many rounds are dealt, every run.
 ROUNDS_IN_5_S = 40
@@ -102,7 +101,7 @@ async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
         assert not flags["fault"] and not flags["door_open"]
 
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
-        royal = wf.sim.play_round_now(STUD, 1)
+        royal = wf.play_round_now("stud", 1)
         assert [(h.seat, h.hand) for h in royal.hits] == [(3, HandCategory.ROYAL_FLUSH)]
         await wait_until(lambda: _held(wf, "stud-1"))
         assert (await http.get("/api/v1/tables/stud-1", headers=tech)).json()["state"] == (

@@ -15,8 +15,6 @@ from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import step, stepped_floor, web_floor
 
-STUD = "caribbean_stud"  # the simulator's gateway of the stud link
-
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
@@ -80,7 +78,7 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
 
         hits_before = value(after, "progressive_hits_total", link_id="stud", status="awarded")
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
-        wf.sim.play_round_now(STUD, 1)
+        wf.play_round_now("stud", 1)
         await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
         held = await scrape(http)
         assert value(held, "progressive_hits_total", link_id="stud", status="awarded") == (
