@@ -57,6 +57,15 @@ class PaytableLine:
     hand: HandCategory
     percent_bp: int | None = None
     fixed_cents: int | None = None
+    # The level of the pool a percentage is paid from, numbered from 1 (None: level 1).
+    level: int | None = None
+    # An envy bonus: a fixed amount to every other seat at the table with a side bet in the
+    # round when this hand hits, paid at the table by the house.
+    envy_cents: int | None = None
+
+    @property
+    def level_number(self) -> int:
+        return 1 if self.level is None else self.level
 
     @property
     def from_meter(self) -> bool:
@@ -68,10 +77,16 @@ class PaytableLine:
         return self.percent_bp == BP_PER_WHOLE
 
     def describe(self) -> str:
+        envy = (
+            f" (envy {format_cents(self.envy_cents)} to each other seat)"
+            if self.envy_cents is not None
+            else ""
+        )
         if self.percent_bp is not None:
-            return f"{self.hand.label}: {format_bp(self.percent_bp)} of the meter"
+            where = "the meter" if self.level is None else f"level {self.level}"
+            return f"{self.hand.label}: {format_bp(self.percent_bp)} of {where}{envy}"
         assert self.fixed_cents is not None
-        return f"{self.hand.label}: {format_cents(self.fixed_cents)}"
+        return f"{self.hand.label}: {format_cents(self.fixed_cents)}{envy}"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hand": self.hand.name}
@@ -79,6 +94,10 @@ class PaytableLine:
             out["percent_bp"] = self.percent_bp
         else:
             out["fixed_cents"] = self.fixed_cents
+        if self.level is not None:
+            out["level"] = self.level
+        if self.envy_cents is not None:
+            out["envy_cents"] = self.envy_cents
         return out
 
 
@@ -110,6 +129,10 @@ def make_paytable(game: Game, lines: Iterable[PaytableLine | Mapping[str, Any]])
         where = f"paytable line {number} ({line.hand.label})"
         if (line.percent_bp is None) == (line.fixed_cents is None):
             raise PaytableError(f"{where}: give either a percentage of the meter or a fixed amount")
+        if line.hand is HandCategory.MYSTERY:
+            raise PaytableError(
+                f"{where}: a mystery level is won by reaching its trigger, not by a hand"
+            )
         if line.hand < game.lowest_paying_hand:
             raise PaytableError(
                 f"{where}: {game.label} cannot pay a {line.hand.label}; "
@@ -117,6 +140,18 @@ def make_paytable(game: Game, lines: Iterable[PaytableLine | Mapping[str, Any]])
             )
         if line.hand in seen:
             raise PaytableError(f"{where}: the hand appears twice")
+        if line.level is not None and line.percent_bp is None:
+            raise PaytableError(f"{where}: a level is named only for a percentage of a meter")
+        if line.level is not None and (
+            isinstance(line.level, bool) or not isinstance(line.level, int) or line.level < 1
+        ):
+            raise PaytableError(f"{where}: levels are numbered from 1, got {line.level!r}")
+        if line.envy_cents is not None and (
+            isinstance(line.envy_cents, bool)
+            or not isinstance(line.envy_cents, int)
+            or line.envy_cents <= 0
+        ):
+            raise PaytableError(f"{where}: an envy bonus is a positive whole number of cents")
         for value, name in ((line.percent_bp, "percentage"), (line.fixed_cents, "amount")):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise PaytableError(f"{where}: the {name} must be a whole number, got {value!r}")
@@ -145,14 +180,19 @@ def _line_from_mapping(number: int, raw: Mapping[str, Any]) -> PaytableLine:
         hand = HandCategory.parse(hand_text)
     except ValueError as exc:
         raise PaytableError(f"paytable line {number}: {exc}") from exc
-    unknown = set(raw) - {"hand", "percent_bp", "fixed_cents"}
+    unknown = set(raw) - {"hand", "percent_bp", "fixed_cents", "level", "envy_cents"}
     if unknown:
         raise PaytableError(
             f"paytable line {number} ({hand.label}): unknown field(s) {sorted(unknown)}; "
-            "a line has 'hand' and either 'percent_bp' or 'fixed_cents'"
+            "a line has 'hand' and either 'percent_bp' (with an optional 'level') or "
+            "'fixed_cents', and an optional 'envy_cents'"
         )
     return PaytableLine(
-        hand=hand, percent_bp=raw.get("percent_bp"), fixed_cents=raw.get("fixed_cents")
+        hand=hand,
+        percent_bp=raw.get("percent_bp"),
+        fixed_cents=raw.get("fixed_cents"),
+        level=raw.get("level"),
+        envy_cents=raw.get("envy_cents"),
     )
 
 

@@ -74,3 +74,16 @@ def check_no_tie(
         f"in the {kind} of {username}'s account (account request {request_id}); "
         "someone independent of both approves",
     )
+
+
+# House policy: a fixed pay made at the table waits for a technician (and holds the table)
+# only at or above this amount; below it the dealer pays and play goes on. No clause of 68 IAC
+# 10 asks a technician to verify fixed pays (10-7-5(e) lists them; the dealer pays them), so
+# the amount is the operator's choice: setting PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM.
+FIXED_PAY_TECHNICIAN_CLAUSE = "house policy: fixed pays verified from an amount"
+FIXED_PAY_TECHNICIAN_FROM_CENTS = 1_200_00
+
+
+def fixed_pay_needs_technician(*, amount_cents: int, from_cents: int) -> bool:
+    """Does a fixed pay of ``amount_cents`` wait for a technician? (house policy, above)"""
+    return amount_cents >= from_cents

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from controller.core.games import Game, make_paytable
 from controller.core.ledger import SealedEntry, seal_hash
 from controller.core.reducer import HitPolicy, LinkState, TableState
+from controller.core.reducer.levels import classic_levels
+from controller.rules.pools import fixed_pay_only
 from controller.storage.codec import armed_of, last_win_of
 from controller.storage.entries import FROM_READINGS, PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import StoreError
@@ -82,6 +84,15 @@ async def load_links(
                 last_win=last_win_of(link.last_win),
                 armed=armed_of(link.armed_change, game),
                 last_at_us=head.at_us if head is not None else 0,
+                levels=(
+                    ()
+                    if fixed_pay_only(game)
+                    else classic_levels(
+                        rate_bp=link.rate_bp,
+                        reset_cents=link.reset_cents,
+                        meter_units=link.meter_units,
+                    )
+                ),
             )
         except (KeyError, ValueError) as exc:
             raise StoreError(f"link {lid}: its stored state cannot be read: {exc}") from exc

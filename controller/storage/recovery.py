@@ -16,6 +16,7 @@ from controller.core.reducer import (
     TableState,
     record_recovery,
 )
+from controller.core.reducer.levels import classic_levels
 from controller.storage.codec import armed_json, config_dict
 from controller.storage.entries import PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import NotFound, StoreError
@@ -102,6 +103,15 @@ async def recovery_of(
         ),
         tables=tables,
         last_at_us=last_at,
+        levels=(
+            ()
+            if state.fixed_pay
+            else classic_levels(
+                rate_bp=state.rate_bp if said_rate is None else int(said_rate),
+                reset_cents=state.reset_cents if said_reset is None else int(said_reset),
+                meter_units=v.meter,
+            )
+        ),
     )
     outcome = record_recovery(
         recovered,

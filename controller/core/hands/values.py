@@ -24,6 +24,8 @@ class HandCategory(enum.IntEnum):
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
     ROYAL_FLUSH = 9
+    # Not a hand: what a mystery level's hit is recorded as (its trigger reached, no cards).
+    MYSTERY = 16
 
     @property
     def label(self) -> str:
@@ -40,7 +42,7 @@ class HandCategory(enum.IntEnum):
             member = cls.__members__.get(key)
             if member is not None:
                 return member
-        valid = ", ".join(member.name for member in reversed(cls))
+        valid = ", ".join(member.name for member in reversed(cls) if member.name != "MYSTERY")
         raise InvalidCards(f"unknown hand {text!r}; valid hands are {valid}")
 
 

@@ -3,13 +3,23 @@ the approved changes armed to apply at the next jackpot reset."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from controller.core.games import Game, Paytable
 from controller.core.money import cents_to_units, format_cents
 from controller.core.reducer.builder import Builder
+from controller.core.reducer.levels import (
+    LevelConfig,
+    LevelError,
+    LevelState,
+    MysteryDraw,
+    check_levels,
+    is_single_meter,
+    level_key,
+)
+from controller.core.reducer.pool import arm_mystery
 from controller.core.reducer.state import (
     ArmedChange,
     EngineError,
@@ -20,7 +30,13 @@ from controller.core.reducer.state import (
     TableConfig,
     TableState,
 )
-from controller.rules.progression import check_rate_change, check_rate_of_progression
+from controller.rules.pools import check_pool, fixed_pay_only
+from controller.rules.progression import (
+    RATE_LOCK_CLAUSE,
+    check_rate_change,
+    check_rate_of_progression,
+)
+from controller.rules.violation import RuleViolation
 from controller.rules.wagers import check_denomination
 
 
@@ -34,11 +50,41 @@ def open_link(
     tables: Sequence[TableConfig],
     at_us: int,
     hit_policy: HitPolicy = HitPolicy.SPLIT,
+    levels: Sequence[LevelConfig] | None = None,
+    draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
+    paytables: Mapping[Game, Paytable] | None = None,
 ) -> Outcome:
-    """A new link: the meter is seeded with the reset amount."""
-    check_rate_of_progression(rate_bp)
+    """A new link: each level's meter is seeded with its reset amount.
+
+    ``levels`` None is a classic link: one level at ``rate_bp`` with ``reset_cents``. An
+    empty ``levels`` is a fixed-pay bonus link (no meter; ``rate_bp`` and ``reset_cents`` 0).
+    ``draws`` holds, by level index, the triggers drawn for each mystery level.
+    ``paytables`` makes a mixed-game link: the paytables of the other games its tables deal
+    (a table names its game in its ``TableConfig``), each paying into the same levels.
+    """
+    paytables = dict(paytables or {})
+    if levels is None and fixed_pay_only(game):
+        levels = ()  # 68 IAC 10-7-5(e): the game pays fixed amounts; its link has no meter
+    if levels is None:
+        check_rate_of_progression(rate_bp)
+        levels = (LevelConfig(name="Jackpot", reset_cents=reset_cents, rate_bp=rate_bp),)
+    try:
+        check_levels(levels)
+    except LevelError as exc:
+        raise EngineError(str(exc)) from None
+    rate_bp = check_pool(game, levels, paytable)
+    for other, table_of_other in paytables.items():
+        if table_of_other.game is not other or other is game:
+            raise EngineError(f"the paytable given for {other.label} is not one for another game")
+        check_pool(other, levels, table_of_other)
+    reset_cents = levels[0].reset_cents if levels else 0
     for t in tables:
-        check_denomination(game, t.denomination_cents)
+        dealt = t.game or game
+        if dealt is not game and dealt not in paytables:
+            raise EngineError(
+                f"table {t.table_id} deals {dealt.label}: the link has no paytable for it"
+            )
+        check_denomination(dealt, t.denomination_cents)
     if reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
     if paytable.game is not game:
@@ -46,6 +92,7 @@ def open_link(
     ids = [t.table_id for t in tables]
     if len(set(ids)) != len(ids):
         raise EngineError("a table appears twice on the link")
+    draws = draws or {}
     state = LinkState(
         link_id=link_id,
         game=game,
@@ -54,27 +101,70 @@ def open_link(
         paytable=paytable,
         hit_policy=hit_policy,
         tables={t.table_id: TableState(config=t) for t in tables},
+        paytables=paytables,
+        levels=tuple(
+            LevelState(config=cfg, draws=tuple(draws.get(i, ()))) for i, cfg in enumerate(levels)
+        ),
     )
     b = Builder(state)
-    b.emit(
-        EntryKind.LINK_OPENED,
-        at_us,
-        cents_to_units(reset_cents),
-        f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}",
-        details={
-            "rate_bp": rate_bp,
-            "reset_cents": reset_cents,
-            "paytable": paytable.to_dicts(),
-            # The history's own word that this link's resumable state is sealed from its first
-            # entry: a row found without a seal was stripped of it, not written before seals.
-            "state_sealed": True,
-        },
-    )
+    details: dict[str, Any] = {
+        "rate_bp": rate_bp,
+        "reset_cents": reset_cents,
+        "paytable": paytable.to_dicts(),
+        # The history's own word that this link's resumable state is sealed from its first
+        # entry: a row found without a seal was stripped of it, not written before seals.
+        "state_sealed": True,
+    }
+    if paytables:
+        details["paytables"] = {str(g): pt.to_dicts() for g, pt in sorted(paytables.items())}
+        details["games"] = {t.table_id: str(t.game or game) for t in tables}
+    if not levels:
+        b.emit(
+            EntryKind.LINK_OPENED,
+            at_us,
+            0,
+            f"link opened: {game.label}, a fixed-pay link (no meter)",
+            details={**details, "levels": []},
+        )
+    elif is_single_meter(levels):
+        b.emit(
+            EntryKind.LINK_OPENED,
+            at_us,
+            cents_to_units(reset_cents),
+            f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}",
+            details=details,
+        )
+    else:
+        b.move(
+            EntryKind.LINK_OPENED,
+            at_us,
+            {level_key(i): cents_to_units(cfg.reset_cents) for i, cfg in enumerate(levels)},
+            f"link opened: {game.label}, rate {rate_bp} bp over {len(levels)} levels ("
+            + ", ".join(f"{cfg.name} {format_cents(cfg.reset_cents)}" for cfg in levels)
+            + ")",
+            details={**details, "levels": [cfg.to_dict() for cfg in levels]},
+        )
+    for i in range(len(levels)):
+        arm_mystery(b, i, at_us)
     b.touched.update(ids)
     return b.done()
 
 
+def _classic_only(state: LinkState, what: str) -> None:
+    if state.fixed_pay:
+        raise RuleViolation(
+            "68 IAC 10-7-5(e)", f"link {state.link_id} is a fixed-pay link: it has no {what}"
+        )
+    if not is_single_meter(state.level_configs):
+        raise RuleViolation(
+            RATE_LOCK_CLAUSE,
+            f"link {state.link_id} has {len(state.levels)} levels: its {what} changes with a "
+            "submission of all its levels, applied at the link's next jackpot reset",
+        )
+
+
 def change_rate(state: LinkState, *, rate_bp: int, at_us: int, by: str) -> Outcome:
+    _classic_only(state, "rate of progression")
     check_rate_change(
         current_bp=state.rate_bp,
         proposed_bp=rate_bp,
@@ -94,6 +184,7 @@ def change_rate(state: LinkState, *, rate_bp: int, at_us: int, by: str) -> Outco
 
 def change_reset_amount(state: LinkState, *, reset_cents: int, at_us: int, by: str) -> Outcome:
     """The new reset amount is used at the next jackpot reset; the meter does not move now."""
+    _classic_only(state, "reset amount")
     if reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
     b = Builder(state)
@@ -118,8 +209,30 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
         check_rate_of_progression(change.rate_bp)
     if change.reset_cents is not None and change.reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
-    if change.paytable is not None and change.paytable.game is not state.game:
-        raise EngineError(f"the paytable is not for {state.game.label}")
+    if change.paytable is not None and change.paytable.game not in state.games:
+        raise EngineError(
+            f"the paytable is for {change.paytable.game.label}; link {state.link_id} deals "
+            + ", ".join(g.label for g in state.games)
+        )
+    if change.levels is not None or change.paytable is not None:
+        levels = change.levels if change.levels is not None else state.level_configs
+        try:
+            check_levels(levels)
+        except LevelError as exc:
+            raise EngineError(str(exc)) from None
+        if len(levels) != len(state.levels):
+            raise EngineError(
+                f"link {state.link_id} has {len(state.levels)} levels; a change keeps their number"
+            )
+        new = change.paytable
+        for g in state.games:
+            check_pool(
+                g, levels, new if new is not None and new.game is g else state.paytable_for(g)
+            )
+    if (change.rate_bp is not None or change.reset_cents is not None) and not is_single_meter(
+        state.level_configs
+    ):
+        _classic_only(state, "rate of progression or reset amount")
     b = Builder(state)
     b.emit(
         EntryKind.CHANGE_ARMED,
@@ -143,8 +256,11 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
     rate and paytable apply right after it, before any later contribution."""
     changes: dict[str, Any] = {}
     ref = {"submission_id": change.submission_id}
-    if reset:
-        assert change.reset_cents is not None
+    if reset and change.levels is not None:
+        _change_levels(b, change, at_us)
+        changes["rate_bp"] = b.state.rate_bp
+        changes["reset_cents"] = b.state.reset_cents
+    if reset and change.reset_cents is not None:
         b.emit(
             EntryKind.RESET_AMOUNT_CHANGED,
             at_us,
@@ -154,7 +270,7 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
             details={"from_cents": b.state.reset_cents, "to_cents": change.reset_cents, **ref},
         )
         changes["reset_cents"] = change.reset_cents
-    else:
+    elif not reset:
         if change.rate_bp is not None:
             # The jackpot was just won: 68 IAC 10-1-1.1(d) allows the new rate from here.
             check_rate_change(
@@ -172,15 +288,53 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
             )
             changes.update(rate_bp=change.rate_bp, jackpot_won_since_rate_set=False)
         if change.paytable is not None:
+            pt = change.paytable
+            mixed = pt.game is not b.state.game
             b.emit(
                 EntryKind.PAYTABLE_CHANGED,
                 at_us,
                 0,
-                f"paytable changed (submission {change.submission_id})",
-                details={"paytable": change.paytable.to_dicts(), **ref},
+                f"paytable changed (submission {change.submission_id})"
+                + (f": {pt.game.label}" if mixed else ""),
+                details={
+                    "paytable": pt.to_dicts(),
+                    **ref,
+                    **({"game": str(pt.game)} if mixed else {}),
+                },
             )
-            changes["paytable"] = change.paytable
+            if mixed:
+                changes["paytables"] = {**b.state.paytables, pt.game: pt}
+            else:
+                changes["paytable"] = pt
         changes["armed"] = None
     # The rest of this outcome (later readings of the cycle) sees the new values at once.
     b.state = replace(b.state, **changes)
     b.fields.update(changes)
+
+
+def _change_levels(b: Builder, change: ArmedChange, at_us: int) -> None:
+    """The pool's levels as the approved submission sets them; every meter stays where it
+    stands (the new reset amount seeds the reset being made)."""
+    assert change.levels is not None
+    if b.single and b.levels:
+        # A classic link's one level mirrors the link's meter until the step is done.
+        b.levels[0] = replace(b.levels[0], meter_units=b.meter)
+    before = [lv.config.to_dict() for lv in b.levels]
+    b.levels = [replace(lv, config=cfg) for lv, cfg in zip(b.levels, change.levels, strict=True)]
+    b.single = is_single_meter(change.levels)
+    rate = sum(cfg.total_bp for cfg in change.levels)
+    b.emit(
+        EntryKind.LEVELS_CHANGED,
+        at_us,
+        0,
+        f"levels changed (submission {change.submission_id}): rate of progression "
+        f"{b.state.rate_bp} bp -> {rate} bp",
+        details={
+            "from": before,
+            "to": [cfg.to_dict() for cfg in change.levels],
+            "submission_id": change.submission_id,
+        },
+    )
+    b.state = replace(
+        b.state, rate_bp=rate, reset_cents=change.levels[0].reset_cents, levels=tuple(b.levels)
+    )

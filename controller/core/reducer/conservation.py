@@ -20,9 +20,11 @@ every outcome it builds; the store may call it again on what it commits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
+from controller.core.reducer.levels import FIRST, is_single_meter, meters_of
 from controller.core.reducer.state import EntryKind, LinkState, MeterEvent, Outcome
 
 SEEDING_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.JACKPOT_RESET})
@@ -151,3 +153,81 @@ def check_outcome(before: LinkState, outcome: Outcome) -> MeterTerms:
     return check_conservation(
         before.link_id, before.meter_units, outcome.events, outcome.state.meter_units
     )
+
+
+def entry_meters(details: Mapping[str, Any] | str) -> Mapping[str, Sequence[int]] | None:
+    """How an entry says each meter of its pool moved (``{key: [before, delta]}``), or None
+    for an entry of a link with one meter (its delta moves ``L1``)."""
+    parsed: Mapping[str, Any]
+    if isinstance(details, str):
+        if '"meters"' not in details:
+            return None
+        parsed = json.loads(details)
+    else:
+        parsed = details
+    meters = parsed.get("meters")
+    return None if meters is None else meters
+
+
+def check_meters(before: LinkState, events: Sequence[MeterEvent], after: LinkState) -> None:
+    """Conservation meter by meter on a link of levels: each entry's meters start where they
+    stood and their moves add up to the entry's delta; the pool's meters after the step are
+    where the entries leave them, and they add up to the link's total.
+
+    A classic link (one meter, ``L1``) is the law above with ``L1`` the total. A fixed-pay
+    link has no meter to check (its total can only be a balance left from before, moved by
+    corrections alone).
+    """
+    if not before.levels and not after.levels:
+        return
+    link = before.link_id
+    running = {k: v for k, v in meters_of(before.levels).items() if v}
+    single = is_single_meter(before.level_configs)
+    total = before.meter_units
+
+    def broken(problem: str) -> ConservationBroken:
+        return ConservationBroken(
+            link,
+            problem,
+            before_units=before.meter_units,
+            terms=MeterTerms(),
+            after_units=after.meter_units,
+            difference_units=after.meter_units - total,
+        )
+
+    for i, e in enumerate(events):
+        total += e.delta_units
+        split = entry_meters(e.details)
+        if e.kind == EntryKind.LEVELS_CHANGED:
+            single = is_single_meter(after.level_configs)
+        if split is None:
+            if e.delta_units and not single:
+                raise broken(f"entry {i} ({e.kind}) moves the pool without saying which meter")
+            if e.delta_units:
+                running[FIRST] = running.get(FIRST, 0) + e.delta_units
+            continue
+        moved = 0
+        for key, (was, delta) in split.items():
+            if running.get(key, 0) != was:
+                raise broken(
+                    f"entry {i} ({e.kind}) starts meter {key} from {was} units, "
+                    f"it stood at {running.get(key, 0)}"
+                )
+            if was + delta < 0:
+                raise broken(f"entry {i} ({e.kind}) takes meter {key} below zero")
+            running[key] = was + delta
+            moved += delta
+        if moved != e.delta_units:
+            raise broken(
+                f"entry {i} ({e.kind}) moves its meters by {moved:+d} units in all, "
+                f"its delta is {e.delta_units:+d}"
+            )
+    after_meters = {k: v for k, v in meters_of(after.levels).items() if v}
+    running = {k: v for k, v in running.items() if v}
+    if after.levels and running != after_meters:
+        raise broken(f"the meters after are {after_meters}, the entries leave {running}")
+    if after.levels and sum(after_meters.values()) != after.meter_units:
+        raise broken(
+            f"the pool's meters add up to {sum(after_meters.values())} units, "
+            f"its total is {after.meter_units}"
+        )

@@ -4,6 +4,8 @@ documented correcting entries."""
 from __future__ import annotations
 
 from controller.core.reducer.builder import Builder
+from controller.core.reducer.levels import meters_of
+from controller.core.reducer.pool import contribution_moves
 from controller.core.reducer.state import Anomaly, EngineError, EntryKind, LinkState, Outcome
 from controller.rules.records import check_reduction_documented
 
@@ -22,14 +24,34 @@ def approve_anomaly(state: LinkState, anomaly: Anomaly, *, at_us: int, reviewer:
     if not reviewer.strip():
         raise EngineError("an anomaly is approved by a named reviewer")
     b = Builder(state)
+    why = f"anomaly {anomaly.anomaly_id} ({anomaly.credits} credits) approved by {reviewer}"
+    details = {"reviewer": reviewer, "credits": anomaly.credits}
+    if b.levels and not b.single:
+        # Shared among the levels as a contribution is, when the rate is still the one it was
+        # detected under; otherwise the whole amount goes to the first level, and says so.
+        denomination = state.table(anomaly.table_id).config.denomination_cents
+        moves, _ = contribution_moves(b, anomaly.credits * denomination)
+        if sum(moves.values()) != anomaly.units:
+            moves = {"L1": anomaly.units}
+            why += " (the rate has changed since: credited to the first level)"
+        b.move(
+            EntryKind.ANOMALY_APPROVED,
+            at_us,
+            moves,
+            why,
+            table_id=anomaly.table_id,
+            anomaly_id=anomaly.anomaly_id,
+            details=details,
+        )
+        return b.done()
     b.emit(
         EntryKind.ANOMALY_APPROVED,
         at_us,
         anomaly.units,
-        f"anomaly {anomaly.anomaly_id} ({anomaly.credits} credits) approved by {reviewer}",
+        why,
         table_id=anomaly.table_id,
         anomaly_id=anomaly.anomaly_id,
-        details={"reviewer": reviewer, "credits": anomaly.credits},
+        details=details,
     )
     return b.done()
 
@@ -61,18 +83,43 @@ def apply_correction(
     reason: str,
     at_us: int,
     document_sha256: str | None,
+    meter: str | None = None,
 ) -> Outcome:
-    """A correcting entry: the only way other than a hit that a meter goes down."""
+    """A correcting entry: the only way other than a hit that a meter goes down.
+
+    ``meter`` names which meter of a link of levels it corrects (``L2``, ``L1.reserve``...);
+    a classic link's one meter, or a fixed-pay link's balance from before, need none.
+    """
     if delta_units == 0:
         raise EngineError("a correction must change the meter")
     check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
     b = Builder(state)
+    details = {"document_sha256": document_sha256}
+    if b.levels and not b.single:
+        if meter is None:
+            raise EngineError(
+                f"link {state.link_id} has several meters: name the one to correct "
+                f"({', '.join(meters_of(state.levels))})"
+            )
+        if meter not in meters_of(state.levels):
+            raise EngineError(f"link {state.link_id} has no meter {meter}")
+        b.move(
+            EntryKind.CORRECTION,
+            at_us,
+            {meter: delta_units},
+            reason,
+            correction_id=correction_id,
+            details=details,
+        )
+        return b.done()
+    if meter not in (None, "L1") or (meter is not None and not b.levels):
+        raise EngineError(f"link {state.link_id} has no meter {meter}")
     b.emit(
         EntryKind.CORRECTION,
         at_us,
         delta_units,
         reason,
         correction_id=correction_id,
-        details={"document_sha256": document_sha256},
+        details=details,
     )
     return b.done()

@@ -18,6 +18,8 @@ from controller.core.money import (
 )
 from controller.core.reducer.builder import Builder
 from controller.core.reducer.configuration import due_change, take_effect
+from controller.core.reducer.levels import level_key
+from controller.core.reducer.pool import Crossing, reset_level, winning_seat
 from controller.core.reducer.state import (
     EntryKind,
     Hit,
@@ -29,6 +31,7 @@ from controller.core.reducer.state import (
     TableReading,
     TableState,
 )
+from controller.rules.house import fixed_pay_needs_technician
 from controller.rules.integrity import OUT_OF_PLAY
 
 
@@ -60,7 +63,9 @@ def take_hit(b: Builder, ts: TableState, reading: TableReading) -> TableState:
         ts = replace(ts, last_hit_gone=True)
     if claim is None:
         if reading.pending_hits == 0 and ts.open_claims:
-            ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+            ts = _settle(
+                b, ts, ts.open_claims, reading.at_us, source="table", bet_seats=_bets(reading, ts)
+            )
         return ts
     assert claim.table_seq is not None
     last = ts.last_hit_seq
@@ -97,7 +102,7 @@ def take_hit(b: Builder, ts: TableState, reading: TableReading) -> TableState:
         )
         ts = replace(ts, hit_pending=True)
     if ts.open_claims and ts.open_claims[0].round != claim.round:
-        ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+        ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table", bet_seats=None)
     ts = replace(
         ts,
         last_hit_seq=claim.table_seq,
@@ -107,8 +112,18 @@ def take_hit(b: Builder, ts: TableState, reading: TableReading) -> TableState:
         open_claims=(*ts.open_claims, claim),
     )
     if reading.pending_hits <= 1:
-        ts = _settle(b, ts, ts.open_claims, reading.at_us, source="table")
+        ts = _settle(
+            b, ts, ts.open_claims, reading.at_us, source="table", bet_seats=_bets(reading, ts)
+        )
     return ts
+
+
+def _bets(reading: TableReading, ts: TableState) -> frozenset[int] | None:
+    """The seats with a side bet in the round of the hits being settled, when the bet sensors
+    read now are that round's: the table still counts that round as its latest."""
+    if reading.bet_seats is None or not ts.open_claims:
+        return None
+    return reading.bet_seats if reading.rounds == ts.open_claims[0].round else None
 
 
 def enter_hit(
@@ -133,6 +148,7 @@ def _settle(
     source: str,
     manual_id: str | None = None,
     entered_by: str | None = None,
+    bet_seats: frozenset[int] | None = None,
 ) -> TableState:
     """Award one round's hits at one table under the link's policy; hold the table."""
     state = b.state
@@ -151,9 +167,9 @@ def _settle(
     valid: list[tuple[HitClaim, PaytableLine]] = []
     for c in claims:
         problem = _claim_problem(state, ts, c)
-        line = state.paytable.line_for(c.hand)
+        line = state.paytable_for(ts.config.game or state.game).line_for(c.hand)
         if problem is None:
-            problem = _line_problem(c.hand, line)
+            problem = _line_problem(state, c.hand, line)
         if problem is not None:
             h = Hit(
                 hit_id=hit_id(c),
@@ -199,11 +215,15 @@ def _settle(
             sharers = [c]
         order = _award(b, ts, line, sharers, at_us, group, order, source, hit_id, entered_by)
         i = j
+    for c, line in valid:
+        if line.envy_cents is not None:
+            order = _envy(b, ts, c, line, hit_id(c), bet_seats, at_us, group, order, source)
     # A technician's entry settles only itself: the table's round being collected stays.
     remaining = ts.open_claims if source == "technician" else ()
-    # The table waits for a technician after a hit paid from the meter (the jackpot and its
-    # percentages) or a claim refused; a fixed payout is paid by the dealer and play goes on.
-    hold = any(h.paid_from == "meter" or h.status == "refused" for h in b.hits[first_hit:])
+    # The table waits for a technician after a hit paid from a meter (a jackpot and its
+    # percentages), a claim refused, or a fixed pay at or above the operator's amount; a
+    # smaller fixed pay is paid by the dealer and play goes on.
+    hold = any(h.needs_technician for h in b.hits[first_hit:])
     return replace(ts, open_claims=remaining, hit_pending=ts.hit_pending or hold)
 
 
@@ -223,9 +243,15 @@ def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
     return None
 
 
-def _line_problem(hand: HandCategory, line: PaytableLine | None) -> str | None:
+def _line_problem(state: LinkState, hand: HandCategory, line: PaytableLine | None) -> str | None:
     if line is None:
         return f"the paytable has no line for {hand.label}"
+    if line.from_meter and line.level_number > len(state.levels):
+        # A paytable the link's pool cannot pay (checked when filed; a fixed-pay link has no
+        # meter at all): recorded refused and the table held for people.
+        return f"the paytable pays {hand.label} from level {line.level_number}; " + (
+            "this link has no meter" if not state.levels else f"the link has {len(state.levels)}"
+        )
     if line.fixed_cents is not None and line.fixed_cents > MAX_AMOUNT_CENTS:
         # A paytable filed before amounts were bounded (controller.core.money): its award could not
         # be recorded, so the claim is recorded refused and the table held for people.
@@ -250,9 +276,11 @@ def _award(
 ) -> int:
     state = b.state
     tid = ts.config.table_id
+    index = line.level_number - 1
+    key = level_key(index)
     if line.percent_bp is not None:
         # Whole cents of the displayed amount; the sub-cent remainder stays on the meter.
-        total = percent_of_cents(displayed_cents(b.meter), line.percent_bp)
+        total = percent_of_cents(displayed_cents(b.meter_of(key)), line.percent_bp)
         share, leftover = divmod(total, len(sharers))
         amounts = [share + (leftover if k == 0 else 0) for k in range(len(sharers))]
     else:
@@ -273,15 +301,20 @@ def _award(
             settlement_order=order,
             policy=state.hit_policy,
             entered_by=entered_by,
+            level=key if line.from_meter else None,
+            needs_technician=line.from_meter
+            or fixed_pay_needs_technician(
+                amount_cents=cents, from_cents=state.technician_from_cents
+            ),
         )
         b.hits.append(h)
         order += 1
         who = f"table {tid} seat {c.seat}"
         if line.from_meter:
-            b.emit(
+            b.move(
                 EntryKind.AWARD,
                 at_us,
-                -cents_to_units(cents),
+                {key: -cents_to_units(cents)},
                 f"hit: {who}, {line.describe()} = {format_cents(cents)}"
                 + (f" (split {len(sharers)} ways)" if len(sharers) > 1 else ""),
                 table_id=tid,
@@ -314,10 +347,13 @@ def _award(
             seats=tuple(c.seat for c in sharers),
             hand=line.hand,
             at_us=at_us,
+            level=key,
         )
-    if line.resets_meter:
+    if line.resets_meter and not b.single:
+        _at_reset(b, index, at_us, tid, f"{b.levels[index].config.name} won at table {tid}")
+    elif line.resets_meter:
         due = due_change(b, at_us)
-        if due is not None and due.reset_cents is not None:
+        if due is not None and (due.reset_cents is not None or due.levels is not None):
             take_effect(b, due, at_us, reset=True)
         reset_cents = b.state.reset_cents
         # 68 IAC 10-6-5(i), 10-8-5(i): reset to the reset amount at once and play on.
@@ -331,4 +367,177 @@ def _award(
         b.fields["jackpot_won_since_rate_set"] = True
         if due is not None:
             take_effect(b, due, at_us, reset=False)
+    return order
+
+
+def _at_reset(b: Builder, index: int, at_us: int, table_id: str, why: str) -> None:
+    """A level of a link of levels was won: an approved change due now takes effect (its
+    levels seed this very reset), the level resets, and 68 IAC 10-1-1.1(d) counts the link's
+    jackpot as won (the rate lock is the link's, whichever level was won)."""
+    due = due_change(b, at_us)
+    if due is not None and (due.levels is not None or due.reset_cents is not None):
+        take_effect(b, due, at_us, reset=True)
+    reset_level(b, index, at_us, table_id, why)
+    b.fields["jackpot_won_since_rate_set"] = True
+    if due is not None:
+        take_effect(b, due, at_us, reset=False)
+
+
+def settle_mystery(b: Builder, ts: TableState, crossing: Crossing, reading: TableReading) -> None:
+    """A contribution took a mystery level to its trigger: that wager's seat wins the trigger
+    amount, the commitment sealed when it was drawn is revealed (trigger and salt), the level
+    resets and the table is held for a technician like any award from a meter."""
+    index = crossing.level
+    lv = b.levels[index]
+    draw = lv.armed
+    assert draw is not None
+    cfg = lv.config
+    key = level_key(index)
+    tid = ts.config.table_id
+    seat, rule = winning_seat(
+        crossing.need_units,
+        cfg.rate_bp,
+        ts.config.denomination_cents,
+        reading.seat_credits,
+        reading.bet_seats,
+    )
+    rnd = reading.rounds if reading.rounds is not None else 0
+    claim = HitClaim(table_seq=None, seat=seat, hand=HandCategory.MYSTERY, round=rnd)
+    cents = draw.trigger_cents
+    group = f"{tid}@{rnd}"
+    h = Hit(
+        hit_id=f"{tid}#{key}.{lv.wins + 1}",
+        link_id=b.state.link_id,
+        table_id=tid,
+        claim=claim,
+        source="controller",
+        at_us=reading.at_us,
+        status="awarded",
+        award_cents=cents,
+        paid_from="meter",
+        settlement_group=group,
+        policy=b.state.hit_policy,
+        level=key,
+        kind="mystery",
+    )
+    b.hits.append(h)
+    b.move(
+        EntryKind.AWARD,
+        reading.at_us,
+        {key: -cents_to_units(cents)},
+        f"mystery: {cfg.name} reached its trigger of {format_cents(cents)} at table {tid} "
+        f"seat {seat} ({rule})",
+        table_id=tid,
+        hit_id=h.hit_id,
+        details={
+            "seen_at_us": reading.at_us,
+            "round": rnd,
+            "seat": seat,
+            "hand": HandCategory.MYSTERY.name,
+            "settlement_group": group,
+            "settlement_order": 0,
+            "shared_by": 1,
+            # The reveal: an auditor recomputes the commitment sealed when it was drawn.
+            "mystery": {
+                "level": key,
+                "trigger_cents": cents,
+                "salt": draw.salt,
+                "commitment": draw.commitment(b.state.link_id, key),
+                "winner_rule": rule,
+            },
+        },
+    )
+    b.fields["last_win"] = LastWin(
+        won_cents=cents,
+        table_id=tid,
+        seats=(seat,),
+        hand=HandCategory.MYSTERY,
+        at_us=reading.at_us,
+        level=key,
+    )
+    _at_reset(b, index, reading.at_us, tid, f"{cfg.name} (mystery) won at table {tid}")
+    b.put_table(replace(b.tables[tid], hit_pending=True))
+
+
+def _envy(
+    b: Builder,
+    ts: TableState,
+    c: HitClaim,
+    line: PaytableLine,
+    winner_id: str,
+    bet_seats: frozenset[int] | None,
+    at_us: int,
+    group: str,
+    order: int,
+    source: str,
+) -> int:
+    """Envy bonuses for ``c``: ``line.envy_cents`` to every other seat at the table with a side
+    bet in the round, each recorded as a hit paid at the table."""
+    state = b.state
+    tid = ts.config.table_id
+    envy = line.envy_cents
+    assert envy is not None
+    if bet_seats is None:
+        # Which seats bet in that round is not known (the table's bet sensors have moved on to
+        # another round, or a technician entered the hit): people pay it, the table waits.
+        h = Hit(
+            hit_id=f"{winner_id}/envy",
+            link_id=state.link_id,
+            table_id=tid,
+            claim=c,
+            source=source,
+            at_us=at_us,
+            status="refused",
+            settlement_group=group,
+            settlement_order=order,
+            policy=state.hit_policy,
+            refusal=(
+                f"envy bonus for {c.hand.label} at seat {c.seat}: the seats with a side bet in "
+                f"round {c.round} are not known; pay {format_cents(envy)} to each by hand"
+            ),
+            kind="envy",
+        )
+        b.hits.append(h)
+        b.emit(
+            EntryKind.HIT_REFUSED,
+            at_us,
+            0,
+            f"envy at table {tid}: {h.refusal}",
+            table_id=tid,
+            hit_id=h.hit_id,
+        )
+        return order + 1
+    for seat in sorted(bet_seats - {c.seat}):
+        if not 1 <= seat <= ts.config.seats:
+            continue
+        h = Hit(
+            hit_id=f"{winner_id}/envy{seat}",
+            link_id=state.link_id,
+            table_id=tid,
+            claim=HitClaim(table_seq=None, seat=seat, hand=c.hand, round=c.round),
+            source=source,
+            at_us=at_us,
+            status="awarded",
+            award_cents=envy,
+            paid_from="table",
+            settlement_group=group,
+            settlement_order=order,
+            policy=state.hit_policy,
+            kind="envy",
+            needs_technician=fixed_pay_needs_technician(
+                amount_cents=envy, from_cents=state.technician_from_cents
+            ),
+        )
+        b.hits.append(h)
+        order += 1
+        b.emit(
+            EntryKind.PAID_AT_TABLE,
+            at_us,
+            0,
+            f"envy: table {tid} seat {seat}, {format_cents(envy)} for seat {c.seat}'s "
+            f"{c.hand.label}, paid at the table",
+            table_id=tid,
+            hit_id=h.hit_id,
+            details={"envy_of": winner_id, "seat": seat, "hand": c.hand.name},
+        )
     return order

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.core.money import U32, contribution_units
+from controller.core.money import U32, contribution_units, format_cents
 from controller.core.reducer.builder import Builder
-from controller.core.reducer.hits import take_hit
+from controller.core.reducer.hits import settle_mystery, take_hit
+from controller.core.reducer.pool import arm_ready, contribution_moves, needs_arming
 from controller.core.reducer.state import (
     Anomaly,
     EngineError,
@@ -36,6 +37,8 @@ def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcom
     one round share, under the link's ``hit_policy``.
     """
     b = Builder(state)
+    if needs_arming(state.levels):
+        arm_ready(b, max((r.at_us for r in readings), default=state.last_at_us))
     for reading in sorted(readings, key=seen_order):
         _apply(b, reading)
     if not b.events and not b.touched:
@@ -80,6 +83,7 @@ def _apply(b: Builder, reading: TableReading) -> None:
         _refuse_credits(b, ts, reading)
     else:
         _credit_delta(b, ts, reading)
+    hit_pending = b.tables[tid].hit_pending  # a mystery hit just now holds the table
     # Built directly rather than with dataclasses.replace: this runs for every table every poll.
     ts = TableState(
         config=ts.config,
@@ -93,7 +97,7 @@ def _apply(b: Builder, reading: TableReading) -> None:
         last_hit_gone=ts.last_hit_gone,
         hit_epoch=ts.hit_epoch,
         open_claims=ts.open_claims,
-        hit_pending=ts.hit_pending,
+        hit_pending=hit_pending,
         online=True,
         out_of_play=ts.out_of_play,
     )
@@ -147,7 +151,7 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
     )
     restarted = rounds_back or (new < old and delta > limit)
     if not restarted and delta <= limit:
-        _contribute(b, ts, delta, reading.at_us, wrapped=new < old)
+        _contribute(b, ts, delta, reading, wrapped=new < old)
         return
     if restarted and new <= limit:
         # Backwards by a large amount: the table's counters restarted (power cycle, RAM clear).
@@ -161,7 +165,7 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
             details={"credits_before": old, "credits_after": new},
         )
         if new:
-            _contribute(b, ts, new, reading.at_us, wrapped=False)
+            _contribute(b, ts, new, reading, wrapped=False)
         return
     if new < old:
         # Backwards, but not to near zero: no count of credits follows from it. Re-baseline and
@@ -201,9 +205,27 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
     )
 
 
-def _contribute(b: Builder, ts: TableState, credits: int, at_us: int, *, wrapped: bool) -> None:
+def _contribute(
+    b: Builder, ts: TableState, credits: int, reading: TableReading, *, wrapped: bool
+) -> None:
     cfg = ts.config
     rate = b.state.rate_bp
+    at_us = reading.at_us
+    if not b.levels:
+        # A fixed-pay bonus link: the bets are registered, no meter moves (68 IAC 10-7-5(b)).
+        b.emit(
+            EntryKind.BETS_REGISTERED,
+            at_us,
+            0,
+            f"table {cfg.table_id}: {credits} bonus bets of {format_cents(cfg.denomination_cents)}"
+            + (" (counter wrapped)" if wrapped else ""),
+            table_id=cfg.table_id,
+            details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents}}}',
+        )
+        return
+    if not b.single:
+        _contribute_to_levels(b, ts, credits, reading, wrapped=wrapped)
+        return
     units = contribution_units(
         credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=rate
     )
@@ -217,6 +239,30 @@ def _contribute(b: Builder, ts: TableState, credits: int, at_us: int, *, wrapped
         # Already canonical (keys sorted, no spaces): the same text canonical_details makes.
         details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents},"rate_bp":{rate}}}',
     )
+
+
+def _contribute_to_levels(
+    b: Builder, ts: TableState, credits: int, reading: TableReading, *, wrapped: bool
+) -> None:
+    cfg = ts.config
+    wager_cents = credits * cfg.denomination_cents
+    moves, crossings = contribution_moves(b, wager_cents)
+    b.move(
+        EntryKind.CONTRIBUTION,
+        reading.at_us,
+        moves,
+        f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x "
+        f"{b.state.rate_bp} bp over {len(b.levels)} levels"
+        + (" (counter wrapped)" if wrapped else ""),
+        table_id=cfg.table_id,
+        details={
+            "credits": credits,
+            "denomination_cents": cfg.denomination_cents,
+            "rate_bp": b.state.rate_bp,
+        },
+    )
+    for crossing in crossings:
+        settle_mystery(b, b.tables[cfg.table_id], crossing, reading)
 
 
 def _refuse_credits(b: Builder, ts: TableState, reading: TableReading) -> None:

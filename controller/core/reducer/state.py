@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 from controller.core.games import Game, Paytable
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
+from controller.core.reducer.levels import LevelConfig, LevelState
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 
 
 class EngineError(ValueError):
@@ -46,6 +48,12 @@ class EntryKind(enum.StrEnum):
     STATE_RECOVERED = "state_recovered"
     # From this entry on, the state the link resumes from is sealed (a link from before seals).
     STATE_SEALED = "state_sealed"
+    # A fixed-pay link's side bets, registered (68 IAC 10-7-5(b)); no meter moves.
+    BETS_REGISTERED = "bets_registered"
+    # A mystery level's trigger drawn and committed to (its hash sealed here, revealed at the hit).
+    MYSTERY_ARMED = "mystery_armed"
+    # The levels of a link's pool changed (an approved submission, at a jackpot reset).
+    LEVELS_CHANGED = "levels_changed"
 
 
 # The only kinds that may lower a meter; the database refuses any other reduction.
@@ -70,6 +78,9 @@ class TableConfig:
     max_credits_per_seat_round: int = 1
     # The fastest a round can be dealt; bounds how much a table can take between readings.
     min_round_us: int = 10_000_000
+    # The game dealt at this table, on a link whose pool several games share; None: the
+    # link's game.
+    game: Game | None = None
 
     def __post_init__(self) -> None:
         if not self.table_id or not self.table_id.isprintable():
@@ -145,6 +156,7 @@ class LastWin:
     seats: tuple[int, ...]
     hand: HandCategory
     at_us: int
+    level: str | None = None  # the level won ("L1", ...), on a link of levels
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,25 +168,43 @@ class ArmedChange:
     rate_bp: int | None = None
     reset_cents: int | None = None
     paytable: Paytable | None = None
+    # The pool's levels as a whole (shares, resets, limits, mystery), for a link of levels.
+    levels: tuple[LevelConfig, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "submission_id": self.submission_id,
             "effective_at_us": self.effective_at_us,
             "rate_bp": self.rate_bp,
             "reset_cents": self.reset_cents,
             "paytable": None if self.paytable is None else self.paytable.to_dicts(),
         }
+        if self.levels is not None:
+            out["levels"] = [cfg.to_dict() for cfg in self.levels]
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LinkState:
+    """A link's resumable state.
+
+    ``levels`` is the pool (see ``levels``): one level for a classic link, several for a
+    link of levels, none for a fixed-pay bonus link. ``meter_units`` is the pool's total (all
+    its meters, shown and hidden), which every entry of the history moves; ``rate_bp`` is the
+    rate of progression of the whole side bet (every level's shown and hidden shares) and
+    ``reset_cents`` the first level's reset amount.
+    """
+
     link_id: str
     game: Game
     rate_bp: int
     reset_cents: int
     paytable: Paytable
     meter_units: int = 0
+    levels: tuple[LevelState, ...] = ()
+    # A mixed-game link: the paytables of the games other than ``game`` its tables deal, each
+    # with its own lines into the shared levels.
+    paytables: Mapping[Game, Paytable] = field(default_factory=dict)
     hit_policy: HitPolicy = HitPolicy.SPLIT
     # 68 IAC 10-1-1.1(d): has a patron won the jackpot since the current rate was set?
     jackpot_won_since_rate_set: bool = False
@@ -186,10 +216,41 @@ class LinkState:
     # against the previous one: a later entry never carries an earlier time, whatever a clock
     # or a restart says (see controller/runtime/clock.py).
     last_at_us: int = 0
+    # A fixed pay at or above this waits for a technician and holds the table (house policy,
+    # rules.house); the operator's setting, handed in when the link is loaded, never stored.
+    technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS
 
     @property
     def meter_cents(self) -> int:
-        return displayed_cents(self.meter_units)
+        """The first level's meter as shown (a classic link's one meter)."""
+        if not self.levels:
+            return displayed_cents(self.meter_units)
+        return displayed_cents(self.levels[0].meter_units)
+
+    def game_of(self, table_id: str) -> Game:
+        """The game dealt at ``table_id``."""
+        return self.table(table_id).config.game or self.game
+
+    def paytable_for(self, game: Game) -> Paytable:
+        if game is self.game:
+            return self.paytable
+        try:
+            return self.paytables[game]
+        except KeyError:
+            raise EngineError(f"link {self.link_id} has no paytable for {game.label}") from None
+
+    @property
+    def games(self) -> tuple[Game, ...]:
+        return (self.game, *sorted(self.paytables, key=str))
+
+    @property
+    def fixed_pay(self) -> bool:
+        """A fixed-pay bonus link: no level, no meter, nothing that claims a jackpot."""
+        return not self.levels
+
+    @property
+    def level_configs(self) -> tuple[LevelConfig, ...]:
+        return tuple(lv.config for lv in self.levels)
 
     def table(self, table_id: str) -> TableState:
         try:
@@ -241,6 +302,14 @@ class Hit:
     policy: HitPolicy = HitPolicy.SPLIT
     refusal: str | None = None
     entered_by: str | None = None
+    # The level of the pool an award from a meter was paid from (its key, "L1", "L2", ...).
+    level: str | None = None
+    # "hand" (a hand the table or a technician reported), "mystery" (a mystery level's trigger
+    # reached) or "envy" (another seat's hand at the same table in the same round).
+    kind: str = "hand"
+    # Needs a technician's verification before the table is reset (awards from a meter,
+    # refusals, and fixed pays at or above the operator's amount).
+    needs_technician: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -302,3 +371,8 @@ class TableReading(NamedTuple):
     # the process that took both; None when this process did not take that one (it started
     # since, or took the link over). See readings._plausible_credits.
     elapsed_us: int | None = None
+    # The seats with a side bet in the round now being dealt (the bet sensor bitmap), and the
+    # credits each seat wagered since the previous reading (per-seat counters), where the
+    # table reports them. Used to say who wins a mystery level and who is paid envy.
+    bet_seats: frozenset[int] | None = None
+    seat_credits: tuple[int, ...] | None = None

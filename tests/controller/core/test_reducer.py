@@ -185,7 +185,10 @@ def test_open_link_refuses_bad_configuration():
 
 def test_a_let_it_ride_bonus_table_bets_one_dollar():
     lir = Game.LET_IT_RIDE_BONUS
-    assert new_link(table(denom=100), game=lir).tables["t1"].config.denomination_cents == 100
+    link = new_link(table(denom=100), game=lir)
+    assert link.tables["t1"].config.denomination_cents == 100
+    # 68 IAC 10-7-5(e): fixed pays only, so the link is a fixed-pay link with no meter.
+    assert link.fixed_pay and link.meter_units == 0 and link.rate_bp == 0
     with pytest.raises(RuleViolation) as info:
         new_link(table("t1", denom=100), table("t2", denom=500), game=lir)
     assert info.value.clause == "68 IAC 10-7-5(b)"

@@ -1,0 +1,75 @@
+"""What a link's pool may be: its levels under the rate of progression, the Let It Ride
+bonus as a fixed-pay link, and paytables that the pool can pay."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from controller.core.money import format_bp
+from controller.rules.progression import RATE_CLAUSE, check_rate_of_progression
+from controller.rules.violation import RuleViolation
+
+if TYPE_CHECKING:
+    from controller.core.games import Game, Paytable
+    from controller.core.reducer.levels import LevelConfig
+
+# 68 IAC 10-7-5(e): the Let It Ride bonus pays the fixed amounts it lists; no hand wins a
+# meter, so its link has none (and no rate of progression to set or change).
+FIXED_PAY_CLAUSE = "68 IAC 10-7-5(e)"
+
+
+def fixed_pay_only(game: Game) -> bool:
+    """A game whose side bet pays only fixed amounts, by its rules (``FIXED_PAY_CLAUSE``)."""
+    return str(game) == "let_it_ride_bonus"
+
+
+def check_levels_rate(levels: Sequence[LevelConfig]) -> int:
+    """68 IAC 10-1-1.1(c) over the whole side bet: every level's shown and hidden shares
+    together are the rate of progression, 60% to 100%. Returns that rate."""
+    total = sum(cfg.rate_bp + cfg.reserve_bp for cfg in levels)
+    try:
+        return check_rate_of_progression(total)
+    except RuleViolation as exc:
+        if len(levels) == 1 and not levels[0].reserve_bp:
+            raise
+        shares = ", ".join(
+            f"{cfg.name} {format_bp(cfg.rate_bp)}"
+            + (f" + {format_bp(cfg.reserve_bp)} hidden" if cfg.reserve_bp else "")
+            for cfg in levels
+        )
+        raise RuleViolation(
+            RATE_CLAUSE,
+            f"{exc.message}: the rate of progression is every level's shown and hidden share "
+            f"together ({shares})",
+        ) from None
+
+
+def check_pool(game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> int:
+    """Refuse a pool its game or paytable cannot have; return its rate of progression (0 for
+    a fixed-pay link)."""
+    if not levels:
+        from_meter = [line for line in paytable.lines if line.from_meter]
+        if from_meter:
+            raise RuleViolation(
+                FIXED_PAY_CLAUSE,
+                f"a fixed-pay link has no meter: the {from_meter[0].hand.label} line cannot "
+                "pay a percentage of one",
+            )
+        return 0
+    if fixed_pay_only(game):
+        raise RuleViolation(
+            FIXED_PAY_CLAUSE,
+            f"the {game.label} pays fixed amounts only: its link is a fixed-pay link, "
+            "with no meter and no levels",
+        )
+    rate = check_levels_rate(levels)
+    for line in paytable.lines:
+        if line.from_meter and line.level_number > len(levels):
+            from controller.core.reducer.levels import LevelError
+
+            raise LevelError(
+                f"the {line.hand.label} line pays from level {line.level_number}, "
+                f"the link has {len(levels)}"
+            )
+    return rate
