@@ -17,6 +17,7 @@ from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from link_adapters.profiles import load_profile
 from link_adapters.reading import HeadHit, HitHand, TableCommand
+from link_adapters.simulator.config import SimConfigError, parse_config
 from link_adapters.simulator.gateway import GatewaySpec
 from link_adapters.simulator.server import SimFloor
 from link_adapters.simulator.table_types import SimTableConfig
@@ -146,3 +147,12 @@ def test_unit_tables_are_checked() -> None:
         make(game=STUD, tables=3, port=0, unit_tables={1: draw})
     spec = make(game=STUD, tables=3, port=0, unit_tables={2: v2})
     assert [spec.table_config(u).register_map for u in spec.units] == [1, 2, 1]
+
+
+def test_a_simulate_config_sets_a_gateway_to_map_v2() -> None:
+    config = parse_config({"gateway": [{"game": "caribbean_stud", "port": 0, "register_map": 2}]})
+    assert config.gateways[0].table_config(1).register_map == 2
+    config = parse_config({"gateway": [{"game": "caribbean_stud", "port": 0}]})
+    assert config.gateways[0].table_config(1).register_map == 1
+    with pytest.raises(SimConfigError, match="key 'register_map': must be between 1 and 2, got 3"):
+        parse_config({"gateway": [{"game": "caribbean_stud", "register_map": 3}]})
