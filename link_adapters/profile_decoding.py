@@ -15,14 +15,24 @@ from typing import NamedTuple
 from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.profile_map import (
     CARD_COUNT,
+    CARD_COUNT_FIELD,
     CARD_NOT_REPORTED,
     CARDS_FIELD,
+    LEVEL_FIELD,
+    MAX_CARDS,
+    MORE_CARDS_FIELD,
     PER_SEAT_FIELD,
     U16_MAX,
     Profile,
 )
 from link_adapters.reading import HeadHit, TableRegisters
-from link_adapters.register_map import bet_seats, hit_hand, status_flags, u32_words
+from link_adapters.register_map import (
+    MAX_CARD_CODE,
+    bet_seats,
+    hit_hand,
+    status_flags,
+    u32_words,
+)
 
 __all__ = ["decode", "decode_words", "encode_u32"]
 
@@ -37,8 +47,9 @@ def decode(profile: Profile, block: Sequence[int], *, table: str = "") -> TableR
 
     Raises ProfileMismatch when the table reports another profile id or version, and
     DeviceError when a value cannot be what the map allows (a head hit at a seat the table
-    does not have, a card code that is no card). Messages name ``table``, the address and the
-    value read. Raises ValueError when ``block`` is not ``read_count`` values 0-65535.
+    does not have, a card code that is no card, more cards than seven). Messages name
+    ``table``, the address and the value read. Raises ValueError when ``block`` is not
+    ``read_count`` values 0-65535.
     """
     if len(block) != profile.read_count:
         raise ValueError(
@@ -158,23 +169,55 @@ def _decode_head(profile: Profile, reader: _BlockReader, where: str) -> HeadHit:
         )
     cards: tuple[int, ...] | None = None
     if profile.has_cards:
-        start = profile.addresses[CARDS_FIELD]
-        codes = tuple(reader.at(start + index) for index in range(CARD_COUNT))
-        if CARD_NOT_REPORTED not in codes:
-            for index, code in enumerate(codes):
-                if not 0 <= code <= 51:
-                    raise DeviceError(
-                        f"{where}head hit card (address {start + index}) reads {code}, "
-                        f"expected a card code 0-51 or 0xFFFF (not reported)"
-                    )
-            cards = codes
+        if profile.max_cards == MAX_CARDS:
+            cards = _counted_cards(profile, reader, where)
+        else:
+            start = profile.addresses[CARDS_FIELD]
+            cards = _cards(reader, tuple(range(start, start + CARD_COUNT)), 1, where)
+    level = None
+    if profile.has_level:
+        level = reader.u16(LEVEL_FIELD) or None  # 0: the table does not say
     return HeadHit(
         seq=reader.u32("head_seq"),
         seat=seat,
-        hand=hit_hand(reader.u16("head_hand")),
+        hand=hit_hand(reader.u16("head_hand"), profile.hand_codes),
         round=reader.u32("head_round"),
         cards=cards,
+        level=level,
     )
+
+
+def _counted_cards(profile: Profile, reader: _BlockReader, where: str) -> tuple[int, ...] | None:
+    """Map v2: the count says how many of the seven card registers hold the hand (cards 1-5
+    where v1 keeps them, cards 6-7 after); the registers beyond the count are not read."""
+    count = reader.u16(CARD_COUNT_FIELD)
+    if count > MAX_CARDS:
+        raise DeviceError(
+            f"{where}head hit card count (address {profile.addresses[CARD_COUNT_FIELD]}) reads "
+            f"{count}, expected 0-{MAX_CARDS}"
+        )
+    first, more = profile.addresses[CARDS_FIELD], profile.addresses[MORE_CARDS_FIELD]
+    slots = (*range(first, first + CARD_COUNT), *range(more, more + MAX_CARDS - CARD_COUNT))
+    return _cards(reader, slots[:count], 2, where) if count else None
+
+
+def _cards(
+    reader: _BlockReader, addresses: tuple[int, ...], version: int, where: str
+) -> tuple[int, ...] | None:
+    """The card codes at ``addresses``; None when any reads 0xFFFF (not reported). A code
+    above what map ``version`` allows (v1 51, v2 52 the joker) is no card: DeviceError."""
+    codes = tuple(reader.at(address) for address in addresses)
+    if CARD_NOT_REPORTED in codes:
+        return None
+    highest = MAX_CARD_CODE[version]
+    for address, code in zip(addresses, codes, strict=True):
+        if code > highest:
+            joker = f" ({highest} the joker)" if version == 2 else ""
+            raise DeviceError(
+                f"{where}head hit card (address {address}) reads {code}, "
+                f"expected a card code 0-{highest}{joker} or 0xFFFF (not reported)"
+            )
+    return codes
 
 
 class _BlockReader:

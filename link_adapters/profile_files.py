@@ -22,7 +22,9 @@ from link_adapters.profile_map import (
 __all__ = ["bundled_profiles", "load_profile", "profile_from_dict"]
 
 _FILE_KEYS: Final = tuple(f.name for f in fields(Profile) if f.init)
-_OPTIONAL_FILE_KEYS: Final = frozenset({"description", "read_write"})
+_OPTIONAL_FILE_KEYS: Final = frozenset(
+    {"description", "read_write", "has_level", "max_cards", "hand_codes"}
+)
 
 
 def bundled_profiles() -> tuple[str, ...]:

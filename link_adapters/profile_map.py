@@ -14,18 +14,23 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Final, get_args
 
-from link_adapters.register_map import WordOrder
+from link_adapters.register_map import HAND_CODE_TABLES, HandCodes, WordOrder
 
 __all__ = [
     "BUNDLED_DIR",
     "CARDS_FIELD",
     "CARD_COUNT",
+    "CARD_COUNT_FIELD",
     "CARD_NOT_REPORTED",
     "DEFAULT_PROFILE",
+    "LEVEL_FIELD",
+    "MAX_CARDS",
     "MAX_READ_COUNT",
     "MAX_SEATS",
+    "MORE_CARDS_FIELD",
     "PER_SEAT_FIELD",
     "U16_MAX",
+    "HandCodes",
     "Profile",
     "ProfileError",
     "WordOrder",
@@ -33,7 +38,8 @@ __all__ = [
 ]
 
 DEFAULT_PROFILE: Final = "reference-v1"
-CARD_COUNT: Final = 5
+CARD_COUNT: Final = 5  # the cards of map v1 (head_cards): a five-card hand
+MAX_CARDS: Final = 7  # the most cards map v2 reports (head_cards, then head_more_cards)
 CARD_NOT_REPORTED: Final = 0xFFFF
 MAX_SEATS: Final = 16  # the bet sensor bitmap is one 16-bit register
 MAX_READ_COUNT: Final = 125  # the most registers one Modbus read (function 3) carries
@@ -41,7 +47,8 @@ MAX_READ_COUNT: Final = 125  # the most registers one Modbus read (function 3) c
 U16_MAX: Final = 0xFFFF
 
 # Fields of the read block, in the order of the reference map. u32 fields take two registers,
-# head_cards five, per_seat two per seat; every other field one.
+# head_cards five, head_more_cards two (cards 6 and 7), per_seat two per seat; every other
+# field one.
 _REQUIRED_FIELDS: Final = (
     "profile_id",
     "version",
@@ -58,7 +65,27 @@ _REQUIRED_FIELDS: Final = (
 _U32_FIELDS: Final = frozenset({"rounds", "credits", "head_seq", "head_round"})
 CARDS_FIELD: Final = "head_cards"
 PER_SEAT_FIELD: Final = "per_seat"
-_KNOWN_FIELDS: Final = (*_REQUIRED_FIELDS, CARDS_FIELD, PER_SEAT_FIELD)
+# Map v2 (docs/register-map-v2.md): the level the head hit is for (has_level), how many of
+# up to seven cards are reported and cards 6-7 (max_cards 7).
+LEVEL_FIELD: Final = "head_level"
+CARD_COUNT_FIELD: Final = "head_card_count"
+MORE_CARDS_FIELD: Final = "head_more_cards"
+_KNOWN_FIELDS: Final = (
+    *_REQUIRED_FIELDS,
+    CARDS_FIELD,
+    PER_SEAT_FIELD,
+    LEVEL_FIELD,
+    CARD_COUNT_FIELD,
+    MORE_CARDS_FIELD,
+)
+# The optional fields, each with the setting that asks for it.
+_FLAG_OF: Final = {
+    CARDS_FIELD: "has_cards",
+    PER_SEAT_FIELD: "has_per_seat",
+    LEVEL_FIELD: "has_level",
+    CARD_COUNT_FIELD: "max_cards",
+    MORE_CARDS_FIELD: "max_cards",
+}
 
 # Write side: (Profile attribute, registers). ack and meter are u32.
 _WRITE_FIELDS: Final = (
@@ -115,6 +142,11 @@ class Profile:
     # request that writes the whole write span and reads the block, half the round trips.
     read_write: bool = False
     description: str = ""
+    # Map v2: the head hit says its level; up to seven cards (5: map v1's five, no count);
+    # the hand codes of map v2 (10 five aces, 11-15 the sevens) besides v1's 1-9.
+    has_level: bool = False
+    max_cards: int = CARD_COUNT
+    hand_codes: HandCodes = 1
     _write_span: tuple[int, int] | None = dataclass_field(
         default=None, init=False, repr=False, compare=False
     )
@@ -137,10 +169,23 @@ class Profile:
             raise ProfileError(
                 f"word_order: expected 'high_first' or 'low_first', got {self.word_order!r}"
             )
-        for flag in ("has_per_seat", "has_cards", "read_write"):
+        for flag in ("has_per_seat", "has_cards", "read_write", "has_level"):
             if not isinstance(getattr(self, flag), bool):
                 raise ProfileError(f"{flag}: expected true or false, got {getattr(self, flag)!r}")
         int_in("seats", self.seats, 1, MAX_SEATS)
+        if int_in("max_cards", self.max_cards, CARD_COUNT, MAX_CARDS) not in (
+            CARD_COUNT,
+            MAX_CARDS,
+        ):
+            raise ProfileError(
+                f"max_cards: expected {CARD_COUNT} or {MAX_CARDS}, got {self.max_cards}"
+            )
+        if self.max_cards == MAX_CARDS and not self.has_cards:
+            raise ProfileError(f"max_cards: {MAX_CARDS} cards need has_cards true")
+        if isinstance(self.hand_codes, bool) or self.hand_codes not in HAND_CODE_TABLES:
+            raise ProfileError(
+                f"hand_codes: expected 1 (map v1) or 2 (map v2), got {self.hand_codes!r}"
+            )
         if not isinstance(self.addresses, Mapping):
             raise ProfileError(f"addresses: expected a mapping, got {self.addresses!r}")
         # A private copy: the caller's dict may change later; the profile may not.
@@ -162,6 +207,8 @@ class Profile:
             return 2
         if field == CARDS_FIELD:
             return CARD_COUNT
+        if field == MORE_CARDS_FIELD:
+            return MAX_CARDS - CARD_COUNT
         if field == PER_SEAT_FIELD:
             return 2 * self.seats
         return 1
@@ -175,14 +222,16 @@ class Profile:
                 f"(known: {', '.join(_KNOWN_FIELDS)})"
             )
         expected = set(_REQUIRED_FIELDS)
-        for flag, field in (("has_cards", CARDS_FIELD), ("has_per_seat", PER_SEAT_FIELD)):
-            if getattr(self, flag):
+        for field, flag in _FLAG_OF.items():
+            if self._asks_for(field):
                 expected.add(field)
             elif field in names:
-                raise ProfileError(f"addresses.{field}: given, but {flag} is false")
+                raise ProfileError(f"addresses.{field}: given, but {_setting(self, flag)}")
         for field in _KNOWN_FIELDS:
             if field in expected and field not in names:
-                reason = "" if field in _REQUIRED_FIELDS else f" ({_flag_of(field)} is true)"
+                reason = (
+                    "" if field in _REQUIRED_FIELDS else f" ({_setting(self, _FLAG_OF[field])})"
+                )
                 raise ProfileError(f"addresses.{field}: missing{reason}")
         block_end = self.read_start + self.read_count  # exclusive
         taken: list[tuple[int, int, str]] = []
@@ -198,6 +247,12 @@ class Profile:
                 )
             taken.append((start, width, f"addresses.{field}"))
         _check_no_overlap(taken)
+
+    def _asks_for(self, field: str) -> bool:
+        flag = _FLAG_OF[field]
+        if flag == "max_cards":
+            return self.max_cards == MAX_CARDS
+        return bool(getattr(self, flag))
 
     def _check_write_fields(self) -> None:
         taken: list[tuple[int, int, str]] = []
@@ -231,8 +286,10 @@ class Profile:
         return start, at - start
 
 
-def _flag_of(field: str) -> str:
-    return "has_cards" if field == CARDS_FIELD else "has_per_seat"
+def _setting(profile: Profile, flag: str) -> str:
+    """How a message names the setting that asks for a field, or not: "has_cards is true"."""
+    value = getattr(profile, flag)
+    return f"{flag} is {str(value).lower() if isinstance(value, bool) else value}"
 
 
 def _check_no_overlap(taken: list[tuple[int, int, str]]) -> None:

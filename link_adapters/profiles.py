@@ -2,8 +2,9 @@
 
 A profile is a data file (``link_adapters/profiles/*.json``, or any JSON file given by path)
 naming the absolute holding-register address of every logical field of the reference map
-(shared/DESIGN.md, "Reference table-controller register map, v1"), the word order of its
-32-bit values and which optional parts (per-seat counters, card codes) the model has. The JSON
+(shared/DESIGN.md, "Reference table-controller register map, v1"; docs/register-map-v2.md),
+the word order of its 32-bit values and which optional parts (per-seat counters, card codes,
+map v2's level and seven cards) the model has. The JSON
 is the only place addresses are written down; this package knows field names and widths only.
 
 The profile itself is ``link_adapters.profile_map``, loading it ``link_adapters.profile_files``
@@ -22,6 +23,7 @@ from link_adapters.profile_map import (
     CARD_COUNT,
     CARD_NOT_REPORTED,
     DEFAULT_PROFILE,
+    MAX_CARDS,
     MAX_READ_COUNT,
     MAX_SEATS,
     Profile,
@@ -34,6 +36,7 @@ __all__ = [
     "CARD_COUNT",
     "CARD_NOT_REPORTED",
     "DEFAULT_PROFILE",
+    "MAX_CARDS",
     "MAX_READ_COUNT",
     "MAX_SEATS",
     "HeadHit",

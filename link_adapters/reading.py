@@ -41,6 +41,15 @@ class HitHand(enum.Enum):
     THREE_OF_A_KIND = enum.auto()
     TWO_PAIR = enum.auto()
     ONE_PAIR = enum.auto()
+    # Named by register map v2 only (a v1 table has no code for them): Pai Gow Poker's five
+    # aces, four aces and the joker, above a royal flush (68 IAC 10-9-1(d)(5), 10-9-14), and
+    # the Super Sevens hands of sevens (68 IAC 10-12-3).
+    FIVE_ACES = enum.auto()
+    SEVEN = enum.auto()
+    TWO_SEVENS = enum.auto()
+    TWO_SUITED_SEVENS = enum.auto()
+    THREE_SEVENS = enum.auto()
+    THREE_SUITED_SEVENS = enum.auto()
 
 
 class TableFlags(NamedTuple):
@@ -58,7 +67,9 @@ class HeadHit:
 
     ``hand`` is None when the table sends a code that names no hand of the map: such a claim
     must still reach the controller, to be refused and recorded, not stop the table being
-    read. ``cards`` is None when the model reports no cards or any card is not reported.
+    read. ``cards`` is None when the model reports no cards or any card is not reported; map
+    v2 reports up to seven, the joker as 52 (68 IAC 10-9-3). ``level`` is the level of the
+    link's pool the table says the hit is for (map v2; 1 is the first), None when not said.
     """
 
     seq: int
@@ -66,6 +77,7 @@ class HeadHit:
     hand: HitHand | None
     round: int
     cards: tuple[int, ...] | None
+    level: int | None = None
 
 
 class TableRegisters(NamedTuple):

@@ -1,7 +1,7 @@
 """The reference register map's encodings (shared/DESIGN.md, "Reference table-controller
-register map, v1"): status bits, the seats' bet bitmap, command bits, hit hand codes, 32-bit
-words and the hit acknowledgement. The one place that knows them; the controller sees
-``link_adapters.reading``.
+register map, v1", and docs/register-map-v2.md): status bits, the seats' bet bitmap, command
+bits, hit hand codes, card codes, 32-bit words and the hit acknowledgement. The one place that
+knows them; the controller sees ``link_adapters.reading``.
 
 Where each field lives (addresses, word order) is the profile's; what its bits and codes mean
 is here.
@@ -19,11 +19,16 @@ __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
     "HAND_CODES",
+    "HAND_CODES_V2",
+    "HAND_CODE_TABLES",
+    "JOKER_CODE",
+    "MAX_CARD_CODE",
     "NO_HAND_CODE",
     "STATUS_DOOR_OPEN",
     "STATUS_FAULT",
     "STATUS_LOCKOUT",
     "STATUS_PROGRESSIVE_DISABLED",
+    "HandCodes",
     "WordOrder",
     "acknowledgement_words",
     "bet_seats",
@@ -38,6 +43,8 @@ __all__ = [
 ]
 
 WordOrder = Literal["high_first", "low_first"]
+# Which map's hand codes a profile speaks: 1 (codes 1-9) or 2 (also 10-15).
+HandCodes = Literal[1, 2]
 
 _U16_MAX: Final = 0xFFFF
 _U32_LIMIT: Final = 1 << 32
@@ -75,10 +82,37 @@ HAND_CODES: Final[Mapping[HitHand, int]] = MappingProxyType(
         HitHand.ONE_PAIR: 9,
     }
 )
-_HAND_OF_CODE: Final = {code: hand for hand, code in HAND_CODES.items()}
-_CODE_OF_NAME: Final = {hand.name: code for hand, code in HAND_CODES.items()}
+# Register 12 under map v2: the v1 codes unchanged, then the hands of the games v2 serves.
+HAND_CODES_V2: Final[Mapping[HitHand, int]] = MappingProxyType(
+    {
+        **HAND_CODES,
+        HitHand.FIVE_ACES: 10,  # four aces and the joker, above a royal flush (68 IAC 10-9-14)
+        HitHand.SEVEN: 11,  # Super Sevens (68 IAC 10-12-3)
+        HitHand.TWO_SEVENS: 12,
+        HitHand.TWO_SUITED_SEVENS: 13,
+        HitHand.THREE_SEVENS: 14,
+        HitHand.THREE_SUITED_SEVENS: 15,
+    }
+)
+HAND_CODE_TABLES: Final[Mapping[int, Mapping[HitHand, int]]] = MappingProxyType(
+    {1: HAND_CODES, 2: HAND_CODES_V2}
+)
+_HAND_OF_CODE: Final = {
+    version: {code: hand for hand, code in codes.items()}
+    for version, codes in HAND_CODE_TABLES.items()
+}
+_CODE_OF_NAME: Final = {
+    version: {hand.name: code for hand, code in codes.items()}
+    for version, codes in HAND_CODE_TABLES.items()
+}
 # What register 12 holds for a hand the map names no code for (high card): no hand.
 NO_HAND_CODE: Final = 0
+
+# Card codes: rank = code // 4 (0 deuce .. 12 ace), suit = code % 4 (clubs, diamonds, hearts,
+# spades); map v2 adds the joker of Pai Gow Poker's 53-card deck (68 IAC 10-9-3(b)).
+JOKER_CODE: Final = 52
+# The highest card code each map allows.
+MAX_CARD_CODE: Final[Mapping[int, int]] = MappingProxyType({1: 51, 2: JOKER_CODE})
 
 _STATUS_BITS: Final = STATUS_LOCKOUT | STATUS_DOOR_OPEN | STATUS_FAULT | STATUS_PROGRESSIVE_DISABLED
 # Every combination of the status bits, decoded once: a status word is decoded at every poll.
@@ -115,20 +149,26 @@ def command_word(command: TableCommand) -> int:
     )
 
 
-def hit_hand(code: int) -> HitHand | None:
-    """The hand a head hit's hand code names; None for a code that names none."""
-    return _HAND_OF_CODE.get(code)
+def hit_hand(code: int, version: HandCodes = 1) -> HitHand | None:
+    """The hand a head hit's hand code names under map ``version``'s codes; None for a code
+    that names none (under v1, codes 10-15 name none)."""
+    return _HAND_OF_CODE[version].get(code)
 
 
-def hand_code(hand: HitHand) -> int:
-    """The hand code of ``hand``, as a table writes it."""
-    return HAND_CODES[hand]
+def hand_code(hand: HitHand, version: HandCodes = 1) -> int:
+    """The hand code of ``hand`` under map ``version``, as a table writes it; ValueError for a
+    hand that map gives no code (five aces or the sevens under v1)."""
+    code = HAND_CODE_TABLES[version].get(hand)
+    if code is None:
+        raise ValueError(f"register map v{version} has no hand code for {hand.name}")
+    return code
 
 
-def hand_code_named(name: str) -> int:
+def hand_code_named(name: str, version: HandCodes = 1) -> int:
     """The hand code of the hand named ``name`` (a ``HitHand`` name, as the controller's hand
-    categories are named); ``NO_HAND_CODE`` for a hand the map gives no code."""
-    return _CODE_OF_NAME.get(name, NO_HAND_CODE)
+    categories are named) under map ``version``; ``NO_HAND_CODE`` for a hand that map gives no
+    code."""
+    return _CODE_OF_NAME[version].get(name, NO_HAND_CODE)
 
 
 def u32_words(value: int, word_order: WordOrder) -> list[int]:

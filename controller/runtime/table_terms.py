@@ -38,7 +38,10 @@ def command_bits(ts: TableState, *, link_hold: str | None) -> int:
 
 
 # The hand categories the tables' claims name (the adapter names them as the categories are).
-CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {hand: HandCategory[hand.name] for hand in HitHand}
+# A hand the categories do not name is left out: its claim is taken as one of no paying hand.
+CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {
+    hand: HandCategory[hand.name] for hand in HitHand if hand.name in HandCategory.__members__
+}
 
 
 def to_reading(
@@ -53,10 +56,18 @@ def to_reading(
     claim = None
     if regs.head is not None and regs.pending_hits > 0:
         h = regs.head
-        # A code that names no hand is taken as a claim of no paying hand, which the engine
-        # refuses and holds the table for a technician, rather than blocking the FIFO.
-        hand = HandCategory.HIGH_CARD if h.hand is None else CLAIMED_HANDS[h.hand]
-        claim = HitClaim(table_seq=h.seq, seat=h.seat, hand=hand, round=h.round, cards=h.cards)
+        # A code that names no hand (or a hand the categories do not name) is taken as a
+        # claim of no paying hand, which the engine refuses and holds the table for a
+        # technician, rather than blocking the FIFO.
+        no_hand = HandCategory.HIGH_CARD
+        claim = HitClaim(
+            table_seq=h.seq,
+            seat=h.seat,
+            hand=no_hand if h.hand is None else CLAIMED_HANDS.get(h.hand, no_hand),
+            round=h.round,
+            cards=h.cards,  # map v2: up to seven, the joker as 52
+            level=h.level,
+        )
     return TableReading(
         table_id=table_id,
         poll_seq=poll_seq,

@@ -1,4 +1,5 @@
-"""A stand-in for a table controller: real shuffles, real hands, the reference register map.
+"""A stand-in for a table controller: real shuffles, real hands, the reference register map
+(v1, or v2 for a table whose ``SimTableConfig.register_map`` is 2).
 
 Dependency rule (shared/DESIGN.md): this package may import the pure core ``controller.core.hands``
 and ``controller.core.games``, and nothing else of ``controller``.
@@ -8,11 +9,14 @@ from link_adapters.simulator.cards import build_hand, draw_keep
 from link_adapters.simulator.registers import (
     PROFILE_ID,
     PROFILE_VERSION,
+    PROFILE_VERSION_V2,
     READ_COUNT,
+    READ_COUNT_V2,
     READ_START,
     apply_write,
     encode_block,
     from_pair,
+    read_count,
     u32_pair,
 )
 from link_adapters.simulator.table import SimTable
@@ -28,7 +32,9 @@ from link_adapters.simulator.table_types import (
 __all__ = [
     "PROFILE_ID",
     "PROFILE_VERSION",
+    "PROFILE_VERSION_V2",
     "READ_COUNT",
+    "READ_COUNT_V2",
     "READ_START",
     "RoundRecord",
     "SeatHand",
@@ -41,6 +47,7 @@ __all__ = [
     "draw_keep",
     "encode_block",
     "from_pair",
+    "read_count",
     "total_credits",
     "u32_pair",
 ]

@@ -14,12 +14,14 @@ port = 15020                  # Modbus TCP (0: any free port; default: the game'
 tables = 4                    # unit ids 1..tables
 start_credits = 4294967000    # optional: counters start near the 32-bit wrap
 report_cards = true
+# register_map = 2            # optional: the tables speak reference map v2 (default 1)
 ```
 
 Every other table setting of ``SimTableConfig`` may be given per gateway too: ``seats``,
 ``bet_probability_pct``, ``seat_change_pct``, ``credits_per_bet``, ``start_rounds``,
-``first_hit_seq`` and ``heartbeat_timeout_seconds``. Unknown keys are refused, and every
-message names the file, the gateway (counted from 1, in file order) and the key.
+``first_hit_seq``, ``register_map`` and ``heartbeat_timeout_seconds``. Unknown keys are
+refused, and every message names the file, the gateway (counted from 1, in file order) and
+the key.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ _TABLE_INTS: Final[Mapping[str, tuple[int, int]]] = {
     "start_credits": (0, U32 - 1),
     "start_rounds": (0, U32 - 1),
     "first_hit_seq": (0, U32 - 1),
+    "register_map": (1, 2),  # reference map v1 or v2 (docs/register-map-v2.md)
 }
 _GATEWAY_KEYS: Final = (
     "game",

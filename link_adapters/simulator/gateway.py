@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
@@ -58,8 +58,10 @@ class GatewaySpec:
     ``port=None`` and no ``serial_port`` means the game's default port (15020-15022);
     ``port=0`` lets the operating system choose (see ``SimFloor.ports``). ``table`` is the
     template every table of the gateway is built from (its game must be ``game``); the
-    default is ``SimTableConfig(game=game)``. ``name`` defaults to the game's value, e.g.
-    ``"caribbean_stud"``, and must be unique on a floor.
+    default is ``SimTableConfig(game=game)``. ``unit_tables`` gives a unit a config of its
+    own instead (e.g. one table speaking register map v2 among v1 tables on the same line).
+    ``name`` defaults to the game's value, e.g. ``"caribbean_stud"``, and must be unique on
+    a floor.
     """
 
     game: Game
@@ -70,6 +72,7 @@ class GatewaySpec:
     baudrate: int = 19200
     table: SimTableConfig | None = None
     name: str = ""
+    unit_tables: Mapping[int, SimTableConfig] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -95,13 +98,26 @@ class GatewaySpec:
                 raise ValueError(f"gateway {self.name}: host must be a host name or address")
         _check_int(f"gateway {self.name}: baudrate", self.baudrate, 1, 10_000_000)
         if self.table is not None:
-            if not isinstance(self.table, SimTableConfig):
-                raise ValueError(f"gateway {self.name}: table must be a SimTableConfig")
-            if self.table.game is not self.game:
+            self._check_table("table", self.table)
+        if not isinstance(self.unit_tables, Mapping):
+            raise ValueError(f"gateway {self.name}: unit_tables must map unit ids to configs")
+        for unit, config in self.unit_tables.items():
+            if isinstance(unit, bool) or not isinstance(unit, int) or unit not in self.units:
                 raise ValueError(
-                    f"gateway {self.name}: its tables are {self.table.game.value} tables, "
-                    f"but the gateway serves {self.game.value}"
+                    f"gateway {self.name}: unit_tables names unit {unit!r}; its unit ids are "
+                    f"1-{self.tables}"
                 )
+            self._check_table(f"unit_tables[{unit}]", config)
+        object.__setattr__(self, "unit_tables", MappingProxyType(dict(self.unit_tables)))
+
+    def _check_table(self, what: str, config: object) -> None:
+        if not isinstance(config, SimTableConfig):
+            raise ValueError(f"gateway {self.name}: {what} must be a SimTableConfig")
+        if config.game is not self.game:
+            raise ValueError(
+                f"gateway {self.name}: its tables are {config.game.value} tables, "
+                f"but the gateway serves {self.game.value}"
+            )
 
     @property
     def is_serial(self) -> bool:
@@ -112,7 +128,11 @@ class GatewaySpec:
         """The unit ids of the tables: 1..tables."""
         return range(1, self.tables + 1)
 
-    def table_config(self) -> SimTableConfig:
+    def table_config(self, unit: int | None = None) -> SimTableConfig:
+        """The config of ``unit``'s table (its own in ``unit_tables``, else the template);
+        without a unit, the template."""
+        if unit is not None and unit in self.unit_tables:
+            return self.unit_tables[unit]
         return self.table if self.table is not None else SimTableConfig(game=self.game)
 
 

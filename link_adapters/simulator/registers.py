@@ -1,8 +1,11 @@
-"""The reference table-controller register map v1 (shared/DESIGN.md) as pure encode/decode.
+"""The reference table-controller register maps v1 (shared/DESIGN.md) and v2
+(docs/register-map-v2.md) as pure encode/decode.
 
 Holding registers, zero-based addresses, 32-bit values as two registers, high word first.
-The controller reads the block 0-33 in one poll and writes 100-105; a Modbus server wraps
-these two functions around a ``SimTable`` and adds nothing of its own.
+The controller reads the block 0-33 (v1) or 0-37 (v2) in one poll and writes 100-105; a
+Modbus server wraps these two functions around a ``SimTable`` and adds nothing of its own.
+A table speaks the map its ``SimTableConfig.register_map`` names. Map v2 keeps v1's registers
+0-33 and adds the head hit's level (34), its card count (35) and its cards 6-7 (36-37).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ __all__ = [
     "ADDR_COMMAND",
     "ADDR_CREDITS",
     "ADDR_HEAD_CARDS",
+    "ADDR_HEAD_CARD_COUNT",
     "ADDR_HEAD_HAND",
+    "ADDR_HEAD_LEVEL",
+    "ADDR_HEAD_MORE_CARDS",
     "ADDR_HEAD_ROUND",
     "ADDR_HEAD_SEAT",
     "ADDR_HEAD_SEQ",
@@ -34,20 +40,25 @@ __all__ = [
     "CARD_NOT_REPORTED",
     "PROFILE_ID",
     "PROFILE_VERSION",
+    "PROFILE_VERSION_V2",
     "READ_COUNT",
+    "READ_COUNT_V2",
     "READ_START",
     "WRITE_COUNT",
     "WRITE_START",
     "apply_write",
     "encode_block",
     "from_pair",
+    "read_count",
     "u32_pair",
 ]
 
 PROFILE_ID: Final = 0x5450
 PROFILE_VERSION: Final = 1
+PROFILE_VERSION_V2: Final = 2
 READ_START: Final = 0
 READ_COUNT: Final = 34
+READ_COUNT_V2: Final = 38
 WRITE_START: Final = 100
 WRITE_COUNT: Final = 6
 CARD_NOT_REPORTED: Final = 0xFFFF
@@ -65,6 +76,11 @@ ADDR_HEAD_HAND: Final = 12
 ADDR_HEAD_ROUND: Final = 13  # u32, 13-14
 ADDR_HEAD_CARDS: Final = 15  # five registers, 15-19
 ADDR_SEAT_CREDITS: Final = 20  # seven u32, 20-33
+# Map v2 only.
+ADDR_HEAD_LEVEL: Final = 34  # 0: not said
+ADDR_HEAD_CARD_COUNT: Final = 35  # 0-7
+ADDR_HEAD_MORE_CARDS: Final = 36  # cards 6-7, 36-37 (cards 1-5 at 15-19)
+_CARD_SLOTS: Final = 7
 
 ADDR_ACK: Final = 100  # u32, 100-101
 ADDR_COMMAND: Final = 102
@@ -99,11 +115,17 @@ def _check_word(value: object, what: str) -> int:
     return value
 
 
+def read_count(table: SimTable) -> int:
+    """How many registers from ``READ_START`` the table's map shows: 34 (v1) or 38 (v2)."""
+    return READ_COUNT_V2 if table.config.register_map == 2 else READ_COUNT
+
+
 def encode_block(table: SimTable, now_us: int) -> list[int]:
-    """Registers 0-33 as the table shows them at ``now_us``."""
-    block = [0] * READ_COUNT
+    """Registers 0-33 (map v1) or 0-37 (map v2) as the table shows them at ``now_us``."""
+    v2 = table.config.register_map == 2
+    block = [0] * (READ_COUNT_V2 if v2 else READ_COUNT)
     block[ADDR_PROFILE_ID] = PROFILE_ID
-    block[ADDR_PROFILE_VERSION] = PROFILE_VERSION
+    block[ADDR_PROFILE_VERSION] = PROFILE_VERSION_V2 if v2 else PROFILE_VERSION
     block[ADDR_STATUS] = table.status_bits(now_us)
     block[ADDR_ROUNDS : ADDR_ROUNDS + 2] = u32_pair(table.rounds)
     block[ADDR_CREDITS : ADDR_CREDITS + 2] = u32_pair(table.credits)
@@ -114,10 +136,18 @@ def encode_block(table: SimTable, now_us: int) -> list[int]:
     if head is not None:
         block[ADDR_HEAD_SEQ : ADDR_HEAD_SEQ + 2] = u32_pair(head.seq)
         block[ADDR_HEAD_SEAT] = head.seat
-        block[ADDR_HEAD_HAND] = hand_code_named(head.hand.name)
+        block[ADDR_HEAD_HAND] = hand_code_named(head.hand.name, 2 if v2 else 1)
         block[ADDR_HEAD_ROUND : ADDR_HEAD_ROUND + 2] = u32_pair(head.round)
-        cards = head.cards if table.config.report_cards else (CARD_NOT_REPORTED,) * 5
-        block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = cards
+        if v2:
+            cards = head.cards if table.config.report_cards else ()
+            slots = [*cards, *(CARD_NOT_REPORTED,) * (_CARD_SLOTS - len(cards))]
+            block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = slots[:5]
+            block[ADDR_HEAD_MORE_CARDS : ADDR_HEAD_MORE_CARDS + 2] = slots[5:]
+            block[ADDR_HEAD_CARD_COUNT] = len(cards)
+            block[ADDR_HEAD_LEVEL] = head.level or 0
+        else:
+            cards = head.cards if table.config.report_cards else (CARD_NOT_REPORTED,) * 5
+            block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = cards
     for index, credits in enumerate(table.per_seat_credits):
         start = ADDR_SEAT_CREDITS + 2 * index
         block[start : start + 2] = u32_pair(credits)
@@ -142,7 +172,9 @@ def apply_write(table: SimTable, address: int, values: Sequence[int], now_us: in
         for target in range(address, end):
             if not WRITE_START <= target < WRITE_START + WRITE_COUNT:
                 kind = (
-                    "read-only" if READ_START <= target < READ_START + READ_COUNT else "not mapped"
+                    "read-only"
+                    if READ_START <= target < READ_START + read_count(table)
+                    else "not mapped"
                 )
                 raise ValueError(
                     f"register {target} is {kind}; the controller may write only "

@@ -2,13 +2,14 @@
 
 A gateway is a Modbus TCP server (host, port) or a Modbus RTU server on a serial line; its
 unit ids 1..N are the tables (``gateway.GatewaySpec``). Every unit implements the reference
-register map v1 (shared/DESIGN.md): a read of registers 0-33 is encoded live from the
-``SimTable`` at the moment of the request (``registers.encode_block``), a write to 100-105
-goes to ``registers.apply_write`` (``units.ServedUnit``). Anything else is refused with a
-Modbus exception response: illegal function for function codes other than 3 (read holding
-registers), 6, 16 (write) and 23 (read/write), illegal data address for addresses outside
-the map, illegal data value for a write the table refuses (half of a 32-bit field, a
-register value out of range). A silent unit (``set_silent``) sends no response at all.
+register map its table speaks, v1 (shared/DESIGN.md) or v2 (docs/register-map-v2.md): a read
+of registers 0-33 (v2: 0-37) is encoded live from the ``SimTable`` at the moment of the
+request (``registers.encode_block``), a write to 100-105 goes to ``registers.apply_write``
+(``units.ServedUnit``). Anything else is refused with a Modbus exception response: illegal
+function for function codes other than 3 (read holding registers), 6, 16 (write) and 23
+(read/write), illegal data address for addresses outside the map, illegal data value for a
+write the table refuses (half of a 32-bit field, a register value out of range). A silent
+unit (``set_silent``) sends no response at all.
 
 Rounds are dealt by one task on the floor's clock: every table has its own schedule, drawn
 from its own random generator, so a seed fixes every table's cards and timing
@@ -120,8 +121,8 @@ class SimFloor:
                 )
             where[address] = spec.name
             gateway = _Gateway(spec)
-            config = spec.table_config()
             for unit in spec.units:
+                config = spec.table_config(unit)
                 table = SimTable(config, random.Random(master.getrandbits(64)))
                 schedule = random.Random(master.getrandbits(64))
                 gateway.units.append(ServedUnit(spec.name, unit, table, now_us))
@@ -257,6 +258,21 @@ class SimFloor:
     def force_hand(self, gateway: str, unit: int, seat: int, hand: HandCategory) -> None:
         """The next round at that table deals ``hand`` to ``seat`` (which bets)."""
         self._unit(gateway, unit).table.force_hand(seat, hand)
+
+    def force_hit(
+        self,
+        gateway: str,
+        unit: int,
+        seat: int,
+        hand: HandCategory,
+        cards: Sequence[int],
+        *,
+        level: int | None = None,
+    ) -> None:
+        """The next round at that table, ``seat`` (which bets) reports a hit of ``hand`` with
+        exactly ``cards`` and ``level`` (``SimTable.force_hit``: up to seven cards, the joker
+        as 52, and a level on a map v2 table)."""
+        self._unit(gateway, unit).table.force_hit(seat, hand, cards, level=level)
 
     def deal_due(self) -> list[DealtRound]:
         """Deal every round the tables' schedules hold up to the floor clock's time, in time

@@ -10,7 +10,8 @@ Hands are real: each round shuffles a 52-card deck, deals by the game's rules an
 final five cards of every seat with ``controller.core.hands.evaluate``. Only seats that placed the
 progressive side bet can hit, and only with a hand the game's default paytable pays.
 
-Counters follow the reference register map v1: cumulative unsigned 32-bit values that wrap,
+Counters follow the reference register map (v1, and v2 alike): cumulative unsigned 32-bit
+values that wrap,
 and hit sequence numbers that strictly increase for the life of the table (a power cycle
 zeroes the counters but keeps the hit FIFO and its numbering).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from controller.core.games import Game, default_paytable
 from controller.core.hands import HandCategory
@@ -40,6 +42,7 @@ from link_adapters.simulator.table_types import (
     SimHit,
     SimTableConfig,
     all_hits,
+    check_claim,
     check_int,
     check_time,
     total_credits,
@@ -69,6 +72,14 @@ __all__ = [
 ]
 
 
+class _Claim(NamedTuple):
+    """A hit a seat is made to report next round, whatever it is dealt."""
+
+    hand: HandCategory
+    cards: tuple[int, ...]
+    level: int | None
+
+
 class SimTable:
     """One table controller. Not thread-safe: drive it from one task or thread."""
 
@@ -95,6 +106,7 @@ class SimTable:
         self._fifo: deque[SimHit] = deque()
         self._records: list[RoundRecord] = []
         self._forced: dict[int, tuple[int, ...]] = {}
+        self._forced_hits: dict[int, _Claim] = {}
         self._command_bits = 0
         self._meter_cents = 0
         # No heartbeat yet: a table whose controller has not spoken takes no progressive bets.
@@ -320,6 +332,28 @@ class SimTable:
         used = {card for cards in others.values() for card in cards}
         self._forced[seat] = build_hand(hand, avoid=used)
 
+    def force_hit(
+        self,
+        seat: int,
+        hand: HandCategory,
+        cards: Sequence[int],
+        *,
+        level: int | None = None,
+    ) -> None:
+        """Next round ``seat`` bets and, whatever it is dealt, reports a hit of ``hand`` with
+        exactly ``cards`` and ``level``: the hits of games the table does not deal (three
+        cards of Super Sevens, seven of Pai Gow Poker with the joker as 52, a level).
+
+        What the table's register map cannot carry is refused here: map v1 reports five
+        cards 0-51 and no level, map v2 one to seven cards 0-52 and a level 1-65535. The bet
+        is still refused if the progressive is disabled or the table locked out.
+        """
+        seat = check_int("seat", seat, 1, self._config.seats)
+        if not isinstance(hand, HandCategory):
+            raise ValueError(f"hand must be a HandCategory, got {hand!r}")
+        codes, level = check_claim(self._config.register_map, cards, level)
+        self._forced_hits[seat] = _Claim(hand, codes, level)
+
     # --- a round -------------------------------------------------------------------------
 
     def play_round(self, now_us: int) -> RoundRecord:
@@ -331,7 +365,8 @@ class SimTable:
             if rng.randrange(100) < config.seat_change_pct:
                 self._occupied[index] = not self._occupied[index]
         forced, self._forced = self._forced, {}
-        for seat in forced:
+        claims, self._forced_hits = self._forced_hits, {}
+        for seat in (*forced, *claims):
             self._occupied[seat - 1] = True
         seats = self.occupied_seats
 
@@ -341,7 +376,8 @@ class SimTable:
         for seat in seats:
             # Draw for every occupied seat, forced or not, so forcing a hand or refusing bets
             # does not shift the random stream of later rounds.
-            wants = rng.randrange(100) < config.bet_probability_pct or seat in forced
+            wants = rng.randrange(100) < config.bet_probability_pct
+            wants = wants or seat in forced or seat in claims
             if wants:
                 (bet_seats if accepting else refused).append(seat)
 
@@ -356,6 +392,11 @@ class SimTable:
 
         hits: list[SimHit] = []
         for seat in bet_seats:
+            claim = claims.get(seat)
+            if claim is not None:
+                seq = self._next_seq()
+                hits.append(SimHit(seq, seat, claim.hand, self._rounds, claim.cards, claim.level))
+                continue
             cards, category = hands[seat]
             if category in self._paying:
                 hits.append(SimHit(self._next_seq(), seat, category, self._rounds, cards))

@@ -1,13 +1,13 @@
 """What a simulated table is and what it reports: its settings, its hits, its rounds.
 
-Also the argument checks the table model shares. The register-map v1 bits it shows (status,
+Also the argument checks the table model shares. The register-map bits it shows (status,
 register 2) and obeys (commands, register 102) are ``link_adapters.register_map``'s, named
 here too for the table model. Pure values: no I/O, no clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -16,6 +16,7 @@ from controller.core.hands import HandCategory
 from link_adapters.register_map import (
     COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
+    MAX_CARD_CODE,
     STATUS_DOOR_OPEN,
     STATUS_FAULT,
     STATUS_LOCKOUT,
@@ -26,7 +27,9 @@ from link_adapters.register_map import (
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
+    "MAX_CARDS",
     "MAX_SEATS",
+    "REGISTER_MAPS",
     "STATUS_DOOR_OPEN",
     "STATUS_FAULT",
     "STATUS_LOCKOUT",
@@ -38,6 +41,7 @@ __all__ = [
     "SimHit",
     "SimTableConfig",
     "all_hits",
+    "check_claim",
     "check_int",
     "check_time",
     "total_credits",
@@ -46,6 +50,8 @@ __all__ = [
 U32: Final = 1 << 32
 MAX_SEATS: Final = 7
 U16_MAX: Final = 0xFFFF
+REGISTER_MAPS: Final = (1, 2)  # the reference register maps a simulated table can speak
+MAX_CARDS: Final = 7  # the most cards a hit reports under map v2 (five under v1)
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
@@ -80,6 +86,10 @@ class SimTableConfig:
     first_hit_seq: int = 1  # the number of the first hit; 0 is a valid hit number
     heartbeat_timeout_us: int = 5_000_000
     report_cards: bool = True
+    # The reference register map the table speaks: 1 (shared/DESIGN.md) or 2 (a level and up
+    # to seven cards per hit, docs/register-map-v2.md); the controller reads it with the
+    # profile reference-v1 or reference-v2.
+    register_map: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -99,6 +109,8 @@ class SimTableConfig:
         check_int("heartbeat_timeout_us", self.heartbeat_timeout_us, 1, (1 << 63) - 1)
         if not isinstance(self.report_cards, bool):
             raise ValueError(f"report_cards must be a bool, got {self.report_cards!r}")
+        if isinstance(self.register_map, bool) or self.register_map not in REGISTER_MAPS:
+            raise ValueError(f"register_map must be 1 or 2, got {self.register_map!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +122,29 @@ class SimHit:
     hand: HandCategory
     round: int
     cards: tuple[int, ...]
+    level: int | None = None  # the level of the pool it is for (map v2); None: not said
+
+
+def check_claim(
+    register_map: int, cards: Sequence[int], level: int | None
+) -> tuple[tuple[int, ...], int | None]:
+    """The cards and level of a hit a table is made to report, checked against what its map
+    can carry: v1 five cards 0-51 and no level; v2 one to seven cards 0-52 (52 the joker of
+    68 IAC 10-9-3(b)) and a level 1-65535 or None."""
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
+        raise ValueError(f"cards must be a sequence of card codes, got {cards!r}")
+    if register_map == 1:
+        if len(cards) != 5:
+            raise ValueError(f"a map v1 table reports five cards, not {len(cards)}")
+        if level is not None:
+            raise ValueError("a map v1 table cannot say the level of a hit: use register_map 2")
+    elif not 1 <= len(cards) <= MAX_CARDS:
+        raise ValueError(f"a map v2 table reports one to {MAX_CARDS} cards, not {len(cards)}")
+    highest = MAX_CARD_CODE[register_map]
+    codes = tuple(check_int("card code", card, 0, highest) for card in cards)
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"cards {codes} hold one card twice")
+    return codes, None if level is None else check_int("level", level, 1, U16_MAX)
 
 
 class SeatHand(NamedTuple):

@@ -23,12 +23,12 @@ from pymodbus.exceptions import NoSuchIdException
 from pymodbus.simulator import DataType, SimData, SimDevice
 
 from link_adapters.simulator.registers import (
-    READ_COUNT,
     READ_START,
     WRITE_COUNT,
     WRITE_START,
     apply_write,
     encode_block,
+    read_count,
 )
 from link_adapters.simulator.table import SimTable
 
@@ -80,17 +80,18 @@ class ServedUnit:
         if function_code == _FC_WRITE_SINGLE:
             # pymodbus reads the register back to build the echo of a write it just stored.
             return None
-        if address < READ_START or end > READ_START + READ_COUNT:
+        count_of_map = read_count(self.table)  # 34 (map v1) or 38 (map v2)
+        if address < READ_START or end > READ_START + count_of_map:
             return ExcCodes.ILLEGAL_ADDRESS
         offset = READ_START - start_address
-        registers[offset : offset + READ_COUNT] = encode_block(self.table, self.now_us())
+        registers[offset : offset + count_of_map] = encode_block(self.table, self.now_us())
         return None
 
     def device(self) -> SimDevice:
         return SimDevice(
             id=self.unit,
             simdata=[
-                SimData(READ_START, count=READ_COUNT, datatype=DataType.REGISTERS),
+                SimData(READ_START, count=read_count(self.table), datatype=DataType.REGISTERS),
                 SimData(WRITE_START, count=WRITE_COUNT, datatype=DataType.REGISTERS),
             ],
             action=self.access,

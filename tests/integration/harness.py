@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,10 @@ class LinkPlan:
     rate_bp: int
     table: SimTableConfig | None = None
     serial: bool = False  # an RS-485 line (a pseudo-terminal pair) instead of a TCP gateway
+    # Units with a table config of their own (e.g. one speaking register map v2), and the
+    # profile the controller reads each of them with (default reference-v1).
+    unit_tables: Mapping[int, SimTableConfig] | None = None
+    profiles: Mapping[int, str] | None = None
 
 
 @dataclass
@@ -115,6 +119,8 @@ class FloorHarness:
                 kw["port"] = 0
             if p.table is not None:
                 kw["table"] = p.table
+            if p.unit_tables is not None:
+                kw["unit_tables"] = p.unit_tables
             specs.append(GatewaySpec(**kw))
         self.floor = SimFloor(
             specs,
@@ -144,7 +150,9 @@ class FloorHarness:
                 {"id": p.link_id, "game": p.game, "rate": f"{p.rate_bp / 100}%", "reset": "$1,000",
                  "table": [{"id": self.table_id(p, u), "bus": p.link_id, "unit": u,
                             "poll_interval_ms": 0 if p.serial else 40, "min_round_ms": 10,
-                            "max_credits_per_seat": 1}
+                            "max_credits_per_seat": 1,
+                            **({"profile": p.profiles[u]} if p.profiles and u in p.profiles
+                               else {})}
                            for u in range(1, p.tables + 1)]}
                 for p in self.plans
             ],

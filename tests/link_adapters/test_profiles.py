@@ -140,7 +140,7 @@ def test_simulator_speaks_the_reference_profile() -> None:
 
 
 def test_bundled_profiles_are_listed() -> None:
-    assert bundled_profiles() == ("legacy-no-seats-v1", "reference-v1")
+    assert bundled_profiles() == ("legacy-no-seats-v1", "reference-v1", "reference-v2")
 
 
 # --- decoding ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The reference register map's encodings (shared/DESIGN.md, register map v1): hand codes,
-status and command bits, the seats' bet bitmap, acknowledgement and heartbeat words."""
+"""The reference register map's encodings (shared/DESIGN.md, register map v1, and
+docs/register-map-v2.md): hand codes, status and command bits, the seats' bet bitmap,
+acknowledgement and heartbeat words."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from controller.core.hands import HandCategory
 from link_adapters.reading import HitHand, TableCommand, TableFlags
 from link_adapters.register_map import (
     HAND_CODES,
+    HAND_CODES_V2,
     NO_HAND_CODE,
     acknowledgement_words,
     bet_seats,
@@ -36,18 +38,51 @@ DESIGN_HAND_CODES = {
 }
 
 
+# docs/register-map-v2.md, register 12: v1's codes, then "10 five aces, 11 seven, 12 two
+# sevens, 13 two suited sevens, 14 three sevens, 15 three suited sevens".
+V2_ONLY_HAND_CODES = {
+    "FIVE_ACES": 10,
+    "SEVEN": 11,
+    "TWO_SEVENS": 12,
+    "TWO_SUITED_SEVENS": 13,
+    "THREE_SEVENS": 14,
+    "THREE_SUITED_SEVENS": 15,
+}
+
+
 def test_hand_codes_cover_every_hand_category_the_map_defines() -> None:
-    """The controller maps hands by name: every hand category the map gives a code has a
-    ``HitHand`` of its name with that code, and the map names no other hand."""
-    assert {hand.name for hand in HitHand} == {category.name for category in DESIGN_HAND_CODES}
+    """The controller maps hands by name: every hand category map v1 gives a code has a
+    ``HitHand`` of its name with that code, and v1 names no other hand."""
+    assert set(HAND_CODES) == {HitHand[category.name] for category in DESIGN_HAND_CODES}
     for category, code in DESIGN_HAND_CODES.items():
         hand = HitHand[category.name]
         assert HAND_CODES[hand] == hand_code(hand) == hand_code_named(category.name) == code
         assert hit_hand(code) is hand
     # High card is a category the map gives no code: a table writes no hand.
     assert hand_code_named(HandCategory.HIGH_CARD.name) == NO_HAND_CODE == 0
-    for code in (0, 10, 42, 0xFFFF):
+    for code in (0, 10, 15, 42, 0xFFFF):
         assert hit_hand(code) is None
+
+
+def test_map_v2_keeps_the_v1_codes_and_names_the_new_hands() -> None:
+    assert {hand.name for hand in HitHand} == {c.name for c in DESIGN_HAND_CODES} | set(
+        V2_ONLY_HAND_CODES
+    )
+    assert {hand.name: code for hand, code in HAND_CODES_V2.items()} == {
+        **{category.name: code for category, code in DESIGN_HAND_CODES.items()},
+        **V2_ONLY_HAND_CODES,
+    }
+    for hand, code in HAND_CODES_V2.items():
+        assert hand_code(hand, 2) == hand_code_named(hand.name, 2) == code
+        assert hit_hand(code, 2) is hand
+    for name, code in V2_ONLY_HAND_CODES.items():
+        # A v1 table has no code for them: it writes none, and v1 reads their codes as none.
+        assert hand_code_named(name) == NO_HAND_CODE
+        assert hit_hand(code) is None
+        with pytest.raises(ValueError, match=f"register map v1 has no hand code for {name}"):
+            hand_code(HitHand[name])
+    for code in (0, 16, 0xFFFF):
+        assert hit_hand(code, 2) is None
 
 
 def test_status_bits_are_named() -> None:

@@ -102,15 +102,21 @@ class HitClaim:
     hand: HandCategory
     round: int
     cards: tuple[int, ...] | None = None
+    # The level of the link's pool the table says the hit is for (register map v2); None
+    # when it does not say.
+    level: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "table_seq": self.table_seq,
             "seat": self.seat,
             "hand": self.hand.name,
             "round": self.round,
             "cards": list(self.cards) if self.cards is not None else None,
         }
+        if self.level is not None:  # a claim without one reads as every claim stored before
+            d["level"] = self.level
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> HitClaim:
@@ -121,6 +127,7 @@ class HitClaim:
             hand=HandCategory[d["hand"]],
             round=d["round"],
             cards=tuple(cards) if cards is not None else None,
+            level=d.get("level"),
         )
 
 
