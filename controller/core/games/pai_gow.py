@@ -32,7 +32,7 @@ from controller.core.games.pai_gow_counts import (
     hand_counts,
     has_run,
 )
-from controller.core.hands import JOKER, HandCategory, InvalidCards, checked_cards, evaluate
+from controller.core.hands import JOKER, HandCategory, checked_cards, evaluate
 
 H = HandCategory
 
@@ -172,15 +172,3 @@ RULES = GameRules(
     deals_are="seven-card hands of 52 cards and a joker",
     register=RegisterFields(cards_per_hit=SEVEN, joker_code=True, new_hand_codes=True),
 )
-
-__all__ = [
-    "DEFAULT_LINES",
-    "RANKING",
-    "RULES",
-    "InvalidCards",
-    "count",
-    "high_hand_value",
-    "judge_cards",
-    "low_hand_value",
-    "setting_problem",
-]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cache
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement, groupby
 from math import comb, prod
 from typing import Final
 
@@ -35,6 +35,7 @@ RUN_MASKS: Final = (0b1_0000_0000_1111, *(0b11111 << low for low in range(9)))
 ROYAL_MASK: Final = 0b11111 << 8
 
 
+@cache
 def has_run(mask: int, need: int) -> bool:
     """Do the ranks of ``mask`` hold ``need`` of some five ranks in a row (the joker the
     fifth when ``need`` is 4)?"""
@@ -54,6 +55,7 @@ def group_hand(top: int, second: int) -> HandCategory:
     return H.HIGH_CARD
 
 
+@cache
 def flush_hand(suit_mask: int, need: int) -> HandCategory:
     """The hand of a flush suit holding the ranks of ``suit_mask`` (``need`` 4 with the joker)."""
     if (suit_mask & ROYAL_MASK).bit_count() >= need:
@@ -63,21 +65,23 @@ def flush_hand(suit_mask: int, need: int) -> HandCategory:
     return H.FLUSH
 
 
-def _rank_counts(ranks: Sequence[int], cards: int, start: int = 0) -> Iterator[list[int]]:
-    """Every way to take ``cards`` cards from ranks[start:], as counts 0-4 per rank."""
-    if start == len(ranks):
-        if cards == 0:
-            yield []
-        return
-    for n in range(min(SUITS, cards) + 1):
-        for rest in _rank_counts(ranks, cards - n, start + 1):
-            yield [n, *rest]
+def _rank_multisets(ranks: Sequence[int], cards: int) -> Iterator[list[tuple[int, int]]]:
+    """Every way to take ``cards`` cards of ``ranks``, as (rank, how many) for the ranks
+    taken, at most four of a rank."""
+    for taken in combinations_with_replacement(ranks, cards):
+        held = [(rank, len(list(group))) for rank, group in groupby(taken)]
+        if all(n <= SUITS for _, n in held):
+            yield held
+
+
+# C(3, n - 1) and C(3, n): a rank's n cards with one of them, or none, in the flush suit.
+_IN_SUIT: Final = tuple(comb(SUITS - 1, n - 1) if n else 0 for n in range(SUITS + 1))
+_OFF_SUIT: Final = tuple(comb(SUITS - 1, n) for n in range(SUITS + 1))
 
 
 def _count_into(out: dict[HandCategory, int], ranks: Sequence[int], joker: bool) -> None:
     need = 4 if joker else 5
-    for counts in _rank_counts(ranks, HAND - 1 if joker else HAND):
-        held = [(rank, n) for rank, n in zip(ranks, counts, strict=True) if n]
+    for held in _rank_multisets(ranks, HAND - 1 if joker else HAND):
         groups = sorted((n + (1 if joker and rank == ACE else 0) for rank, n in held), reverse=True)
         if joker and all(rank != ACE for rank, _ in held):
             groups = sorted([*groups, 1], reverse=True)  # the joker, an ace of its own
@@ -87,18 +91,26 @@ def _count_into(out: dict[HandCategory, int], ranks: Sequence[int], joker: bool)
             best = max(best, H.STRAIGHT)
         deals = prod(comb(SUITS, n) for _, n in held)
         flushed = 0
-        for size in range(need, len(held) + 1):
-            for chosen in combinations(range(len(held)), size):
-                inside = set(chosen)
-                ways = SUITS * prod(
-                    comb(SUITS - 1, n - 1 if i in inside else n) for i, (_, n) in enumerate(held)
-                )
-                if ways:
-                    suit_mask = sum(1 << held[i][0] for i in chosen)
-                    hand = max(best, flush_hand(suit_mask, need))
-                    out[hand] = out.get(hand, 0) + ways
-                    flushed += ways
-        out[best] = out.get(best, 0) + deals - flushed
+        if len(held) >= need:
+            bits = [1 << rank for rank, _ in held]
+            inside = [_IN_SUIT[n] for _, n in held]
+            outside = [_OFF_SUIT[n] for _, n in held]
+            everyone = range(len(held))
+            for size in range(need, len(held) + 1):
+                for chosen in combinations(everyone, size):
+                    ways = SUITS
+                    suit_mask = 0
+                    for i in everyone:
+                        if i in chosen:
+                            ways *= inside[i]
+                            suit_mask |= bits[i]
+                        else:
+                            ways *= outside[i]
+                    if ways:
+                        hand = max(best, flush_hand(suit_mask, need))
+                        out[hand] += ways
+                        flushed += ways
+        out[best] += deals - flushed
 
 
 @cache

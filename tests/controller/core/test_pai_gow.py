@@ -80,13 +80,15 @@ def test_the_joker_is_refused_where_the_game_deals_none() -> None:
 
 # --- the odds ------------------------------------------------------------------------------
 
+FLUSHES = (H.ROYAL_FLUSH, H.STRAIGHT_FLUSH)
+
 # Published counts of the 154,143,080 Pai Gow Poker hands (gamblingplanet.eu, "Pai Gow Poker
 # Probabilities": straight and royal flushes together), and of the 133,784,560 seven-card
 # hands without the joker (B. Alspach, "Pai Gow Poker Computations", 2003, table 1: straight
 # and royal flushes together).
 PUBLISHED = {
     H.FIVE_ACES: 1_128,
-    (H.ROYAL_FLUSH, H.STRAIGHT_FLUSH): 210_964,
+    FLUSHES: 210_964,
     H.FOUR_OF_A_KIND: 307_472,
     H.FULL_HOUSE: 4_188_528,
     H.FLUSH: 6_172_088,
@@ -97,7 +99,7 @@ PUBLISHED = {
     H.HIGH_CARD: 24_780_420,
 }
 PUBLISHED_WITHOUT_JOKER = {
-    (H.ROYAL_FLUSH, H.STRAIGHT_FLUSH): 41_584,
+    FLUSHES: 41_584,
     H.FOUR_OF_A_KIND: 224_848,
     H.FULL_HOUSE: 3_473_184,
     H.FLUSH: 4_047_644,
@@ -110,16 +112,13 @@ PUBLISHED_WITHOUT_JOKER = {
 
 
 def _grouped(counts: dict[HandCategory, int]) -> dict[object, int]:
+    """The counts as published: straight and royal flushes together, no empty hand."""
     out: dict[object, int] = {}
     for hand, n in counts.items():
-        key = (H.ROYAL_FLUSH, H.STRAIGHT_FLUSH) if hand in key_pair() else hand
         if n:
+            key = FLUSHES if hand in FLUSHES else hand
             out[key] = out.get(key, 0) + n
     return out
-
-
-def key_pair() -> tuple[HandCategory, HandCategory]:
-    return (H.ROYAL_FLUSH, H.STRAIGHT_FLUSH)
 
 
 def test_the_counts_are_the_published_ones() -> None:
@@ -130,8 +129,7 @@ def test_the_counts_are_the_published_ones() -> None:
     assert sum(both.values()) == comb(53, 7) == 154_143_080
     # By hand: four aces, the joker and any two of the other 48 cards.
     assert both[H.FIVE_ACES] == comb(48, 2)
-    # Without the joker, the royal flushes of seven cards: 4 suits x C(47, 2), less the
-    # hands holding the royal's suit's king-high straight flush too (none: its ace is in it).
+    # Without the joker, a royal flush of seven cards: its suit, then any two of the other 47.
     assert natural[H.ROYAL_FLUSH] == 4 * comb(47, 2)
 
 
