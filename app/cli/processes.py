@@ -11,6 +11,7 @@ import click
 
 from app.cli.common import BadFile, db_option, main, run, settings_for
 from controller.core.games import Game
+from link_adapters.simulator.table_types import DEALT_GAMES
 
 
 @main.command("demo")
@@ -110,7 +111,7 @@ def demo_cmd(
 )
 @click.option(
     "--game",
-    type=click.Choice([g.value for g in Game]),
+    type=click.Choice([g.value for g in DEALT_GAMES]),
     default=None,
     help="Only this game's gateway.",
 )
@@ -155,7 +156,7 @@ def simulate_cmd(
     else:
         if serial_port is not None and game is None:
             raise click.UsageError("--serial-port needs --game: a serial line carries one game")
-        games = [Game(game)] if game is not None else list(Game)
+        games = [Game(game)] if game is not None else list(DEALT_GAMES)
         n = tables if tables is not None else 4
         gateways = [
             GatewaySpec(game=g, tables=n, serial_port=serial_port, baudrate=baudrate)

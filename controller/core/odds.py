@@ -1,12 +1,11 @@
 """The par sheet of a side bet: the exact odds of each paytable line's hand, the side bet's
 expected return at the reset amount and at a meter, and the meter at which it breaks even.
 
-Every game's side bet is judged on five cards from one 52-card deck: Caribbean Stud on the
-player's five dealt cards, the Let It Ride bonus on the player's three cards and the two
-community cards, Caribbean Draw on the five cards dealt before the draw (see ``JUDGED_ON``).
-Whatever else is dealt at the table, those five are a uniformly random five of the 52, so a
-hand's probability is the number of five-card hands of its category over C(52, 5) =
-2,598,960. The counts are derived here by combinatorics, never typed in.
+The odds are the game's own (``GameRules.count``: a count of equally likely deals over their
+total, exact): five cards of one deck for Caribbean Stud, Caribbean Draw and the Let It Ride
+bonus, the first three cards of a blackjack shoe for Super Sevens, seven cards of 52 and a
+joker for Pai Gow Poker. What each is judged on, and what the figures assume, is the game's
+``judged_on`` and ``assumption``.
 
 Pure and exact: probabilities and returns are ``Fraction``; amounts are whole cents; text is
 made with integer arithmetic. No float touches a figure.
@@ -17,64 +16,35 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
-from math import comb
 from typing import Any
 
-from controller.core.games import Game, Paytable, PaytableLine
+from controller.core.games import Game, Paytable, PaytableLine, five_card, rules_of
+from controller.core.games.five_card import FIVE_CARD_HANDS, category_counts
 from controller.core.hands import HandCategory
 from controller.core.money import BP_PER_WHOLE, format_bp, format_cents
 
-H = HandCategory
+__all__ = [
+    "ASSUMPTION",
+    "FIVE_CARD_HANDS",
+    "JUDGED_ON",
+    "LineOdds",
+    "ParSheet",
+    "category_counts",
+    "ceil_cents",
+    "fraction_text",
+    "line_odds",
+    "number_text",
+    "odds_against",
+    "one_in_text",
+    "par_sheet",
+    "par_sheet_dict",
+    "percent_text",
+    "probability",
+]
 
-RANKS = 13
-SUITS = 4
-DECK = RANKS * SUITS
-HAND = 5
-# Five ranks in a row: ace-low (A-2-3-4-5) up to ace-high (10-J-Q-K-A).
-RUNS = RANKS - HAND + 2
-FIVE_CARD_HANDS = comb(DECK, HAND)
-
-# The five cards a game's side bet is judged on, and what the figures assume about them.
-JUDGED_ON: Mapping[Game, str] = {
-    Game.CARIBBEAN_STUD: "the player's five dealt cards",
-    Game.LET_IT_RIDE_BONUS: "the player's five cards: three dealt and the two community cards",
-    Game.CARIBBEAN_DRAW: "the player's five cards dealt before the draw",
-}
-ASSUMPTION: Mapping[Game, str | None] = {
-    Game.CARIBBEAN_STUD: None,
-    Game.LET_IT_RIDE_BONUS: None,
-    # The table judges the hand the player holds after the draw, and which cards a player
-    # draws to is the player's choice: no strategy-free exact figure exists for it.
-    Game.CARIBBEAN_DRAW: (
-        "the table judges the side bet on the hand after the draw, which depends on what the "
-        "player keeps; these figures are computed on the five cards dealt before the draw"
-    ),
-}
-
-
-@cache
-def category_counts() -> Mapping[HandCategory, int]:
-    """How many of the C(52, 5) five-card hands fall in each category, by combinatorics."""
-    # Rank patterns: five distinct ranks, of which RUNS run; suit patterns of five cards over
-    # distinct ranks: 4**5, of which 4 are one suit.
-    distinct_ranks = comb(RANKS, HAND)
-    suitings = SUITS**HAND
-    one_suit = SUITS
-    counts = {
-        H.ROYAL_FLUSH: 1 * one_suit,
-        H.STRAIGHT_FLUSH: (RUNS - 1) * one_suit,
-        H.FOUR_OF_A_KIND: RANKS * comb(SUITS, 4) * (RANKS - 1) * SUITS,
-        H.FULL_HOUSE: RANKS * comb(SUITS, 3) * (RANKS - 1) * comb(SUITS, 2),
-        H.FLUSH: (distinct_ranks - RUNS) * one_suit,
-        H.STRAIGHT: RUNS * (suitings - one_suit),
-        H.THREE_OF_A_KIND: RANKS * comb(SUITS, 3) * comb(RANKS - 1, 2) * SUITS**2,
-        H.TWO_PAIR: comb(RANKS, 2) * comb(SUITS, 2) ** 2 * (RANKS - 2) * SUITS,
-        H.ONE_PAIR: RANKS * comb(SUITS, 2) * comb(RANKS - 1, 3) * SUITS**3,
-        H.HIGH_CARD: (distinct_ranks - RUNS) * (suitings - one_suit),
-    }
-    assert sum(counts.values()) == FIVE_CARD_HANDS
-    return counts
+# What each game's side bet is judged on, and what the figures assume about it.
+JUDGED_ON: Mapping[Game, str] = {game: rules_of(game).judged_on for game in Game}
+ASSUMPTION: Mapping[Game, str | None] = {game: rules_of(game).assumption for game in Game}
 
 
 def probability(hand: HandCategory) -> Fraction:
@@ -83,7 +53,8 @@ def probability(hand: HandCategory) -> Fraction:
 
 
 def odds_against(hand: HandCategory) -> Fraction:
-    """The odds against ``hand``, x to 1: hands that miss it per hand that makes it."""
+    """The odds against five cards making ``hand``, x to 1: hands that miss it per hand that
+    makes it."""
     ways = category_counts()[hand]
     return Fraction(FIVE_CARD_HANDS - ways, ways)
 
@@ -126,18 +97,21 @@ def fraction_text(value: Fraction) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LineOdds:
-    """One paytable line and the exact chance of its hand."""
+    """One paytable line and the exact chance of its hand: ``ways`` of ``total`` deals."""
 
     line: PaytableLine
-    ways: int  # of FIVE_CARD_HANDS
+    ways: int
+    total: int = FIVE_CARD_HANDS
 
     @property
     def probability(self) -> Fraction:
-        return Fraction(self.ways, FIVE_CARD_HANDS)
+        return Fraction(self.ways, self.total)
 
     @property
     def odds_against(self) -> Fraction:
-        return Fraction(FIVE_CARD_HANDS - self.ways, self.ways)
+        """Deals that miss the hand per deal that makes it; a hand no deal makes (two suited
+        sevens from one deck) has no odds: ``ZeroDivisionError``."""
+        return Fraction(self.total - self.ways, self.ways)
 
     def pays_cents(self, meter_cents: Fraction | int) -> Fraction:
         """What the line pays with the meter at ``meter_cents``: its fixed amount, or its exact
@@ -189,9 +163,9 @@ class ParSheet:
 
 
 def line_odds(paytable: Paytable) -> tuple[LineOdds, ...]:
-    """Each line of ``paytable`` with the number of five-card hands that make its hand."""
-    counts = category_counts()
-    return tuple(LineOdds(line, counts[line.hand]) for line in paytable.lines)
+    """Each line of ``paytable`` with the number of its game's deals that make its hand."""
+    counts = rules_of(paytable.game).count()
+    return tuple(LineOdds(line, counts.ways[line.hand], counts.total) for line in paytable.lines)
 
 
 def par_sheet(paytable: Paytable, *, wager_cents: int) -> ParSheet:
@@ -216,6 +190,8 @@ def par_sheet_dict(
 ) -> dict[str, Any]:
     """The par sheet as the packet carries it: JSON-ready, exact figures as ``n/d`` text."""
     game = paytable.game
+    rules = rules_of(game)
+    total = rules.count().total
     by_wager = []
     for sheet in (par_sheet(paytable, wager_cents=w) for w in sorted(set(wagers_cents))):
         even = sheet.break_even_meter
@@ -238,7 +214,10 @@ def par_sheet_dict(
         "game": game.label,
         "judged_on": JUDGED_ON[game],
         "assumption": ASSUMPTION[game],
-        "five_card_hands": FIVE_CARD_HANDS,
+        # Kept for the five-card games, as packets have always carried it.
+        "five_card_hands": total if rules.hand == five_card.SHAPE else None,
+        "deals": total,
+        "deals_are": rules.deals_are,
         "reset_cents": reset_cents,
         "meter_cents": meter_cents,
         "lines": [

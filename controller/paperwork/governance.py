@@ -199,8 +199,10 @@ def _par_sheet_sections(
     if sheet is None:
         return []
     about = [
+        # Packets made before every game counted its own deals carry only five_card_hands.
         f"Judged on {sheet['judged_on']}: each hand's ways of the "
-        f"{sheet['five_card_hands']:,} five-card hands of one deck.",
+        f"{sheet.get('deals', sheet['five_card_hands']):,} "
+        f"{sheet.get('deals_are', 'five-card hands of one deck')}.",
         f"Reset amount {format_cents(sheet['reset_cents'])}; meter "
         f"{format_cents(sheet['meter_cents'])}.",
     ]

@@ -73,3 +73,28 @@ def check_pool(game: Game, levels: Sequence[LevelConfig], paytable: Paytable) ->
                 f"the link has {len(levels)}"
             )
     return rate
+
+
+def check_levels_won(levels: Sequence[LevelConfig], paytables: Sequence[Paytable]) -> None:
+    """Every level can be won: a mystery level by its trigger, any other by a paytable line
+    paying 100 % of it. A meter no hand can win grows money no patron can ever receive (the
+    Let It Ride bonus link of 10-7-5 once did), and its rate could never change (10-1-1.1(d))."""
+    from controller.core.reducer.levels import LevelError
+
+    for number, cfg in enumerate(levels, start=1):
+        if cfg.mystery is not None:
+            continue
+        if not any(
+            line.resets_meter and line.level_number == number
+            for pt in paytables
+            for line in pt.lines
+        ):
+            raise LevelError(
+                f"level {number} ({cfg.name}) can never be won: no paytable line pays 100% of it "
+                f"(a meter no hand can win is money no patron can receive; {RATE_CLAUSE})"
+            )
+
+
+def meterless(paytables: Sequence[Paytable]) -> bool:
+    """No line of any of the link's paytables pays from a meter: the link is fixed-pay."""
+    return not any(line.from_meter for pt in paytables for line in pt.lines)

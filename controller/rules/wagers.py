@@ -1,4 +1,5 @@
-"""The Let It Ride bonus feature's wager (68 IAC 10-7-5)."""
+"""The fixed wagers of side bets: the Let It Ride bonus (68 IAC 10-7-5) and Super Sevens
+(68 IAC 10-12-3)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,20 @@ if TYPE_CHECKING:
 DENOMINATION_CLAUSE = "68 IAC 10-7-5(b)"
 LET_IT_RIDE_BONUS_BET_CENTS = 100
 
+# 68 IAC 10-12-3(b): a Super Sevens bet is at most one dollar, and (f) pays fixed dollar
+# amounts whatever the bet; read together, the bet is the one dollar the pays are set for, so
+# every credit a Super Sevens table reports is one dollar.
+SUPER_SEVENS_CLAUSE = "68 IAC 10-12-3(b)"
+SUPER_SEVENS_BET_CENTS = 100
+
+# The clause fixing each fixed wager, by the game's value.
+_WAGER_CLAUSES = {"let_it_ride_bonus": DENOMINATION_CLAUSE, "super_sevens": SUPER_SEVENS_CLAUSE}
+
 
 def check_denomination(game: Game, denomination_cents: int) -> int:
     """A table's denomination, refused when its game fixes the wager at another amount."""
     fixed = game.fixed_wager_cents
     if fixed is not None and denomination_cents != fixed:
-        raise RuleViolation(DENOMINATION_CLAUSE, f"the {game.label} bet is {format_cents(fixed)}")
+        clause = _WAGER_CLAUSES.get(game.value, DENOMINATION_CLAUSE)
+        raise RuleViolation(clause, f"the {game.label} bet is {format_cents(fixed)}")
     return denomination_cents

@@ -57,6 +57,8 @@ def build_hand(hand: HandCategory, avoid: Iterable[int] = ()) -> tuple[int, ...]
     """
     if not isinstance(hand, HandCategory):
         raise ValueError(f"hand must be a HandCategory, got {hand!r}")
+    if hand not in _SHAPES:
+        raise ValueError(f"the simulator deals five-card poker hands, not {hand.label}")
     taken = frozenset(avoid)
     for cards in _candidates(hand):
         if taken.isdisjoint(cards):

@@ -36,7 +36,7 @@ from typing import Any, Final
 from controller.core.games import Game
 from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND, MAX_ROUNDS_PER_SECOND
 from link_adapters.simulator.gateway import DEFAULT_HOST, MAX_UNITS, GatewaySpec
-from link_adapters.simulator.table_types import U32, SimTableConfig
+from link_adapters.simulator.table_types import DEALT_GAMES, U32, SimTableConfig
 
 __all__ = ["SimConfig", "SimConfigError", "load_config", "parse_config"]
 
@@ -163,13 +163,16 @@ def _gateway(entry: Mapping[str, Any], number: int, outer: _Fail) -> GatewaySpec
 
     game_text = entry.get("game")
     if game_text is None:
-        raise fail(f"key 'game' is missing; one of {', '.join(g.value for g in Game)}")
+        raise fail(f"key 'game' is missing; one of {', '.join(g.value for g in DEALT_GAMES)}")
     try:
         game = Game(game_text)
     except ValueError:
+        game = None
+    if game not in DEALT_GAMES:
         raise fail(
-            f"key 'game': {game_text!r} is not a game; one of {', '.join(g.value for g in Game)}"
-        ) from None
+            f"key 'game': {game_text!r} is not a game the simulator deals; one of "
+            f"{', '.join(g.value for g in DEALT_GAMES)}"
+        )
     serial_port = text("serial_port")
     port = integer("port", 0, 65535)
     if serial_port is not None and port is not None:

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Final
 
 from controller.core.games import Game
-from link_adapters.simulator.table_types import SimTableConfig
+from link_adapters.simulator.table_types import DEALT_GAMES, SimTableConfig
 
 __all__ = [
     "DEFAULT_HOST",
@@ -77,6 +77,11 @@ class GatewaySpec:
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
             raise ValueError(f"game must be a Game, one of {', '.join(g.value for g in Game)}")
+        if self.game not in DEALT_GAMES:
+            raise ValueError(
+                f"the simulator deals only {', '.join(g.value for g in DEALT_GAMES)}, "
+                f"not {self.game.value}"
+            )
         _check_int("tables", self.tables, 1, MAX_UNITS)
         if not isinstance(self.name, str):
             raise ValueError(f"name must be a string, got {self.name!r}")

@@ -27,6 +27,7 @@ from link_adapters.register_map import (
 __all__ = [
     "COMMAND_DISABLE_PROGRESSIVE",
     "COMMAND_HIT_PENDING",
+    "DEALT_GAMES",
     "MAX_CARDS",
     "MAX_SEATS",
     "REGISTER_MAPS",
@@ -49,6 +50,9 @@ __all__ = [
 
 U32: Final = 1 << 32
 MAX_SEATS: Final = 7
+# The games the simulator deals: five-card hands of one deck, register map v1. Super Sevens and
+# Pai Gow Poker tables report three or seven cards and the joker, which need map v2.
+DEALT_GAMES: Final = (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS)
 U16_MAX: Final = 0xFFFF
 REGISTER_MAPS: Final = (1, 2)  # the reference register maps a simulated table can speak
 MAX_CARDS: Final = 7  # the most cards a hit reports under map v2 (five under v1)
@@ -96,6 +100,11 @@ class SimTableConfig:
             raise ValueError(
                 f"game must be a Game, got {self.game!r}; e.g. Game.CARIBBEAN_STUD or "
                 "Game('caribbean_stud')"
+            )
+        if self.game not in DEALT_GAMES:
+            raise ValueError(
+                f"the simulator deals only {', '.join(g.value for g in DEALT_GAMES)}, "
+                f"not {self.game.value}"
             )
         check_int("seats", self.seats, 1, MAX_SEATS)
         check_int("bet_probability_pct", self.bet_probability_pct, 0, 100)

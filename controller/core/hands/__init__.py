@@ -20,7 +20,9 @@ Public API:
   interned ``HandValue`` objects, one per strength, never building one per call; that is why
   the value does not carry the cards.
 * ``best_five(cards)`` -- the five cards making that hand (slower; for display and audit).
-* ``card_code``, ``card_text``, ``parse_cards`` -- text <-> code conversions.
+* ``card_code``, ``card_text``, ``parse_cards`` -- text <-> code conversions (the joker,
+  ``JOKER`` = 52, only where the caller allows it).
+* ``checked_cards`` -- a game's hand checked: its card count, the joker, a shoe's copies.
 * ``InvalidCards`` -- every refusal, a ``ValueError`` whose message says what is wrong.
 
 Strength layout: ``category << 20`` plus up to five 4-bit ranks, most significant first, that
@@ -37,17 +39,20 @@ Its modules: ``cards`` (codes, text, validation), ``values`` (categories and han
 """
 
 from controller.core.hands.cards import (
+    JOKER,
     RANK_CHARS,
     SUIT_CHARS,
     InvalidCards,
     card_code,
     card_text,
+    checked_cards,
     parse_cards,
 )
 from controller.core.hands.evaluation import best_five, evaluate
 from controller.core.hands.values import HandCategory, HandValue
 
 __all__ = [
+    "JOKER",
     "RANK_CHARS",
     "SUIT_CHARS",
     "HandCategory",
@@ -56,6 +61,7 @@ __all__ = [
     "best_five",
     "card_code",
     "card_text",
+    "checked_cards",
     "evaluate",
     "parse_cards",
 ]

@@ -1,4 +1,4 @@
-"""What a hand is worth: the ten hand categories (with their names) and the value of a best
+"""What a hand is worth: the hand categories (with their names) and the value of a best
 five-card hand, which compares, hashes and ties by its strength."""
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ from controller.core.hands.cards import InvalidCards
 
 
 class HandCategory(enum.IntEnum):
-    """Poker hand categories; a higher value is a better hand."""
+    """The hands a side bet can be judged to make; within one game a higher value is a better
+    hand (each game's own ranking, best first, is ``GameRules.ranking``).
+
+    0-9 are the poker categories of five cards. The others belong to one game each: five aces
+    (Pai Gow Poker, 68 IAC 10-9-14: four aces and the joker, above a royal flush) and the
+    Super Sevens hands (68 IAC 10-12-3(f)), which count sevens among a blackjack hand's first
+    one to three cards. ``HandValue`` and ``evaluate`` know only 0-9.
+    """
 
     HIGH_CARD = 0
     ONE_PAIR = 1
@@ -24,12 +31,18 @@ class HandCategory(enum.IntEnum):
     FOUR_OF_A_KIND = 7
     STRAIGHT_FLUSH = 8
     ROYAL_FLUSH = 9
+    FIVE_ACES = 10
+    SEVEN = 11
+    TWO_SEVENS = 12
+    TWO_SUITED_SEVENS = 13
+    THREE_SEVENS = 14
+    THREE_SUITED_SEVENS = 15
     # Not a hand: what a mystery level's hit is recorded as (its trigger reached, no cards).
     MYSTERY = 16
 
     @property
     def label(self) -> str:
-        """Lower-case words, e.g. ``"royal flush"``, ``"one pair"``, ``"high card"``."""
+        """Lower-case words, e.g. ``"royal flush"``, ``"one pair"``, ``"two suited sevens"``."""
         return self.name.lower().replace("_", " ")
 
     @classmethod
@@ -42,7 +55,10 @@ class HandCategory(enum.IntEnum):
             member = cls.__members__.get(key)
             if member is not None:
                 return member
-        valid = ", ".join(member.name for member in reversed(cls) if member.name != "MYSTERY")
+        # The poker categories best first, then the hands of one game each.
+        poker = [member for member in reversed(cls) if member <= cls.ROYAL_FLUSH]
+        others = (m for m in cls if cls.ROYAL_FLUSH < m < cls.MYSTERY)
+        valid = ", ".join(m.name for m in [*poker, *others])
         raise InvalidCards(f"unknown hand {text!r}; valid hands are {valid}")
 
 

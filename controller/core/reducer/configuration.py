@@ -30,7 +30,7 @@ from controller.core.reducer.state import (
     TableConfig,
     TableState,
 )
-from controller.rules.pools import check_pool, fixed_pay_only
+from controller.rules.pools import check_levels_won, check_pool, fixed_pay_only, meterless
 from controller.rules.progression import (
     RATE_LOCK_CLAUSE,
     check_rate_change,
@@ -63,8 +63,10 @@ def open_link(
     (a table names its game in its ``TableConfig``), each paying into the same levels.
     """
     paytables = dict(paytables or {})
-    if levels is None and fixed_pay_only(game):
-        levels = ()  # 68 IAC 10-7-5(e): the game pays fixed amounts; its link has no meter
+    if levels is None and (fixed_pay_only(game) or meterless([paytable, *paytables.values()])):
+        # 68 IAC 10-7-5(e) (the Let It Ride bonus), or a paytable of fixed pays only (Super
+        # Sevens as 10-12-3(f) lists it): no hand can win a meter, so the link has none.
+        levels = ()
     if levels is None:
         check_rate_of_progression(rate_bp)
         levels = (LevelConfig(name="Jackpot", reset_cents=reset_cents, rate_bp=rate_bp),)
@@ -77,6 +79,10 @@ def open_link(
         if table_of_other.game is not other or other is game:
             raise EngineError(f"the paytable given for {other.label} is not one for another game")
         check_pool(other, levels, table_of_other)
+    try:
+        check_levels_won(levels, [paytable, *paytables.values()])
+    except LevelError as exc:
+        raise EngineError(str(exc)) from None
     reset_cents = levels[0].reset_cents if levels else 0
     for t in tables:
         dealt = t.game or game
@@ -225,6 +231,16 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
                 f"link {state.link_id} has {len(state.levels)} levels; a change keeps their number"
             )
         new = change.paytable
+        try:
+            check_levels_won(
+                levels,
+                [
+                    new if new is not None and new.game is g else state.paytable_for(g)
+                    for g in state.games
+                ],
+            )
+        except LevelError as exc:
+            raise EngineError(str(exc)) from None
         for g in state.games:
             check_pool(
                 g, levels, new if new is not None and new.game is g else state.paytable_for(g)

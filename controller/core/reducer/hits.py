@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.core.games import PaytableLine
-from controller.core.hands import HandCategory, InvalidCards, evaluate
+from controller.core.hands import HandCategory, InvalidCards
 from controller.core.money import (
     MAX_AMOUNT_CENTS,
     cents_to_units,
@@ -234,10 +234,13 @@ def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
         return f"seat {c.seat} does not exist at a {ts.config.seats}-seat table"
     if c.cards is None:
         return None
+    rules = (ts.config.game or state.game).rules
     try:
-        made = evaluate(c.cards).category
+        made = rules.judge(c.cards)
     except InvalidCards as exc:
         return f"the reported cards are not a hand: {exc}"
+    if made is None:
+        return f"the cards make no {rules.label} hand, not the claimed {c.hand.label}"
     if made is not c.hand:
         return f"the cards make {made.label}, not the claimed {c.hand.label}"
     return None

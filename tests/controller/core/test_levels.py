@@ -362,6 +362,26 @@ def test_a_levels_change_applies_at_the_next_jackpot_reset():
     assert out.state.levels[3].config.reset_cents == 20_00
 
 
+def test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter():
+    with pytest.raises(EngineError, match="level 2 \\(Major\\) can never be won"):
+        link(
+            levels=(GRAND, MAJOR),
+            pt=paytable(PaytableLine(hand=H.ROYAL_FLUSH, percent_bp=10_000, level=1)),
+            draws={},
+        )
+    sevens = Game.SUPER_SEVENS
+    state = open_link(
+        link_id="sevens",
+        game=sevens,
+        rate_bp=8_000,
+        reset_cents=100_00,
+        paytable=default_paytable(sevens),
+        tables=(table(),),
+        at_us=T0,
+    ).state
+    assert state.fixed_pay and state.meter_units == 0  # 10-12-3(f) pays fixed amounts only
+
+
 # --- property: conservation of every meter through any mix of play ---------------------------
 
 LEVEL = st.builds(
@@ -428,7 +448,10 @@ def pools(draw):
 @given(
     pools(),
     st.lists(
-        st.tuples(st.integers(0, 300), st.sampled_from([None, H.ROYAL_FLUSH, H.STRAIGHT_FLUSH])),
+        st.tuples(
+            st.integers(0, 300),
+            st.sampled_from([None, H.ROYAL_FLUSH, H.STRAIGHT_FLUSH, H.FOUR_OF_A_KIND, H.STRAIGHT]),
+        ),
         min_size=1,
         max_size=25,
     ),
@@ -436,8 +459,13 @@ def pools(draw):
 )
 def test_every_meter_follows_from_the_history(levels, plays, rnd):
     n = len(levels)
-    lines = [PaytableLine(hand=H.ROYAL_FLUSH, percent_bp=10_000, level=1)]
-    lines.append(PaytableLine(hand=H.STRAIGHT_FLUSH, percent_bp=5_000, level=n))
+    hands = [H.ROYAL_FLUSH, H.STRAIGHT_FLUSH, H.FOUR_OF_A_KIND, H.FULL_HOUSE, H.FLUSH]
+    lines = [
+        PaytableLine(hand=hands[i], percent_bp=10_000, level=i + 1)
+        for i, c in enumerate(levels)
+        if c.mystery is None
+    ]
+    lines.append(PaytableLine(hand=H.STRAIGHT, percent_bp=5_000, level=n))
     mystery = {
         i: [
             MysteryDraw(rnd.randint(c.mystery.floor_cents, c.mystery.ceiling_cents), f"s{k}")
