@@ -352,11 +352,12 @@ def _award(
             at_us=at_us,
             level=key,
         )
-    if line.resets_meter and not b.single:
+    due = due_change(b, at_us) if line.resets_meter else None
+    if line.resets_meter and (not b.single or (due is not None and due.levels is not None)):
+        # A link of levels, or a classic link becoming one at this very reset.
         _at_reset(b, index, at_us, tid, f"{b.levels[index].config.name} won at table {tid}")
     elif line.resets_meter:
-        due = due_change(b, at_us)
-        if due is not None and (due.reset_cents is not None or due.levels is not None):
+        if due is not None and due.reset_cents is not None:
             take_effect(b, due, at_us, reset=True)
         reset_cents = b.state.reset_cents
         # 68 IAC 10-6-5(i), 10-8-5(i): reset to the reset amount at once and play on.

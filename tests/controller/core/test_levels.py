@@ -567,3 +567,32 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
             at_us=T0,
             levels=(GRAND, MAJOR, MINOR, MINI),
         )
+
+
+def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
+    classic = open_link(
+        link_id="c",
+        game=STUD,
+        rate_bp=8_000,
+        reset_cents=1_000_00,
+        paytable=default_paytable(STUD),
+        tables=(table(),),
+        at_us=T0,
+    ).state
+    assert len(classic.levels) == 1 and classic.levels[0].config.name == "Jackpot"
+    hidden = (LevelConfig(name="Jackpot", reset_cents=1_000_00, rate_bp=7_000, reserve_bp=1_000),)
+    s = arm_change(
+        classic,
+        change=ArmedChange(submission_id="S9", effective_at_us=T0, levels=hidden),
+        at_us=T0,
+        by="agent",
+    ).state
+    s = read(s, "t1", 1, 0, rounds=0).state
+    s = read(s, "t1", 2, 10, rounds=1).state  # $10 at 80%, all to the one meter still
+    assert s.levels[0].meter_units == (1_000_00 + 8_00) * U
+    claim = HitClaim(table_seq=1, seat=1, hand=H.ROYAL_FLUSH, round=1, cards=ROYAL)
+    out = read(s, "t1", 3, 10, rounds=1, head=claim, pending=1)
+    assert K.LEVELS_CHANGED in [e.kind for e in out.events]
+    after = read(out.state, "t1", 4, 20, rounds=2).state
+    assert after.levels[0].reserve_units == 10_00 * 1_000  # now 10% hidden
+    assert after.meter_units == sum(meters_of(after.levels).values())
