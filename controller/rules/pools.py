@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from controller.core.money import format_bp
-from controller.rules.progression import RATE_CLAUSE, check_rate_of_progression
+from controller.rules.progression import RATE_CLAUSE, RATE_LOCK_CLAUSE, check_rate_of_progression
 from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
@@ -98,3 +98,23 @@ def check_levels_won(levels: Sequence[LevelConfig], paytables: Sequence[Paytable
 def meterless(paytables: Sequence[Paytable]) -> bool:
     """No line of any of the link's paytables pays from a meter: the link is fixed-pay."""
     return not any(line.from_meter for pt in paytables for line in pt.lines)
+
+
+def check_one_meter_change(
+    *, link_id: str, fixed_pay: bool, one_meter: bool, levels: int, what: str
+) -> None:
+    """A rate or reset-amount change on its own is for a link of one meter. A fixed-pay link
+    has neither (``FIXED_PAY_CLAUSE``); a link of levels changes them all together, by one
+    submission of its levels, at the link's next jackpot (10-1-1.1(d) locks the link's rate)."""
+    if fixed_pay:
+        raise RuleViolation(
+            FIXED_PAY_CLAUSE,
+            f"link {link_id} is a fixed-pay link: it has no {what}, and it can never change",
+        )
+    if not one_meter:
+        shape = f"{levels} levels" if levels > 1 else "a hidden share or an overflow meter"
+        raise RuleViolation(
+            RATE_LOCK_CLAUSE,
+            f"link {link_id} has {shape}: its {what} changes with a submission of all its "
+            "levels, applied at the link's next jackpot reset",
+        )

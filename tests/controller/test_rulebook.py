@@ -37,6 +37,10 @@ GOVERNANCE = "tests/controller/paperwork/test_governance.py"
 PAPERWORK = "tests/controller/core/test_paperwork_rules.py"
 STORE_PAPERWORK = "tests/storage/test_paperwork.py"
 SUBMISSIONS = "tests/storage/test_submissions.py"
+PAI_GOW = "tests/controller/core/test_pai_gow.py"
+SUPER_SEVENS = "tests/controller/core/test_super_sevens.py"
+GAME_MODULES = "tests/controller/core/test_game_modules.py"
+LEVELS = "tests/controller/core/test_levels.py"
 
 # 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
 _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
@@ -206,13 +210,65 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
             ("tests/controller/core/test_games.py::test_let_it_ride_bonus_cannot_pay_one_pair",),
         ),
         "(e)": Enforced(
-            ("controller.core.games:default_paytable",),
+            (
+                "controller.core.games:default_paytable",
+                "controller.rules.pools:fixed_pay_only",
+                "controller.rules.pools:check_pool",
+            ),
             (
                 "tests/controller/core/test_games.py::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",
+                f"{LEVELS}::test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount",
             ),
         ),
     },
     "10-8-5": _PROGRESSIVE_FEATURE,
+    "10-9-3": {
+        "(a)": NotOurs("card manufacture (68 IAC 14-3) is the casino's, not the controller's"),
+        "(b)": Enforced(
+            ("controller.core.games.pai_gow:judge_cards",),
+            (
+                f"{PAI_GOW}::test_the_counts_are_the_published_ones",
+                f"{GAME_MODULES}::test_a_five_card_link_still_refuses_the_joker",
+            ),
+        ),
+        "(c)": Enforced(
+            ("controller.core.games.pai_gow:seven_card_hand",),
+            (f"{PAI_GOW}::test_the_judge_agrees_with_a_brute_force_joker",),
+        ),
+    },
+    "10-9-14": {
+        "(a)": Enforced(
+            ("controller.core.games.pai_gow:judge_cards",),
+            (f"{PAI_GOW}::test_the_game_s_odds_are_every_ranked_hand_over_all_hands",),
+        ),
+        "(b)": NotOurs(
+            "ties between hands settle the base game; the progressive pays by ranking alone"
+        ),
+    },
+    "10-12-3": {
+        "(a)": NotOurs("the order of wagers at the table is the dealer's to keep"),
+        "(b)": Enforced(
+            ("controller.rules.wagers:check_denomination",),
+            (f"{GAME_MODULES}::test_the_super_sevens_table_bets_one_dollar",),
+        ),
+        "(c)": NotOurs("the blackjack game itself (68 IAC 10-2) is not on the controller"),
+        "(d)": NotOurs("which card a split hand counts is read by the table, which reports it"),
+        "(e)": Enforced(
+            ("controller.core.games.super_sevens:judge_cards",),
+            (f"{SUPER_SEVENS}::test_the_judge_reads_the_first_cards_in_order",),
+        ),
+        "(f)": Enforced(
+            (
+                "controller.core.games.super_sevens:judge_cards",
+                "controller.core.games:default_paytable",
+                "controller.rules.pools:meterless",
+            ),
+            (
+                f"{SUPER_SEVENS}::test_the_default_paytable_is_68_iac_10_12_3_f",
+                f"{LEVELS}::test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter",
+            ),
+        ),
+    },
 }
 
 # House policies: no subsection asks for them; each is cited as house policy, never as one.

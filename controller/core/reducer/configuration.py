@@ -30,13 +30,17 @@ from controller.core.reducer.state import (
     TableConfig,
     TableState,
 )
-from controller.rules.pools import check_levels_won, check_pool, fixed_pay_only, meterless
+from controller.rules.pools import (
+    check_levels_won,
+    check_one_meter_change,
+    check_pool,
+    fixed_pay_only,
+    meterless,
+)
 from controller.rules.progression import (
-    RATE_LOCK_CLAUSE,
     check_rate_change,
     check_rate_of_progression,
 )
-from controller.rules.violation import RuleViolation
 from controller.rules.wagers import check_denomination
 
 
@@ -157,16 +161,13 @@ def open_link(
 
 
 def _classic_only(state: LinkState, what: str) -> None:
-    if state.fixed_pay:
-        raise RuleViolation(
-            "68 IAC 10-7-5(e)", f"link {state.link_id} is a fixed-pay link: it has no {what}"
-        )
-    if not is_single_meter(state.level_configs):
-        raise RuleViolation(
-            RATE_LOCK_CLAUSE,
-            f"link {state.link_id} has {len(state.levels)} levels: its {what} changes with a "
-            "submission of all its levels, applied at the link's next jackpot reset",
-        )
+    check_one_meter_change(
+        link_id=state.link_id,
+        fixed_pay=state.fixed_pay,
+        one_meter=is_single_meter(state.level_configs),
+        levels=len(state.levels),
+        what=what,
+    )
 
 
 def change_rate(state: LinkState, *, rate_bp: int, at_us: int, by: str) -> Outcome:
