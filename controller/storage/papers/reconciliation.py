@@ -10,6 +10,8 @@ from typing import NamedTuple
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.games import Game
+from controller.rules.pools import fixed_pay_only
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.typed_rows import columns
 
@@ -94,6 +96,30 @@ async def awarded_from_meter_cents(
         )
     )
     return int(paid or 0)
+
+
+async def fixed_pay_link(conn: AsyncConnection, link_id: str) -> bool:
+    """Is the link a fixed-pay bonus link (its game pays fixed amounts only)?"""
+    game = await conn.scalar(select(LinkRow.game).where(LinkRow.link_id == link_id))
+    return game is not None and fixed_pay_only(Game(game))
+
+
+async def paid_at_table(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+) -> tuple[int, int]:
+    """The hits of the period recorded as paid at the table: how many, and in cents."""
+    row = (
+        await conn.execute(
+            select(func.count(), func.coalesce(func.sum(HitRow.award_cents), 0)).where(
+                HitRow.link_id == link_id,
+                HitRow.status == "awarded",
+                HitRow.paid_from == "table",
+                HitRow.at_us >= since_us,
+                HitRow.at_us < until_us,
+            )
+        )
+    ).one()
+    return int(row[0] or 0), int(row[1] or 0)
 
 
 async def chain_head(conn: AsyncConnection, link_id: str) -> ChainHead | None:
