@@ -126,3 +126,23 @@ async def chain_head(conn: AsyncConnection, link_id: str) -> ChainHead | None:
     """The link's history head (sequence number, seal) as the database records it now."""
     row = (await conn.execute(select(*_HEAD).where(LinkRow.link_id == link_id))).one_or_none()
     return None if row is None else ChainHead(int(row.last_seq), str(row.last_hash))
+
+
+class AwardEntry(NamedTuple):
+    """What the levels' view reads of one award entry of the history."""
+
+    hit_id: str | None
+    at_us: int
+    table_id: str | None
+    delta_units: int
+    details: str
+
+
+async def award_entries(conn: AsyncConnection, link_id: str) -> list[AwardEntry]:
+    """Every award of the link's history, newest first (awards are rare: a few a day)."""
+    rows = await conn.execute(
+        select(_m.hit_id, _m.at_us, _m.table_id, _m.delta_units, _m.details)
+        .where(_m.link_id == link_id, _m.kind == "award")
+        .order_by(_m.seq.desc())
+    )
+    return [AwardEntry(r.hit_id, r.at_us, r.table_id, r.delta_units, r.details) for r in rows]
