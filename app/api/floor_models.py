@@ -199,7 +199,7 @@ class LinkRead(BaseModel):
     )
     reset_cents: int
     rate_bp: int
-    rate: str = Field(examples=["80.00%"], description='the rate of progression, or "fixed pays"')
+    rate: str = Field(examples=["80%"], description='the rate of progression, or "fixed pays"')
     fixed_pay: bool = Field(description="a bonus link paying fixed amounts: no meter, no level")
     hit_policy: str
     state: Literal["playing", "hit_pending", "offline", "inoperable"] = Field(

@@ -62,7 +62,7 @@ class LevelRead(BaseModel):
         description="where the level's share goes at its limit"
     )
     rate_bp: int = Field(description="the level's shown share of every wager")
-    rate: str = Field(examples=["4.00%"])
+    rate: str = Field(examples=["40%"])
     must_hit_by_cents: int | None = Field(
         description="a mystery level's ceiling: it hits at or before this amount (the "
         "trigger itself is never shown)"
