@@ -3,7 +3,7 @@ opened by the real reducer and held in the runtime's memory (``floor.hold_in_mem
 
 from __future__ import annotations
 
-from controller.core.games import Game, PaytableLine, default_paytable, make_paytable
+from controller.core.games import Game, Paytable, PaytableLine, default_paytable, make_paytable
 from controller.core.hands import HandCategory
 from controller.core.reducer.levels import AboveLimit, LevelConfig, Mystery, MysteryDraw
 from tests.web.floor import WebFloor, hold_in_memory
@@ -30,7 +30,7 @@ FOUR_LEVELS = (GRAND, MAJOR, MINOR, MINI)
 TRIGGER = MysteryDraw(37_77, "5e" * 16)
 
 
-def pool_paytable():
+def pool_paytable() -> Paytable:
     return make_paytable(
         Game.CARIBBEAN_STUD,
         (

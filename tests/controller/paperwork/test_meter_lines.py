@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.ledger import canonical_details
-from controller.core.reducer import HitClaim, MeterEvent, open_link
-from controller.core.reducer.levels import meters_of
+from controller.core.reducer import HitClaim, LinkState, MeterEvent, open_link
+from controller.core.reducer.levels import MysteryDraw, meters_of
 from controller.paperwork.export import meters_text
 from controller.paperwork.meter_lines import award_of, level_hits
 from controller.paperwork.reconciliation import Entry, reconcile, summary
@@ -20,7 +20,6 @@ from tests.controller.core.test_levels import (
     QUADS,
     STUD,
     T0,
-    MysteryDraw,
     paytable,
     read,
     table,
@@ -45,7 +44,7 @@ def entries_of(events: list[MeterEvent]) -> list[Entry]:
     ]
 
 
-def played() -> tuple[list[MeterEvent], object]:
+def played() -> tuple[list[MeterEvent], LinkState]:
     """Open a pool of four levels, play, hit the Minor (its overflow moves in), the Major
     (its reserve funds the reset) and the Mini (its mystery trigger)."""
     out = open_link(
@@ -84,9 +83,7 @@ def test_every_meter_reconciles_exactly_from_its_entries() -> None:
     assert r.balanced, r.problems
     closing = {key: line.closing_units for key, line in r.lines.meters.items()}
     assert {k: v for k, v in closing.items() if v} == {
-        k: v
-        for k, v in meters_of(final.levels).items()
-        if v  # type: ignore[attr-defined]
+        k: v for k, v in meters_of(final.levels).items() if v
     }
     lines = r.lines.meters
     # What a reset moves between a level's meters adds up to nothing over the pool.
