@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
-from controller.core.reducer import LinkState, Outcome, display_frame, level_frames
+from controller.core.reducer import Outcome, display_frame, level_frames
 from controller.runtime.service import FloorService
 
 __all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
@@ -280,8 +280,6 @@ class LiveHub:
             "winning_table_name": names.get(win.table_id, win.table_id) if win else None,
             "seats": list(win.seats) if win else [],
             "hand": win.hand.name if win else None,
-            "level": win.level if win else None,
-            "level_name": _level_name(state, win.level) if win else None,
         }
         tables = [
             {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id), "state": s.state}
@@ -361,13 +359,6 @@ class LiveHub:
             for client in stalled:
                 log.warning("display client of link %s dropped: not reading", channel.link_id)
                 self._drop(client)
-
-
-def _level_name(state: LinkState, key: str | None) -> str | None:
-    for i, lv in enumerate(state.levels):
-        if key == f"L{i + 1}":
-            return lv.config.name
-    return None
 
 
 async def _until_disconnect(receive: Receive) -> None:
