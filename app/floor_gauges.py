@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from controller.core.money import displayed_cents
+from controller.core.reducer.levels import meters_of, parse_key
 from controller.rules.integrity import INTEGRITY_CLAUSE
 
 if TYPE_CHECKING:
@@ -86,6 +88,14 @@ class FloorState(Collector):
         meter = GaugeMetricFamily(
             "progressive_meter_cents", "The link's meter as displayed, in cents", labels=link_labels
         )
+        # Every meter of a pool, the hidden reserve too (metrics are read by staff only);
+        # never a mystery level's trigger.
+        level_meter = GaugeMetricFamily(
+            "progressive_level_meter_cents",
+            "Each meter of the link's pool, in cents: a level's meter as displayed, its hidden "
+            "reserve and its overflow",
+            labels=["link_id", "level", "level_name", "pot"],
+        )
         clients = GaugeMetricFamily(
             "progressive_websocket_clients", "Floor displays connected", labels=link_labels
         )
@@ -120,13 +130,19 @@ class FloorState(Collector):
                 if last is not None:
                     answered.add_metric([link_id], last / 1e6)
             meter.add_metric([link_id], state.meter_cents)
+            for key, units in meters_of(state.levels).items():
+                index, pot = parse_key(key)
+                name = state.levels[index].config.name
+                level_meter.add_metric(
+                    [link_id, f"L{index + 1}", name, pot], displayed_cents(units)
+                )
             channel_clients = (
                 hub.clients(link_id) if hub is not None and link_id in hub.channels else 0
             )
             clients.add_metric([link_id], channel_clients)
         yield from (polls, errors, timeouts, online, out_of_play, unrecorded, tables_online)
         yield from (held, held_age)
-        yield from (live, polling, answered, meter, clients)
+        yield from (live, polling, answered, meter, level_meter, clients)
         if m.ws_refused is not None:
             refused = CounterMetricFamily(
                 "progressive_websocket_refused",

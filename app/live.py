@@ -22,12 +22,22 @@ WebSocket text frame::
         "seats": [3],
         "hand": null | "ROYAL_FLUSH"
       },
+      "fixed_pay": false,             # a bonus link paying fixed amounts: no meter, no level
+      "levels": [                     # the pool's levels, level 1 first (a classic link: one)
+        {"key": "L1", "name": "Grand", "amount_cents": 1000080, "mode": "live" | "won" |
+         "reset", "must_hit_by_cents": null | int, "won_cents": null | int}, ...
+      ],
+      "pays": [{"hand": "ROYAL_FLUSH", "fixed_cents": 1000000}, ...],  # a fixed-pay link's
       "tables": [{"table_id": "stud-1", "name": "Table 1", "state": "online"}, ...],
       "fresh": true,                  # a table of the link answered recently
       "degraded": false,              # the tables' readings are not being recorded now
       "at_us": 1767225600000000       # when this state was framed (heartbeat: when sent)
     }
 
+* ``levels``: each level's frame (``controller.core.reducer.level_frames``): the level won
+  last goes through the hit phase, the others show their meters; a mystery level carries
+  the ceiling it must hit by, never its trigger; hidden (reserve) and overflow meters are
+  never sent. A fixed-pay link sends no level and its paytable as ``pays``.
 * ``snapshot`` is the first message of every connection: the whole current state.
 * ``update``: the state changed (meter, hit, a table online, offline or hit pending, the
   display's mode, freshness); ``seq`` is one more than the link's previous update. States are
@@ -62,7 +72,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
-from controller.core.reducer import Outcome, display_frame
+from controller.core.reducer import Outcome, display_frame, level_frames
 from controller.runtime.service import FloorService
 
 __all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
@@ -284,6 +294,23 @@ class LiveHub:
             "reset_cents": state.reset_cents,
             "rate_bp": state.rate_bp,
             "display": display,
+            "fixed_pay": state.fixed_pay,
+            "levels": [
+                {
+                    "key": f.key,
+                    "name": f.name,
+                    "amount_cents": f.amount_cents,
+                    "mode": f.mode,
+                    "must_hit_by_cents": f.must_hit_by_cents,
+                    "won_cents": f.win.won_cents if f.win else None,
+                }
+                for f in level_frames(state, now_us=now_us)
+            ],
+            "pays": [
+                {"hand": line.hand.name, "fixed_cents": line.fixed_cents}
+                for line in sorted(state.paytable.lines, key=lambda line: -(line.fixed_cents or 0))
+                if state.fixed_pay and line.fixed_cents is not None
+            ],
             "tables": tables,
             "fresh": self._fresh(link_id, now_us),
             "degraded": service.degraded(link_id),

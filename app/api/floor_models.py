@@ -12,15 +12,39 @@ from fastapi import Depends, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.deps import get_service
+from app.api.hit_models import HitRead
+from app.api.level_models import FixedPayRead, LevelRead, fixed_pays_of, levels_of
 from app.api.text_fields import Note, optional_line
 from controller import periods
-from controller.core.hands import HandCategory, InvalidCards, card_code, card_text
-from controller.core.money import MAX_AMOUNT_CENTS
+from controller.core.hands import InvalidCards, card_code
+from controller.core.money import MAX_AMOUNT_CENTS, format_bp
 from controller.core.reducer import LinkState
-from controller.core.verification import parse_stored_cards
+from controller.paperwork.meter_lines import LevelHits
 from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.runtime.service import FloorService, TableStateName, TableStatus
-from controller.storage.hits import HitRecord
+
+__all__ = [
+    "FixedPayRead",
+    "HandPayRequest",
+    "HitRead",
+    "LastWinRead",
+    "LevelRead",
+    "LinkRead",
+    "PaytableLineRead",
+    "Responses",
+    "ReviewRequest",
+    "ServiceDep",
+    "SinceQuery",
+    "TableFlagsRead",
+    "TableRead",
+    "TimeText",
+    "UntilQuery",
+    "VerifyRequest",
+    "bad_input",
+    "errors",
+    "instant",
+    "period",
+]
 
 ServiceDep = Annotated[FloorService, Depends(get_service)]
 
@@ -137,6 +161,7 @@ class LastWinRead(BaseModel):
     seats: list[int]
     hand: str
     at_us: int
+    level: str | None = Field(default=None, description="the level won (L1, L2, ...)")
 
 
 class LinkRead(BaseModel):
@@ -168,9 +193,14 @@ class LinkRead(BaseModel):
     name: str
     game: str
     game_label: str
-    meter_cents: int
+    meter_cents: int | None = Field(
+        description="level 1's meter as shown (a classic link's one meter); null for a "
+        "fixed-pay link, which has no meter"
+    )
     reset_cents: int
     rate_bp: int
+    rate: str = Field(examples=["80%"], description='the rate of progression, or "fixed pays"')
+    fixed_pay: bool = Field(description="a bonus link paying fixed amounts: no meter, no level")
     hit_policy: str
     state: Literal["playing", "hit_pending", "offline", "inoperable"] = Field(
         description="inoperable: the state it would resume from failed its check against its "
@@ -182,6 +212,14 @@ class LinkRead(BaseModel):
     last_win: LastWinRead | None
     paytable: list[PaytableLineRead]
     tables: list[TableRead]
+    levels: list[LevelRead] = Field(
+        default=[],
+        description="the pool's levels, level 1 first (a classic link: its one level); "
+        "none for a fixed-pay link",
+    )
+    fixed_pays: list[FixedPayRead] = Field(
+        default=[], description="a fixed-pay link's pays, the hand and its fixed amount"
+    )
 
     @classmethod
     def of(
@@ -190,6 +228,9 @@ class LinkRead(BaseModel):
         name: str,
         tables: list[TableRead],
         inoperable: str | None = None,
+        *,
+        level_hits: dict[str, LevelHits] | None = None,
+        staff: bool = False,
     ) -> LinkRead:
         win = state.last_win
         link_state: Literal["playing", "hit_pending", "offline", "inoperable"] = "playing"
@@ -204,9 +245,11 @@ class LinkRead(BaseModel):
             name=name,
             game=str(state.game),
             game_label=state.game.label,
-            meter_cents=state.meter_cents,
+            meter_cents=None if state.fixed_pay else state.meter_cents,
             reset_cents=state.reset_cents,
             rate_bp=state.rate_bp,
+            rate="fixed pays" if state.fixed_pay else format_bp(state.rate_bp),
+            fixed_pay=state.fixed_pay,
             hit_policy=str(state.hit_policy),
             state=link_state,
             inoperable_reason=inoperable,
@@ -218,6 +261,7 @@ class LinkRead(BaseModel):
                 seats=list(win.seats),
                 hand=win.hand.name,
                 at_us=win.at_us,
+                level=win.level,
             ),
             paytable=[
                 PaytableLineRead(
@@ -229,94 +273,9 @@ class LinkRead(BaseModel):
                 for line in state.paytable.lines
             ],
             tables=tables,
+            levels=levels_of(state, level_hits or {}, staff=staff),
+            fixed_pays=fixed_pays_of(state) if state.fixed_pay else [],
         )
-
-
-class HitRead(BaseModel):
-    model_config = _example(
-        {
-            "hit_id": "stud-1#3",
-            "link_id": "stud",
-            "table_id": "stud-1",
-            "seat": 3,
-            "hand": "ROYAL_FLUSH",
-            "hand_label": "royal flush",
-            "round": 412,
-            "cards": ["As", "Ks", "Qs", "Js", "Ts"],
-            "source": "table",
-            "status": "awarded",
-            "award_cents": 1234567,
-            "paid_from": "meter",
-            "refusal": None,
-            "entered_by": None,
-            "at_us": 1767225600000000,
-            "verified_by": None,
-            "verified_at_us": None,
-            "verified_cards": None,
-            "released_by": None,
-            "released_at_us": None,
-            "hand_paid_by": None,
-            "hand_paid_at_us": None,
-            "hand_paid_cents": None,
-        }
-    )
-
-    hit_id: str
-    link_id: str
-    table_id: str
-    seat: int
-    hand: str
-    hand_label: str
-    round: int
-    cards: list[str] | None = Field(description="as the table reported them; null: not reported")
-    source: str = Field(description="table or technician")
-    status: str = Field(description="awarded or refused")
-    award_cents: int
-    paid_from: str | None = Field(description="meter (a share of the jackpot) or table (fixed)")
-    refusal: str | None
-    entered_by: str | None
-    at_us: int
-    verified_by: str | None
-    verified_at_us: int | None
-    verified_cards: list[str] | None
-    released_by: str | None
-    released_at_us: int | None
-    hand_paid_by: str | None
-    hand_paid_at_us: int | None
-    hand_paid_cents: int | None
-
-    @classmethod
-    def of(cls, row: HitRecord) -> HitRead:
-        return cls(
-            hit_id=row.hit_id,
-            link_id=row.link_id,
-            table_id=row.table_id,
-            seat=row.seat,
-            hand=row.hand,
-            hand_label=HandCategory[row.hand].label,
-            round=row.round,
-            cards=_cards(row.cards),
-            source=row.source,
-            status=row.status,
-            award_cents=row.award_cents,
-            paid_from=row.paid_from,
-            refusal=row.refusal,
-            entered_by=row.entered_by,
-            at_us=row.at_us,
-            verified_by=row.verified_by,
-            verified_at_us=row.verified_at_us,
-            verified_cards=_cards(row.verified_cards),
-            released_by=row.released_by,
-            released_at_us=row.released_at_us,
-            hand_paid_by=row.hand_paid_by,
-            hand_paid_at_us=row.hand_paid_at_us,
-            hand_paid_cents=row.hand_paid_cents,
-        )
-
-
-def _cards(text: str | None) -> list[str] | None:
-    codes = parse_stored_cards(text)
-    return None if codes is None else [card_text(c) for c in codes]
 
 
 class VerifyRequest(BaseModel):

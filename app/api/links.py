@@ -1,4 +1,5 @@
-"""Links: current amounts (public, as on the floor), meter history and its chart, hits."""
+"""Links: current amounts (public, as on the floor; a pool's hidden meters to signed-in staff
+only), meter history and its chart, hits."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.api.floor_models import (
     period,
 )
 from app.api.text_fields import IdText
-from app.security import DisplayAccess, Principal, Role, require
+from app.security import DisplayReader, Principal, Role, require
 from controller.paperwork import records
 from controller.runtime.service import FloorService
 from controller.storage.store import NotFound
@@ -31,7 +32,9 @@ HIT_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN
 NOT_FOUND = errors(401, 403, 404, 422)
 
 
-async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> LinkRead:
+async def _link(
+    service: FloorService, link_id: str, names: dict[str, str], reader: Principal | None
+) -> LinkRead:
     state = service.runtime.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
@@ -41,6 +44,9 @@ async def _link(service: FloorService, link_id: str, names: dict[str, str]) -> L
         names.get(link_id, link_id),
         tables,
         inoperable=service.runtime.is_inoperable(link_id),
+        level_hits={} if state.fixed_pay else await records.level_hits(service.engine, link_id),
+        # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
+        staff=reader is not None,
     )
 
 
@@ -50,16 +56,16 @@ def _known(service: FloorService, link_id: str) -> None:
 
 
 @router.get("", summary="Every link with its current amount and tables")
-async def list_links(service: ServiceDep, _: DisplayAccess) -> list[LinkRead]:
+async def list_links(service: ServiceDep, reader: DisplayReader) -> list[LinkRead]:
     names = await records.link_names(service.engine)
-    return [await _link(service, lid, names) for lid in sorted(service.runtime.states)]
+    return [await _link(service, lid, names, reader) for lid in sorted(service.runtime.states)]
 
 
 @router.get(
     "/{link_id}", summary="One link with its current amount and tables", responses=NOT_FOUND
 )
-async def get_link(link_id: IdText, service: ServiceDep, _: DisplayAccess) -> LinkRead:
-    return await _link(service, link_id, await records.link_names(service.engine))
+async def get_link(link_id: IdText, service: ServiceDep, reader: DisplayReader) -> LinkRead:
+    return await _link(service, link_id, await records.link_names(service.engine), reader)
 
 
 class DocumentRead(BaseModel):

@@ -18,6 +18,7 @@ from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter, iso
 from controller.paperwork.pdf import render_pdf
 from controller.paperwork.reconciliation import Reconciliation
+from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1")
 
@@ -27,6 +28,46 @@ class TableContributionRead(BaseModel):
     credits: int
     contributions_cents: int
     contributions_units: int
+
+
+class MeterLineRead(BaseModel):
+    """One meter of the pool over the period: a level's meter, its reserve or its overflow."""
+
+    meter: str = Field(examples=["L2.reserve"], description="the meter's key")
+    level: str = Field(examples=["L2"])
+    pot: Literal["meter", "reserve", "overflow"]
+    name: str | None = Field(description="the level's name, where the link is loaded")
+    opening_cents: int
+    opening_units: int
+    contributed_cents: int
+    contributed_units: int
+    seeded_cents: int
+    seeded_units: int
+    moved_cents: int
+    moved_units: int = Field(
+        description="a reset's move: + into the level's meter from its reserve and overflow, "
+        "- out of those; over the pool it adds up to 0"
+    )
+    awarded_cents: int
+    awarded_units: int
+    corrected_cents: int
+    corrected_units: int
+    other_cents: int
+    other_units: int
+    closing_cents: int
+    closing_units: int
+    difference_units: int
+
+
+class FixedPayRead(BaseModel):
+    """A fixed-pay link's side bets against its pays (68 IAC 10-7-5(b))."""
+
+    bets_credits: int
+    bets_cents: int = Field(description="credits x denomination, as each registration records")
+    pays: int
+    pays_cents: int = Field(description="the hits recorded as paid at the table")
+    hold_cents: int = Field(description="bets less pays")
+    clause: str
 
 
 class ReconciliationRead(BaseModel):
@@ -56,6 +97,12 @@ class ReconciliationRead(BaseModel):
     entries: int
     problems: list[str]
     tables: list[TableContributionRead]
+    meters: list[MeterLineRead] = Field(
+        default=[], description="meter by meter (L1, L1.reserve, L1.overflow, L2, ...)"
+    )
+    fixed_pay: FixedPayRead | None = Field(
+        default=None, description="a fixed-pay link's bets, pays and hold"
+    )
 
 
 class ReconciliationReport(ReconciliationRead):
@@ -80,13 +127,23 @@ async def get_reconciliation(
         total, weeks = await reconciliation.reconciliation(
             service.engine, link_id, since_us, until_us, job=job
         )
-        return await job.run(_report, total, weeks)
+        return await job.run(_report, total, weeks, _names(service, link_id))
 
 
-def _report(total: Reconciliation, weeks: list[Reconciliation]) -> ReconciliationReport:
+def _names(service: FloorService, link_id: str) -> dict[str, str]:
+    """The levels' names by key, as the link is loaded now."""
+    state = service.runtime.states.get(link_id)
+    if state is None:
+        return {}
+    return {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}
+
+
+def _report(
+    total: Reconciliation, weeks: list[Reconciliation], names: dict[str, str]
+) -> ReconciliationReport:
     return ReconciliationReport(
-        **reconciliation.summary(total),
-        weeks=[ReconciliationRead(**reconciliation.summary(w)) for w in weeks],
+        **reconciliation.summary(total, names),
+        weeks=[ReconciliationRead(**reconciliation.summary(w, names)) for w in weeks],
     )
 
 
@@ -133,14 +190,15 @@ async def export_reconciliation(
         )
         # The file name is built from checked values only, never from what a caller typed.
         stem = f"reconciliation-{since_us}-{until_us}"
+        names = _names(service, link_id)
         if format == "csv":
-            text = await job.run(_report_csv, total, weeks, anchors)
+            text = await job.run(_report_csv, total, weeks, anchors, names)
             return Response(
                 text,
                 media_type="text/csv",
                 headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
             )
-        pdf = await job.run(_report_pdf, link_id, total, weeks, anchors)
+        pdf = await job.run(_report_pdf, link_id, total, weeks, anchors, names)
     return Response(
         pdf,
         media_type="application/pdf",
@@ -148,8 +206,20 @@ async def export_reconciliation(
     )
 
 
-def _report_csv(total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]) -> str:
-    s = reconciliation.summary(total)
+METER_COLUMNS = (
+    "meter", "name", "opening_units", "contributed_units", "seeded_units", "moved_units",
+    "awarded_units", "corrected_units", "other_units", "closing_units", "difference_units",
+)  # fmt: skip
+FIXED_PAY_COLUMNS = ("bets_credits", "bets_cents", "pays", "pays_cents", "hold_cents", "clause")
+
+
+def _report_csv(
+    total: Reconciliation,
+    weeks: list[Reconciliation],
+    anchors: list[str],
+    names: dict[str, str] | None = None,
+) -> str:
+    s = reconciliation.summary(total, names)
     out = io.StringIO()
     w = CsvWriter(out)
     w.row(["row", *RECON_COLUMNS])
@@ -161,15 +231,28 @@ def _report_csv(total: Reconciliation, weeks: list[Reconciliation], anchors: lis
     for t in s["tables"]:
         w.row([t["table_id"], t["credits"], t["contributions_cents"], t["contributions_units"]])
     w.row([])
+    if len(s["meters"]) > 1:
+        w.row(METER_COLUMNS)
+        for m in s["meters"]:
+            w.row(m[c] for c in METER_COLUMNS)
+        w.row([])
+    if s["fixed_pay"] is not None:
+        w.row(FIXED_PAY_COLUMNS)
+        w.row(s["fixed_pay"][c] for c in FIXED_PAY_COLUMNS)
+        w.row([])
     for line in anchors:
         w.row([line])
     return out.getvalue()
 
 
 def _report_pdf(
-    link_id: str, total: Reconciliation, weeks: list[Reconciliation], anchors: list[str]
+    link_id: str,
+    total: Reconciliation,
+    weeks: list[Reconciliation],
+    anchors: list[str],
+    names: dict[str, str] | None = None,
 ) -> bytes:
-    s = reconciliation.summary(total)
+    s = reconciliation.summary(total, names)
     lines = [reconciliation.summary(w) for w in weeks]
     verdict = (
         "BALANCED to the unit"
@@ -203,14 +286,51 @@ def _report_pdf(
         ]
         for wk in lines
     ]
+    sections: list[tuple[str, list[Any]]] = [
+        ("Period", [f"{iso(s['since_us'])} to {iso(s['until_us'])} (UTC)", verdict]),
+        ("Reconciliation", terms),
+    ]
+    if len(s["meters"]) > 1:
+        sections.append(("Meter by meter", _meters_table(s["meters"])))
+    if (fp := s["fixed_pay"]) is not None:
+        sections.append(
+            (
+                f"Fixed pays ({fp['clause']})",
+                [
+                    ["Term", "Amount"],
+                    [
+                        f"Bets registered ({fp['bets_credits']} credits)",
+                        format_cents(fp["bets_cents"]),
+                    ],
+                    [f"- Fixed pays recorded ({fp['pays']})", format_cents(fp["pays_cents"])],
+                    ["= Hold", format_cents(fp["hold_cents"])],
+                ],
+            )
+        )
     return render_pdf(
         f"Meter reconciliation, link {link_id}",
         [
-            ("Period", [f"{iso(s['since_us'])} to {iso(s['until_us'])} (UTC)", verdict]),
-            ("Reconciliation", terms),
+            *sections,
             ("Contributions by table", by_table),
             ("Weekly meter report", by_week),
             ("Problems", s["problems"] or ["none"]),
             ("History anchors", anchors),
         ],
     )
+
+
+def _meters_table(meters: list[dict[str, Any]]) -> list[list[str]]:
+    head = ["Meter", "Opening", "+Contrib.", "+Seeded", "+Moved", "-Awarded", "+Corr.", "Closing"]
+    return [head] + [
+        [
+            m["meter"] + (f" ({m['name']})" if m["name"] and m["pot"] == "meter" else ""),
+            format_cents(m["opening_cents"]),
+            format_cents(m["contributed_cents"]),
+            format_cents(m["seeded_cents"]),
+            format_cents(m["moved_cents"]),
+            format_cents(m["awarded_cents"]),
+            format_cents(m["corrected_cents"] + m["other_cents"]),
+            format_cents(m["closing_cents"]),
+        ]
+        for m in meters
+    ]

@@ -36,10 +36,12 @@ __all__ = [
     "ALGORITHM",
     "HASHING_SLOTS",
     "ISSUER",
+    "STAFF_VIEWERS",
     "TOKEN_URL",
     "USER_CHECK_S",
     "Authority",
     "DisplayAccess",
+    "DisplayReader",
     "Principal",
     "Role",
     "RoleRequirement",
@@ -47,6 +49,7 @@ __all__ = [
     "authority",
     "display_access",
     "display_access_ok",
+    "display_reader",
     "oauth2_scheme",
     "require",
 ]
@@ -281,3 +284,40 @@ async def display_access(
 
 
 DisplayAccess = Annotated[None, Depends(display_access)]
+
+# Who sees what a patron does not: a pool's hidden (reserve) meters are shown to signed-in
+# staff of these roles, never to a display or a dealer's screen facing the table.
+STAFF_VIEWERS = frozenset(
+    {Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.COMMISSION_AGENT, Role.ADMIN}
+)
+
+
+async def display_reader(
+    request: Request,
+    bearer: Annotated[str | None, Depends(oauth2_scheme)],
+    token: Annotated[
+        str | None,
+        Query(
+            description=(
+                "A display device token or a sign-in token, for displays that cannot send "
+                "headers; needed only when the installation requires display tokens."
+            ),
+        ),
+    ] = None,
+) -> Principal | None:
+    """``display_access``, and the signed-in staff member reading (None: a display, a
+    patron-facing screen or nobody signed in), for paths that show staff more."""
+    await display_access(request, bearer, token)
+    found = bearer or token
+    if not found:
+        return None
+    try:
+        principal = await authority(get_service(request)).principal(found)
+    except TokenRefused:
+        return None
+    if principal.device or principal.role not in STAFF_VIEWERS:
+        return None
+    return principal
+
+
+DisplayReader = Annotated[Principal | None, Depends(display_reader)]

@@ -19,6 +19,7 @@
     THREE_OF_A_KIND: "Three of a kind",
     TWO_PAIR: "Two pair",
     ONE_PAIR: "One pair",
+    MYSTERY: "Mystery",
   };
   const TABLE_STATES = {
     online: "",
@@ -116,21 +117,93 @@
     return name || id || "";
   }
 
+  function levelTile(level) {
+    // One level below the top one: its name, its amount, a mystery level's ceiling.
+    const li = document.createElement("li");
+    li.className = `level ${level.mode}`;
+    li.dataset.level = level.key;
+    const name = document.createElement("span");
+    name.className = "level-name";
+    name.textContent = level.mode === "won" ? `${level.name} won!` : level.name;
+    const amount = document.createElement("span");
+    amount.className = "level-amount";
+    amount.dataset.cents = String(level.amount_cents);
+    amount.textContent = formatCents(level.amount_cents);
+    li.append(name, amount);
+    if (level.must_hit_by_cents !== null) {
+      const must = document.createElement("span");
+      must.className = "level-must-hit";
+      must.textContent = `must hit by ${formatCents(level.must_hit_by_cents)}`;
+      li.append(must);
+    }
+    return li;
+  }
+
+  function payRow(pay) {
+    const tr = document.createElement("tr");
+    tr.dataset.hand = pay.hand;
+    const hand = document.createElement("th");
+    hand.textContent = HANDS[pay.hand] || pay.hand;
+    const cents = document.createElement("td");
+    cents.textContent = formatCents(pay.fixed_cents);
+    tr.append(hand, cents);
+    return tr;
+  }
+
   function apply(msg) {
     const previous = state;
     state = msg;
     const d = msg.display;
+    const levels = msg.levels || [];
+    const fixed = msg.fixed_pay === true;
+    const pool = !fixed && levels.length > 1;
+    // On a link of levels the big amount is level 1's, in its own hit phase; every other
+    // level has its tile below.
+    const top = pool ? levels[0] : null;
+    const mode = top ? top.mode : d.mode;
     const sameMode = previous !== null && previous.display.mode === d.mode;
-    body.dataset.mode = d.mode;
+    body.dataset.kind = fixed ? "fixed" : pool ? "levels" : "classic";
+    body.dataset.mode = mode;
     body.dataset.seq = String(msg.seq);
     $("name").textContent = msg.name;
     $("game").textContent = msg.game_label;
-    document.title = `${msg.name} — progressive jackpot`;
+    document.title = fixed ? `${msg.name} — bonus pays` : `${msg.name} — progressive jackpot`;
 
     const where = tableName(d.winning_table, d.winning_table_name);
     const seats = d.seats.length === 1 ? `seat ${d.seats[0]}` : `seats ${d.seats.join(", ")}`;
     const hand = HANDS[d.hand] || "";
-    if (d.mode === "won") {
+    if (fixed) {
+      // A bonus paying fixed amounts: no meter, nothing that grows, only its pays.
+      $("headline").textContent = "Bonus pays";
+      amountEl.textContent = "";
+      amountEl.dataset.cents = "";
+      $("must-hit").textContent = "";
+      $("detail").textContent =
+        d.mode === "won" || d.mode === "reset"
+          ? `${formatCents(d.won_cents)} paid at ${where} · ${[seats, hand].filter(Boolean).join(" · ")}`
+          : "";
+      $("pays").tBodies[0].replaceChildren(...(msg.pays || []).map(payRow));
+      $("levels").replaceChildren();
+    } else if (pool) {
+      const won = levels.find((l) => l.mode !== "live");
+      if (top.mode === "won") {
+        $("headline").textContent = `${top.name} won!`;
+        showAmount(top.amount_cents, false);
+      } else if (top.mode === "reset") {
+        $("headline").textContent = `${top.name} now`;
+        showAmount(top.amount_cents, previous !== null && previous.levels[0].mode === "reset");
+      } else {
+        $("headline").textContent = top.name;
+        showAmount(top.amount_cents, previous !== null && (previous.levels || [])[0]?.mode === "live");
+      }
+      $("must-hit").textContent =
+        top.must_hit_by_cents !== null ? `must hit by ${formatCents(top.must_hit_by_cents)}` : "";
+      $("detail").textContent = won
+        ? `${won.name}: ${formatCents(won.won_cents)} won at ${where} · ${[seats, hand].filter(Boolean).join(" · ")}`
+        : "";
+      $("levels").replaceChildren(...levels.slice(1).map(levelTile));
+      $("pays").tBodies[0].replaceChildren();
+    } else if (d.mode === "won") {
       $("headline").textContent = "Jackpot won!";
       showAmount(d.won_cents, false);
       $("detail").textContent = [where, seats, hand].filter(Boolean).join(" · ");
@@ -142,6 +215,11 @@
       $("headline").textContent = "Progressive jackpot";
       showAmount(d.amount_cents, sameMode);
       $("detail").textContent = "";
+    }
+    if (!fixed && !pool) {
+      const only = levels[0];
+      $("must-hit").textContent =
+        only && only.must_hit_by_cents !== null ? `must hit by ${formatCents(only.must_hit_by_cents)}` : "";
     }
 
     const list = $("tables");
@@ -174,15 +252,17 @@
 
   function liveness() {
     const silentFor = Date.now() - lastMessageAt;
+    // A bonus paying fixed amounts is no jackpot: its display never says so.
+    const controller = state !== null && state.fixed_pay ? "the controller" : "the jackpot controller";
     let reason = null;
     if (refusal) {
       reason = refusal;
     } else if (state === null) {
-      reason = connected ? "Waiting for the jackpot controller…" : "Connecting to the jackpot controller…";
+      reason = connected ? `Waiting for ${controller}…` : `Connecting to ${controller}…`;
     } else if (!connected) {
       reason = "NOT LIVE — connection lost, reconnecting";
     } else if (silentFor > STALE_AFTER_MS) {
-      reason = "NOT LIVE — no word from the jackpot controller";
+      reason = `NOT LIVE — no word from ${controller}`;
     } else if (!state.fresh) {
       reason = "NOT LIVE — the tables are not reporting";
     }

@@ -25,8 +25,9 @@ from typing import Any, TextIO, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
+from controller.core.ledger import ENTRY_COLUMNS, SealedEntry, canonical_details
 from controller.core.money import displayed_cents
+from controller.core.reducer.conservation import entry_meters
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
@@ -104,6 +105,9 @@ HISTORY_FIELDS = (
     "details",
     "prev_hash",
     "hash",
+    # How each meter of a link of levels moved ({key: [before_units, delta_units]}, the
+    # canonical JSON of the entry's sealed split); empty for a link of one meter (L1).
+    "meters",
 )
 # The hits' columns: fields of the one hit record, in this order, ``at_us`` written as ``at``.
 _HIT_EXPORTED = (
@@ -166,7 +170,15 @@ def _history_row(r: SealedEntry) -> dict[str, Any]:
         "details": r.details,
         "prev_hash": r.prev_hash,
         "hash": r.hash,
+        "meters": meters_text(r.details),
     }
+
+
+def meters_text(details: str) -> str:
+    """The canonical JSON of how an entry moved each meter of its pool, or "" when it does
+    not say (an entry of a link of one meter moves L1 by its delta)."""
+    split = entry_meters(details)
+    return "" if split is None else canonical_details({k: list(v) for k, v in split.items()})
 
 
 def _hit_row(r: HitRecord) -> dict[str, Any]:

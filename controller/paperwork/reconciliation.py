@@ -3,6 +3,11 @@
     opening meter + contributions by table (credits x denomination x rate) + reset amounts
     seeded + approved anomalies - awards paid + corrections = closing meter
 
+and the same meter by meter (every level's meter, its reserve and its overflow: see
+``meter_lines``), each reconciling exactly from the splits its entries record. A fixed-pay
+link (no meter) reconciles its side bets instead: the bets registered (credits x
+denomination), the fixed pays recorded and the hold, bets less pays (68 IAC 10-7-5(b)).
+
 to the unit (1/10,000 cent). Each contribution is recomputed from the credits, denomination and
 rate it records, so an amount that does not follow from its credits shows up as a difference;
 so does a history whose entries do not follow on from each other. Anything that does not add
@@ -22,6 +27,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import SEEDING_KINDS
+from controller.paperwork.meter_lines import (
+    FIXED_PAY_CLAUSE,
+    FixedPayLine,
+    MeterLines,
+    meter_line_summary,
+)
 from controller.runtime.workers import Job, step
 from controller.storage.database import snapshot
 from controller.storage.papers import reconciliation as stored
@@ -33,11 +44,13 @@ __all__ = [
     "WEEK_US",
     "Entry",
     "Fold",
+    "MeterLines",
     "Reconciliation",
     "TableLine",
     "anchor_lines",
     "chain_head",
     "entry_batches",
+    "fixed_pay_summary",
     "opening_units",
     "reconcile",
     "reconciliation",
@@ -72,6 +85,8 @@ class Reconciliation:
     other_units: int = 0
     entries: int = 0
     problems: list[str] = field(default_factory=list)
+    # Meter by meter (per level, reserve and overflow), and a fixed-pay link's bets and pays.
+    lines: MeterLines = field(default_factory=MeterLines)
 
     @property
     def contributions_units(self) -> int:
@@ -113,6 +128,7 @@ def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None
         r.problems.append(f"entry {e.seq}: its amounts do not add up")
     r.closing_units = e.meter_after_units
     r.entries += 1
+    r.lines.take(e.seq, e.kind, e.meter_before_units, e.delta_units, e.details)
     if contribution is not None:
         credits, denomination_cents, rate_bp = contribution
         units = contribution_units(
@@ -139,6 +155,8 @@ def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None
 
 
 def _closed(r: Reconciliation) -> Reconciliation:
+    r.lines.close()
+    r.problems.extend(r.lines.problems)
     if r.difference_units:
         r.problems.append(
             f"DIFFERENCE: the closing meter is {r.closing_units} units, the terms add up to "
@@ -226,7 +244,13 @@ async def reconciliation(
         async for batch in entry_batches(conn, link_id, since_us, until_us):
             await step(job, fold.add, batch)
         paid = await stored.awarded_from_meter_cents(conn, link_id, since_us, until_us)
+        fixed_pay = await stored.fixed_pay_link(conn, link_id)
+        at_table = await stored.paid_at_table(conn, link_id, since_us, until_us)
     total, weeks = await step(job, fold.finish)
+    if fixed_pay or total.lines.fixed_pay is not None:
+        # 68 IAC 10-7-5(b): the bets registered against the pays recorded.
+        fp = total.lines.fixed_pay = total.lines.fixed_pay or FixedPayLine()
+        fp.pays, fp.pays_cents = at_table
     hits_units = paid * UNITS_PER_CENT
     if hits_units != total.awards_units:
         total.problems.append(
@@ -258,8 +282,9 @@ def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> 
     return out
 
 
-def summary(r: Reconciliation) -> dict[str, Any]:
-    """For people and exports: cents, with the exact units beside each amount."""
+def summary(r: Reconciliation, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """For people and exports: cents, with the exact units beside each amount. ``names``:
+    the levels' names by key ("L1": "Grand", ...), where known."""
 
     def amount(name: str, units: int) -> dict[str, int]:
         return {f"{name}_cents": displayed_cents(units), f"{name}_units": units}
@@ -289,4 +314,18 @@ def summary(r: Reconciliation) -> dict[str, Any]:
             }
             for t in sorted(r.tables.values(), key=lambda t: t.table_id)
         ],
+        "meters": [meter_line_summary(line, names or {}) for line in r.lines.meters.values()],
+        "fixed_pay": None if (fp := r.lines.fixed_pay) is None else fixed_pay_summary(fp),
+    }
+
+
+def fixed_pay_summary(fp: FixedPayLine) -> dict[str, Any]:
+    """A fixed-pay link's side bets, pays and hold (68 IAC 10-7-5(b))."""
+    return {
+        "bets_credits": fp.bets_credits,
+        "bets_cents": fp.bets_cents,
+        "pays": fp.pays,
+        "pays_cents": fp.pays_cents,
+        "hold_cents": fp.hold_cents,
+        "clause": FIXED_PAY_CLAUSE,
     }

@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.money import displayed_cents
+from controller.paperwork import meter_lines
+from controller.paperwork.meter_lines import LevelHits
 from controller.periods import PeriodError, check_period
 from controller.runtime.workers import Job, step
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.hits import HitRecord, Hits
 from controller.storage.papers import records as stored
 from controller.storage.papers.documents import Document, load_document
+from controller.storage.papers.reconciliation import award_entries
 from controller.storage.papers.records import HistoryLine, MeterReading
 from controller.storage.store import NotFound
 
@@ -227,3 +230,20 @@ async def document(engine: AsyncEngine, sha256: str) -> Document:
 async def link_names(engine: AsyncEngine) -> dict[str, str]:
     async with engine.connect() as conn:
         return await stored.link_names(conn)
+
+
+async def level_hits(engine: AsyncEngine, link_id: str) -> dict[str, LevelHits]:
+    """By level of the link's pool (L1, L2, ...): how many hits its meter paid, the total
+    won and the newest ``RECENT_HITS``, as the history's award entries record them."""
+    async with engine.connect() as conn:
+        rows = await award_entries(conn, link_id)
+    return meter_lines.level_hits(
+        meter_lines.award_of(
+            hit_id=r.hit_id,
+            at_us=r.at_us,
+            table_id=r.table_id,
+            delta_units=r.delta_units,
+            details=r.details,
+        )
+        for r in rows
+    )

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.serve import Served, serve
 from app.web import create_app
 from controller.access.users import Role
-from controller.core.games import Game
-from controller.core.reducer import Anomaly
+from controller.core.games import Game, Paytable
+from controller.core.reducer import Anomaly, LinkState, open_link
+from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -153,9 +154,13 @@ async def hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def stepped_floor(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[WebFloor]:
+async def stepped_floor(
+    tmp_path: Path, clock: VirtualClock, *, links: dict[str, tuple[Game, int]] | None = None
+) -> AsyncIterator[WebFloor]:
     """The web floor, its tables dealing only when the test steps them, on ``clock``."""
-    async with web_floor(tmp_path, seed=11, sim_clock=clock.now_us, sim_autodeal=False) as wf:
+    async with web_floor(
+        tmp_path, links=links, seed=11, sim_clock=clock.now_us, sim_autodeal=False
+    ) as wf:
         # Until the controller's first heartbeat and clear command bits have reached a
         # table, it refuses side bets: wait for that, not for a number of polls.
         await wait_until(
@@ -191,3 +196,59 @@ async def step(wf: WebFloor, clock: VirtualClock, seconds: float) -> list[DealtR
     dealt = wf.sim.deal_due()
     await wait_until(lambda: _all_read(wf, clock))
     return dealt
+
+
+async def hold_in_memory(
+    wf: WebFloor,
+    link_id: str,
+    *,
+    game: Game,
+    paytable: Paytable,
+    levels: Sequence[LevelConfig],
+    draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
+) -> LinkState:
+    """Put in place of ``link_id``'s state one the real reducer opens with ``levels`` (a
+    link of levels; none: a fixed-pay link) on the same tables, in the runtime's memory.
+
+    For the pages and the API, which read the state the runtime holds. The database keeps
+    the link's row as it was: the link row's rate and reset amount stay in the state (the
+    row cannot hold a link of levels or a fixed-pay link before its columns exist), so the
+    commits of the tables' readings go on. Deal no round at its tables (``stepped_floor``):
+    a contribution would be committed under the row's terms.
+    """
+    runtime = wf.service.runtime
+    store = wf.service.store
+    while True:
+        now = runtime.states[link_id]
+        opened = open_link(
+            link_id=link_id,
+            game=game,
+            rate_bp=0,
+            reset_cents=0,
+            paytable=paytable,
+            tables=[ts.config for ts in now.tables.values()],
+            at_us=now.last_at_us,
+            levels=levels,
+            draws=draws,
+        ).state
+        state = replace(
+            opened,
+            tables=now.tables,
+            last_at_us=now.last_at_us,
+            rate_bp=now.rate_bp,
+            reset_cents=now.reset_cents,
+        )
+        store.book.meters[link_id] = state.meter_units
+        runtime.states[link_id] = state
+        seq = {tid: ts.poll_seq for tid, ts in now.tables.items()}
+        # A poll cycle computed from the state before may have been committing meanwhile:
+        # once a later reading is in, the state must be the one put in place.
+        await wait_until(
+            lambda seq=seq: all(  # type: ignore[misc]
+                runtime.states[link_id].tables[tid].poll_seq > seq[tid] for tid in seq
+            )
+        )
+        if runtime.states[link_id].levels == state.levels:
+            for listener in runtime.reload_listeners:
+                listener(link_id)
+            return runtime.states[link_id]

@@ -29,7 +29,7 @@ from controller.core.reducer.conservation import (
     check_outcome,
 )
 from controller.core.reducer.corrections import apply_correction, approve_anomaly, reject_anomaly
-from controller.core.reducer.display import DisplayFrame, display_frame
+from controller.core.reducer.display import DisplayFrame, LevelFrame, display_frame, level_frames
 from controller.core.reducer.hits import awaiting_acknowledgement, enter_hit
 from controller.core.reducer.readings import apply_reading, apply_readings, seen_order
 from controller.core.reducer.records import record_purge, record_recovery, record_state_sealed
@@ -69,6 +69,7 @@ __all__ = [
     "HitClaim",
     "HitPolicy",
     "LastWin",
+    "LevelFrame",
     "LinkState",
     "MeterEvent",
     "MeterTerms",
@@ -88,6 +89,7 @@ __all__ = [
     "check_outcome",
     "display_frame",
     "enter_hit",
+    "level_frames",
     "open_link",
     "record_purge",
     "record_recovery",

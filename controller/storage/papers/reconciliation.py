@@ -10,6 +10,8 @@ from typing import NamedTuple
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.games import Game
+from controller.rules.pools import fixed_pay_only
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.typed_rows import columns
 
@@ -96,7 +98,51 @@ async def awarded_from_meter_cents(
     return int(paid or 0)
 
 
+async def fixed_pay_link(conn: AsyncConnection, link_id: str) -> bool:
+    """Is the link a fixed-pay bonus link (its game pays fixed amounts only)?"""
+    game = await conn.scalar(select(LinkRow.game).where(LinkRow.link_id == link_id))
+    return game is not None and fixed_pay_only(Game(game))
+
+
+async def paid_at_table(
+    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+) -> tuple[int, int]:
+    """The hits of the period recorded as paid at the table: how many, and in cents."""
+    row = (
+        await conn.execute(
+            select(func.count(), func.coalesce(func.sum(HitRow.award_cents), 0)).where(
+                HitRow.link_id == link_id,
+                HitRow.status == "awarded",
+                HitRow.paid_from == "table",
+                HitRow.at_us >= since_us,
+                HitRow.at_us < until_us,
+            )
+        )
+    ).one()
+    return int(row[0] or 0), int(row[1] or 0)
+
+
 async def chain_head(conn: AsyncConnection, link_id: str) -> ChainHead | None:
     """The link's history head (sequence number, seal) as the database records it now."""
     row = (await conn.execute(select(*_HEAD).where(LinkRow.link_id == link_id))).one_or_none()
     return None if row is None else ChainHead(int(row.last_seq), str(row.last_hash))
+
+
+class AwardEntry(NamedTuple):
+    """What the levels' view reads of one award entry of the history."""
+
+    hit_id: str | None
+    at_us: int
+    table_id: str | None
+    delta_units: int
+    details: str
+
+
+async def award_entries(conn: AsyncConnection, link_id: str) -> list[AwardEntry]:
+    """Every award of the link's history, newest first (awards are rare: a few a day)."""
+    rows = await conn.execute(
+        select(_m.hit_id, _m.at_us, _m.table_id, _m.delta_units, _m.details)
+        .where(_m.link_id == link_id, _m.kind == "award")
+        .order_by(_m.seq.desc())
+    )
+    return [AwardEntry(r.hit_id, r.at_us, r.table_id, r.delta_units, r.details) for r in rows]

@@ -1,0 +1,59 @@
+"""A link of four levels (one a mystery) and a fixed-pay Let It Ride bonus for the web tests,
+opened by the real reducer and held in the runtime's memory (``floor.hold_in_memory``)."""
+
+from __future__ import annotations
+
+from controller.core.games import Game, Paytable, PaytableLine, default_paytable, make_paytable
+from controller.core.hands import HandCategory
+from controller.core.reducer.levels import AboveLimit, LevelConfig, Mystery, MysteryDraw
+from tests.web.floor import WebFloor, hold_in_memory
+
+H = HandCategory
+
+GRAND = LevelConfig(name="Grand", reset_cents=10_000_00, rate_bp=4_000, reserve_bp=1_000)
+MAJOR = LevelConfig(
+    name="Major",
+    reset_cents=1_000_00,
+    rate_bp=1_500,
+    reserve_bp=500,
+    limit_cents=5_000_00,
+    above_limit=AboveLimit.NEXT_LEVEL,
+)
+MINOR = LevelConfig(name="Minor", reset_cents=100_00, rate_bp=800, limit_cents=500_00)
+MINI = LevelConfig(
+    name="Mini",
+    reset_cents=10_00,
+    rate_bp=200,
+    mystery=Mystery(floor_cents=10_01, ceiling_cents=50_00),
+)
+FOUR_LEVELS = (GRAND, MAJOR, MINOR, MINI)
+TRIGGER = MysteryDraw(37_77, "5e" * 16)
+
+
+def pool_paytable() -> Paytable:
+    return make_paytable(
+        Game.CARIBBEAN_STUD,
+        (
+            PaytableLine(hand=H.ROYAL_FLUSH, percent_bp=10_000, level=1),
+            PaytableLine(hand=H.STRAIGHT_FLUSH, percent_bp=10_000, level=2),
+            PaytableLine(hand=H.FOUR_OF_A_KIND, percent_bp=10_000, level=3),
+            PaytableLine(hand=H.FULL_HOUSE, fixed_cents=75_00),
+            PaytableLine(hand=H.FLUSH, fixed_cents=50_00),
+        ),
+    )
+
+
+async def hold_four_levels(wf: WebFloor, link_id: str = "stud") -> None:
+    await hold_in_memory(
+        wf,
+        link_id,
+        game=Game.CARIBBEAN_STUD,
+        paytable=pool_paytable(),
+        levels=FOUR_LEVELS,
+        draws={3: [TRIGGER]},
+    )
+
+
+async def hold_fixed_pay(wf: WebFloor, link_id: str) -> None:
+    lir = Game.LET_IT_RIDE_BONUS
+    await hold_in_memory(wf, link_id, game=lir, paytable=default_paytable(lir), levels=())
