@@ -27,6 +27,7 @@ from controller.core.money import displayed_cents
 from controller.core.reducer import EntryKind
 from controller.core.reducer.conservation import CONTRIBUTING_KINDS, SEEDING_KINDS, entry_meters
 from controller.core.reducer.levels import FIRST, LevelError, parse_key
+from controller.rules.wagers import BETS_REGISTERED_CLAUSE
 
 __all__ = [
     "FIXED_PAY_CLAUSE",
@@ -41,9 +42,8 @@ __all__ = [
     "meter_line_summary",
 ]
 
-# A fixed-pay link's side bets and what it paid: the bets registered and the pays recorded
-# (Let It Ride bonus, 68 IAC 10-7-5(b)).
-FIXED_PAY_CLAUSE = "68 IAC 10-7-5(b)"
+# A fixed-pay link's side bets and what it paid: the bets registered and the pays recorded.
+FIXED_PAY_CLAUSE = BETS_REGISTERED_CLAUSE
 # How many of a level's hits the link's view lists (NY 5320.8: the last 25 hits).
 RECENT_HITS = 25
 

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 # 68 IAC 10-7-5(b)-(c): the table controller registers the one dollar bonus bet, placed as a
 # one dollar chip: every credit a Let It Ride bonus table reports is one dollar.
 DENOMINATION_CLAUSE = "68 IAC 10-7-5(b)"
+# 68 IAC 10-7-5(b): the bonus bets are registered by the table controller; a fixed-pay link's
+# history registers them (bets_registered) and its reconciliation holds them against the pays.
+BETS_REGISTERED_CLAUSE = DENOMINATION_CLAUSE
 LET_IT_RIDE_BONUS_BET_CENTS = 100
 
 # 68 IAC 10-12-3(b): a Super Sevens bet is at most one dollar, and (f) pays fixed dollar
