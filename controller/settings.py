@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from controller.core.money import MoneyError, check_cents, parse_cents
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
@@ -85,6 +87,22 @@ class Settings(BaseSettings):
     checkpoint_syslog: str | None = None
     checkpoint_url: str | None = None
     checkpoints_off: bool = False
+    # House policy (controller.rules.house): a fixed pay of at least this amount waits for a
+    # technician and holds its table; a smaller one is paid by the dealer and waits for no
+    # one. Written as an amount ("$1,200.00"), held in cents.
+    fixed_pay_technician_from: Annotated[int, NoDecode] = FIXED_PAY_TECHNICIAN_FROM_CENTS
+
+    @field_validator("fixed_pay_technician_from", mode="before")
+    @classmethod
+    def _amount(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = parse_cents(value)
+            except MoneyError as exc:
+                raise ValueError(f"PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM: {exc}") from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_cents("PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM", value)
+        return value
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -11,7 +11,8 @@ under a personalisation of their own (a state seal can never pass for an entry's
   every field of its counter row;
 * a link's seal covers its parameters, meter, paytable (the lines, not the row id), hit
   policy, flags, last win, armed change, chain head, and the seals of its tables, so an older
-  copy of one table row put back (its own seal intact) still breaks the link's.
+  copy of one table row put back (its own seal intact) still breaks the link's; and, where
+  the row has them, its levels (with the mystery draws) and its other games' paytables.
 
 A mismatch makes the link inoperable until it is recovered (NY 5321.18, NJ 13:69E-1.39B: a
 progressive controller whose configuration is lost or incorrect stops, and returns to its
@@ -49,23 +50,25 @@ def _mac(key: bytes, payload: Any) -> str:
 def table_seal(
     key: bytes, *, link_id: str, config: TableConfig, counters: Mapping[str, Any]
 ) -> str:
-    """The seal of one table's counter row (every field but ``seal``) with its configuration."""
+    """The seal of one table's counter row (every field but ``seal``) with its configuration
+    (the game dealt at it only when it names one: a table of a mixed-game link; every seal
+    made before tables named games still verifies)."""
     fields = (
         counters if "seal" not in counters else {k: v for k, v in counters.items() if k != "seal"}
     )
-    return _mac(
-        key,
-        [
-            "table",
-            link_id,
-            config.table_id,
-            config.denomination_cents,
-            config.seats,
-            config.max_credits_per_seat_round,
-            config.min_round_us,
-            fields,
-        ],
-    )
+    sealed: list[Any] = [
+        "table",
+        link_id,
+        config.table_id,
+        config.denomination_cents,
+        config.seats,
+        config.max_credits_per_seat_round,
+        config.min_round_us,
+        fields,
+    ]
+    if config.game is not None:
+        sealed.append(str(config.game))
+    return _mac(key, sealed)
 
 
 def link_seal(

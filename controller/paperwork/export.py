@@ -130,6 +130,9 @@ _HIT_EXPORTED = (
     "entered_by",
     "verified_by",
     "released_by",
+    "level",
+    "kind",
+    "needs_technician",
 )
 if not set(_HIT_EXPORTED) <= set(HIT_COLUMNS):
     raise TypeError(f"exported hit fields {set(_HIT_EXPORTED) - set(HIT_COLUMNS)} are not stored")

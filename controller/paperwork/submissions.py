@@ -127,6 +127,7 @@ class SubmissionDesk:
             reset_cents=state.reset_cents,
             paytable=state.paytable,
             jackpot_odds_bound=self.jackpot_odds_bound,
+            fixed_pay=state.fixed_pay,
         )
         proposal = Proposal(
             kind=SubmissionKind.NEW_LINK,

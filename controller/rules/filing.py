@@ -158,8 +158,11 @@ def check_new_link(
     reset_cents: int,
     paytable: Paytable,
     jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
+    fixed_pay: bool = False,
 ) -> None:
-    check_rate_of_progression(rate_bp)
+    """``fixed_pay``: a link with no meter (68 IAC 10-7-5(e)): no rate of progression to check."""
+    if not fixed_pay:
+        check_rate_of_progression(rate_bp)
     check_reset_amount(reset_cents)
     check_paytable(game, paytable, jackpot_odds_bound=jackpot_odds_bound)
 

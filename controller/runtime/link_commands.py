@@ -16,6 +16,7 @@ from controller.core.reducer import LinkState, Outcome
 from controller.rules.house import check_correction_approval, check_recovery
 from controller.rules.records import check_correction_reason
 from controller.runtime.link_memory import Extra, LinkMemory
+from controller.runtime.mystery_draws import topped_up
 from controller.storage.anomalies import Anomalies
 from controller.storage.papers.corrections import insert_correction
 from controller.storage.store import Conflict, NotFound, StaleState
@@ -47,7 +48,8 @@ class LinkCommands(LinkMemory):
                 self._refuse_inoperable(link_id)
                 at = self.clock.now_us()
                 before = self.states[link_id]
-                o = step(before, at)
+                # A command may reset a level (a hit entered by hand): its draws made ready.
+                o = step(topped_up(before), at)
                 audit = {
                     "at_us": at,
                     "actor": actor,

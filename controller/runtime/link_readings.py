@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from controller.core import reducer
 from controller.core.reducer import Outcome, TableReading
 from controller.runtime.link_memory import LinkMemory
+from controller.runtime.mystery_draws import topped_up
 from controller.storage.store import StaleState, database_failed
 
 # The runtime's modules log under one name, as the one runtime they make.
@@ -88,7 +89,12 @@ class LinkReadings(LinkMemory):
         link_ids = sorted(by_link)
         try:
             # One outcome per link per cycle: one chain-head update, one batch of entries.
-            computed = [reducer.apply_readings(self.states[lid], by_link[lid]) for lid in link_ids]
+            # Each mystery level's draws made ready before the step (mystery_draws): one a
+            # reset uses is replaced, and a level left unarmed is armed by this step.
+            computed = [
+                reducer.apply_readings(topped_up(self.states[lid]), by_link[lid])
+                for lid in link_ids
+            ]
         except Exception as exc:  # no outcome of a reading the engine cannot apply
             failure: Exception = exc
         else:

@@ -3,16 +3,18 @@ command) or for each new link of a floor configuration checked against the datab
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.core.games import Game
+from controller.core.games import Game, Paytable
 from controller.core.reducer import HitPolicy
+from controller.core.reducer.levels import LevelConfig
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.clock import Clock
 from controller.runtime.config import FloorConfig, LinkEntry
 from controller.runtime.links import LinkRuntime
+from controller.runtime.mystery_draws import first_draws
 from controller.storage.store import LedgerStore, TableSpec
 
 __all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
@@ -36,9 +38,14 @@ async def create_and_file_link(
     at_us: int,
     actor: str,
     override: str | None = None,
+    levels: Sequence[LevelConfig] | None = None,
+    paytables: Mapping[Game, Paytable] | None = None,
 ) -> Any:
     """Create the link with its tables and the game's default paytable, then file its
     new-link submission; returns the submission filed.
+
+    ``levels``: a link of levels (``()``: a fixed-pay link), its mystery levels opened with
+    triggers drawn here; ``paytables``: the other games of a mixed-game link.
 
     68 IAC 10-1-3(c)(4): a new link is filed with the commission and plays once approved.
     """
@@ -52,6 +59,9 @@ async def create_and_file_link(
         at_us=at_us,
         actor=actor,
         tables=tables,
+        levels=levels,
+        draws=None if not levels else first_draws(levels),
+        paytables=paytables,
     )
     await runtime.reload_links([link_id])
     return await desk.file_new_link(link_id, filed_by=actor, override=override)

@@ -154,7 +154,9 @@ class FloorService:
                 await upgrade(engine)
             else:
                 await check_schema(engine)
-            self._store = store = LedgerStore(engine, key)
+            self._store = store = LedgerStore(
+                engine, key, technician_from_cents=self.settings.fixed_pay_technician_from
+            )
             # A retention period once in force can only lengthen: a shortened setting is
             # refused here, before anything runs (68 IAC 10-6-5(d), 10-1-6.2(c)).
             await check_periods_in_force(

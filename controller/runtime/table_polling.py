@@ -16,6 +16,7 @@ from typing import Protocol
 from controller.core.reducer import (
     HitClaim,
     LinkState,
+    TableReading,
     TableState,
     awaiting_acknowledgement,
     display_frame,
@@ -89,6 +90,22 @@ class TablePoll:
     acknowledged: int = 0  # hit acknowledgements written (a request each)
     errors: int = 0
     timeouts: int = 0  # polls not answered in time (also counted in errors)
+    # The per-seat counters of the last reading this process made of the table (None: none
+    # yet, or the table has none): each seat's credits since then go with the next reading.
+    seat_credits: tuple[int, ...] | None = None
+
+    def reading(self, regs: TableRegisters, *, at_us: int, elapsed_us: int | None) -> TableReading:
+        """The next reading of the table from a block read (its poll number already moved)."""
+        reading = to_reading(
+            regs,
+            table_id=self.entry.config.table_id,
+            poll_seq=self.poll_seq,
+            at_us=at_us,
+            elapsed_us=elapsed_us,
+            previous_seat_credits=self.seat_credits,
+        )
+        self.seat_credits = regs.per_seat_credits
+        return reading
 
 
 @dataclass(slots=True)
@@ -206,9 +223,7 @@ class TablePolling:
         tp.taken_at = started
         answered = loop.time()
         elapsed = None if tp.recorded_at is None else round((answered - tp.recorded_at) * 1e6)
-        reading = to_reading(
-            regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now, elapsed_us=elapsed
-        )
+        reading = tp.reading(regs, at_us=now, elapsed_us=elapsed)
         if one_request:
             # The head this read shows may be a hit recorded from an earlier reading.
             await self._acknowledge(tp, ts, reading.head_hit)
@@ -235,9 +250,7 @@ class TablePolling:
         tid = tp.entry.config.table_id
         tp.poll_seq += 1
         elapsed = None if tp.recorded_at is None else round((loop.time() - tp.recorded_at) * 1e6)
-        reading = to_reading(
-            regs, table_id=tid, poll_seq=tp.poll_seq, at_us=now_us, elapsed_us=elapsed
-        )
+        reading = tp.reading(regs, at_us=now_us, elapsed_us=elapsed)
         try:
             recorded = await self.runtime.retry_unrecorded(reading)
         except Exception as exc:  # the database: tried again at the next retry

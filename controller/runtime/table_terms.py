@@ -14,7 +14,17 @@ from controller.core.reducer import HitClaim, TableReading, TableState
 from link_adapters.reading import HitHand, TableCommand, TableRegisters
 from link_adapters.register_map import command_word
 
-__all__ = ["CLAIMED_HANDS", "command_bits", "table_command", "to_reading"]
+__all__ = [
+    "CLAIMED_HANDS",
+    "COUNTER_MODULUS",
+    "command_bits",
+    "seat_deltas",
+    "table_command",
+    "to_reading",
+]
+
+# A table's counters are cumulative u32 and wrap (link_adapters.reading.TableRegisters).
+COUNTER_MODULUS = 2**32
 
 
 def table_command(ts: TableState, *, link_hold: str | None) -> TableCommand:
@@ -44,6 +54,17 @@ CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {
 }
 
 
+def seat_deltas(
+    now: tuple[int, ...] | None, before: tuple[int, ...] | None
+) -> tuple[int, ...] | None:
+    """The credits each seat wagered between two readings of its cumulative per-seat
+    counters, each wrapping at 2**32; None without both readings (the table has no per-seat
+    counters, or this process has not read it before)."""
+    if now is None or before is None or len(now) != len(before):
+        return None
+    return tuple((n - b) % COUNTER_MODULUS for n, b in zip(now, before, strict=True))
+
+
 def to_reading(
     regs: TableRegisters,
     *,
@@ -51,8 +72,11 @@ def to_reading(
     poll_seq: int,
     at_us: int,
     elapsed_us: int | None = None,
+    previous_seat_credits: tuple[int, ...] | None = None,
 ) -> TableReading:
-    """What the engine needs from one block read."""
+    """What the engine needs from one block read. ``previous_seat_credits``: the per-seat
+    counters of the table's previous reading taken by this process, if any (the seats'
+    credits since then are told from them)."""
     claim = None
     if regs.head is not None and regs.pending_hits > 0:
         h = regs.head
@@ -77,4 +101,6 @@ def to_reading(
         pending_hits=regs.pending_hits,
         head_hit=claim,
         elapsed_us=elapsed_us,
+        bet_seats=frozenset(regs.bet_seats),
+        seat_credits=seat_deltas(regs.per_seat_credits, previous_seat_credits),
     )

@@ -1,13 +1,14 @@
 """How a link's state is written into its rows and read back: the text columns' JSON forms
-(last win, armed change, hit claims) and the fields of a link row and a table counter row."""
+(last win, armed change, hit claims, levels, other games' paytables) and the fields of a link
+row and a table counter row."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from controller.core.games import Game, make_paytable
+from controller.core.games import Game, Paytable, make_paytable
 from controller.core.hands import HandCategory
 from controller.core.ledger import canonical_details
 from controller.core.reducer import (
@@ -18,6 +19,8 @@ from controller.core.reducer import (
     TableConfig,
     TableState,
 )
+from controller.core.reducer.levels import LevelState, classic_levels, levels_from_dicts
+from controller.rules.pools import fixed_pay_only
 
 
 def to_json(value: Any) -> str:
@@ -39,15 +42,16 @@ def claim_of(text: str | None) -> HitClaim | None:
 def last_win_json(win: LastWin | None) -> str | None:
     if win is None:
         return None
-    return to_json(
-        {
-            "won_cents": win.won_cents,
-            "table_id": win.table_id,
-            "seats": list(win.seats),
-            "hand": win.hand.name,
-            "at_us": win.at_us,
-        }
-    )
+    d: dict[str, Any] = {
+        "won_cents": win.won_cents,
+        "table_id": win.table_id,
+        "seats": list(win.seats),
+        "hand": win.hand.name,
+        "at_us": win.at_us,
+    }
+    if win.level is not None:  # a win without one reads as every win stored before levels
+        d["level"] = win.level
+    return to_json(d)
 
 
 def last_win_of(text: str | None) -> LastWin | None:
@@ -60,11 +64,19 @@ def last_win_of(text: str | None) -> LastWin | None:
         seats=tuple(d["seats"]),
         hand=HandCategory[d["hand"]],
         at_us=d["at_us"],
+        level=d.get("level"),
     )
 
 
-def armed_json(change: ArmedChange | None) -> str | None:
-    return None if change is None else to_json(change.to_dict())
+def armed_json(change: ArmedChange | None, game: Game | None = None) -> str | None:
+    """The armed change's JSON; a paytable of another game than the link's ``game`` (a
+    mixed-game link) says its game, which the lines alone do not."""
+    if change is None:
+        return None
+    d = change.to_dict()
+    if change.paytable is not None and game is not None and change.paytable.game is not game:
+        d["paytable_game"] = str(change.paytable.game)
+    return to_json(d)
 
 
 def armed_of(text: str | None, game: Game) -> ArmedChange | None:
@@ -72,13 +84,75 @@ def armed_of(text: str | None, game: Game) -> ArmedChange | None:
         return None
     d = json.loads(text)
     lines = d.get("paytable")
+    levels = d.get("levels")
     return ArmedChange(
         submission_id=d["submission_id"],
         effective_at_us=d["effective_at_us"],
         rate_bp=d.get("rate_bp"),
         reset_cents=d.get("reset_cents"),
-        paytable=None if lines is None else make_paytable(game, lines),
+        paytable=(
+            None if lines is None else make_paytable(Game(d.get("paytable_game", game)), lines)
+        ),
+        levels=None if levels is None else levels_from_dicts(levels),
     )
+
+
+def default_levels(
+    game: Game, *, rate_bp: int, reset_cents: int, meter_units: int
+) -> tuple[LevelState, ...]:
+    """The levels a link row without any stands for: none for a game that pays only fixed
+    amounts (68 IAC 10-7-5(e): a Let It Ride link from before levels), else the one level
+    of a classic link, mirrored from its rate, reset amount and meter."""
+    if fixed_pay_only(game):
+        return ()
+    return classic_levels(rate_bp=rate_bp, reset_cents=reset_cents, meter_units=meter_units)
+
+
+def has_own_levels(state: LinkState) -> bool:
+    """Do the link's levels say more than its other fields (``default_levels``)? Only then
+    are they in its seal, so every seal made before levels still verifies."""
+    return state.levels != default_levels(
+        state.game,
+        rate_bp=state.rate_bp,
+        reset_cents=state.reset_cents,
+        meter_units=state.meter_units,
+    )
+
+
+def levels_json(state: LinkState) -> str | None:
+    """``links.levels``: NULL for a classic link (its one level mirrored from the row), ``[]``
+    for a fixed-pay link, else every level with its meters, wins and mystery draws."""
+    if not state.levels:
+        return "[]"
+    classic = classic_levels(
+        rate_bp=state.rate_bp, reset_cents=state.reset_cents, meter_units=state.meter_units
+    )
+    if state.levels == classic:
+        return None
+    return to_json([lv.to_dict() for lv in state.levels])
+
+
+def levels_of(
+    text: str | None, game: Game, *, rate_bp: int, reset_cents: int, meter_units: int
+) -> tuple[LevelState, ...]:
+    if text is None:
+        return default_levels(
+            game, rate_bp=rate_bp, reset_cents=reset_cents, meter_units=meter_units
+        )
+    return tuple(LevelState.from_dict(d) for d in json.loads(text))
+
+
+def paytables_json(paytables: Mapping[Game, Paytable]) -> str | None:
+    """``links.paytables``: a mixed-game link's other games' lines; NULL for one game."""
+    if not paytables:
+        return None
+    return to_json({str(g): pt.to_dicts() for g, pt in sorted(paytables.items())})
+
+
+def paytables_of(text: str | None) -> dict[Game, Paytable]:
+    if text is None:
+        return {}
+    return {Game(g): make_paytable(Game(g), lines) for g, lines in json.loads(text).items()}
 
 
 def config_dict(c: TableConfig) -> dict[str, Any]:
@@ -98,7 +172,9 @@ def link_fields(state: LinkState) -> dict[str, Any]:
         "reset_cents": state.reset_cents,
         "jackpot_won_since_rate_set": state.jackpot_won_since_rate_set,
         "last_win": last_win_json(state.last_win),
-        "armed_change": armed_json(state.armed),
+        "armed_change": armed_json(state.armed, state.game),
+        "levels": levels_json(state),
+        "paytables": paytables_json(state.paytables),
     }
 
 

@@ -75,7 +75,8 @@ async def _record_taking_effect(uow: UnitOfWork, o: Outcome) -> None:
         submission_id = e.details.get("submission_id")
         if submission_id is None:
             continue
-        if e.kind is EntryKind.PAYTABLE_CHANGED:
+        # Another game's paytable of a mixed-game link lives in the link row (``paytables``).
+        if e.kind is EntryKind.PAYTABLE_CHANGED and "game" not in e.details:
             link_id = o.state.link_id
             pt_id = await uow.links.add_paytable(link_id, o.state.paytable, e.at_us)
             await uow.links.set_paytable(link_id, pt_id)
@@ -118,7 +119,9 @@ async def _claim_heads(
             expected_seq, expected_seal = last_seq, book.seals.get(link_id)
         # Conservation of the meter (core.reducer.conservation), asserted again where the step
         # is committed: from the meter this store last read or wrote (kept with the head), not
-        # only the step's own.
+        # only the step's own. On a link of levels ``meter_units`` is the pool's total (every
+        # meter, shown and hidden), which every entry moves; the meters' shares are checked
+        # by the reducer (``check_meters``) and sealed with the levels in the link row.
         check_conservation(link_id, book.meters[link_id], o.events, state.meter_units)
         new_meters[link_id] = state.meter_units
         sealed = seal(book.key, link_id, o.events, last_seq=last_seq, last_hash=last_hash)

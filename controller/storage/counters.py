@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.games import Game
 from controller.core.reducer import TableConfig, TableState
 from controller.storage.codec import claim_of, claims_of
 from controller.storage.models import TableCounterRow, TableRow, table_of
@@ -94,6 +95,7 @@ class Tables:
                     max_credits_per_seat_round=c.max_credits_per_seat_round,
                     min_round_us=c.min_round_us,
                     created_at_us=at_us,
+                    game=None if c.game is None else str(c.game),
                 )
             )
 
@@ -124,17 +126,19 @@ class Tables:
                 TableRow.seats,
                 TableRow.max_credits_per_seat_round,
                 TableRow.min_round_us,
+                TableRow.game,
             ).where(TableRow.link_id.in_(list(link_ids)))
         )
         out: list[StoredTable] = []
         for row in rows:
-            link_id, table_id, denomination, seats, max_credits, min_round_us = row
+            link_id, table_id, denomination, seats, max_credits, min_round_us, game = row
             config = TableConfig(
                 table_id=table_id,
                 denomination_cents=denomination,
                 seats=seats,
                 max_credits_per_seat_round=max_credits,
                 min_round_us=min_round_us,
+                game=None if game is None else Game(game),
             )
             out.append(StoredTable(link_id, config))
         return out

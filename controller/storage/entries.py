@@ -196,6 +196,23 @@ class Entries:
         d = json.loads(details)
         return next((d[n] for n in names if n in d), None)
 
+    async def mystery_commitments(self, link_id: str) -> dict[str, tuple[int, str]]:
+        """Each mystery level's newest commitment in the history: level key -> (entry
+        sequence number, commitment)."""
+        rows = await self.conn.execute(
+            select(ENTRIES.c.seq, ENTRIES.c.details)
+            .where(
+                ENTRIES.c.link_id == link_id,
+                ENTRIES.c.kind == str(EntryKind.MYSTERY_ARMED),
+            )
+            .order_by(ENTRIES.c.seq)
+        )
+        out: dict[str, tuple[int, str]] = {}
+        for seq, details in rows:
+            d = json.loads(details)
+            out[str(d["level"])] = (seq, str(d["commitment"]))
+        return out
+
     async def newest_at(
         self, link_id: str, table_id: str, kinds: Iterable[EntryKind]
     ) -> int | None:

@@ -4,7 +4,8 @@ and ``Hits``, the one home of the hits' SQL.
 A hit is written once from the reducer's hit; the technician's marks are filled in later,
 each once: the verification, the hand pay, the reset of the table (``released``). What a held
 table waits on before it may be reset is defined once, by ``_unverified``; what a technician
-still owes, by ``_pending``.
+still owes, by ``_pending``; neither ever counts a hit no technician deals with
+(``_for_technician``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ class HitRecord:
     hand_paid_by: str | None = None
     hand_paid_at_us: int | None = None
     hand_paid_cents: int | None = None
+    # Facts (never changed): the level an award from a meter was paid from ("L1", ...), what
+    # made the hit ("hand", "mystery", "envy"), and whether it waits for a technician (a
+    # fixed pay under the operator's amount does not: it neither holds the table nor
+    # appears in any technician's list).
+    level: str | None = None
+    kind: str = "hand"
+    needs_technician: bool = True
 
 
 _h = HitRow
@@ -70,7 +78,7 @@ _HIT = columns(
     _h.source, _h.status, _h.award_cents, _h.paid_from, _h.settlement_group,
     _h.settlement_order, _h.policy, _h.refusal, _h.entered_by, _h.at_us, _h.verified_by,
     _h.verified_at_us, _h.verified_cards, _h.released_by, _h.released_at_us, _h.hand_paid_by,
-    _h.hand_paid_at_us, _h.hand_paid_cents,
+    _h.hand_paid_at_us, _h.hand_paid_cents, _h.level, _h.kind, _h.needs_technician,
 )  # fmt: skip
 HIT_COLUMNS: tuple[str, ...] = fields_of(HitRecord)
 HITS = table_of(HitRow)
@@ -105,11 +113,20 @@ def stored_hit(h: Hit) -> HitRecord:
         refusal=h.refusal,
         entered_by=h.entered_by,
         at_us=h.at_us,
+        level=h.level,
+        kind=h.kind,
+        needs_technician=h.needs_technician,
     )
 
 
 def _values(s: HitRecord) -> dict[str, Any]:
     return {c: getattr(s, c) for c in HIT_COLUMNS}
+
+
+def _for_technician() -> ColumnElement[bool]:
+    """A hit a technician deals with: every one but a fixed pay under the operator's amount
+    (``needs_technician`` false: paid with no technician, nothing waits for it)."""
+    return _h.needs_technician.is_(True)
 
 
 def _unverified(table_id: str) -> ColumnElement[bool]:
@@ -121,6 +138,7 @@ def _unverified(table_id: str) -> ColumnElement[bool]:
         _h.status == "awarded",
         _h.paid_from == "meter",
         _h.verified_by.is_(None),
+        _for_technician(),
     )
 
 
@@ -130,6 +148,7 @@ def _pending() -> ColumnElement[bool]:
     return and_(
         _h.released_by.is_(None),
         or_(_h.paid_from == "meter", _h.status == "refused", _h.hand_paid_by.is_(None)),
+        _for_technician(),
     )
 
 
@@ -204,7 +223,7 @@ class Hits:
         time."""
         rows = await self.conn.execute(
             select(_h.link_id, _h.table_id, func.min(_h.at_us))
-            .where(_h.released_by.is_(None))
+            .where(_h.released_by.is_(None), _for_technician())
             .group_by(_h.link_id, _h.table_id)
         )
         return [

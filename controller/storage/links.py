@@ -49,6 +49,8 @@ class StoredLink:
     last_seq: int
     last_hash: str
     state_seal: str | None
+    levels: str | None
+    paytables: str | None
 
 
 _STORED_LINK = (
@@ -65,6 +67,8 @@ _STORED_LINK = (
     LinkRow.last_seq,
     LinkRow.last_hash,
     LinkRow.state_seal,
+    LinkRow.levels,
+    LinkRow.paytables,
 )
 
 
@@ -76,14 +80,14 @@ def _values(row: Sequence[Any]) -> tuple[Any, ...]:
 HEAD_FIELDS = (
     "link_id", "expected_seq", "expected_seal", "meter_units", "rate_bp", "reset_cents",
     "jackpot_won_since_rate_set", "last_win", "armed_change", "last_seq", "last_hash",
-    "state_seal",
+    "state_seal", "levels", "paytables",
 )  # fmt: skip
 _HEAD_SET = HEAD_FIELDS[3:]
 _PG_HEAD_TYPES = {
     "link_id": "text", "expected_seq": "bigint", "expected_seal": "text", "meter_units": "bigint",
     "rate_bp": "integer", "reset_cents": "bigint", "jackpot_won_since_rate_set": "boolean",
     "last_win": "text", "armed_change": "text", "last_seq": "bigint", "last_hash": "text",
-    "state_seal": "text",
+    "state_seal": "text", "levels": "text", "paytables": "text",
 }  # fmt: skip
 # The claim also tells every process listening (web processes, a standby) which links moved
 # and to which sequence number; PostgreSQL delivers the notifications only if the

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from controller.core.games import Game, make_paytable
 from controller.core.ledger import SealedEntry, seal_hash
 from controller.core.reducer import HitPolicy, LinkState, TableState
-from controller.core.reducer.levels import classic_levels
-from controller.rules.pools import fixed_pay_only
-from controller.storage.codec import armed_of, last_win_of
+from controller.core.reducer.levels import level_key
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
+from controller.storage.codec import armed_of, last_win_of, levels_of, paytables_of
 from controller.storage.entries import FROM_READINGS, PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import StoreError
 from controller.storage.links import StoredLink
@@ -25,12 +25,19 @@ __all__ = ["load_links"]
 
 
 async def load_links(
-    uow: UnitOfWork, book: SealBook, link_ids: Sequence[str], *, sealing: bool | None = None
+    uow: UnitOfWork,
+    book: SealBook,
+    link_ids: Sequence[str],
+    *,
+    sealing: bool | None = None,
+    technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS,
 ) -> tuple[dict[str, LinkState], dict[str, str]]:
     """The links' states and, for those that fail their check, what differs. The book
     remembers their heads and seals (and which are broken) as read.
 
     ``sealing``: whether rows must carry seals (read from ``ledger_meta`` unless given).
+    ``technician_from_cents``: the operator's amount from which a fixed pay waits for a
+    technician (a setting, handed to every state read; never stored).
     """
     ids = list(link_ids)
     links = await uow.links.read(ids)
@@ -84,15 +91,15 @@ async def load_links(
                 last_win=last_win_of(link.last_win),
                 armed=armed_of(link.armed_change, game),
                 last_at_us=head.at_us if head is not None else 0,
-                levels=(
-                    ()
-                    if fixed_pay_only(game)
-                    else classic_levels(
-                        rate_bp=link.rate_bp,
-                        reset_cents=link.reset_cents,
-                        meter_units=link.meter_units,
-                    )
+                levels=levels_of(
+                    link.levels,
+                    game,
+                    rate_bp=link.rate_bp,
+                    reset_cents=link.reset_cents,
+                    meter_units=link.meter_units,
                 ),
+                paytables=paytables_of(link.paytables),
+                technician_from_cents=technician_from_cents,
             )
         except (KeyError, ValueError) as exc:
             raise StoreError(f"link {lid}: its stored state cannot be read: {exc}") from exc
@@ -164,9 +171,29 @@ async def _diagnose(uow: UnitOfWork, state: LinkState, problem: str) -> str:
         said = await uow.entries.said(lid, kinds, fieldname)
         if said is not None and said != now:
             found.append(f"the link's {what} is {now}, its history says {said}")
+    found.extend(await _mystery_differences(uow, state))
     if not found:
         found.append(
-            "the link row (its hit policy, flags, last win or armed change) or its record "
-            "of its tables was changed since it was sealed"
+            "the link row (its hit policy, flags, last win, armed change, levels or other "
+            "games' paytables) or its record of its tables was changed since it was sealed"
         )
     return "; ".join(found)
+
+
+async def _mystery_differences(uow: UnitOfWork, state: LinkState) -> list[str]:
+    """Mystery levels whose armed trigger in the row is not the one the history committed to."""
+    if not any(lv.armed is not None for lv in state.levels):
+        return []
+    committed = await uow.entries.mystery_commitments(state.link_id)
+    found: list[str] = []
+    for i, lv in enumerate(state.levels):
+        key = level_key(i)
+        if lv.armed is None or key not in committed:
+            continue
+        seq, commitment = committed[key]
+        if lv.armed.commitment(state.link_id, key) != commitment:
+            found.append(
+                f"level {key} ({lv.config.name}): its armed mystery trigger in the link row is "
+                f"not the one the history committed to at entry {seq}"
+            )
+    return found

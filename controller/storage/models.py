@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -67,9 +68,16 @@ class LinkRow(Base):
     armed_change: Mapped[str | None] = mapped_column(Text, default=None)
     # Keyed seal over what a controller resumes the link from (parameters, meter, chain head).
     state_seal: Mapped[str | None] = mapped_column(Hash, default=None)
+    # The pool's levels (JSON list of LevelState dicts, the mystery draws with them): NULL
+    # for a classic link (its one level mirrors rate, reset and meter) and a legacy fixed-pay
+    # link; [] for a fixed-pay link made since levels.
+    levels: Mapped[str | None] = mapped_column(Text, default=None)
+    # A mixed-game link's other games' paytables (JSON {game: lines}); NULL: one game.
+    paytables: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (
-        CheckConstraint("rate_bp BETWEEN 6000 AND 10000", name="rate_bp"),
+        # 68 IAC 10-1-1.1(c): 60% to 100%; 0 for a fixed-pay link, which has no meter (10-7-5(e)).
+        CheckConstraint("rate_bp = 0 OR rate_bp BETWEEN 6000 AND 10000", name="rate_bp"),
         CheckConstraint("meter_units >= 0", name="meter_units"),
         CheckConstraint("reset_cents >= 0", name="reset_cents"),
     )
@@ -99,6 +107,8 @@ class TableRow(Base):
     max_credits_per_seat_round: Mapped[int] = mapped_column(Integer)
     min_round_us: Mapped[int] = mapped_column(BigInteger)
     created_at_us: Mapped[int] = mapped_column(BigInteger)
+    # The game dealt at the table on a mixed-game link; NULL: the link's game.
+    game: Mapped[str | None] = mapped_column(String(32), default=None)
 
     __table_args__ = (
         CheckConstraint("denomination_cents > 0", name="denomination"),
@@ -196,6 +206,11 @@ class HitRow(Base):
     hand_paid_by: Mapped[str | None] = mapped_column(String(100))
     hand_paid_at_us: Mapped[int | None] = mapped_column(BigInteger)
     hand_paid_cents: Mapped[int | None] = mapped_column(BigInteger)
+    # Facts like the columns above: the level an award from a meter was paid from ("L1", ...),
+    # what made the hit (hand, mystery, envy), and whether it waits for a technician.
+    level: Mapped[str | None] = mapped_column(Text, default=None)
+    kind: Mapped[str] = mapped_column(Text, default="hand", server_default="hand")
+    needs_technician: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     __table_args__ = (Index("ix_hits_link_at", "link_id", "at_us"),)
 

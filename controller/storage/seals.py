@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from controller.core.reducer import LinkState, TableState
 from controller.core.state_seal import link_seal, table_seal
-from controller.storage.codec import counter_fields, link_fields
+from controller.storage.codec import counter_fields, has_own_levels, link_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +61,18 @@ class SealBook:
         new_table_seals: Mapping[str, str] | None = None,
     ) -> str:
         fresh = new_table_seals or {}
+        fields = link_fields(state)
+        # The levels and other games' paytables are sealed only where they say something the
+        # rest of the row does not (a link of levels, a fixed-pay link of a game that is not
+        # fixed-pay only, a mixed-game link): every seal made before them still verifies.
+        if not has_own_levels(state):
+            del fields["levels"]
+        if fields["paytables"] is None:
+            del fields["paytables"]
         return link_seal(
             self.key,
             fields={
-                **link_fields(state),
+                **fields,
                 "last_seq": last_seq,
                 "last_hash": last_hash,
                 "game": str(state.game),

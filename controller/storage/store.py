@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import text
@@ -32,7 +33,9 @@ from controller.core.reducer import (
     open_link,
     record_state_sealed,
 )
+from controller.core.reducer.levels import LevelConfig, MysteryDraw, levels_to_dicts
 from controller.core.state_seal import SEALED_SINCE
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.storage.audit import Documents, write_audit
 from controller.storage.channel import ChannelName, changes_channel, notify_paperwork
 from controller.storage.commit import write_outcomes
@@ -70,8 +73,18 @@ log = logging.getLogger(__name__)
 class LedgerStore:
     """The database side of links: load state, commit outcomes, keep the chain heads."""
 
-    def __init__(self, engine: AsyncEngine, key: bytes) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        key: bytes,
+        *,
+        technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS,
+    ) -> None:
         self.engine = engine
+        # The operator's amount from which a fixed pay waits for a technician (the setting
+        # PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM): handed to every link read or made, never
+        # stored.
+        self.technician_from_cents = technician_from_cents
         # The heads and seals this store last read or wrote: a link's is the condition of
         # its next write (any other writer changed it), its tables' go into the link's next
         # seal; and the links whose stored state failed its check when last read.
@@ -152,7 +165,13 @@ class LedgerStore:
         actor: str,
         paytable: Paytable | None = None,
         hit_policy: HitPolicy = HitPolicy.SPLIT,
+        levels: Sequence[LevelConfig] | None = None,
+        draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
+        paytables: Mapping[Game, Paytable] | None = None,
     ) -> LinkState:
+        """A new link with its tables (see ``reducer.open_link``: ``levels`` None is a classic
+        link, ``()`` a fixed-pay one; ``draws`` the mystery levels' first triggers, drawn by
+        the caller; ``paytables`` the other games of a mixed-game link)."""
         pt = paytable if paytable is not None else default_paytable(game)
         outcome = open_link(
             link_id=link_id,
@@ -163,7 +182,11 @@ class LedgerStore:
             tables=[t.config for t in tables],
             at_us=at_us,
             hit_policy=hit_policy,
+            levels=levels,
+            draws=draws,
+            paytables=paytables,
         )
+        opened = outcome.state
         async with unit_of_work(self.engine) as uow:
             if await uow.links.exists(link_id):
                 raise Conflict(f"link {link_id!r} already exists")
@@ -173,8 +196,8 @@ class LedgerStore:
                 link_id=link_id,
                 name=name,
                 game=str(game),
-                rate_bp=rate_bp,
-                reset_cents=reset_cents,
+                rate_bp=opened.rate_bp,
+                reset_cents=opened.reset_cents,
                 hit_policy=hit_policy,
                 paytable_id=pt_id,
                 at_us=at_us,
@@ -195,13 +218,15 @@ class LedgerStore:
                 target=f"link:{link_id}",
                 after={
                     "game": str(game),
-                    "rate_bp": rate_bp,
-                    "reset_cents": reset_cents,
+                    "rate_bp": opened.rate_bp,
+                    "reset_cents": opened.reset_cents,
                     "tables": [t.config.table_id for t in tables],
                     "paytable": pt.to_dicts(),
+                    **({"levels": levels_to_dicts(opened.level_configs)} if levels else {}),
+                    **({"games": [str(g) for g in opened.games]} if paytables else {}),
                 },
             )
-        return outcome.state
+        return replace(opened, technician_from_cents=self.technician_from_cents)
 
     async def go_live_times(self) -> dict[str, int | None]:
         """Links that may not play yet: None until their new-link submission is approved,
@@ -232,7 +257,9 @@ class LedgerStore:
         """Links read in one snapshot, with the ones whose stored state does not match its
         seals or its history, and what differs. Nothing may be computed from those."""
         async with unit_of_work(self.engine, consistent=True) as uow:
-            return await load_links(uow, self.book, link_ids)
+            return await load_links(
+                uow, self.book, link_ids, technician_from_cents=self.technician_from_cents
+            )
 
     async def link_heads(self) -> dict[str, int]:
         """Every link's last history sequence number in the database."""

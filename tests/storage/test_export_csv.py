@@ -153,7 +153,7 @@ async def test_stored_reasons_with_line_breaks_export_without_a_formula_row(
 HIT_COLUMNS_EXPORTED = [
     "hit_id", "link_id", "table_id", "at", "seat", "hand", "round", "cards", "source", "status",
     "award_cents", "paid_from", "settlement_group", "settlement_order", "policy", "refusal",
-    "entered_by", "verified_by", "released_by",
+    "entered_by", "verified_by", "released_by", "level", "kind", "needs_technician",
 ]  # fmt: skip
 
 
@@ -175,9 +175,11 @@ async def test_hits_export_their_columns_in_the_auditors_order(store: LedgerStor
     header, line = list(csv.reader(io.StringIO(out.getvalue())))
     assert header == HIT_COLUMNS_EXPORTED
     assert line[:4] == ["t1#1", "stud", "t1", "2026-01-01T00:00:00.000000+00:00"]
-    assert line[-2:] == ["tech", ""]
+    assert line[-5:-3] == ["tech", ""]
+    assert line[-3:-1] == ["", "hand"]  # a hit from before levels: no level, a hand
     out = io.StringIO()
     await export(store.engine, out, kind=ExportKind.HITS, fmt="json", **period)
     (row,) = json.loads(out.getvalue())["rows"]
     assert list(row) == HIT_COLUMNS_EXPORTED
     assert row["award_cents"] == 500_000 and row["at"] == line[3]
+    assert (row["level"], row["kind"], row["needs_technician"]) == (None, "hand", True)

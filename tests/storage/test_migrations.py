@@ -1,14 +1,17 @@
-"""Migrations go up and down on both engines, and the hit guards survive the hand-pay columns."""
+"""Migrations go up and down on both engines, the hit guards survive the hand-pay columns, and
+a database with data comes through 0007 (levels, games, what a hit is) as it was."""
 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import text, update
+from sqlalchemy import inspect, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from controller.core.games import Game
 from controller.storage.database import check_schema, downgrade, make_engine, upgrade
-from controller.storage.models import HitRow
+from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
+from tests.conftest import KEY
 from tests.storage.helpers import Poller, make_link, runtime
 
 
@@ -42,3 +45,51 @@ async def test_hand_pay_may_be_filled_in_but_the_facts_stay_fixed(store: LedgerS
     with pytest.raises(DBAPIError, match=r"facts|never edited"):
         async with store.engine.begin() as conn:
             await conn.execute(update(HitRow).where(HitRow.hit_id == hit_id).values(award_cents=1))
+
+
+async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: str) -> None:
+    """A database at 0006 with a played link and a hit: after 0007 the link resumes exactly
+    (its seal from before still verifies), the hit reads as a hand that waits for a
+    technician, the guards still refuse edits (of the new facts too), and a fixed-pay link
+    with rate 0 may be made."""
+    engine = make_engine(db_url)
+    try:
+        store = LedgerStore(engine, KEY)
+        await store.check_key()
+        await make_link(store)
+        rt = await runtime(store)
+        poll = Poller()
+        await rt.apply_readings([poll.reading("t1", 0, rounds=0), poll.reading("t2", 0)])
+        await rt.apply_readings([poll.royal("t1", 50, seq=1)])
+        await downgrade(engine, "0006")
+        async with engine.connect() as conn:
+            names = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("hits")}
+            )
+        assert "kind" not in names and "needs_technician" not in names
+        await upgrade(engine)
+        await check_schema(engine)
+
+        again = await runtime(LedgerStore(engine, KEY))
+        assert again.inoperable == {}
+        assert again.states == rt.states
+        async with engine.connect() as conn:
+            (row,) = (
+                await conn.execute(select(HitRow.level, HitRow.kind, HitRow.needs_technician))
+            ).all()
+        assert tuple(row) == (None, "hand", True)
+        for statement in (
+            update(HitRow).values(kind="mystery"),
+            update(HitRow).values(needs_technician=False),
+            update(MeterEntryRow).values(explanation="edited"),
+        ):
+            with pytest.raises(DBAPIError, match=r"facts|never edited|append-only"):
+                async with engine.begin() as conn:
+                    await conn.execute(statement)
+        await make_link(
+            again.store, "bonus", ("b1",), game=Game.LET_IT_RIDE_BONUS, rate_bp=0, reset_cents=0
+        )
+        await again.reload_links(["bonus"])
+        assert again.states["bonus"].fixed_pay and again.inoperable == {}
+    finally:
+        await engine.dispose()

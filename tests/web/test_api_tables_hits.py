@@ -16,6 +16,7 @@ import httpx
 from app.security import Role
 from controller.core.hands import HandCategory, evaluate, parse_cards
 from controller.core.reducer import HitClaim
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
 from tests.integration.harness import wait_until
@@ -108,10 +109,19 @@ async def test_forced_royal_is_verified_paid_and_reset(tmp_path: Path) -> None:
             "hit_pending"
         )
 
-        # Every hit the tables dealt is pending (the Let It Ride bonus tables may have had
-        # some), and exactly one at stud-1: the royal the test dealt.
+        # Every hit the tables dealt is recorded (the Let It Ride bonus tables may have had
+        # some); pending are all but the fixed pays under the operator's amount, which the
+        # dealer pays with no technician; exactly one at stud-1: the royal the test dealt.
+        every = (await http.get("/api/v1/hits", headers=tech)).json()
+        assert len(every) == sum(len(t.all_hits()) for t in wf.sim.tables.values())
         pending = (await http.get("/api/v1/hits?pending=true", headers=tech)).json()
-        assert len(pending) == sum(len(t.all_hits()) for t in wf.sim.tables.values())
+        waiting = {h["hit_id"] for h in pending}
+        assert waiting <= {h["hit_id"] for h in every}
+        assert all(
+            h["paid_from"] == "table" and h["award_cents"] < FIXED_PAY_TECHNICIAN_FROM_CENTS
+            for h in every
+            if h["hit_id"] not in waiting
+        )
         (hit,) = [h for h in pending if h["table_id"] == "stud-1"]
         assert hit["round"] == royal.round
         assert hit["seat"] == 3 and hit["hand"] == "ROYAL_FLUSH"

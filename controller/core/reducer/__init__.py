@@ -31,6 +31,7 @@ from controller.core.reducer.conservation import (
 from controller.core.reducer.corrections import apply_correction, approve_anomaly, reject_anomaly
 from controller.core.reducer.display import DisplayFrame, LevelFrame, display_frame, level_frames
 from controller.core.reducer.hits import awaiting_acknowledgement, enter_hit
+from controller.core.reducer.pool import draws_wanted, with_draws
 from controller.core.reducer.readings import apply_reading, apply_readings, seen_order
 from controller.core.reducer.records import record_purge, record_recovery, record_state_sealed
 from controller.core.reducer.state import (
@@ -88,6 +89,7 @@ __all__ = [
     "check_conservation",
     "check_outcome",
     "display_frame",
+    "draws_wanted",
     "enter_hit",
     "level_frames",
     "open_link",
@@ -100,4 +102,5 @@ __all__ = [
     "return_to_play",
     "seen_order",
     "table_offline",
+    "with_draws",
 ]

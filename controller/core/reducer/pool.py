@@ -4,7 +4,7 @@ a mystery level's trigger armed and reached."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -15,10 +15,11 @@ from controller.core.reducer.levels import (
     RESERVE,
     AboveLimit,
     LevelState,
+    MysteryDraw,
     level_key,
     limit_units,
 )
-from controller.core.reducer.state import EngineError, EntryKind
+from controller.core.reducer.state import EngineError, EntryKind, LinkState
 
 
 class Crossing(NamedTuple):
@@ -178,3 +179,34 @@ def winning_seat(
     if bet_seats:
         return min(bet_seats), "lowest seat with a side bet in the round (no per-seat counters)"
     return 1, "no per-seat counters and no bet sensors: seat 1, for the technician to confirm"
+
+
+def draws_wanted(state: LinkState, ready: int) -> dict[int, int]:
+    """How many draws each mystery level lacks to have ``ready`` made ready, by level index."""
+    return {
+        i: ready - len(lv.draws)
+        for i, lv in enumerate(state.levels)
+        if lv.config.mystery is not None and len(lv.draws) < ready
+    }
+
+
+def with_draws(state: LinkState, draws: Mapping[int, Sequence[MysteryDraw]]) -> LinkState:
+    """The state with ``draws`` (by level index) queued after each mystery level's own draws.
+    No entry: a draw stays secret until the level is armed with it (``arm_mystery`` seals its
+    commitment) and revealed when the level hits."""
+    if not any(draws.values()):
+        return state
+    levels = list(state.levels)
+    for i, more in draws.items():
+        lv = levels[i]
+        m = lv.config.mystery
+        if m is None:
+            raise EngineError(f"level {lv.config.name} is not a mystery level: it takes no draw")
+        for d in more:
+            if not m.floor_cents <= d.trigger_cents <= m.ceiling_cents:
+                raise EngineError(
+                    f"level {lv.config.name}: a trigger of {format_cents(d.trigger_cents)} is "
+                    f"outside {format_cents(m.floor_cents)} to {format_cents(m.ceiling_cents)}"
+                )
+        levels[i] = replace(lv, draws=(*lv.draws, *more))
+    return replace(state, levels=tuple(levels))

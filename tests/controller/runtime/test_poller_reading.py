@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+from pydantic import ValidationError
+
 from controller.core.hands import HandCategory
 from controller.core.reducer import TableState
+from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.runtime.poller import CLAIMED_HANDS, table_command, to_reading
+from controller.settings import Settings
 from link_adapters.reading import HeadHit, HitHand, TableCommand, TableFlags, TableRegisters
 from tests.controller.core.test_reducer import table
 
@@ -88,3 +93,24 @@ def test_no_claim_without_a_pending_hit() -> None:
     assert (
         to_reading(registers(head, pending=0), table_id="t1", poll_seq=5, at_us=10).head_hit is None
     )
+
+
+def test_each_seats_credits_are_told_from_its_counters_since_the_last_reading() -> None:
+    """Cumulative u32 per-seat counters: the change since this process's previous reading,
+    across a wrap; none without a previous reading or without per-seat counters."""
+    before = (10, 2**32 - 3, 0)
+    now = (15, 4, 0)
+    regs = TableRegisters(0x5450, 2, IDLE, 4, 40, (1, 2), 0, None, now)
+    first = to_reading(regs, table_id="t1", poll_seq=1, at_us=10)
+    assert first.seat_credits is None and first.bet_seats == frozenset({1, 2})
+    later = to_reading(regs, table_id="t1", poll_seq=2, at_us=20, previous_seat_credits=before)
+    assert later.seat_credits == (5, 7, 0)
+    assert to_reading(registers(None, pending=0), table_id="t1", poll_seq=3, at_us=30,
+                      previous_seat_credits=before).seat_credits is None  # fmt: skip
+
+
+def test_the_fixed_pay_technician_amount_is_written_as_an_amount() -> None:
+    assert Settings().fixed_pay_technician_from == FIXED_PAY_TECHNICIAN_FROM_CENTS
+    assert Settings(fixed_pay_technician_from="$2,500.00").fixed_pay_technician_from == 2_500_00
+    with pytest.raises(ValidationError, match="PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM"):
+        Settings(fixed_pay_technician_from="12.345")
