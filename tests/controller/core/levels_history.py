@@ -10,8 +10,8 @@ from controller.core.games import Game, PaytableLine, make_paytable
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import (
     HitClaim,
-    LinkState,
     MeterEvent,
+    Outcome,
     TableConfig,
     TableReading,
     apply_readings,
@@ -63,7 +63,7 @@ def table(tid: str) -> TableConfig:
     return TableConfig(table_id=tid, denomination_cents=100, max_credits_per_seat_round=100)
 
 
-def opened(link_id: str = LINK) -> LinkState:
+def opening(link_id: str = LINK, t0: int = T0) -> Outcome:
     return open_link(
         link_id=link_id,
         game=STUD,
@@ -71,20 +71,21 @@ def opened(link_id: str = LINK) -> LinkState:
         reset_cents=0,
         paytable=paytable(),  # type: ignore[arg-type]
         tables=(table("t1"), table("t2")),
-        at_us=T0,
+        at_us=t0,
         levels=LEVELS,
         draws={3: [FIRST_DRAW]},
-    ).state
+    )
 
 
 class Play:
     """Drives a link through the reducer, keeping every entry it makes."""
 
-    def __init__(self, state: LinkState, events: list[MeterEvent] | None = None) -> None:
-        self.state = state
-        self.events: list[MeterEvent] = list(events or [])
+    def __init__(self, opened: Outcome) -> None:
+        self.state = opened.state
+        self.outcomes: list[Outcome] = [opened]  # each step, as a store would commit it
+        self.events: list[MeterEvent] = list(opened.events)
         self.seq = {"t1": 0, "t2": 0}
-        self.at = T0
+        self.at = opened.events[0].at_us
 
     def read(self, tid: str, credits: int, **kw: object) -> None:
         self.seq[tid] += 1
@@ -102,13 +103,15 @@ class Play:
                 )
             ],
         )
-        self.events.extend(out.events)
-        self.state = out.state
+        self.step(out)
         if self.state.tables[tid].hit_pending:
             self.at += SEC
-            out = release_table(self.state, table_id=tid, at_us=self.at, by="tech")
-            self.events.extend(out.events)
-            self.state = out.state
+            self.step(release_table(self.state, table_id=tid, at_us=self.at, by="tech"))
+
+    def step(self, out: Outcome) -> None:
+        self.outcomes.append(out)
+        self.events.extend(out.events)
+        self.state = out.state
 
     def add_draw(self, index: int, draw: MysteryDraw) -> None:
         levels = list(self.state.levels)
@@ -118,18 +121,7 @@ class Play:
 
 def played(link_id: str = LINK) -> Play:
     """Opened, the mystery hit at $15.00, re-armed at $12.34, a royal flush from the Grand."""
-    state = open_link(
-        link_id=link_id,
-        game=STUD,
-        rate_bp=0,
-        reset_cents=0,
-        paytable=paytable(),  # type: ignore[arg-type]
-        tables=(table("t1"), table("t2")),
-        at_us=T0,
-        levels=LEVELS,
-        draws={3: [FIRST_DRAW]},
-    )
-    p = Play(state.state, list(state.events))
+    p = Play(opening(link_id))
     p.read("t1", 0, rounds=0)
     p.read("t2", 0, rounds=0)
     p.read("t2", 300, rounds=5, seat_credits=(0, 100, 200, 0, 0, 0, 0))
