@@ -291,13 +291,14 @@ class ChainVerifier:
         link, seq, prev, meter = self.link_id, self.seq, self.prev_hash, self.meter
         fresh = _keyed(self.key).copy
         split = self.trail.meters is not None  # a link of levels: every move needs the trail
+        armed, mark = ARMED_KIND, METERS_MARK
         done = 0
         for row in rows:
             lid, s, at, kind, before, delta, after, t, h, a, c, expl, det, ph, hs = row
             if (
                 lid != link or s != seq + 1 or ph != prev or before != meter or delta < 0
                 or after != before + delta or h is not None or a is not None or c is not None
-                or (split and delta) or kind == ARMED_KIND or METERS_MARK in det
+                or (split and delta) or kind == armed or mark in det
                 or US in kind or US in expl or US in det or US in ph
                 or (t is not None and (US in t or NULL_MARK in t))
             ):  # fmt: skip

@@ -172,3 +172,22 @@ async def test_after_a_purge_a_rewritten_reveal_is_still_caught(store: LedgerSto
     await _purged_levels_link(store, resalt)
     (problem,) = (await verify_ledger(store.engine, KEY)).problems
     assert "the mystery reveal of L4 gives commitment" in problem.what, problem
+
+
+async def test_segments_checked_in_worker_processes_carry_the_commitments(
+    store: LedgerStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def resalt(m: dict[str, Any]) -> None:
+        m["salt"] = "ee" * 16
+        m["commitment"] = mystery_commitment(LINK, m["level"], m["trigger_cents"], m["salt"])
+
+    p = played()
+    await store_levels_link(store, forged(p.outcomes, resalt))
+    monkeypatch.setattr(verify_module, "SEGMENT", 3)
+    monkeypatch.setattr(verify_module, "PARALLEL_FROM", 0)
+    (problem,) = (await verify_ledger(store.engine, KEY, workers=2)).problems
+    assert "sealed" in problem.what and problem.seq == next(
+        i + 1
+        for i, e in enumerate(p.events)
+        if e.kind == EntryKind.AWARD and "mystery" in e.details
+    )
