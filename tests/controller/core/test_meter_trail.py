@@ -145,7 +145,7 @@ def test_a_meter_that_does_not_continue_is_caught_naming_it() -> None:
     events = played().events
     c = index_of(events, K.CONTRIBUTION, 1)
 
-    def shift(d: dict[str, Any]) -> None:  # 1 unit moved from L2's before to L3's: still adds up
+    def shift(d: dict[str, Any]) -> None:  # L1's before raised: its moves still add up
         d["meters"]["L1"][0] += 7
 
     v = walk(sealed(rewritten(events, c, shift)))
