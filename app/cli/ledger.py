@@ -100,6 +100,9 @@ def ledger_verify(
 ) -> None:
     """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link.
 
+    On a link of levels, also each meter entry by entry and every mystery reveal against the
+    commitment sealed when its trigger was drawn.
+
     With signed checkpoints, also refuse a chain shorter than, or diverging from, any of them
     (entries taken away, a database put back from an earlier copy)."""
     settings = settings_for(database_url)
@@ -132,6 +135,8 @@ def ledger_verify(
         click.echo(f"BROKEN: {line}", err=True)
     for problem in report.problems:
         click.echo(f"BROKEN: {problem}", err=True)
+    for note in report.unverifiable:
+        click.echo(f"UNVERIFIABLE: {note}", err=True)
     if signed is None:
         click.echo("no signed checkpoints given: a history cut short would not be seen", err=True)
     else:

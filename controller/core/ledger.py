@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from controller.core.meter_trail import ARMED_KIND, METERS_MARK, MeterTrail, TrailPart, TrailState
 from controller.core.reducer import REDUCING_KINDS, EntryKind, MeterEvent
 
 GENESIS = "0" * 64
@@ -190,9 +191,21 @@ _REF_FOR = {str(EntryKind.AWARD): 8, str(EntryKind.CORRECTION): 10}  # hit_id, c
 
 
 class ChainVerifier:
-    """Walks one link's entries in sequence order and stops at the first that does not fit."""
+    """Walks one link's entries in sequence order and stops at the first that does not fit.
 
-    def __init__(self, key: bytes, link_id: str, anchor: Anchor | None = None) -> None:
+    Beyond the chain, it follows each meter of a link of levels and each mystery commitment
+    (``controller.core.meter_trail``) from ``meters``: where they stood at ``anchor``. From
+    the first entry they are known (nothing split, nothing armed); from an anchor without
+    ``meters`` the walk is open (``trail.part()`` says what it took on trust).
+    """
+
+    def __init__(
+        self,
+        key: bytes,
+        link_id: str,
+        anchor: Anchor | None = None,
+        meters: TrailState | None = None,
+    ) -> None:
         self.key = key
         self.link_id = link_id
         self.seq = anchor.seq if anchor else 0
@@ -200,6 +213,12 @@ class ChainVerifier:
         self.meter = anchor.meter_units if anchor else 0
         self.count = 0
         self.problem: ChainProblem | None = None
+        start = TrailState() if anchor is None and meters is None else meters
+        self.trail = MeterTrail(link_id, start, total=self.meter)
+
+    def trail_part(self) -> TrailPart:
+        """What the walk found of the meters and armings, up to the last entry verified."""
+        return self.trail.part(self.meter)
 
     def _fail(self, seq: int | None, what: str) -> ChainProblem:
         self.problem = ChainProblem(self.link_id, seq, what)
@@ -243,6 +262,12 @@ class ChainVerifier:
             return self._fail(seq, "a field holds a reserved control character (edited)")
         if not hmac.compare_digest(seal_hash(self.key, row[:14]), row[14]):
             return self._fail(seq, "the seal does not match the entry's contents (edited)")
+        try:
+            broken = self.trail.feed(seq, row[3], row[4], row[5], row[12])
+        except (ValueError, KeyError, TypeError, IndexError):
+            broken = "its details do not say readably how its meters moved or what it commits"
+        if broken is not None:
+            return self._fail(seq, broken)
         self.seq = seq
         self.prev_hash = row[14]
         self.meter = row[6]
@@ -265,12 +290,15 @@ class ChainVerifier:
             return self.problem
         link, seq, prev, meter = self.link_id, self.seq, self.prev_hash, self.meter
         fresh = _keyed(self.key).copy
+        split = self.trail.meters is not None  # a link of levels: every move needs the trail
+        armed, mark = ARMED_KIND, METERS_MARK
         done = 0
         for row in rows:
             lid, s, at, kind, before, delta, after, t, h, a, c, expl, det, ph, hs = row
             if (
                 lid != link or s != seq + 1 or ph != prev or before != meter or delta < 0
                 or after != before + delta or h is not None or a is not None or c is not None
+                or (split and delta) or kind == armed or mark in det
                 or US in kind or US in expl or US in det or US in ph
                 or (t is not None and (US in t or NULL_MARK in t))
             ):  # fmt: skip
@@ -304,6 +332,7 @@ class ChainVerifier:
             if awards is not None and kind == _AWARD_KIND and delta < 0:
                 awards.append(h)
             seq, prev, meter = self.seq, self.prev_hash, self.meter
+            split = self.trail.meters is not None
         self.seq, self.prev_hash, self.meter = seq, prev, meter
         self.count += done
         return None

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
+from controller.core.meter_trail import MeterTrail, TrailState
 from controller.rules.records import check_retention_not_shortened, check_retention_years
 from controller.runtime.link_locks import only_one
 from controller.runtime.links import LinkRuntime
@@ -117,7 +118,11 @@ async def run_retention(
             if (problem := runtime.is_inoperable(link_id)) is not None:
                 log.warning("retention: link %s skipped, inoperable: %s", link_id, problem)
                 continue
-            manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
+            try:
+                manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
+            except MetersBroken as exc:
+                log.warning("retention: link %s skipped: %s", link_id, exc)
+                continue
             if manifest is not None:
                 report.links[link_id] = manifest
         report.integrity = await _purge_integrity(runtime, report.integrity_cutoff_us, actor)
@@ -126,6 +131,11 @@ async def run_retention(
 
 class RetentionBusy(StoreError):
     """Another process of the floor is running the purge."""
+
+
+class MetersBroken(StoreError):
+    """The history to purge does not say consistently where each meter of its levels stood:
+    nothing is purged (the purge would seal a manifest it cannot vouch for)."""
 
 
 async def _purge_link(
@@ -138,8 +148,9 @@ async def _purge_link(
         if last_seq is None or last_seq <= (anchor.seq if anchor else 0):
             return None
         removed = await stored.entries_through(conn, link_id, last_seq)
-    if not removed:
-        return None
+        if not removed:
+            return None
+        levels = await _levels_at(conn, link_id, anchor, last_seq)
     seals = hashlib.sha256("".join(r.hash for r in removed).encode()).hexdigest()
     tail = removed[-1]
     purged_corrections = [r.correction_id for r in removed if r.correction_id]
@@ -187,6 +198,9 @@ async def _purge_link(
         "seals_sha256": seals,
         "counts": counts,
         "documents_sha256": documents,
+        # A link of levels: where each meter stood at the anchor and each mystery level's
+        # last commitment, so verification resumes meter by meter (68 IAC 10-6-5(b)-(c)).
+        **levels,
     }
 
     def step(s: reducer.LinkState, at: int) -> reducer.Outcome:
@@ -204,6 +218,29 @@ async def _purge_link(
         audit_after={"manifest": manifest},
     )
     return manifest
+
+
+async def _levels_at(
+    conn: AsyncConnection, link_id: str, anchor: LedgerAnchor | None, last_seq: int
+) -> dict[str, Any]:
+    """The meters and mystery commitments of a link of levels after entry ``last_seq``, from
+    where the previous purge left them (nothing for a classic link, nor when a purge from
+    before meters were kept left them unknown)."""
+    start: TrailState | None = TrailState()
+    if anchor is not None:
+        manifest = await stored.purge_manifest(conn, link_id, anchor.seq)
+        start = None if manifest is None else TrailState.from_manifest(manifest)
+        if start is None:
+            return {}
+    trail = MeterTrail(link_id, start, total=anchor.meter_units if anchor else 0)
+    async for rows in stored.entry_moves(conn, link_id, anchor.seq if anchor else 0, last_seq):
+        for seq, kind, before, delta, details in rows:
+            broken = trail.feed(seq, kind, before, delta, details)
+            if broken is not None:
+                raise MetersBroken(
+                    f"link {link_id}, entry {seq}: {broken}; nothing purged (see ledger verify)"
+                )
+    return TrailState(trail.meters, trail.armed).manifest()
 
 
 async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> dict[str, Any]:

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from controller.core.games import make_paytable
 from controller.core.hands import HandCategory
 from controller.core.ledger import ChainVerifier
+from controller.core.meter_trail import TrailState
+from controller.core.rebuild import PoolRebuilder, RebuildError
 from controller.core.reducer import (
     EntryKind,
     HitClaim,
@@ -16,15 +20,27 @@ from controller.core.reducer import (
     TableState,
     record_recovery,
 )
-from controller.core.reducer.levels import classic_levels
+from controller.core.reducer.levels import LevelConfig, MysteryDraw, classic_levels
 from controller.storage.codec import armed_json, config_dict
 from controller.storage.entries import PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import NotFound, StoreError
 from controller.storage.loading import load_links
+from controller.storage.papers.retention import purge_manifest
 from controller.storage.seals import SealBook
 from controller.storage.unit_of_work import UnitOfWork
 
-__all__ = ["Recovery", "recovery_of"]
+__all__ = ["Recovery", "recovery_of", "secret_draw"]
+
+
+def secret_draw(cfg: LevelConfig) -> MysteryDraw:
+    """A mystery level's next trigger, uniform from its floor to its ceiling, and the salt of
+    its commitment, from the operating system's cryptographic source."""
+    assert cfg.mystery is not None
+    m = cfg.mystery
+    return MysteryDraw(
+        m.floor_cents + secrets.randbelow(m.ceiling_cents - m.floor_cents + 1),
+        secrets.token_hex(16),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +62,7 @@ async def recovery_of(
     reason: str,
     by: str,
     approved_by: str,
+    draw: Callable[[LevelConfig], MysteryDraw] = secret_draw,
 ) -> Recovery:
     """The link as its history has it (read in ``uow``'s snapshot, the row locked): the book
     is left at the history's head, ready for the recovery's outcome to be written.
@@ -58,27 +75,44 @@ async def recovery_of(
     re-baselined from its next reading (nothing credited for what it counted before) and
     held until a technician releases it. An armed change is dropped; it is armed again from
     its approved submission.
+
+    A link of levels gets its levels back too (``controller.core.rebuild``): their
+    configuration, each meter where the history leaves it, their wins; each mystery level
+    unarmed, then armed after the recovery entry with a fresh ``draw`` (its old trigger was
+    never in the history). A mixed-game link gets its other games' paytables and each
+    table's game.
     """
     row = await uow.links.lock(link_id)
     if row is None:
         raise NotFound(f"no link {link_id!r}")
     states, problems = await load_links(uow, book, [link_id])
     state = states[link_id]
-    v = ChainVerifier(book.key, link_id, await uow.entries.anchor(link_id))
+    anchor = await uow.entries.anchor(link_id)
+    start: TrailState | None = None
+    if anchor is not None:
+        manifest = await purge_manifest(uow.conn, link_id, anchor.seq)
+        start = None if manifest is None else TrailState.from_manifest(manifest)
+    v = ChainVerifier(book.key, link_id, anchor, start)
+    rebuilt = PoolRebuilder(link_id, start=start, total=v.meter, purged=anchor is not None)
     last_at = 0
     async for entry in uow.entries.stream(link_id, v.seq):
         if v.feed(entry) is not None:
             break
+        try:
+            rebuilt.feed(entry)
+        except RebuildError as exc:
+            raise StoreError(f"cannot recover from a broken history: {exc}") from None
         last_at = entry.at_us
     if v.problem is not None:
         raise StoreError(f"cannot recover from a broken history: {v.problem}")
+    pool = rebuilt.result()
     if v.seq == 0:
         raise StoreError(f"link {link_id} has no history to recover from")
     entries = uow.entries
     kept: list[str] = []
     said_rate = await entries.said(link_id, RATE_KINDS, ("rate_bp", "to_bp"))
     said_reset = await entries.said(link_id, RESET_KINDS, ("reset_cents", "to_cents"))
-    said_lines = await entries.said(link_id, PAYTABLE_KINDS, ("paytable",))
+    said_lines = pool.paytable or await entries.said(link_id, PAYTABLE_KINDS, ("paytable",))
     if said_rate is None:
         kept.append("rate_bp")
     if said_reset is None:
@@ -89,7 +123,17 @@ async def recovery_of(
     won = await entries.count_after(link_id, EntryKind.JACKPOT_RESET, rate_seq or 0)
     tables: dict[str, TableState] = {}
     for tid, ts in sorted(state.tables.items()):
-        tables[tid] = await _recovered_table(uow, link_id, ts)
+        ts = await _recovered_table(uow, link_id, ts)
+        game = pool.games.get(tid)
+        if game is not None:
+            ts = replace(ts, config=replace(ts.config, game=None if game is state.game else game))
+        tables[tid] = ts
+    levels = pool.levels(state.levels)
+    if levels:
+        levels = tuple(
+            replace(lv, draws=(draw(lv.config),)) if lv.config.mystery is not None else lv
+            for lv in levels
+        )
     recovered = LinkState(
         link_id=link_id,
         game=state.game,
@@ -103,8 +147,11 @@ async def recovery_of(
         ),
         tables=tables,
         last_at_us=last_at,
+        paytables={**state.paytables, **pool.paytables},
         levels=(
-            ()
+            levels
+            if levels is not None
+            else ()
             if state.fixed_pay
             else classic_levels(
                 rate_bp=state.rate_bp if said_rate is None else int(said_rate),
@@ -113,6 +160,12 @@ async def recovery_of(
             )
         ),
     )
+    if levels:  # a pool of levels: the whole rate, level 1's reset
+        recovered = replace(
+            recovered,
+            rate_bp=sum(lv.config.total_bp for lv in levels),
+            reset_cents=levels[0].config.reset_cents,
+        )
     outcome = record_recovery(
         recovered,
         at_us=max(at_us, last_at),
@@ -127,7 +180,8 @@ async def recovery_of(
             "meter_units": v.meter,
             "rate_bp": recovered.rate_bp,
             "reset_cents": recovered.reset_cents,
-            "kept_from_row": kept,
+            "kept_from_row": kept + (["levels"] if levels and pool.configs is None else []),
+            **({"meters": dict(sorted(pool.meters.items()))} if levels and pool.meters else {}),
             "dropped_armed_change": armed_json(state.armed),
             "tables": {
                 tid: {

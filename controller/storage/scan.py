@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
+from controller.core.meter_trail import TrailPart, TrailState
 from controller.paperwork.checkpoints import entry_bytes
 
 BATCH = 20_000
@@ -45,6 +46,9 @@ class Segment:
     start: Anchor | None  # where the chain stands before ``lo`` if known (first segment)
     first: bool
     checks: tuple[CheckpointCheck, ...] = ()
+    # Where the meters of a link of levels stood at ``start`` (a purge manifest's word);
+    # None from an anchor: not known here (the first segment from entry 1 knows them).
+    meters: TrailState | None = None
 
 
 @dataclass(slots=True)
@@ -57,6 +61,9 @@ class SegmentResult:
     # Checkpoints whose entry was reached, each with what differs: "" (nothing), "seal",
     # "digest".
     checked: list[tuple[int, str]]
+    # The meters and mystery armings as the walk found them (``meter_trail.stitch`` checks
+    # what a segment not starting from a known state took on trust).
+    trail: TrailPart | None = None
 
 
 # ----------------------------------------------------------------------------- reading rows
@@ -103,7 +110,7 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
     """Verify one segment; runs in a worker process or in the caller's thread."""
     if seg.first:
         lo = seg.lo
-        verifier = ChainVerifier(key, seg.link_id, seg.start)
+        verifier = ChainVerifier(key, seg.link_id, seg.start, seg.meters)
     else:
         lo = seg.lo - 1  # read the entry before: the chain resumes from its seal and meter
         verifier = None
@@ -161,7 +168,9 @@ def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -
         if verifier.problem is None
         else None
     )
-    return SegmentResult(seg, verifier.count, verifier.problem, end, awards, checked)
+    return SegmentResult(
+        seg, verifier.count, verifier.problem, end, awards, checked, verifier.trail_part()
+    )
 
 
 def digest_range(kind: str, target: dict[str, Any], link_id: str, lo: int, hi: int) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.core.reducer.builder import Builder
+from controller.core.reducer.pool import arm_ready
 from controller.core.reducer.state import EntryKind, LinkState, Outcome
 
 
@@ -42,8 +43,11 @@ def record_recovery(
     recovered: LinkState, *, at_us: int, explanation: str, details: Mapping[str, Any]
 ) -> Outcome:
     """A link's state re-derived from its history (the caller builds ``recovered``), recorded
-    as an entry of that history; every table is written again."""
+    as an entry of that history; every table is written again. A mystery level comes back
+    unarmed (its trigger was never in the history): each is armed after the recovery entry
+    with the fresh draw the caller made ready in its ``draws``."""
     b = Builder(recovered)
     b.emit(EntryKind.STATE_RECOVERED, at_us, 0, explanation, details=details)
+    arm_ready(b, at_us)
     b.touched.update(recovered.tables)
     return b.done()

@@ -8,13 +8,15 @@ transaction.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import NamedTuple
+import json
+from collections.abc import AsyncIterator, Collection, Sequence
+from typing import Any, NamedTuple
 
 from sqlalchemy import Delete, and_, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from controller.core.reducer import EntryKind
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -124,6 +126,39 @@ async def entries_through(conn: AsyncConnection, link_id: str, seq: int) -> list
     """The link's entries up to ``seq``, in sequence order."""
     q = select(*_PURGED).where(_m.link_id == link_id, _m.seq <= seq).order_by(_m.seq)
     return [PurgedEntry._make(r) for r in await conn.execute(q)]
+
+
+async def purge_manifest(conn: AsyncConnection, link_id: str, seq: int) -> dict[str, Any] | None:
+    """What the purge that left the chain's anchor at ``seq`` sealed, if its entry is kept."""
+    q = select(_m.details).where(_m.link_id == link_id, _m.kind == str(EntryKind.RETENTION_PURGE))
+    for details in (await conn.scalars(q)).all():
+        d = json.loads(details)
+        if d.get("last_seq") == seq:
+            return dict(d)
+    return None
+
+
+MOVES_BATCH = 5_000
+
+
+async def entry_moves(
+    conn: AsyncConnection, link_id: str, after_seq: int, through_seq: int
+) -> AsyncIterator[list[tuple[int, str, int, int, str]]]:
+    """The link's entries ``after_seq + 1 .. through_seq`` as (seq, kind, meter before, delta,
+    details), in keyset batches: what the meters of its levels follow from."""
+    seq = after_seq
+    while seq < through_seq:
+        q = (
+            select(_m.seq, _m.kind, _m.meter_before_units, _m.delta_units, _m.details)
+            .where(_m.link_id == link_id, _m.seq > seq, _m.seq <= through_seq)
+            .order_by(_m.seq)
+            .limit(MOVES_BATCH)
+        )
+        rows = [(int(a), str(b), int(c), int(d), str(e)) for a, b, c, d, e in await conn.execute(q)]
+        if not rows:
+            return
+        yield rows
+        seq = rows[-1][0]
 
 
 async def delete_entries_through(conn: AsyncConnection, link_id: str, seq: int) -> int:
