@@ -32,6 +32,7 @@ from controller.core.reducer import (
     open_link,
     record_state_sealed,
 )
+from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.core.state_seal import SEALED_SINCE
 from controller.storage.audit import Documents, write_audit
 from controller.storage.channel import ChannelName, changes_channel, notify_paperwork
@@ -152,7 +153,12 @@ class LedgerStore:
         actor: str,
         paytable: Paytable | None = None,
         hit_policy: HitPolicy = HitPolicy.SPLIT,
+        levels: Sequence[LevelConfig] | None = None,
+        paytables: Mapping[Game, Paytable] | None = None,
+        draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
     ) -> LinkState:
+        """A new link and its first entry. ``levels``, ``paytables`` and ``draws`` as
+        ``open_link`` takes them (a link of levels, a mixed-game link, a fixed-pay link)."""
         pt = paytable if paytable is not None else default_paytable(game)
         outcome = open_link(
             link_id=link_id,
@@ -163,6 +169,9 @@ class LedgerStore:
             tables=[t.config for t in tables],
             at_us=at_us,
             hit_policy=hit_policy,
+            levels=levels,
+            paytables=paytables,
+            draws=draws,
         )
         async with unit_of_work(self.engine) as uow:
             if await uow.links.exists(link_id):
@@ -199,6 +208,12 @@ class LedgerStore:
                     "reset_cents": reset_cents,
                     "tables": [t.config.table_id for t in tables],
                     "paytable": pt.to_dicts(),
+                    **({} if levels is None else {"levels": [cfg.to_dict() for cfg in levels]}),
+                    **(
+                        {}
+                        if not paytables
+                        else {"paytables": {str(g): p.to_dicts() for g, p in paytables.items()}}
+                    ),
                 },
             )
         return outcome.state

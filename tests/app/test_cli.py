@@ -227,24 +227,22 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
         key=False,
     )
     assert code == 2 and "68 IAC 10-7-5(b)" in err
+    # 68 IAC 10-7-5(e): the Let It Ride bonus is a fixed-pay link, with no rate to give.
+    code, _, err = await progressive(
+        "links", "create", *env_args, "--rate", "75%", "--table", "T1",
+        db_url=db_url, cwd=tmp_path, key=False,
+    )  # fmt: skip
+    assert code == 2 and "a fixed-pay link has no meter" in err and "68 IAC 10-7-5(e)" in err
     code, out, err = await progressive(
-        "links",
-        "create",
-        *env_args,
-        "--rate",
-        "75%",
-        "--table",
-        "T1",
-        "--table",
-        "T2:$1.00",
-        db_url=db_url,
-        cwd=tmp_path,
-        key=False,
-    )
+        "links", "create", "--id", "stud", "--game", "caribbean_stud", "--rate", "75%",
+        "--reset", "$0", "--table", "T1", "--table", "T2:$1.00",
+        db_url=db_url, cwd=tmp_path, key=False,
+    )  # fmt: skip
     assert code == 0, err
     assert "filed with the commission as submission sub-" in out  # 68 IAC 10-1-3(c)
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
-    assert "lir\tLet It Ride bonus\t$0.00\trate 75%" in out
+    assert "stud\tCaribbean Stud Poker\t$0.00\trate 75%" in out
+    assert out.rstrip().endswith("AWAITING APPROVAL")
 
 
 async def test_links_recover_brings_back_a_link_whose_counters_were_edited(
