@@ -10,10 +10,11 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, errors
-from app.api.text_fields import IdText, Note, Reference
+from app.api.text_fields import IdText, Line, Note, Reference
 from app.security import Principal, Role, require
 from controller.core.games import Game
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
+from controller.core.reducer.levels import MAX_LEVELS, LevelError, levels_from_dicts
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import (
     AMENDMENT_NOTICE_CLAUSE,
@@ -49,6 +50,30 @@ class PaytableLineIn(BaseModel):
     fixed_cents: int | None = Field(
         default=None, gt=0, le=MAX_AMOUNT_CENTS, description="fixed amount paid at the table"
     )
+    level: int | None = Field(
+        default=None, ge=1, le=MAX_LEVELS, description="the level a share is paid from (from 1)"
+    )
+    envy_cents: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_AMOUNT_CENTS,
+        description="envy: paid to every other seat with a side bet when this hand hits",
+    )
+
+
+class MysteryIn(BaseModel):
+    floor_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
+    ceiling_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
+
+
+class LevelIn(BaseModel):
+    name: Line = Field(max_length=40, description="the level's name, as on the sign")
+    reset_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
+    rate_bp: int = Field(gt=0, le=BP_PER_WHOLE, description="the shown share")
+    reserve_bp: int = Field(default=0, ge=0, le=BP_PER_WHOLE, description="the hidden share")
+    limit_cents: int | None = Field(default=None, gt=0, le=MAX_AMOUNT_CENTS)
+    above_limit: Literal["overflow", "next_level"] = "overflow"
+    mystery: MysteryIn | None = None
 
 
 class SubmissionCreate(BaseModel):
@@ -58,7 +83,7 @@ class SubmissionCreate(BaseModel):
         }
     }
 
-    kind: Literal["new_link", "rate_change", "reset_change", "paytable_change"]
+    kind: Literal["new_link", "rate_change", "reset_change", "paytable_change", "levels_change"]
     link_id: IdText
     rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
     reset_cents: int | None = Field(
@@ -66,6 +91,15 @@ class SubmissionCreate(BaseModel):
     )
     paytable: list[PaytableLineIn] | None = Field(
         default=None, description="paytable_change: the new paytable"
+    )
+    game: Literal["caribbean_stud", "caribbean_draw", "let_it_ride_bonus"] | None = Field(
+        default=None,
+        description="paytable_change on a link whose tables deal several games: the game",
+    )
+    levels: list[LevelIn] | None = Field(
+        default=None,
+        max_length=MAX_LEVELS,
+        description="levels_change: every level of the link (a link of levels)",
     )
     effective_at_us: int | None = Field(
         default=None,
@@ -159,15 +193,27 @@ async def file_submission(
     state = service.runtime.states.get(body.link_id)
     if state is None:
         raise NotFound(f"no link {body.link_id!r}")
+    game = None if body.game is None else Game(body.game)
     paytable = None
     if body.paytable is not None:
         paytable = check_paytable(
-            Game(state.game),
+            game or state.game,
             [line.model_dump(exclude_none=True) for line in body.paytable],
             jackpot_odds_bound=service.settings.jackpot_odds_bound,
         )
+    levels = None
+    if body.levels is not None:
+        try:
+            levels = levels_from_dicts(lv.model_dump(exclude_none=True) for lv in body.levels)
+        except LevelError as exc:
+            raise HTTPException(422, str(exc)) from None
     proposal = Proposal(
-        kind=kind, rate_bp=body.rate_bp, reset_cents=body.reset_cents, paytable=paytable
+        kind=kind,
+        rate_bp=body.rate_bp,
+        reset_cents=body.reset_cents,
+        paytable=paytable,
+        levels=levels,
+        game=game,
     )
     row = await d.file_change(
         link_id=body.link_id,

@@ -8,6 +8,16 @@ from typing import Any
 import click
 
 from app.cli.common import LINK_ID, NAME, Text, database, db_option, main, run, settings_for
+from app.cli.link_terms import (
+    LEVELS_HELP,
+    PAYTABLE_HELP,
+    list_line,
+    read_levels,
+    read_paytables,
+    show_lines,
+    status_of,
+    table_game,
+)
 from controller.core.games import Game
 from controller.core.money import (
     MAX_DENOMINATION_CENTS,
@@ -19,12 +29,14 @@ from controller.core.money import (
     parse_rate_bp,
 )
 from controller.core.reducer import HitPolicy, TableConfig
+from controller.paperwork import records
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
 from controller.rules.progression import check_rate_of_progression
 from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
+from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import load_ledger_key
@@ -38,19 +50,23 @@ def links() -> None:
 
 
 def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> TableSpec:
-    table_id, _, denom = text.partition(":")
+    table_id, _, rest = text.partition(":")
+    denom, _, game_text = rest.partition(":")
     if not table_id:
-        raise click.BadParameter(f"{text!r}: give a table as ID or ID:DENOMINATION, e.g. T1:$1")
+        raise click.BadParameter(
+            f"{text!r}: give a table as ID, ID:DENOMINATION or ID:DENOMINATION:GAME, e.g. T1:$1"
+        )
     if (problem := id_problem(table_id)) is not None:
         raise click.BadParameter(f"table id {problem}", param_hint="--table")
-    fixed = game.fixed_wager_cents
+    dealt = table_game(game_text, table_id) or game
+    fixed = dealt.fixed_wager_cents
     try:
         cents = parse_cents(denom) if denom else (fixed or 100)
         check_cents(f"table {table_id}: denomination", cents, low=1, high=MAX_DENOMINATION_CENTS)
     except MoneyError as exc:
         raise click.BadParameter(str(exc), param_hint="--table") from exc
     try:
-        check_denomination(game, cents)
+        check_denomination(dealt, cents)
     except RuleViolation as exc:
         raise click.BadParameter(f"table {table_id}: {exc}") from exc
     return TableSpec(
@@ -59,6 +75,7 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
             denomination_cents=cents,
             max_credits_per_seat_round=max_credits,
             min_round_us=min_round_s * 1_000_000,
+            game=None if dealt is game else dealt,
         )
     )
 
@@ -68,14 +85,23 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
 @click.option("--id", "link_id", type=LINK_ID, required=True)
 @click.option("--name", type=NAME, default=None)
 @click.option("--game", type=click.Choice([g.value for g in Game]), required=True)
-@click.option("--rate", required=True, help="Rate of progression, e.g. 82.5%.")
-@click.option("--reset", "reset", required=True, help="Reset amount, e.g. $10,000.")
+@click.option("--rate", default=None, help="Rate of progression, e.g. 82.5% (a classic link).")
+@click.option("--reset", "reset", default=None, help="Reset amount, e.g. $10,000 (a classic link).")
+@click.option("--levels", "levels_file", type=click.Path(dir_okay=False), help=LEVELS_HELP)
+@click.option("--paytable", "paytable_file", type=click.Path(dir_okay=False), help=PAYTABLE_HELP)
+@click.option(
+    "--fixed-pay",
+    is_flag=True,
+    help="A fixed-pay link: no meter, a paytable of fixed amounts only (the Let It Ride bonus "
+    "always is one).",
+)
 @click.option(
     "--table",
     "tables",
     multiple=True,
     required=True,
-    help="ID or ID:DENOMINATION (e.g. T1:$1); repeat for each table.",
+    help="ID, ID:DENOMINATION or ID:DENOMINATION:GAME (e.g. T1:$1, D1:$5:caribbean_draw); "
+    "repeat for each table.",
 )
 @click.option(
     "--policy",
@@ -104,15 +130,19 @@ def links_create(
     link_id: str,
     name: str | None,
     game: str,
-    rate: str,
-    reset: str,
+    rate: str | None,
+    reset: str | None,
+    levels_file: str | None,
+    paytable_file: str | None,
+    fixed_pay: bool,
     tables: tuple[str, ...],
     policy: str,
     min_round_seconds: int,
     max_credits_per_seat: int,
     actor: str,
 ) -> None:
-    """Create a link with its tables and the game's default paytable."""
+    """Create a link with its tables: a classic link (--rate, --reset), a link of levels
+    (--levels) or a fixed-pay link, with the games' default paytables unless --paytable."""
     settings = settings_for(database_url)
     g = Game(game)
     for hint, problem in (
@@ -122,11 +152,23 @@ def links_create(
         if problem is not None:
             raise click.BadParameter(problem, param_hint=hint)
     try:
-        rate_bp = check_rate_of_progression(parse_rate_bp(rate))
-        reset_cents = check_cents("the reset amount", parse_cents(reset))
+        rate_bp = None if rate is None else check_rate_of_progression(parse_rate_bp(rate))
+        reset_cents = None if reset is None else check_cents("the reset amount", parse_cents(reset))
     except (MoneyError, RuleViolation) as exc:
         raise click.BadParameter(str(exc)) from exc
     specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
+    try:
+        plan = plan_link(
+            game=g,
+            rate_bp=rate_bp,
+            reset_cents=reset_cents,
+            levels=read_levels(levels_file),
+            paytables=read_paytables(paytable_file, g),
+            fixed_pay=fixed_pay,
+            table_games=[t.config.game or g for t in specs],
+        )
+    except SpecError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
     async def go() -> str:
         key = load_ledger_key(settings)
@@ -139,47 +181,70 @@ def links_create(
                 link_id=link_id,
                 name=name or link_id,
                 game=g,
-                rate_bp=rate_bp,
-                reset_cents=reset_cents,
+                rate_bp=plan.rate_bp,
+                reset_cents=plan.reset_cents,
                 hit_policy=HitPolicy(policy),
                 tables=specs,
                 at_us=SystemClock().now_us(),
                 actor=actor,
                 override=settings.notice_override,
+                levels=plan.levels,
+                paytable=plan.paytable,
+                paytables=plan.paytables or None,
             )
             return str(filed.submission_id)
 
     submission_id = run(go())
-    click.echo(
-        f"link {link_id}: {g.label}, rate {format_bp(rate_bp)}, reset "
-        f"{format_cents(reset_cents)}, {len(specs)} table(s)"
-    )
+    if plan.fixed_pay:
+        terms = "fixed-pay link: no meter"
+    elif plan.levels is not None:
+        terms = f"{len(plan.levels)} levels, rate {format_bp(plan.rate_bp)}"
+    else:
+        terms = f"rate {format_bp(plan.rate_bp)}, reset {format_cents(plan.reset_cents)}"
+    games = ", ".join(x.label for x in (g, *plan.paytables))
+    click.echo(f"link {link_id}: {games}, {terms}, {len(specs)} table(s)")
     click.echo(
         f"filed with the commission as submission {submission_id}; the link plays once a "
         "commission agent approves it (/commission)"
     )
 
 
+async def _read_links(
+    database_url: str | None,
+) -> tuple[dict[str, Any], dict[str, str], dict[str, int | None], dict[str, str]]:
+    settings = settings_for(database_url)
+    key = load_ledger_key(settings)
+    async with database(settings) as engine:
+        store = LedgerStore(engine, key)
+        states, inoperable = await store.load_checked(await store.link_ids())
+        go_live = await store.go_live_times()
+        names = await records.link_names(engine)
+    return states, inoperable, go_live, names
+
+
 @links.command("list")
 @db_option
 def links_list(database_url: str | None) -> None:
-    """Every link with its meter."""
-    settings = settings_for(database_url)
-
-    async def go() -> tuple[dict[str, Any], dict[str, str]]:
-        key = load_ledger_key(settings)
-        async with database(settings) as engine:
-            store = LedgerStore(engine, key)
-            return await store.load_checked(await store.link_ids())
-
-    states, inoperable = run(go())
+    """Every link with its meter, its kind (levels, fixed-pay), its games, and whether it
+    awaits the commission's approval."""
+    states, inoperable, go_live, _ = run(_read_links(database_url))
     for link_id, s in sorted(states.items()):
-        click.echo(
-            f"{s.link_id}\t{s.game.label}\t{format_cents(s.meter_cents)}\t"
-            f"rate {format_bp(s.rate_bp)}\treset {format_cents(s.reset_cents)}\t"
-            f"{len(s.tables)} tables"
-            + (f"\tINOPERABLE: {inoperable[link_id]}" if link_id in inoperable else "")
-        )
+        click.echo(list_line(s, status_of(link_id, go_live, inoperable)))
+
+
+@links.command("show")
+@db_option
+@click.argument("link_id", type=LINK_ID)
+def links_show(database_url: str | None, link_id: str) -> None:
+    """One link: its levels, games, paytables (with levels and envy) and tables."""
+    states, inoperable, go_live, names = run(_read_links(database_url))
+    if link_id not in states:
+        raise click.ClickException(f"no link {link_id!r}")
+    state = states[link_id]
+    for line in show_lines(
+        state, names.get(link_id, link_id), status_of(link_id, go_live, inoperable)
+    ):
+        click.echo(line)
 
 
 @links.command("recover")

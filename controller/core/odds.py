@@ -22,6 +22,7 @@ from controller.core.games import Game, Paytable, PaytableLine, five_card, rules
 from controller.core.games.five_card import FIVE_CARD_HANDS, category_counts
 from controller.core.hands import HandCategory
 from controller.core.money import BP_PER_WHOLE, format_bp, format_cents
+from controller.core.reducer.levels import LevelConfig
 
 __all__ = [
     "ASSUMPTION",
@@ -152,6 +153,35 @@ class ParSheet:
         """The side bet's expected return (1 is 100 %) with the meter at ``meter_cents``."""
         return self.fixed_return + self.meter_share * meter_cents
 
+    def level_share(self, level: int) -> Fraction:
+        """The expected return per unit wagered of each cent on level ``level`` (from 1): the
+        sum over the lines paying a percentage of that level's meter of P(hand) x percentage."""
+        per_cent = (
+            o.probability * o.pays_cents(1)
+            for o in self.lines
+            if o.line.from_meter and o.line.level_number == level
+        )
+        return sum(per_cent, Fraction(0)) / self.wager_cents
+
+    def return_at_levels(self, meters_cents: Sequence[int]) -> Fraction:
+        """The expected return with level ``i + 1``'s meter at ``meters_cents[i]``: the sum over
+        the lines of P(hand) x pay, a line paying from a level paying its percentage of that
+        level's meter."""
+        return self.fixed_return + sum(
+            (self.level_share(i + 1) * m for i, m in enumerate(meters_cents)), Fraction(0)
+        )
+
+    @property
+    def envy_per_other_seat(self) -> Fraction:
+        """The expected envy paid to this side bet per other seat at the table with a side
+        bet, per unit wagered: each other seat's five cards are a uniform five of the deck
+        whatever this seat holds, so by linearity of expectation it is the sum over the envy
+        lines of P(hand) x envy amount, exactly, for each such seat."""
+        envy = (
+            o.probability * o.line.envy_cents for o in self.lines if o.line.envy_cents is not None
+        )
+        return sum(envy, Fraction(0)) / self.wager_cents
+
     @property
     def break_even_meter(self) -> Fraction | None:
         """The meter, in cents, at which the expected return reaches 100 %: the solution of
@@ -174,24 +204,51 @@ def par_sheet(paytable: Paytable, *, wager_cents: int) -> ParSheet:
     return ParSheet(paytable, line_odds(paytable), wager_cents)
 
 
-def _pays_text(line: PaytableLine) -> str:
+def _pays_text(line: PaytableLine, levels: Sequence[LevelConfig] | None = None) -> str:
     if line.percent_bp is not None:
-        return f"{format_bp(line.percent_bp)} of the meter"
+        if levels is None:
+            return f"{format_bp(line.percent_bp)} of the meter"
+        n = line.level_number
+        name = levels[n - 1].name if n <= len(levels) else "?"
+        return f"{format_bp(line.percent_bp)} of level {n} ({name})"
     assert line.fixed_cents is not None
     return format_cents(line.fixed_cents)
 
 
-def _return_dict(value: Fraction) -> dict[str, str]:
+def return_dict(value: Fraction) -> dict[str, str]:
     return {"exact": fraction_text(value), "percent": percent_text(value)}
 
 
 def par_sheet_dict(
-    paytable: Paytable, *, wagers_cents: Sequence[int], reset_cents: int, meter_cents: int
+    paytable: Paytable,
+    *,
+    wagers_cents: Sequence[int],
+    reset_cents: int,
+    meter_cents: int,
+    levels: Sequence[LevelConfig] | None = None,
+    level_meters_cents: Sequence[int] | None = None,
 ) -> dict[str, Any]:
-    """The par sheet as the packet carries it: JSON-ready, exact figures as ``n/d`` text."""
+    """The par sheet as the packet carries it: JSON-ready, exact figures as ``n/d`` text.
+
+    ``levels`` (a link of levels, or an empty sequence for a fixed-pay link) adds, per wager,
+    the return at every level's reset amount and at every level's meter
+    (``level_meters_cents``, by default their resets), the part of it each level pays, the
+    envy per other seat with a side bet, the mystery levels' long-run return stated apart
+    (``mystery_figures``) and, for a fixed-pay link, the house edge. Without ``levels`` the
+    sheet is a classic link's, exactly as before levels.
+    """
+    if levels is not None:
+        from controller.core.pool_odds import pool_par_sheet_dict
+
+        return pool_par_sheet_dict(
+            paytable,
+            wagers_cents=wagers_cents,
+            levels=levels,
+            meters_cents=level_meters_cents
+            if level_meters_cents is not None
+            else [cfg.reset_cents for cfg in levels],
+        )
     game = paytable.game
-    rules = rules_of(game)
-    total = rules.count().total
     by_wager = []
     for sheet in (par_sheet(paytable, wager_cents=w) for w in sorted(set(wagers_cents))):
         even = sheet.break_even_meter
@@ -199,8 +256,8 @@ def par_sheet_dict(
             {
                 "wager_cents": sheet.wager_cents,
                 "wager": format_cents(sheet.wager_cents),
-                "return_at_reset": _return_dict(sheet.expected_return(reset_cents)),
-                "return_at_meter": _return_dict(sheet.expected_return(meter_cents)),
+                "return_at_reset": return_dict(sheet.expected_return(reset_cents)),
+                "return_at_meter": return_dict(sheet.expected_return(meter_cents)),
                 "break_even_meter": None
                 if even is None
                 else {
@@ -210,6 +267,17 @@ def par_sheet_dict(
                 },
             }
         )
+    out = sheet_head(paytable, reset_cents=reset_cents, meter_cents=meter_cents)
+    out["lines"] = [line_dict(o) for o in line_odds(paytable)]
+    out["by_wager"] = by_wager
+    assert out["game"] == game.label
+    return out
+
+
+def sheet_head(paytable: Paytable, *, reset_cents: int, meter_cents: int) -> dict[str, Any]:
+    game = paytable.game
+    rules = rules_of(game)
+    total = rules.count().total
     return {
         "game": game.label,
         "judged_on": JUDGED_ON[game],
@@ -220,16 +288,21 @@ def par_sheet_dict(
         "deals_are": rules.deals_are,
         "reset_cents": reset_cents,
         "meter_cents": meter_cents,
-        "lines": [
-            {
-                "hand": o.line.hand.name,
-                "pays": _pays_text(o.line),
-                "ways": o.ways,
-                "probability": fraction_text(o.probability),
-                "one_in": one_in_text(o.probability),
-                "odds_against": f"{number_text(o.odds_against)} to 1",
-            }
-            for o in line_odds(paytable)
-        ],
-        "by_wager": by_wager,
     }
+
+
+def line_dict(o: LineOdds, levels: Sequence[LevelConfig] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "hand": o.line.hand.name,
+        "pays": _pays_text(o.line, levels),
+        "ways": o.ways,
+        "probability": fraction_text(o.probability),
+        "one_in": one_in_text(o.probability),
+        "odds_against": f"{number_text(o.odds_against)} to 1",
+    }
+    if levels is not None and o.line.from_meter:
+        out["level"] = o.line.level_number
+    if o.line.envy_cents is not None:
+        out["envy_cents"] = o.line.envy_cents
+        out["envy"] = f"{format_cents(o.line.envy_cents)} to each other seat with a side bet"
+    return out

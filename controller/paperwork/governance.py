@@ -16,6 +16,13 @@ from controller.core.games import Game, make_paytable
 from controller.core.money import format_bp, format_cents
 from controller.core.odds import par_sheet_dict
 from controller.paperwork.pdf import render_pdf
+from controller.paperwork.pool_packet import (
+    games_section,
+    pool_par_sheets,
+    pool_pdf_sections,
+    pool_section,
+    proposed_pool,
+)
 from controller.rules.filing import (
     APPROVED_ONLY_CLAUSE,
     RULES_OF_GAME_CLAUSE,
@@ -69,6 +76,18 @@ class PacketFacts:
     meter_cents: int | None = None
     # The bound on a jackpot's odds the submission was checked against (x to 1).
     jackpot_odds_bound: int | None = None
+    # A link of levels: each level's meter as shown when filed (the par sheet's meters).
+    level_meters_cents: Sequence[int] | None = None
+    # The game each table of the link deals (a mixed-game link); None: the link's game.
+    table_games: Mapping[str, Game] | None = None
+
+    @property
+    def pool(self) -> bool:
+        """A link of levels, a mixed-game link or a fixed-pay link: the packet says so. A
+        classic link's packet is exactly as before levels."""
+        return self.proposal.levels is not None or (
+            self.current is not None and "levels" in self.current
+        )
 
 
 def build_packet(f: PacketFacts) -> dict[str, Any]:
@@ -88,7 +107,9 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     on_link = [t for t in f.floor_tables if t.link_id == f.link_id]
     of_game = [t for t in f.floor_tables if t.game is f.game]
     notice_clause = notice_days(f.kind)[1]
-    return {
+    if f.pool:
+        proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict())
+    packet = {
         "document": "Submission to the Indiana Gaming Commission: progressive live gaming device",
         "submission_id": f.submission_id,
         "kind": str(f.kind),
@@ -146,6 +167,40 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
         },
         "par_sheet": _par_sheets(f, current, proposed, on_link),
     }
+    if f.pool:
+        _add_pool(packet, f, current, proposed, on_link)
+    return packet
+
+
+def _add_pool(
+    packet: dict[str, Any],
+    f: PacketFacts,
+    current: Mapping[str, Any] | None,
+    proposed: Mapping[str, Any],
+    on_link: Sequence[TableFacts],
+) -> None:
+    """A link of levels, a mixed-game link or a fixed-pay link: its pool, its games and every
+    game's par sheet (``pool_packet``)."""
+    games_of = {t.table_id: t.game for t in on_link}
+    games_of.update(f.table_games or {})
+    wagers: dict[Game, list[int]] = {}
+    for tid, g in games_of.items():
+        denomination = next(t.denomination_cents for t in on_link if t.table_id == tid)
+        wagers.setdefault(g, []).append(g.fixed_wager_cents or denomination)
+    for g in (f.game, *(Game(x) for x in proposed["paytables"])):
+        if g.fixed_wager_cents is not None:
+            wagers[g] = [g.fixed_wager_cents]
+    packet["pool"] = pool_section(proposed["levels"], f.level_meters_cents)
+    packet["games"] = games_section(f.game, proposed, games_of)
+    for g in packet["progressive_games"]["games"]:
+        g["game_type"] = games_of.get(g["table_id"], f.game).label
+    cur, prop, by_game = pool_par_sheets(
+        f.game, current, proposed, wagers=wagers, meters_cents=f.level_meters_cents
+    )
+    packet["par_sheet"]["current"] = cur
+    packet["par_sheet"]["proposed"] = prop
+    if by_game is not None:
+        packet["par_sheet"]["by_game"] = by_game
 
 
 def _par_sheets(
@@ -292,7 +347,12 @@ def packet_pdf(packet: Mapping[str, Any]) -> bytes:
                 ],
             ],
         ),
-        ("Paytable (proposed)", _paytable_rows(proposed["paytable"])),
+        # A link of levels prints each game's paytable with its levels and envy (below).
+        *(
+            []
+            if "pool" in packet
+            else [("Paytable (proposed)", _paytable_rows(proposed["paytable"]))]
+        ),
         (
             f"Progressive games on the link ({games['clause']}(1)-(4))",
             [
@@ -346,6 +406,9 @@ def packet_pdf(packet: Mapping[str, Any]) -> bytes:
                 ],
             )
         )
-    sections += _par_sheet_sections("current", par["current"])
-    sections += _par_sheet_sections("proposed", par["proposed"])
+    if "pool" in packet:
+        sections += pool_pdf_sections(packet)
+    else:
+        sections += _par_sheet_sections("current", par["current"])
+        sections += _par_sheet_sections("proposed", par["proposed"])
     return render_pdf(f"Progressive submission {packet['submission_id']}", sections)

@@ -20,7 +20,8 @@ from controller.access.users import Role
 from controller.core import reducer
 from controller.core.games import Game
 from controller.core.ledger import canonical_details
-from controller.core.reducer import ArmedChange
+from controller.core.reducer import ArmedChange, LinkState
+from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.governance import (
     PacketFacts,
     SubmissionStatus,
@@ -28,6 +29,12 @@ from controller.paperwork.governance import (
     build_packet,
     packet_json,
     packet_pdf,
+)
+from controller.paperwork.pool_packet import (
+    current_terms,
+    level_meters_cents,
+    new_link_proposal,
+    table_games,
 )
 from controller.rules.filing import (
     DAY_US,
@@ -92,17 +99,11 @@ class SubmissionDesk:
             armed_submission_id=None if state.armed is None else state.armed.submission_id,
         )
         check_change(state, proposal, jackpot_odds_bound=self.jackpot_odds_bound)
-        current = {
-            "rate_bp": state.rate_bp,
-            "reset_cents": state.reset_cents,
-            "paytable": state.paytable.to_dicts(),
-            "jackpot_won_since_rate_set": state.jackpot_won_since_rate_set,
-        }
         return await self._file(
             link_id=link_id,
-            game=state.game,
+            state=state,
             proposal=proposal,
-            current=current,
+            current=current_terms(state),
             filed_by=filed_by,
             effective_at_us=effective_at_us,
             override=override,
@@ -115,29 +116,31 @@ class SubmissionDesk:
         filed_by: str,
         effective_at_us: int | None = None,
         override: str | None = None,
+        state: LinkState | None = None,
     ) -> Submission:
-        """A link just created (or whose last submission was rejected) asks to play."""
-        state = self.runtime.states.get(link_id)
+        """A link just created (or whose last submission was rejected) asks to play.
+
+        ``state``: the link as it was opened, when the caller holds it (its levels, games
+        and paytables); otherwise the link as the runtime holds it.
+        """
+        if state is None:
+            state = self.runtime.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
         check_not_yet_approved(link_id, approved=self.runtime.go_live_at.get(link_id) is not None)
+        proposal = new_link_proposal(state)
         check_new_link(
             game=state.game,
             rate_bp=state.rate_bp,
             reset_cents=state.reset_cents,
             paytable=state.paytable,
             jackpot_odds_bound=self.jackpot_odds_bound,
-            fixed_pay=state.fixed_pay,
-        )
-        proposal = Proposal(
-            kind=SubmissionKind.NEW_LINK,
-            rate_bp=state.rate_bp,
-            reset_cents=state.reset_cents,
-            paytable=state.paytable,
+            levels=proposal.levels,
+            paytables=proposal.paytables,
         )
         row = await self._file(
             link_id=link_id,
-            game=state.game,
+            state=state,
             proposal=proposal,
             current=None,
             filed_by=filed_by,
@@ -151,7 +154,7 @@ class SubmissionDesk:
         self,
         *,
         link_id: str,
-        game: Game,
+        state: LinkState,
         proposal: Proposal,
         current: dict[str, Any] | None,
         filed_by: str,
@@ -177,7 +180,7 @@ class SubmissionDesk:
                 kind=proposal.kind,
                 link_id=link_id,
                 link_name=link_name or link_id,
-                game=game,
+                game=state.game,
                 current=current,
                 proposal=proposal,
                 effective_at_us=effective_at_us,
@@ -186,8 +189,10 @@ class SubmissionDesk:
                 filed_by=filed_by,
                 filed_at_us=now,
                 floor_tables=floor,
-                meter_cents=self.runtime.states[link_id].meter_cents,
+                meter_cents=state.meter_cents,
                 jackpot_odds_bound=self.jackpot_odds_bound,
+                level_meters_cents=level_meters_cents(state),
+                table_games=table_games(state),
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)
@@ -310,18 +315,7 @@ class SubmissionDesk:
             self.runtime.go_live_at[row.link_id] = start
             return await self.get(submission_id)
         state = self.runtime.states[row.link_id]
-        proposal = json.loads(row.proposal)
-        lines = proposal.get("paytable")
-        change = ArmedChange(
-            submission_id=submission_id,
-            effective_at_us=row.effective_at_us,
-            rate_bp=proposal.get("rate_bp"),
-            reset_cents=proposal.get("reset_cents"),
-            # Filed before a bound existed, it is refused here rather than armed.
-            paytable=None
-            if lines is None
-            else check_paytable(state.game, lines, jackpot_odds_bound=self.jackpot_odds_bound),
-        )
+        change = self._change_of(state, row)
         await self.runtime.command(
             row.link_id,
             lambda s, at: reducer.arm_change(s, change=change, at_us=at, by=reviewer),
@@ -363,6 +357,40 @@ class SubmissionDesk:
                 await self.approve(row.submission_id, reviewer=reviewer, role=role)
                 approved.append(row.link_id)
         return approved
+
+    def _change_of(self, state: LinkState, row: Submission) -> ArmedChange:
+        """The approved proposal as the change armed on the link, checked again against the
+        link as it stands now (a levels change by ``check_levels``/``check_pool``)."""
+        proposal = json.loads(row.proposal)
+        lines = proposal.get("paytable")
+        game = Game(proposal.get("game", state.game))
+        raw_levels = proposal.get("levels")
+        levels = None if raw_levels is None else levels_from_dicts(raw_levels)
+        # Filed before a bound existed, it is refused here rather than armed.
+        paytable = (
+            None
+            if lines is None
+            else check_paytable(game, lines, jackpot_odds_bound=self.jackpot_odds_bound)
+        )
+        if levels is not None or paytable is not None:
+            check_change(
+                state,
+                Proposal(
+                    kind=SubmissionKind(row.kind),
+                    paytable=paytable,
+                    levels=levels,
+                    game=None if "game" not in proposal else game,
+                ),
+                jackpot_odds_bound=self.jackpot_odds_bound,
+            )
+        return ArmedChange(
+            submission_id=row.submission_id,
+            effective_at_us=row.effective_at_us,
+            rate_bp=proposal.get("rate_bp"),
+            reset_cents=proposal.get("reset_cents"),
+            paytable=paytable,
+            levels=levels,
+        )
 
     @staticmethod
     def _still_filed(row: Submission) -> None:

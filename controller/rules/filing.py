@@ -13,8 +13,14 @@ from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
+from controller.core.reducer.levels import LevelConfig, check_levels, is_single_meter
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, check_jackpot_odds
-from controller.rules.progression import check_rate_change, check_rate_of_progression
+from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool
+from controller.rules.progression import (
+    RATE_LOCK_CLAUSE,
+    check_rate_change,
+    check_rate_of_progression,
+)
 from controller.rules.violation import RuleViolation
 
 DAY_US = 86_400_000_000
@@ -51,6 +57,8 @@ class SubmissionKind(enum.StrEnum):
     RATE_CHANGE = "rate_change"
     RESET_CHANGE = "reset_change"
     PAYTABLE_CHANGE = "paytable_change"
+    # A link of levels: its levels as a whole (shares, resets, limits, mystery ranges).
+    LEVELS_CHANGE = "levels_change"
 
     @property
     def label(self) -> str:
@@ -59,17 +67,28 @@ class SubmissionKind(enum.StrEnum):
             SubmissionKind.RATE_CHANGE: "change of the rate of progression",
             SubmissionKind.RESET_CHANGE: "change of the reset amount",
             SubmissionKind.PAYTABLE_CHANGE: "change of the paytable",
+            SubmissionKind.LEVELS_CHANGE: "change of the levels",
         }[self]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Proposal:
-    """What a submission asks for; only the field of its kind is set (all three for a new link)."""
+    """What a submission asks for; only the field of its kind is set (all of them for a new
+    link).
+
+    ``levels``: a link's levels as a whole (a levels change, or a new link of levels; an empty
+    tuple is a new fixed-pay link, with no meter). ``game``: the game a paytable change is
+    for, on a link whose tables deal several games. ``paytables``: a new mixed-game link's
+    paytables of its other games. A classic link's proposal has none of the three.
+    """
 
     kind: SubmissionKind
     rate_bp: int | None = None
     reset_cents: int | None = None
     paytable: Paytable | None = None
+    levels: tuple[LevelConfig, ...] | None = None
+    game: Game | None = None
+    paytables: Mapping[Game, Paytable] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": str(self.kind)}
@@ -79,6 +98,12 @@ class Proposal:
             out["reset_cents"] = self.reset_cents
         if self.paytable is not None:
             out["paytable"] = self.paytable.to_dicts()
+        if self.levels is not None:
+            out["levels"] = [cfg.to_dict() for cfg in self.levels]
+        if self.game is not None:
+            out["game"] = str(self.game)
+        if self.paytables:
+            out["paytables"] = {str(g): pt.to_dicts() for g, pt in sorted(self.paytables.items())}
         return out
 
 
@@ -118,7 +143,24 @@ def check_change(
     state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
 ) -> Proposal:
     """A change to a link that plays: each proposal checked against the rule it touches."""
-    if proposal.kind is SubmissionKind.RATE_CHANGE:
+    kind = proposal.kind
+    if state.fixed_pay and kind in _METER_KINDS:
+        # 68 IAC 10-7-5(e): a fixed-pay link has no meter, so no rate, reset amount or level.
+        raise RuleViolation(
+            FIXED_PAY_CLAUSE,
+            f"link {state.link_id} is a fixed-pay link: its rate can never change: it has none "
+            "(no meter, no reset amount, no levels); only its paytable of fixed amounts can",
+        )
+    if kind in (SubmissionKind.RATE_CHANGE, SubmissionKind.RESET_CHANGE) and not (
+        is_single_meter(state.level_configs)
+    ):
+        raise RuleViolation(
+            RATE_LOCK_CLAUSE,
+            f"link {state.link_id} has {len(state.levels)} levels: its rate of progression and "
+            "reset amounts change only by one submission of all its levels (a levels change), "
+            f"applied at the link's next jackpot reset; {LINK_RATE_LOCK}",
+        )
+    if kind is SubmissionKind.RATE_CHANGE:
         if proposal.rate_bp is None:
             raise RuleViolation(SUBMISSION_CLAUSE, "a rate change names the new rate (rate_bp)")
         if proposal.rate_bp == state.rate_bp:
@@ -130,25 +172,117 @@ def check_change(
             proposed_bp=proposal.rate_bp,
             jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
         )
-    elif proposal.kind is SubmissionKind.RESET_CHANGE:
+    elif kind is SubmissionKind.RESET_CHANGE:
         if proposal.reset_cents is None:
             raise RuleViolation(
                 SUBMISSION_CLAUSE, "a reset change names the new reset amount (reset_cents)"
             )
         check_reset_amount(proposal.reset_cents)
-    elif proposal.kind is SubmissionKind.PAYTABLE_CHANGE:
-        if proposal.paytable is None:
-            raise RuleViolation(SUBMISSION_CLAUSE, "a paytable change gives the new paytable")
-        check_paytable(state.game, proposal.paytable, jackpot_odds_bound=jackpot_odds_bound)
+    elif kind is SubmissionKind.PAYTABLE_CHANGE:
+        check_paytable_change(state, proposal, jackpot_odds_bound=jackpot_odds_bound)
+    elif kind is SubmissionKind.LEVELS_CHANGE:
+        check_levels_change(state, proposal)
     else:
         raise RuleViolation(SUBMISSION_CLAUSE, "a new link is proposed with its tables")
-    if proposal.kind is not SubmissionKind.PAYTABLE_CHANGE and not state.paytable.has_jackpot:
+    if kind is not SubmissionKind.PAYTABLE_CHANGE and not _ever_resets(state):
         # Nothing resets this link, so a change waiting for a reset would never take effect.
         raise RuleViolation(
             TAKES_EFFECT_CLAUSE,
             "this link's paytable has no jackpot line, so no reset would ever apply the change",
         )
     return proposal
+
+
+_METER_KINDS = frozenset(
+    {SubmissionKind.RATE_CHANGE, SubmissionKind.RESET_CHANGE, SubmissionKind.LEVELS_CHANGE}
+)
+# 68 IAC 10-1-1.1(d) on a link of levels: the rate of progression is the whole side bet's, so
+# its lock is too.
+LINK_RATE_LOCK = "the rate lock is the link's: any level's jackpot unlocks it"
+
+
+def _ever_resets(state: LinkState) -> bool:
+    """A jackpot line in any of the link's paytables, or a mystery level, resets it."""
+    if any(cfg.mystery is not None for cfg in state.level_configs):
+        return True
+    return any(state.paytable_for(g).has_jackpot for g in state.games)
+
+
+def _pool_refusal(exc: ValueError) -> RuleViolation:
+    """A level or paytable the pool cannot have, as the refusal of a submission."""
+    if isinstance(exc, RuleViolation):
+        return exc
+    return RuleViolation(SUBMISSION_CLAUSE, str(exc))
+
+
+def check_paytable_change(
+    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
+) -> Paytable:
+    """A new paytable for one of the link's games (named, on a link that deals several), its
+    lines paying from levels the link has (a fixed-pay link: fixed amounts only). Envy
+    amounts are part of the paytable: a change of one is a paytable change."""
+    if proposal.paytable is None:
+        raise RuleViolation(SUBMISSION_CLAUSE, "a paytable change gives the new paytable")
+    game = proposal.game
+    if game is None:
+        if state.paytables:
+            raise RuleViolation(
+                SUBMISSION_CLAUSE,
+                f"link {state.link_id} deals "
+                + ", ".join(g.label for g in state.games)
+                + ": a paytable submission names its game",
+            )
+        game = state.game
+    if game not in state.games:
+        raise RuleViolation(
+            SUBMISSION_CLAUSE,
+            f"link {state.link_id} does not deal {game.label}; it deals "
+            + ", ".join(g.label for g in state.games),
+        )
+    paytable = check_paytable(game, proposal.paytable, jackpot_odds_bound=jackpot_odds_bound)
+    try:
+        check_pool(game, state.level_configs, paytable)
+    except ValueError as exc:
+        raise _pool_refusal(exc) from None
+    return paytable
+
+
+def check_levels_change(state: LinkState, proposal: Proposal) -> tuple[LevelConfig, ...]:
+    """All the levels of a link of levels at once: a pool that works (``check_levels``), its
+    rate of progression over every shown and hidden share (``check_pool``), as many levels as
+    the link has, and new shares only once a jackpot of the link was won since they were set
+    (68 IAC 10-1-1.1(d): the rate lock is the link's)."""
+    levels = proposal.levels
+    if not levels:
+        raise RuleViolation(SUBMISSION_CLAUSE, "a levels change gives every level of the link")
+    if len(levels) != len(state.levels):
+        raise RuleViolation(
+            SUBMISSION_CLAUSE,
+            f"link {state.link_id} has {len(state.levels)} levels; a levels change gives each "
+            f"of them, got {len(levels)}",
+        )
+    if tuple(levels) == state.level_configs:
+        raise RuleViolation(SUBMISSION_CLAUSE, f"link {state.link_id} already has these levels")
+    try:
+        check_levels(levels)
+        for g in state.games:
+            check_pool(g, levels, state.paytable_for(g))
+    except ValueError as exc:
+        raise _pool_refusal(exc) from None
+    if shares_of(levels) != shares_of(state.level_configs) and not (
+        state.jackpot_won_since_rate_set
+    ):
+        raise RuleViolation(
+            RATE_LOCK_CLAUSE,
+            f"the levels' shares of link {state.link_id} cannot change until a patron wins "
+            f"a jackpot of the link; {LINK_RATE_LOCK}",
+        )
+    return tuple(levels)
+
+
+def shares_of(levels: Sequence[LevelConfig]) -> list[tuple[int, int]]:
+    """Each level's shown and hidden share: together, the link's rate of progression."""
+    return [(cfg.rate_bp, cfg.reserve_bp) for cfg in levels]
 
 
 def check_new_link(
@@ -158,13 +292,27 @@ def check_new_link(
     reset_cents: int,
     paytable: Paytable,
     jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
-    fixed_pay: bool = False,
+    levels: Sequence[LevelConfig] | None = None,
+    paytables: Mapping[Game, Paytable] | None = None,
 ) -> None:
-    """``fixed_pay``: a link with no meter (68 IAC 10-7-5(e)): no rate of progression to check."""
-    if not fixed_pay:
+    """A new link: its rate and reset amount (a classic link), or its levels (a link of
+    levels; none for a fixed-pay link), and each of its games' paytables."""
+    if levels is None:
         check_rate_of_progression(rate_bp)
-    check_reset_amount(reset_cents)
+        check_reset_amount(reset_cents)
+    else:
+        for cfg in levels:
+            check_reset_amount(cfg.reset_cents)
     check_paytable(game, paytable, jackpot_odds_bound=jackpot_odds_bound)
+    for other, pt in (paytables or {}).items():
+        check_paytable(other, pt, jackpot_odds_bound=jackpot_odds_bound)
+    if levels is not None:
+        try:
+            check_levels(levels)
+            for g, pt in ((game, paytable), *(paytables or {}).items()):
+                check_pool(g, levels, pt)
+        except ValueError as exc:
+            raise _pool_refusal(exc) from None
 
 
 def notice_days(kind: SubmissionKind) -> tuple[int, str]:

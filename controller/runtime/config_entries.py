@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core.games import Game
+from controller.core.games import Game, Paytable
 from controller.core.money import (
     MAX_AMOUNT_CENTS,
     MAX_DENOMINATION_CENTS,
@@ -14,10 +14,13 @@ from controller.core.money import (
     parse_rate_bp,
 )
 from controller.core.reducer import HitPolicy, TableConfig
+from controller.core.reducer.levels import LevelConfig
 from controller.rules import RuleViolation
+from controller.rules.pools import fixed_pay_only
 from controller.rules.progression import check_rate_of_progression
 from controller.rules.wagers import check_denomination
 from controller.runtime.config_sections import Problems, Section, id_problem, label, text_problem
+from controller.runtime.link_specs import SpecError, parse_levels, parse_paytables, plan_link
 from link_adapters.modbus import SerialParams, TcpParams
 from link_adapters.profiles import Profile, ProfileError, load_profile
 
@@ -64,6 +67,15 @@ class LinkEntry:
     reset_cents: int
     policy: HitPolicy
     tables: tuple[TableEntry, ...]
+    # A link of levels (``[[link.level]]``); empty: a fixed-pay link; None: a classic link.
+    levels: tuple[LevelConfig, ...] | None = None
+    # The paytables given (``[[link.paytable]]``), by game; each game's default otherwise.
+    paytable: Paytable | None = None
+    paytables: Mapping[Game, Paytable] = field(default_factory=dict)
+
+    @property
+    def fixed_pay(self) -> bool:
+        return self.levels == ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -84,10 +96,12 @@ _BUS_KEYS = {
     "name", "kind", "host", "port", "device", "baudrate", "parity", "timeout_ms", "retries",
     "min_gap_ms",
 }  # fmt: skip
-_LINK_KEYS = {"id", "name", "game", "rate", "reset", "policy", "table"}
+_LINK_KEYS = {
+    "id", "name", "game", "rate", "reset", "policy", "table", "level", "paytable", "fixed_pay",
+}  # fmt: skip
 _TABLE_KEYS = {
     "id", "bus", "unit", "denomination", "profile", "seats", "max_credits_per_seat",
-    "min_round_ms", "poll_interval_ms", "name", "location",
+    "min_round_ms", "poll_interval_ms", "name", "location", "game",
 }  # fmt: skip
 
 
@@ -185,15 +199,21 @@ def read_link(
     name = s.get("name", str, link_id or "", rule=text_problem)
     game_value = s.get("game", str, choices=tuple(g.value for g in Game))
     game = None if game_value is None else Game(game_value)
+    fixed_pay = s.get("fixed_pay", bool, False)
+    legacy = game is not None and fixed_pay_only(game)
     rate_bp = None
-    rate = s.get("rate", str)
+    rate = s.get("rate", str, None if legacy or "level" in s.data or fixed_pay else ...)
     if rate is not None:
         try:
             rate_bp = check_rate_of_progression(parse_rate_bp(rate))
         except (MoneyError, RuleViolation) as exc:
             s.bad("rate", str(exc))
-    reset_cents = s.amount("reset", high=MAX_AMOUNT_CENTS)
+    reset_given = "reset" in s.data
+    reset_cents = s.amount(
+        "reset", None if legacy or "level" in s.data or fixed_pay else ..., high=MAX_AMOUNT_CENTS
+    )
     policy = s.get("policy", str, "split", choices=tuple(p.value for p in HitPolicy))
+    levels = _read_specs(s, "level", parse_levels)
     tables: list[TableEntry] = []
     raw_tables = s.get("table", list, [])
     if raw_tables == []:
@@ -203,19 +223,55 @@ def read_link(
         table = _read_table(problems, table_where, traw, game, buses, seen)
         if table is not None:
             tables.append(table)
+    paytables = None
+    if game is not None and "paytable" in s.data:
+        paytables = _read_specs(s, "paytable", lambda raw: parse_paytables(raw, game))
     if len(problems.found) != before:
         return None
-    assert link_id is not None and game is not None and rate_bp is not None
-    assert reset_cents is not None and policy is not None
+    assert link_id is not None and game is not None and policy is not None
+    try:
+        # A Let It Ride bonus link is fixed-pay (68 IAC 10-7-5(e)); the rate and reset amount
+        # a file from before levels gives it are kept on its row and used for nothing.
+        plan = plan_link(
+            game=game,
+            rate_bp=None if legacy else rate_bp,
+            reset_cents=None if legacy else reset_cents,
+            levels=levels,
+            paytables=paytables,
+            fixed_pay=fixed_pay,
+            table_games=[t.config.game or game for t in tables],
+        )
+    except SpecError as exc:
+        s.bad("level" if levels is not None else "game", str(exc))
+        return None
+    if legacy and rate_bp is not None and reset_given and reset_cents is not None:
+        row_rate, row_reset = rate_bp, reset_cents
+    else:
+        row_rate, row_reset = plan.rate_bp, plan.reset_cents
     return LinkEntry(
         link_id=link_id,
         name=name,
         game=game,
-        rate_bp=rate_bp,
-        reset_cents=reset_cents,
+        rate_bp=row_rate,
+        reset_cents=row_reset,
         policy=HitPolicy(policy),
         tables=tuple(tables),
+        levels=plan.levels,
+        paytable=plan.paytable,
+        paytables=plan.paytables,
     )
+
+
+def _read_specs(s: Section, key: str, parse: Callable[[Any], Any]) -> Any:
+    """``[[link.level]]`` or ``[[link.paytable]]``, read with their units (``link_specs``)."""
+    raw = s.get(key, list, None)
+    if raw is None:
+        return None
+    try:
+        return parse(raw)
+    except SpecError as exc:
+        s.bad(key, str(exc))
+        return None
 
 
 def _unique_id(section: Section, taken: dict[str, str]) -> str | None:
@@ -252,10 +308,12 @@ def _read_table(
         other = seen.units.setdefault((bus_name, unit), where)
         if other != where:
             t.bad("unit", f"unit {unit} on bus {bus_name!r} is already {other}")
+    game_value = t.get("game", str, None, choices=tuple(g.value for g in Game))
+    dealt = game if game_value is None else Game(game_value)
     denom = t.amount("denomination", "$1", low=1, high=MAX_DENOMINATION_CENTS)
-    if game is not None and denom is not None:
+    if dealt is not None and denom is not None:
         try:
-            check_denomination(game, denom)
+            check_denomination(dealt, denom)
         except RuleViolation as exc:
             t.bad("denomination", str(exc))
     profile = None
@@ -293,6 +351,7 @@ def _read_table(
             seats=seats,
             max_credits_per_seat_round=credits,
             min_round_us=min_round_ms * 1_000,
+            game=None if dealt is game else dealt,
         ),
     )
     if config is None:

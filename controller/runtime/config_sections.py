@@ -105,6 +105,9 @@ class Section:
         if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
             self.bad(key, f"must be a whole number, got {value!r}")
             return None
+        if kind is bool and not isinstance(value, bool):
+            self.bad(key, f"must be true or false, got {value!r}")
+            return None
         if kind is str and not isinstance(value, str):
             self.bad(key, f"must be text, got {value!r}")
             return None

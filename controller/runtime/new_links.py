@@ -8,7 +8,7 @@ from typing import Any
 
 from controller.core.games import Game, Paytable
 from controller.core.reducer import HitPolicy
-from controller.core.reducer.levels import LevelConfig
+from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.clock import Clock
@@ -39,17 +39,22 @@ async def create_and_file_link(
     actor: str,
     override: str | None = None,
     levels: Sequence[LevelConfig] | None = None,
+    paytable: Paytable | None = None,
     paytables: Mapping[Game, Paytable] | None = None,
+    draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
 ) -> Any:
-    """Create the link with its tables and the game's default paytable, then file its
-    new-link submission; returns the submission filed.
+    """Create the link with its tables and its paytable (the game's default unless given),
+    then file its new-link submission; returns the submission filed.
 
-    ``levels``: a link of levels (``()``: a fixed-pay link), its mystery levels opened with
-    triggers drawn here; ``paytables``: the other games of a mixed-game link.
-
-    68 IAC 10-1-3(c)(4): a new link is filed with the commission and plays once approved.
+    ``levels`` makes a link of levels (empty: a fixed-pay link; the Let It Ride bonus is one
+    always), ``paytables`` a mixed-game link (the other games' paytables). A mystery level's
+    first trigger is drawn here from the operating system's cryptographic source unless
+    ``draws`` are given. 68 IAC 10-1-3(c)(4): a new link is filed with the commission and
+    plays once approved.
     """
-    await runtime.store.create_link(
+    if draws is None and levels:
+        draws = first_draws(levels)
+    created = await runtime.store.create_link(
         link_id=link_id,
         name=name,
         game=game,
@@ -59,12 +64,14 @@ async def create_and_file_link(
         at_us=at_us,
         actor=actor,
         tables=tables,
+        paytable=paytable,
         levels=levels,
-        draws=None if not levels else first_draws(levels),
         paytables=paytables,
+        draws=draws,
     )
     await runtime.reload_links([link_id])
-    return await desk.file_new_link(link_id, filed_by=actor, override=override)
+    # Filed on the link as it was opened: its levels, games and paytables as created.
+    return await desk.file_new_link(link_id, filed_by=actor, override=override, state=created)
 
 
 async def open_floor(
@@ -100,6 +107,9 @@ async def open_floor(
             tables=[
                 TableSpec(config=t.config, name=t.name, location=t.location) for t in link.tables
             ],
+            levels=link.levels,
+            paytable=link.paytable,
+            paytables=link.paytables or None,
         )
     return runtime
 
@@ -119,7 +129,14 @@ def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
         raise FloorMismatch(
             f"{where}: the file says {link.game.label}, the database {state.game.label}"
         )
-    if state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
+    if link.levels is not None and state.level_configs != link.levels:
+        raise FloorMismatch(
+            f"{where}: the file's levels differ from the database's; a link's levels change "
+            f"only through an approved submission ({RATE_GOVERNED_CLAUSE})"
+        )
+    if state.fixed_pay or link.levels is not None:
+        pass  # a fixed-pay link has no rate; a link of levels' rate is its levels' shares
+    elif state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
         raise FloorMismatch(
             f"{where}: the file's rate or reset amount differs from the database's; a link's "
             f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"

@@ -33,7 +33,7 @@ from controller.core.reducer import (
     open_link,
     record_state_sealed,
 )
-from controller.core.reducer.levels import LevelConfig, MysteryDraw, levels_to_dicts
+from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.core.state_seal import SEALED_SINCE
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.storage.audit import Documents, write_audit
@@ -222,8 +222,12 @@ class LedgerStore:
                     "reset_cents": opened.reset_cents,
                     "tables": [t.config.table_id for t in tables],
                     "paytable": pt.to_dicts(),
-                    **({"levels": levels_to_dicts(opened.level_configs)} if levels else {}),
-                    **({"games": [str(g) for g in opened.games]} if paytables else {}),
+                    **({} if levels is None else {"levels": [cfg.to_dict() for cfg in levels]}),
+                    **(
+                        {}
+                        if not paytables
+                        else {"paytables": {str(g): p.to_dicts() for g, p in paytables.items()}}
+                    ),
                 },
             )
         return replace(opened, technician_from_cents=self.technician_from_cents)

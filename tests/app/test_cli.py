@@ -227,24 +227,22 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
         key=False,
     )
     assert code == 2 and "68 IAC 10-7-5(b)" in err
+    # 68 IAC 10-7-5(e): the Let It Ride bonus is a fixed-pay link, with no rate to give.
+    code, _, err = await progressive(
+        "links", "create", *env_args, "--rate", "75%", "--table", "T1",
+        db_url=db_url, cwd=tmp_path, key=False,
+    )  # fmt: skip
+    assert code == 2 and "a fixed-pay link has no meter" in err and "68 IAC 10-7-5(e)" in err
     code, out, err = await progressive(
-        "links",
-        "create",
-        *env_args,
-        "--rate",
-        "75%",
-        "--table",
-        "T1",
-        "--table",
-        "T2:$1.00",
-        db_url=db_url,
-        cwd=tmp_path,
-        key=False,
-    )
+        "links", "create", "--id", "stud", "--game", "caribbean_stud", "--rate", "75%",
+        "--reset", "$0", "--table", "T1", "--table", "T2:$1.00",
+        db_url=db_url, cwd=tmp_path, key=False,
+    )  # fmt: skip
     assert code == 0, err
     assert "filed with the commission as submission sub-" in out  # 68 IAC 10-1-3(c)
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
-    assert "lir\tLet It Ride bonus\t$0.00\trate 75%" in out
+    assert "stud\tCaribbean Stud Poker\t$0.00\trate 75%" in out
+    assert out.rstrip().endswith("AWAITING APPROVAL")
 
 
 async def test_links_recover_brings_back_a_link_whose_counters_were_edited(
@@ -292,3 +290,66 @@ async def test_text_typed_on_the_command_line_follows_the_text_rules(
     assert code == 2 and "U+000D CARRIAGE RETURN" in err, err
     code, _, err = await progressive("display-tokens", "create", "pit\x1b[2J", db_url=db_url)
     assert code == 2 and "U+001B" in err, err
+
+
+LEVELS_FILE = [
+    {"name": "Grand", "reset": "$10,000", "share": "40%", "hidden": "10%"},
+    {"name": "Major", "reset": "$1,000", "share": "20%", "limit": "$2,000",
+     "above_limit": "overflow"},
+    {"name": "Mini", "reset": "$10", "share": "10%", "mystery_floor": "$10.01",
+     "mystery_ceiling": "$20"},
+]  # fmt: skip
+PAYTABLE_FILE = [
+    {"hand": "ROYAL_FLUSH", "pays": "100%", "level": 1},
+    {"hand": "STRAIGHT_FLUSH", "pays": "100%", "level": 2, "envy": "$25"},
+    {"hand": "FLUSH", "pays": "$50"},
+    {"game": "caribbean_draw", "hand": "ROYAL_FLUSH", "pays": "50%", "level": 1},
+]
+
+
+async def test_links_create_reads_levels_and_paytable_lines_with_their_units(
+    tmp_path: Path, db_url: str
+) -> None:
+    levels, lines = tmp_path / "levels.json", tmp_path / "paytable.json"
+    lines.write_text(json.dumps(PAYTABLE_FILE))
+    base = ("links", "create", "--id", "pool", "--game", "caribbean_stud", "--table", "T1",
+            "--table", "D1:$5:caribbean_draw", "--paytable", str(lines), "--levels", str(levels))  # fmt: skip
+    bare = [*LEVELS_FILE[:2], {**LEVELS_FILE[2], "reset": "10"}]
+    levels.write_text(json.dumps(bare))
+    code, _, err = await progressive(*base, db_url=db_url)
+    assert code == 2 and "level 3 (Mini): reset '10' needs its unit" in err, err
+    assert "$1,234.56" in err  # the form to use
+    too_much = [{**LEVELS_FILE[0], "share": "70%"}, *LEVELS_FILE[1:]]
+    levels.write_text(json.dumps(too_much))
+    code, _, err = await progressive(*base, db_url=db_url)
+    assert code == 2 and "68 IAC 10-1-1.1(c)" in err and "Grand 70% + 10% hidden" in err, err
+    levels.write_text(json.dumps(LEVELS_FILE))
+    code, _, err = await progressive(*base, "--rate", "80%", db_url=db_url)
+    assert code == 2 and "not both" in err, err
+    code, out, err = await progressive(*base, db_url=db_url)
+    assert code == 0, err
+    assert "link pool: Caribbean Stud Poker, Caribbean Draw Poker, 3 levels, rate 80%" in out
+    assert "filed with the commission as submission sub-" in out
+    code, out, err = await progressive("links", "list", db_url=db_url)
+    assert code == 0 and "pool\t" in out and "AWAITING APPROVAL" in out, err
+
+
+async def test_a_fixed_pay_paytable_may_not_pay_from_a_meter(tmp_path: Path, db_url: str) -> None:
+    lines = tmp_path / "paytable.json"
+    lines.write_text(json.dumps([{"hand": "ROYAL_FLUSH", "pays": "100%"}]))
+    code, _, err = await progressive(
+        "links", "create", "--id", "fp", "--game", "caribbean_stud", "--fixed-pay",
+        "--paytable", str(lines), "--table", "T1", db_url=db_url,
+    )  # fmt: skip
+    assert code == 2 and "68 IAC 10-7-5(e)" in err and "royal flush line" in err, err
+
+
+async def test_a_let_it_ride_link_is_created_as_a_fixed_pay_link(db_url: str) -> None:
+    code, out, err = await progressive(
+        "links", "create", "--id", "lir", "--game", "let_it_ride_bonus", "--table", "T1",
+        db_url=db_url,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "fixed-pay link: no meter" in out
+    code, out, err = await progressive("links", "show", "lir", db_url=db_url)
+    assert "fixed-pay link: no meter" in out, err

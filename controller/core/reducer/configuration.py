@@ -304,6 +304,12 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
                 details={"from_bp": b.state.rate_bp, "to_bp": change.rate_bp, **ref},
             )
             changes.update(rate_bp=change.rate_bp, jackpot_won_since_rate_set=False)
+        if change.levels is not None and [
+            (cfg.rate_bp, cfg.reserve_bp) for cfg in change.levels
+        ] != [(cfg.rate_bp, cfg.reserve_bp) for cfg in b.before.level_configs]:
+            # 68 IAC 10-1-1.1(d): the new shares are the link's rate from here, locked again
+            # until a patron wins a jackpot of the link.
+            changes["jackpot_won_since_rate_set"] = False
         if change.paytable is not None:
             pt = change.paytable
             mixed = pt.game is not b.state.game

@@ -92,10 +92,20 @@ def test_a_paytable_the_game_does_not_allow_is_refused() -> None:
 
 
 def test_a_change_to_a_link_that_never_resets_is_refused() -> None:
+    no_jackpot = make_paytable(
+        Game.CARIBBEAN_STUD,
+        [{"hand": "ROYAL_FLUSH", "percent_bp": 5_000}, {"hand": "FLUSH", "fixed_cents": 50_00}],
+    )
     with pytest.raises(RuleViolation, match="no jackpot line"):
+        check_change(
+            replace(link(), paytable=no_jackpot), Proposal(kind=K.RESET_CHANGE, reset_cents=5)
+        )
+    # The Let It Ride bonus is a fixed-pay link: it has no reset amount to change at all.
+    with pytest.raises(RuleViolation, match="it has none") as caught:
         check_change(
             link(game=Game.LET_IT_RIDE_BONUS), Proposal(kind=K.RESET_CHANGE, reset_cents=5)
         )
+    assert caught.value.clause == "68 IAC 10-7-5(e)"
 
 
 @pytest.mark.parametrize(

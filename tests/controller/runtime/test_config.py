@@ -234,3 +234,118 @@ def test_a_file_that_is_not_toml_is_refused_naming_the_line(tmp_path: Path) -> N
     bad.write_bytes(b'[[link]]\nid = "\xff"\n')
     with pytest.raises(ConfigError, match="cannot be read"):
         load_floor_config(bad)
+
+
+POOL_LEVELS = [
+    {"name": "Grand", "reset": "$10,000", "share": "40%", "hidden": "10%"},
+    {"name": "Major", "reset": "$1,000", "share": "15%", "hidden": "5%", "limit": "$1,000.50",
+     "above_limit": "next_level"},
+    {"name": "Minor", "reset": "$100", "share": "8%", "limit": "$100.20"},
+    {"name": "Mini", "reset": "$10", "share": "2%", "mystery_floor": "$10.01",
+     "mystery_ceiling": "$20"},
+]  # fmt: skip
+
+
+def test_a_link_of_levels_with_tables_of_two_games_is_read_from_the_file() -> None:
+    import tomllib
+
+    text = """
+[[bus]]
+name = "b"
+kind = "tcp"
+host = "127.0.0.1"
+
+[[link]]
+id = "pool"
+game = "caribbean_stud"
+
+  [[link.level]]
+  name = "Grand"
+  reset = "$10,000"
+  share = "60%"
+  hidden = "10%"
+
+  [[link.level]]
+  name = "Mini"
+  reset = "$10"
+  share = "10%"
+  mystery_floor = "$10.01"
+  mystery_ceiling = "$20"
+
+  [[link.paytable]]
+  hand = "ROYAL_FLUSH"
+  pays = "100%"
+  level = 1
+
+  [[link.paytable]]
+  hand = "FLUSH"
+  pays = "$50"
+  envy = "$5"
+
+  [[link.paytable]]
+  game = "caribbean_draw"
+  hand = "ROYAL_FLUSH"
+  pays = "50%"
+
+  [[link.table]]
+  id = "T1"
+  bus = "b"
+  unit = 1
+
+  [[link.table]]
+  id = "D1"
+  bus = "b"
+  unit = 2
+  game = "caribbean_draw"
+  denomination = "$5"
+"""
+    floor = parse_floor_config(tomllib.loads(text))
+    [link] = floor.links
+    assert link.levels is not None and [lv.name for lv in link.levels] == ["Grand", "Mini"]
+    assert link.rate_bp == 8_000 and link.reset_cents == 10_000_00  # the shares, level 1's reset
+    assert link.levels[1].mystery is not None
+    assert link.paytable is not None and link.paytable.lines[1].envy_cents == 5_00
+    assert set(link.paytables) == {Game.CARIBBEAN_DRAW}
+    assert link.tables[1].config.game is Game.CARIBBEAN_DRAW and link.tables[0].config.game is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"level": [*POOL_LEVELS[:3], {**POOL_LEVELS[3], "share": "2"}]},
+            "link #1 'L', level: level 4 (Mini): share '2' needs its unit: write a share like 2.5%",
+        ),
+        (
+            {"level": [{**POOL_LEVELS[0], "share": "70%"}, *POOL_LEVELS[1:]]},
+            "68 IAC 10-1-1.1(c)",
+        ),
+        (
+            {"paytable": [{"hand": "FLUSH", "pays": "50"}]},
+            "paytable: Caribbean Stud Poker paytable line 1 (flush): pays '50' needs its unit",
+        ),
+        ({"fixed_pay": True}, "a fixed-pay link has no meter"),
+        ({"fixed_pay": "yes"}, "fixed_pay: must be true or false"),
+    ],
+)
+def test_levels_and_lines_in_the_file_are_refused_naming_their_place(
+    change: dict[str, object], message: str
+) -> None:
+    data = minimal(**change)
+    if "level" in change:
+        link = data["link"][0]  # type: ignore[index]
+        del link["rate"], link["reset"]
+    with pytest.raises(ConfigError) as caught:
+        parse_floor_config(data)
+    assert message in str(caught.value)
+
+
+def test_a_let_it_ride_link_is_fixed_pay_with_or_without_the_rate_files_gave_it() -> None:
+    table = {"id": "T1", "bus": "b", "unit": 1}
+    for terms in ({}, {"rate": "70%", "reset": "$1,000"}):
+        data = minimal(game="let_it_ride_bonus", table=[table])
+        link = data["link"][0]  # type: ignore[index]
+        del link["rate"], link["reset"]
+        link.update(terms)
+        [entry] = parse_floor_config(data).links
+        assert entry.fixed_pay and entry.levels == ()

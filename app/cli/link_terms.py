@@ -1,0 +1,138 @@
+"""What ``progressive links create`` reads beyond a rate and a reset amount (a levels file, a
+paytable file, ``--fixed-pay``, a table's game), and how ``links list`` and ``links show``
+print a link's levels, games and whether it awaits approval."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from controller.core.games import Game, Paytable
+from controller.core.money import displayed_cents, format_bp, format_cents
+from controller.core.reducer import LinkState
+from controller.core.reducer.levels import LevelConfig, describe
+from controller.runtime.link_specs import SpecError, parse_levels, parse_paytables
+
+LEVELS_HELP = (
+    "A JSON file of the link's levels: a list of {name, reset ($), share (%), hidden (%), "
+    "limit ($), above_limit (overflow|next_level), mystery_floor ($), mystery_ceiling ($)}."
+)
+PAYTABLE_HELP = (
+    "A JSON file of paytable lines: a list of {hand, pays (N% of a level's meter or $N), "
+    "level (from 1), envy ($), game (on a link of several games)}, or {game: [lines]}."
+)
+
+
+def _json_file(path: str, option: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: cannot be read: {exc}", param_hint=option) from None
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"{path}: not valid JSON: {exc}", param_hint=option) from None
+
+
+def read_levels(path: str | None) -> tuple[LevelConfig, ...] | None:
+    if path is None:
+        return None
+    try:
+        return parse_levels(_json_file(path, "--levels"))
+    except SpecError as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--levels") from None
+
+
+def read_paytables(path: str | None, game: Game) -> dict[Game, Paytable] | None:
+    if path is None:
+        return None
+    try:
+        return parse_paytables(_json_file(path, "--paytable"), game)
+    except SpecError as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--paytable") from None
+
+
+def table_game(text: str, table_id: str) -> Game | None:
+    """The game part of ``--table ID:DENOMINATION:GAME``."""
+    if not text:
+        return None
+    try:
+        return Game(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"table {table_id}: no game {text!r}; games: {[g.value for g in Game]}",
+            param_hint="--table",
+        ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Printing
+
+
+def kind_of(state: LinkState) -> str:
+    if state.fixed_pay:
+        return "fixed-pay (no meter)"
+    if len(state.levels) > 1:
+        return f"{len(state.levels)} levels"
+    return "classic"
+
+
+def status_of(link_id: str, go_live: dict[str, int | None], inoperable: dict[str, str]) -> str:
+    if link_id in inoperable:
+        return f"INOPERABLE: {inoperable[link_id]}"
+    if link_id in go_live and go_live[link_id] is None:
+        return "AWAITING APPROVAL"
+    return "approved"
+
+
+def list_line(state: LinkState, status: str) -> str:
+    """One link of ``links list``: a classic link as before, then its kind, games, status."""
+    games = ", ".join(g.label for g in state.games)
+    if state.fixed_pay:
+        amounts = f"{games}\tfixed-pay: no meter"
+    else:
+        amounts = (
+            f"{state.game.label}\t{format_cents(state.meter_cents)}\t"
+            f"rate {format_bp(state.rate_bp)}\treset {format_cents(state.reset_cents)}"
+        )
+    extra = [] if kind_of(state) == "classic" else [kind_of(state)]
+    if len(state.games) > 1:
+        extra.append(f"games {games}")
+    if status != "approved":
+        extra.append(status)
+    return "\t".join([state.link_id, amounts, f"{len(state.tables)} tables", *extra])
+
+
+def show_lines(state: LinkState, name: str, status: str) -> list[str]:
+    """Everything ``links show`` prints about one link."""
+    out = [
+        f"link {state.link_id} ({name}): {kind_of(state)}; {status}",
+        "games: " + ", ".join(g.label for g in state.games),
+    ]
+    if state.fixed_pay:
+        out.append("fixed-pay link: no meter; its rate can never change: it has none")
+    else:
+        out.append(
+            f"rate of progression {format_bp(state.rate_bp)} (every level's shown and hidden "
+            "share together)"
+        )
+        for i, lv in enumerate(state.levels):
+            out.append(
+                f"  L{i + 1} {describe(lv.config)}; meter "
+                f"{format_cents(displayed_cents(lv.meter_units))}"
+            )
+    for g in state.games:
+        out.append(f"paytable of {g.label}:")
+        out += [f"  {line.describe()}" for line in state.paytable_for(g).lines]
+    out.append("tables:")
+    for tid, ts in sorted(state.tables.items()):
+        out.append(
+            f"  {tid}: {state.game_of(tid).label}, "
+            f"{format_cents(ts.config.denomination_cents)}, {ts.config.seats} seats"
+        )
+    if state.armed is not None:
+        out.append(
+            f"approved change waiting for the next jackpot reset: {state.armed.submission_id}"
+        )
+    return out

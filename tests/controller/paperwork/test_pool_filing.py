@@ -1,0 +1,168 @@
+"""Submissions on links of levels, mixed-game and fixed-pay links: what each may ask, the
+clause each refusal names, and a levels change armed and applied at a jackpot reset."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from controller.core.games import Game, default_paytable, make_paytable
+from controller.core.hands import HandCategory, parse_cards
+from controller.core.reducer import (
+    ArmedChange,
+    EntryKind,
+    HitClaim,
+    LinkState,
+    TableConfig,
+    arm_change,
+    open_link,
+)
+from controller.core.reducer.levels import LevelConfig, Mystery
+from controller.rules import RuleViolation
+from controller.rules.filing import Proposal, SubmissionKind, check_change
+from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR, link, read, started
+
+K = SubmissionKind
+LOCK = "68 IAC 10-1-1.1(d)"
+FIXED = "68 IAC 10-7-5(e)"
+LIR = Game.LET_IT_RIDE_BONUS
+T0 = 1_700_000_000_000_000
+
+
+def pool(*, jackpot_won: bool = True) -> LinkState:
+    return replace(link(), jackpot_won_since_rate_set=jackpot_won)
+
+
+def lir() -> LinkState:
+    return open_link(
+        link_id="lir",
+        game=LIR,
+        rate_bp=0,
+        reset_cents=0,
+        paytable=default_paytable(LIR),
+        tables=[TableConfig(table_id="l1", denomination_cents=100)],
+        at_us=T0,
+    ).state
+
+
+def refused(state: LinkState, proposal: Proposal) -> RuleViolation:
+    with pytest.raises(RuleViolation) as caught:
+        check_change(state, proposal)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "proposal",
+    [Proposal(kind=K.RATE_CHANGE, rate_bp=9000), Proposal(kind=K.RESET_CHANGE, reset_cents=5)],
+)
+def test_a_rate_or_reset_submission_on_a_link_of_levels_is_refused(proposal: Proposal) -> None:
+    caught = refused(pool(), proposal)
+    assert caught.clause == LOCK
+    assert "the rate lock is the link's: any level's jackpot unlocks it" in caught.message
+    assert "a levels change" in caught.message
+
+
+@pytest.mark.parametrize(
+    "proposal",
+    [
+        Proposal(kind=K.RATE_CHANGE, rate_bp=9000),
+        Proposal(kind=K.RESET_CHANGE, reset_cents=5),
+        Proposal(kind=K.LEVELS_CHANGE, levels=(GRAND,)),
+    ],
+)
+def test_a_fixed_pay_link_has_no_rate_to_change(proposal: Proposal) -> None:
+    caught = refused(lir(), proposal)
+    assert caught.clause == FIXED and "its rate can never change: it has none" in caught.message
+
+
+def test_a_fixed_pay_link_changes_its_paytable_of_fixed_amounts_only() -> None:
+    fixed = make_paytable(LIR, [{"hand": "ROYAL_FLUSH", "fixed_cents": 20_000_00}])
+    check_change(lir(), Proposal(kind=K.PAYTABLE_CHANGE, paytable=fixed))
+    from_a_meter = make_paytable(LIR, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
+    caught = refused(lir(), Proposal(kind=K.PAYTABLE_CHANGE, paytable=from_a_meter))
+    assert caught.clause == FIXED and "royal flush line" in caught.message
+
+
+def test_new_shares_wait_for_a_jackpot_of_the_link_and_new_resets_do_not() -> None:
+    more = replace(MINI, rate_bp=300)
+    lower_grand = replace(GRAND, rate_bp=3_900)
+    shares = Proposal(kind=K.LEVELS_CHANGE, levels=(lower_grand, MAJOR, MINOR, more))
+    caught = refused(pool(jackpot_won=False), shares)
+    assert caught.clause == LOCK and "any level's jackpot unlocks it" in caught.message
+    check_change(pool(jackpot_won=True), shares)
+    resets = (
+        GRAND,
+        MAJOR,
+        MINOR,
+        replace(MINI, reset_cents=10_00, mystery=Mystery(floor_cents=12_00, ceiling_cents=25_00)),
+    )
+    check_change(pool(jackpot_won=False), Proposal(kind=K.LEVELS_CHANGE, levels=resets))
+
+
+@pytest.mark.parametrize(
+    ("levels", "clause", "named"),
+    [
+        ((GRAND, MAJOR, MINOR), "68 IAC 10-1-1.1(e)", "has 4 levels"),
+        (
+            (GRAND, MAJOR, replace(MINOR, limit_cents=50_00), MINI),
+            "68 IAC 10-1-1.1(e)",
+            "level 3 (Minor): the limit $50.00 must be above the reset amount $100.00",
+        ),
+        (
+            (replace(GRAND, rate_bp=8_000), MAJOR, MINOR, MINI),
+            "68 IAC 10-1-1.1(c)",
+            "Grand 80% + 10% hidden",
+        ),
+        (
+            (
+                GRAND,
+                MAJOR,
+                MINOR,
+                replace(MINI, mystery=Mystery(floor_cents=5_00, ceiling_cents=9_00)),
+            ),
+            "68 IAC 10-1-1.1(e)",
+            "level 4 (Mini): a mystery trigger is drawn between a floor above the reset",
+        ),
+    ],
+)
+def test_a_levels_change_the_pool_cannot_have_is_refused_naming_the_level(
+    levels: tuple[LevelConfig, ...], clause: str, named: str
+) -> None:
+    caught = refused(pool(), Proposal(kind=K.LEVELS_CHANGE, levels=levels))
+    assert caught.clause == clause and named in caught.message
+
+
+def test_a_paytable_submission_on_a_mixed_link_names_its_game_and_envy_is_part_of_it() -> None:
+    draw = Game.CARIBBEAN_DRAW
+    draw_table = make_paytable(draw, [{"hand": "ROYAL_FLUSH", "percent_bp": 5_000, "level": 1}])
+    state = link(paytables={draw: draw_table})
+    lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 5_000, "level": 1, "envy_cents": 10_00}]
+    new = make_paytable(draw, lines)
+    caught = refused(state, Proposal(kind=K.PAYTABLE_CHANGE, paytable=new))
+    assert "a paytable submission names its game" in caught.message
+    assert check_change(state, Proposal(kind=K.PAYTABLE_CHANGE, paytable=new, game=draw))
+    beyond = make_paytable(draw, [{"hand": "ROYAL_FLUSH", "percent_bp": 5_000, "level": 5}])
+    caught = refused(state, Proposal(kind=K.PAYTABLE_CHANGE, paytable=beyond, game=draw))
+    assert "pays from level 5, the link has 4" in caught.message
+
+
+def test_a_levels_submission_is_armed_and_applied_at_the_next_jackpot_reset() -> None:
+    s = replace(started(), jackpot_won_since_rate_set=True)
+    new = (GRAND, replace(MAJOR, rate_bp=1_400), MINOR, replace(MINI, rate_bp=300))
+    proposal = check_change(s, Proposal(kind=K.LEVELS_CHANGE, levels=new))
+    assert proposal.to_dict()["levels"][1]["rate_bp"] == 1_400
+    change = ArmedChange(submission_id="S1", effective_at_us=T0, levels=proposal.levels)
+    s = arm_change(s, change=change, at_us=T0, by="agent").state
+    assert s.armed is not None and s.levels[1].config.rate_bp == 1_500  # not yet
+    royal = parse_cards("As Ks Qs Js Ts")
+    claim = HitClaim(table_seq=1, seat=3, hand=HandCategory.ROYAL_FLUSH, round=1, cards=royal)
+    out = read(s, "t1", 2, 0, rounds=1, head=claim, pending=1)
+    kinds = [e.kind for e in out.events]
+    assert kinds.index(EntryKind.LEVELS_CHANGED) < kinds.index(EntryKind.JACKPOT_RESET)
+    after = out.state
+    assert after.armed is None and after.level_configs == new and after.rate_bp == 8_000
+    # The new shares are the link's rate from here: locked again until a jackpot of the link.
+    assert not after.jackpot_won_since_rate_set
+    caught = refused(after, Proposal(kind=K.LEVELS_CHANGE, levels=(GRAND, MAJOR, MINOR, MINI)))
+    assert caught.clause == LOCK

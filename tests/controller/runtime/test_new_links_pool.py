@@ -1,0 +1,82 @@
+"""A new link of levels, created and filed: the link as opened (its levels, its mystery
+trigger drawn and committed) and the packet the commission reads, kept by SHA-256."""
+
+from __future__ import annotations
+
+import json
+
+from controller.core.games import Game
+from controller.core.reducer import EntryKind, HitPolicy, TableConfig
+from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import FixedClock
+from controller.runtime.link_specs import parse_levels, parse_paytables, plan_link
+from controller.runtime.links import LinkRuntime
+from controller.runtime.new_links import create_and_file_link
+from controller.storage.store import LedgerStore, TableSpec
+from tests.conftest import T0
+from tests.controller.runtime.test_config import POOL_LEVELS
+
+STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
+
+
+async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with_its_levels(
+    store: LedgerStore,
+) -> None:
+    tables = [
+        TableSpec(config=TableConfig(table_id="t1", denomination_cents=100)),
+        TableSpec(config=TableConfig(table_id="d1", denomination_cents=500, game=DRAW)),
+    ]
+    plan = plan_link(
+        game=STUD,
+        rate_bp=None,
+        reset_cents=None,
+        levels=parse_levels(POOL_LEVELS),
+        paytables=parse_paytables(
+            [
+                {"hand": "ROYAL_FLUSH", "pays": "100%", "level": 1},
+                {"hand": "STRAIGHT_FLUSH", "pays": "100%", "level": 2, "envy": "$20"},
+                {"hand": "FOUR_OF_A_KIND", "pays": "100%", "level": 3},
+                {"hand": "FLUSH", "pays": "$50"},
+            ],
+            STUD,
+        ),
+        fixed_pay=False,
+        table_games=[STUD, DRAW],
+    )
+    runtime = LinkRuntime(store, FixedClock(T0))
+    await runtime.load()
+    desk = SubmissionDesk(runtime)
+    row = await create_and_file_link(
+        runtime,
+        desk,
+        link_id="pool",
+        name="The pool",
+        game=STUD,
+        rate_bp=plan.rate_bp,
+        reset_cents=plan.reset_cents,
+        hit_policy=HitPolicy.SPLIT,
+        tables=tables,
+        at_us=T0,
+        actor="operator",
+        levels=plan.levels,
+        paytable=plan.paytable,
+        paytables=plan.paytables,
+    )
+    assert row.kind == "new_link" and row.status == "filed"
+    proposal = json.loads(row.proposal)
+    assert [lv["name"] for lv in proposal["levels"]] == ["Grand", "Major", "Minor", "Mini"]
+    assert set(proposal["paytables"]) == {"caribbean_draw"}
+    content, _, _ = await desk.packet(row.submission_id, "json")
+    packet = json.loads(content)
+    assert packet["pool"]["rate_of_progression"]["rate"] == "80%"
+    assert packet["pool"]["levels"][3]["mystery"]["range"] == "$10.01 to $20.00"
+    assert set(packet["par_sheet"]["by_game"]["proposed"]) == {"caribbean_stud", "caribbean_draw"}
+    assert packet["par_sheet"]["proposed"]["lines"][1]["envy_cents"] == 20_00
+    pdf, _, _ = await desk.packet(row.submission_id, "pdf")
+    assert pdf.startswith(b"%PDF")
+    # The Mini's first trigger was drawn at creation and committed to in the history.
+    entries = [e async for e in store.entries_after("pool", 0)]
+    [armed] = [e for e in entries if e.kind == EntryKind.MYSTERY_ARMED]
+    details = json.loads(armed.details)
+    assert details["floor_cents"] == 10_01 and details["ceiling_cents"] == 20_00
+    assert len(details["commitment"]) == 64
