@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.core.hands import HandCategory, InvalidCards, card_text, evaluate
+from controller.core.games import Game
+from controller.core.hands import HandCategory, InvalidCards, card_text
 from controller.core.money import format_cents
 from controller.core.reducer import EngineError
 
-HAND_SIZE = 5
+HAND_SIZE = 5  # the five-card games' hand; each game's own is ``game.rules.hand``
+# Hits no cards decide: a mystery level's trigger reached, an envy bonus for another seat's hand.
+NO_CARDS_KINDS = frozenset({"mystery", "envy"})
 
 
 class HitWorkRefused(EngineError):
@@ -22,7 +25,7 @@ class HitWorkRefused(EngineError):
 
 
 def cards_text(cards: Sequence[int]) -> str:
-    return " ".join(card_text(c) for c in cards)
+    return " ".join(card_text(c, joker=True) for c in cards)
 
 
 def parse_stored_cards(text: str | None) -> tuple[int, ...] | None:
@@ -39,15 +42,23 @@ def confirmed_cards(
     claimed: HandCategory,
     reported: Sequence[int] | None,
     entered: Sequence[int] | None,
+    game: Game = Game.CARIBBEAN_STUD,
+    kind: str = "hand",
 ) -> tuple[int, ...]:
     """The cards a verification records, or ``HitWorkRefused``.
 
     When the table reported cards, the technician confirms those very cards (entering them is
-    optional; entered cards must be the same five). When it reported none, the technician
-    enters the five cards and the evaluator checks that they make the claimed hand.
+    optional; entered cards must be the same ones). When it reported none, the technician
+    enters the cards the game judges (five, one to three for Super Sevens, seven for Pai Gow)
+    and the game's judge checks that they make the claimed hand. A mystery hit or an envy
+    bonus is decided by no cards of its own: the technician confirms the award, no cards.
     """
     if status != "awarded":
         raise HitWorkRefused(f"hit {hit_id} was {status}: nothing was awarded to verify")
+    if kind in NO_CARDS_KINDS:
+        if entered:
+            raise HitWorkRefused(f"hit {hit_id}: a {kind} hit is decided by no cards of its own")
+        return ()
     if reported is not None:
         if entered is not None and sorted(entered) != sorted(reported):
             raise HitWorkRefused(
@@ -55,20 +66,27 @@ def confirmed_cards(
                 f"table reported ({cards_text(reported)})"
             )
         return tuple(reported)
+    rules = game.rules
+    shape = rules.hand
     if entered is None:
+        cards = "the five cards" if shape.dealt == HAND_SIZE else "the cards"
         raise HitWorkRefused(
-            f"hit {hit_id}: the table reported no cards; enter the five cards of the hand"
+            f"hit {hit_id}: the table reported no cards; enter {cards} of the hand "
+            f"({rules.judged_on})"
         )
-    if len(entered) != HAND_SIZE:
+    if shape.dealt == HAND_SIZE and len(entered) != HAND_SIZE:
         raise HitWorkRefused(f"hit {hit_id}: a hand is five cards; {len(entered)} were entered")
     try:
-        made = evaluate(tuple(entered)).category
+        made = rules.judge(tuple(entered))
     except InvalidCards as exc:
-        raise HitWorkRefused(f"hit {hit_id}: the cards entered are not a hand: {exc}") from None
-    if made is not claimed:
         raise HitWorkRefused(
-            f"hit {hit_id}: {cards_text(entered)} make {made.label}, not the claimed "
-            f"{claimed.label}"
+            f"hit {hit_id}: the cards entered are not a {rules.label} hand ({shape.dealt} "
+            f"dealt, {rules.judged_on}): {exc}"
+        ) from None
+    if made is not claimed:
+        what = "no paying hand" if made is None else made.label
+        raise HitWorkRefused(
+            f"hit {hit_id}: {_safe_text(entered)} make {what}, not the claimed {claimed.label}"
         )
     return tuple(entered)
 

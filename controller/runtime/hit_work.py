@@ -88,12 +88,17 @@ class HitWork(LinkCommands):
         if row.verified_by is not None:
             raise Conflict(f"hit {hit_id} was already verified by {row.verified_by}")
         reported = parse_stored_cards(row.cards)
+        state = self.states.get(row.link_id)
+        if state is None:
+            raise NotFound(f"hit {hit_id}: link {row.link_id} is not on this floor")
         confirmed = confirmed_cards(
             hit_id=hit_id,
             status=row.status,
             claimed=HandCategory[row.hand],
             reported=reported,
             entered=None if cards is None else tuple(cards),
+            game=state.game_of(row.table_id),
+            kind=row.kind,
         )
         stored = ",".join(str(c) for c in confirmed)
         await self._fill_in_hit(

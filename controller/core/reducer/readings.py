@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from controller.core.money import U32, contribution_units, format_cents
 from controller.core.reducer.builder import Builder
-from controller.core.reducer.hits import settle_mystery, take_hit
+from controller.core.reducer.hits import take_hit
+from controller.core.reducer.level_hits import settle_mystery
 from controller.core.reducer.pool import arm_ready, contribution_moves, needs_arming
 from controller.core.reducer.state import (
     Anomaly,

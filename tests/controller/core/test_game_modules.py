@@ -163,3 +163,44 @@ def test_a_five_card_link_still_refuses_the_joker() -> None:
 def test_the_super_sevens_table_bets_one_dollar() -> None:
     with pytest.raises(RuleViolation, match="Super Sevens bet is"):
         new_link(table(denom=25), game=SEVENS)
+
+
+def test_a_technician_verifies_each_game_on_its_own_cards() -> None:
+    from controller.core.verification import HitWorkRefused, confirmed_cards
+
+    sevens = parse_cards("7h 7h 7h")
+    got = confirmed_cards(
+        hit_id="s#1",
+        status="awarded",
+        claimed=HandCategory.THREE_SUITED_SEVENS,
+        reported=None,
+        entered=sevens,
+        game=Game.SUPER_SEVENS,
+    )
+    assert got == sevens
+    with pytest.raises(HitWorkRefused, match="not the claimed three suited sevens"):
+        confirmed_cards(
+            hit_id="s#1",
+            status="awarded",
+            claimed=HandCategory.THREE_SUITED_SEVENS,
+            reported=None,
+            entered=parse_cards("7h 7s 7h"),
+            game=Game.SUPER_SEVENS,
+        )
+    five_aces = (*parse_cards("Ac Ad Ah As 2c 3d"), 52)
+    assert (
+        confirmed_cards(
+            hit_id="p#1",
+            status="awarded",
+            claimed=HandCategory.FIVE_ACES,
+            reported=None,
+            entered=five_aces,
+            game=Game.PAI_GOW_POKER,
+        )
+        == five_aces
+    )
+    # A mystery hit or an envy bonus is decided by no cards of its own.
+    assert confirmed_cards(
+        hit_id="m#1", status="awarded", claimed=HandCategory.MYSTERY, reported=None,
+        entered=None, kind="mystery",
+    ) == ()  # fmt: skip
