@@ -259,6 +259,8 @@ class RoundRecord:
     ``credits`` is the plain number of credits this round added (not reduced modulo 2**32);
     ``hands`` holds every occupied seat, betting or not. ``refused_seats`` wanted to bet but
     the table refused (progressive disabled or locked out): they added nothing.
+    ``dealer_cards``: the dealer's five (Caribbean games), blackjack hand (Super Sevens) or
+    seven (Pai Gow Poker); ``community_cards``: the Let It Ride bonus's two.
     """
 
     round: int
