@@ -82,7 +82,8 @@ def demo_cmd(
     "config_file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="A TOML file of gateways and tables (default: one TCP gateway per game, 15020-15022).",
+    help="A TOML file of gateways and tables (default: one TCP gateway per five-card game, "
+    "15020-15022).",
 )
 @click.option(
     "--tables",
@@ -113,7 +114,8 @@ def demo_cmd(
     "--game",
     type=click.Choice([g.value for g in DEALT_GAMES]),
     default=None,
-    help="Only this game's gateway.",
+    help="Only this game's gateway (Super Sevens on 15023 and Pai Gow Poker on 15024 speak "
+    "register map v2).",
 )
 def simulate_cmd(
     config_file: Path | None,
@@ -126,6 +128,7 @@ def simulate_cmd(
 ) -> None:
     """Simulated table controllers on Modbus TCP or a serial line, until Ctrl-C."""
     from link_adapters.simulator.config import SimConfigError, load_config
+    from link_adapters.simulator.gateway import DEFAULT_FLOOR
     from link_adapters.simulator.server import (
         DEFAULT_PORTS,
         DEFAULT_ROUNDS_PER_SECOND,
@@ -156,7 +159,7 @@ def simulate_cmd(
     else:
         if serial_port is not None and game is None:
             raise click.UsageError("--serial-port needs --game: a serial line carries one game")
-        games = [Game(game)] if game is not None else list(DEALT_GAMES)
+        games = [Game(game)] if game is not None else list(DEFAULT_FLOOR)
         n = tables if tables is not None else 4
         gateways = [
             GatewaySpec(game=g, tables=n, serial_port=serial_port, baudrate=baudrate)

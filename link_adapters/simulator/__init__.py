@@ -1,5 +1,6 @@
-"""A stand-in for a table controller: real shuffles, real hands, the reference register map
-(v1, or v2 for a table whose ``SimTableConfig.register_map`` is 2).
+"""A stand-in for a table controller: real shuffles, real hands of every game (the five-card
+games, Super Sevens blackjack, Pai Gow Poker), the reference register map (v1, or v2 for a
+table whose ``SimTableConfig.register_map`` is 2; Super Sevens and Pai Gow Poker speak v2).
 
 Dependency rule (shared/DESIGN.md): this package may import the pure core ``controller.core.hands``
 and ``controller.core.games``, and nothing else of ``controller``.
@@ -26,6 +27,7 @@ from link_adapters.simulator.table_types import (
     SimHit,
     SimTableConfig,
     all_hits,
+    split_credits,
     total_credits,
 )
 
@@ -48,6 +50,7 @@ __all__ = [
     "encode_block",
     "from_pair",
     "read_count",
+    "split_credits",
     "total_credits",
     "u32_pair",
 ]

@@ -1,8 +1,9 @@
 """The cards of a simulated table: a named hand on demand, the draw strategy, a round's deal.
 
-Hands are real: each round shuffles a 52-card deck from the table's own ``random.Random``,
-deals by the game's rules and judges the final five cards of every seat with
-``controller.core.hands.evaluate``.
+Hands are real: each round of a five-card game shuffles a 52-card deck from the table's own
+``random.Random``, deals by the game's rules and judges the final five cards of every seat
+with ``controller.core.hands.evaluate``. Super Sevens and Pai Gow Poker deal in
+``blackjack`` and ``pai_gow_deal``; ``dealing`` chooses.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory, evaluate
 from link_adapters.simulator.table_types import SeatHand
 
-__all__ = ["build_hand", "deal_cards", "draw_keep"]
+__all__ = ["build_hand", "deal_cards", "draw_keep", "hands_of"]
 
 H = HandCategory
 
@@ -36,7 +37,9 @@ _SHAPES: Final[dict[HandCategory, tuple[tuple[int, ...], tuple[int, ...]]]] = {
 }
 
 
-def _candidates(hand: HandCategory) -> Iterator[tuple[int, ...]]:
+def hands_of(hand: HandCategory) -> Iterator[tuple[int, ...]]:
+    """Five cards making exactly the poker category ``hand``, example after example, always
+    in the same order (the first is ``build_hand``'s first choice)."""
     ranks, suits = _SHAPES[hand]
     for shift in range(13):
         for turn in (3, 2, 1, 0):  # spades first: the first royal is A K Q J T of spades
@@ -60,7 +63,7 @@ def build_hand(hand: HandCategory, avoid: Iterable[int] = ()) -> tuple[int, ...]
     if hand not in _SHAPES:
         raise ValueError(f"the simulator deals five-card poker hands, not {hand.label}")
     taken = frozenset(avoid)
-    for cards in _candidates(hand):
+    for cards in hands_of(hand):
         if taken.isdisjoint(cards):
             return cards
     raise ValueError(f"no {hand.label} is left that avoids the {len(taken)} cards already used")

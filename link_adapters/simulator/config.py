@@ -5,7 +5,8 @@ seed = 7                      # optional: repeatable cards and timing
 rounds_per_second = 0.5       # optional: per table; default one round a minute
 
 [[gateway]]
-game = "caribbean_stud"       # caribbean_stud, caribbean_draw or let_it_ride_bonus
+game = "caribbean_stud"       # caribbean_stud, caribbean_draw, let_it_ride_bonus,
+                              # super_sevens or pai_gow_poker
 port = 15020                  # Modbus TCP (0: any free port; default: the game's) ...
 # serial_port = "/dev/ttyUSB0"  # ... or Modbus RTU on a serial line
 # baudrate = 19200
@@ -14,14 +15,16 @@ port = 15020                  # Modbus TCP (0: any free port; default: the game'
 tables = 4                    # unit ids 1..tables
 start_credits = 4294967000    # optional: counters start near the 32-bit wrap
 report_cards = true
-# register_map = 2            # optional: the tables speak reference map v2 (default 1)
+# register_map = 2            # optional: reference map v2 (default: v1 for the five-card
+                              # games; Super Sevens and Pai Gow Poker speak v2 only)
 ```
 
 Every other table setting of ``SimTableConfig`` may be given per gateway too: ``seats``,
 ``bet_probability_pct``, ``seat_change_pct``, ``credits_per_bet``, ``start_rounds``,
 ``first_hit_seq``, ``register_map`` and ``heartbeat_timeout_seconds``. Unknown keys are
 refused, and every message names the file, the gateway (counted from 1, in file order) and
-the key.
+the key. A Super Sevens table (blackjack from a six-deck shoe, $1 side bet) or a Pai Gow Poker
+table (52 cards and the joker, six seats at most) refuses ``register_map = 1``.
 """
 
 from __future__ import annotations

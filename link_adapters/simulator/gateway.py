@@ -2,7 +2,9 @@
 
 A gateway is a Modbus TCP server (host, port) or a Modbus RTU server on a serial line; its
 unit ids 1..N are the tables of one game. ``default_gateways`` is the floor that
-``progressive simulate`` serves with no config (shared/DESIGN.md).
+``progressive simulate`` serves with no config (shared/DESIGN.md): the three five-card games;
+Super Sevens and Pai Gow Poker have default ports of their own (15023, 15024) for a gateway
+that names them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from controller.core.games import Game
 from link_adapters.simulator.table_types import DEALT_GAMES, SimTableConfig
 
 __all__ = [
+    "DEFAULT_FLOOR",
     "DEFAULT_HOST",
     "DEFAULT_PORTS",
     "MAX_UNITS",
@@ -28,14 +31,18 @@ __all__ = [
 ]
 
 DEFAULT_HOST: Final = "127.0.0.1"
-# shared/DESIGN.md: `progressive simulate` with no config serves these.
+# Each game's port when a gateway names none.
 DEFAULT_PORTS: Final[Mapping[Game, int]] = MappingProxyType(
     {
         Game.CARIBBEAN_STUD: 15020,
         Game.CARIBBEAN_DRAW: 15021,
         Game.LET_IT_RIDE_BONUS: 15022,
+        Game.SUPER_SEVENS: 15023,
+        Game.PAI_GOW_POKER: 15024,
     }
 )
+# shared/DESIGN.md: `progressive simulate` with no config serves these.
+DEFAULT_FLOOR: Final = (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS)
 MAX_UNITS: Final = 247  # Modbus unit ids 1-247 address devices; 0 is broadcast
 
 
@@ -55,13 +62,14 @@ def _check_int(name: str, value: object, low: int, high: int) -> int:
 class GatewaySpec:
     """One Modbus gateway: the tables of one game behind one TCP port or one serial line.
 
-    ``port=None`` and no ``serial_port`` means the game's default port (15020-15022);
+    ``port=None`` and no ``serial_port`` means the game's default port (15020-15024);
     ``port=0`` lets the operating system choose (see ``SimFloor.ports``). ``table`` is the
     template every table of the gateway is built from (its game must be ``game``); the
     default is ``SimTableConfig(game=game)``. ``unit_tables`` gives a unit a config of its
     own instead (e.g. one table speaking register map v2 among v1 tables on the same line).
     ``name`` defaults to the game's value, e.g. ``"caribbean_stud"``, and must be unique on
-    a floor.
+    a floor. A Super Sevens or Pai Gow Poker gateway's tables speak register map v2 (their
+    default); a v1 table config for them is refused.
     """
 
     game: Game
@@ -76,7 +84,9 @@ class GatewaySpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
-            raise ValueError(f"game must be a Game, one of {', '.join(g.value for g in Game)}")
+            raise ValueError(
+                f"game must be a Game, one of {', '.join(g.value for g in DEALT_GAMES)}"
+            )
         if self.game not in DEALT_GAMES:
             raise ValueError(
                 f"the simulator deals only {', '.join(g.value for g in DEALT_GAMES)}, "
@@ -142,10 +152,11 @@ class GatewaySpec:
 
 
 def default_gateways(tables: int = 4, host: str = DEFAULT_HOST) -> list[GatewaySpec]:
-    """The floor of shared/DESIGN.md: one TCP gateway per game on ports 15020-15022."""
+    """The floor of shared/DESIGN.md: one TCP gateway per five-card game on ports
+    15020-15022."""
     return [
-        GatewaySpec(game=game, tables=tables, host=host, port=port)
-        for game, port in DEFAULT_PORTS.items()
+        GatewaySpec(game=game, tables=tables, host=host, port=DEFAULT_PORTS[game])
+        for game in DEFAULT_FLOOR
     ]
 
 

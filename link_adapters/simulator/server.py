@@ -268,11 +268,13 @@ class SimFloor:
         cards: Sequence[int],
         *,
         level: int | None = None,
+        lying: bool = False,
     ) -> None:
-        """The next round at that table, ``seat`` (which bets) reports a hit of ``hand`` with
-        exactly ``cards`` and ``level`` (``SimTable.force_hit``: up to seven cards, the joker
-        as 52, and a level on a map v2 table)."""
-        self._unit(gateway, unit).table.force_hit(seat, hand, cards, level=level)
+        """The next round at that table, ``seat`` (which bets) is dealt ``cards`` and reports
+        a hit of ``hand`` with them and ``level`` (``SimTable.force_hit``: the cards must make
+        the hand by the game's rules unless ``lying``; up to seven cards, the joker as 52, and
+        a level on a map v2 table)."""
+        self._unit(gateway, unit).table.force_hit(seat, hand, cards, level=level, lying=lying)
 
     def deal_due(self) -> list[DealtRound]:
         """Deal every round the tables' schedules hold up to the floor clock's time, in time

@@ -6,14 +6,17 @@ depends on time takes ``now_us`` (microseconds). The same seed and the same call
 replay the same rounds exactly, which is what end-to-end tests rely on when they recompute
 the meter from ``SimTable.records``.
 
-Hands are real: each round shuffles a 52-card deck, deals by the game's rules and judges the
-final five cards of every seat with ``controller.core.hands.evaluate``. Only seats that placed the
-progressive side bet can hit, and only with a hand the game's default paytable pays.
+Hands are real: each round deals by the game's rules (``dealing``: five-card hands of one
+deck, blackjack from a six-deck shoe for Super Sevens, seven stacks of seven from 52 cards and
+the joker for Pai Gow Poker) and judges every seat with the game's module. Only seats that
+placed the progressive side bet can hit, and only with a hand the game's default paytable pays.
 
 Counters follow the reference register map (v1, and v2 alike): cumulative unsigned 32-bit
-values that wrap,
-and hit sequence numbers that strictly increase for the life of the table (a power cycle
-zeroes the counters but keeps the hit FIFO and its numbering).
+values that wrap, the seven per-seat counters adding up (modulo 2**32) to the all-seats
+counter at every reading, and hit sequence numbers that strictly increase for the life of the
+table (a power cycle zeroes the counters but keeps the hit FIFO and its numbering). The bet
+bitmap shows the seats that bet in the round the round counter names, so a head hit of that
+round finds its seat, and every other seat with a side bet, there.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from controller.core.games import Game, default_paytable
+from controller.core.games import default_paytable
 from controller.core.hands import HandCategory
 from link_adapters.register_map import seat_bitmap
-from link_adapters.simulator.cards import build_hand, deal_cards, draw_keep
+from link_adapters.simulator.cards import build_hand, draw_keep
+from link_adapters.simulator.dealing import Dealing
+from link_adapters.simulator.forcing import Forcing
 from link_adapters.simulator.table_types import (
     COMMAND_DISABLE_PROGRESSIVE,
     COMMAND_HIT_PENDING,
@@ -42,9 +46,9 @@ from link_adapters.simulator.table_types import (
     SimHit,
     SimTableConfig,
     all_hits,
-    check_claim,
     check_int,
     check_time,
+    split_credits,
     total_credits,
 )
 
@@ -72,14 +76,6 @@ __all__ = [
 ]
 
 
-class _Claim(NamedTuple):
-    """A hit a seat is made to report next round, whatever it is dealt."""
-
-    hand: HandCategory
-    cards: tuple[int, ...]
-    level: int | None
-
-
 class SimTable:
     """One table controller. Not thread-safe: drive it from one task or thread."""
 
@@ -96,17 +92,17 @@ class SimTable:
             for line in default_paytable(game).lines
             if line.hand >= game.lowest_paying_hand
         )
+        self._dealing = Dealing(game, rng)
+        self._forcing = Forcing(config, self._dealing)
         self._credits = config.start_credits
         self._rounds = config.start_rounds
-        self._per_seat = [0] * MAX_SEATS
+        self._per_seat = list(split_credits(config.start_credits, config.seat_count))
         self._bet_bitmap = 0
         # A table opens full; seat_change_pct then lets players come and go.
-        self._occupied = [True] * config.seats
+        self._occupied = [True] * config.seat_count
         self._next_hit_seq = config.first_hit_seq
         self._fifo: deque[SimHit] = deque()
         self._records: list[RoundRecord] = []
-        self._forced: dict[int, tuple[int, ...]] = {}
-        self._forced_hits: dict[int, _Claim] = {}
         self._command_bits = 0
         self._meter_cents = 0
         # No heartbeat yet: a table whose controller has not spoken takes no progressive bets.
@@ -283,12 +279,33 @@ class SimTable:
     def set_fault(self, on: bool) -> None:
         self._fault = bool(on)
 
-    def resume(self, *, credits: int, rounds: int, next_hit_seq: int) -> None:
+    def resume(
+        self,
+        *,
+        credits: int,
+        rounds: int,
+        next_hit_seq: int,
+        seat_credits: Sequence[int] | None = None,
+    ) -> None:
         """Start from the counters a previous run left (before this table deals a round), as
-        a controller's tables keep theirs across a controller restart."""
+        a controller's tables keep theirs across a controller restart. ``seat_credits``: the
+        seven per-seat counters, adding up to ``credits`` modulo 2**32; without them
+        ``credits`` is shared out over the seats (``split_credits``)."""
         if self._records:
             raise ValueError("a table resumes only before its first round")
-        self._credits = check_int("credits", credits, 0, U32 - 1)
+        credits = check_int("credits", credits, 0, U32 - 1)
+        if seat_credits is None:
+            per_seat = list(split_credits(credits, self._config.seat_count))
+        else:
+            per_seat = [check_int("seat credits", c, 0, U32 - 1) for c in seat_credits]
+            if len(per_seat) != MAX_SEATS or sum(per_seat) % U32 != credits:
+                raise ValueError(
+                    f"seat_credits must be {MAX_SEATS} counters adding up to credits {credits} "
+                    f"(modulo 2**32), got {tuple(seat_credits)}"
+                )
+            if any(per_seat[self._config.seat_count :]):
+                raise ValueError("seat_credits names seats the table does not have")
+        self._credits, self._per_seat = credits, per_seat
         self._rounds = check_int("rounds", rounds, 0, U32 - 1)
         self._next_hit_seq = check_int("next_hit_seq", next_hit_seq, 0, U32 - 1)
 
@@ -315,22 +332,14 @@ class SimTable:
     def force_hand(self, seat: int, hand: HandCategory) -> None:
         """Deal exactly ``hand`` to ``seat`` next round; the seat is occupied and bets.
 
-        The bet is still refused if the progressive is disabled or the table locked out.
-        In Caribbean Draw a forced seat stands pat. In the Let It Ride bonus the last two
+        The cards are real and the game's module judges them ``hand``: five cards of a
+        five-card game, the first cards of a Super Sevens blackjack hand, seven Pai Gow Poker
+        cards. The bet is still refused if the progressive is disabled or the table locked
+        out. In Caribbean Draw a forced seat stands pat. In the Let It Ride bonus the last two
         cards of the forced hand are the community cards, so only one seat per round can be
         forced there.
         """
-        seat = check_int("seat", seat, 1, self._config.seats)
-        if not isinstance(hand, HandCategory):
-            raise ValueError(f"hand must be a HandCategory, got {hand!r}")
-        others = {s: cards for s, cards in self._forced.items() if s != seat}
-        if self._config.game is Game.LET_IT_RIDE_BONUS and others:
-            raise ValueError(
-                f"seat {next(iter(others))} is already forced this round: in the Let It Ride "
-                "bonus the community cards are shared, so only one seat's hand can be forced"
-            )
-        used = {card for cards in others.values() for card in cards}
-        self._forced[seat] = build_hand(hand, avoid=used)
+        self._forcing.force_hand(seat, hand)
 
     def force_hit(
         self,
@@ -339,20 +348,20 @@ class SimTable:
         cards: Sequence[int],
         *,
         level: int | None = None,
+        lying: bool = False,
     ) -> None:
-        """Next round ``seat`` bets and, whatever it is dealt, reports a hit of ``hand`` with
-        exactly ``cards`` and ``level``: the hits of games the table does not deal (three
-        cards of Super Sevens, seven of Pai Gow Poker with the joker as 52, a level).
+        """Next round ``seat`` bets, is dealt exactly ``cards`` and reports a hit of ``hand``
+        with them and ``level``.
 
-        What the table's register map cannot carry is refused here: map v1 reports five
-        cards 0-51 and no level, map v2 one to seven cards 0-52 and a level 1-65535. The bet
-        is still refused if the progressive is disabled or the table locked out.
+        Refused (ValueError) when the table's register map cannot carry the hit (map v1: five
+        cards 0-51 and no level; map v2: one to seven cards 0-52 and a level 1-65535), and
+        when the game's module does not judge ``cards`` to be ``hand`` (a Super Sevens hit
+        names exactly the one to three cards that decide it, a Pai Gow Poker hit its seven).
+        With ``lying=True`` the table reports the claim whatever it is dealt and the cards are
+        only held to the map: a lying table, for tests of the controller's checks. The bet is
+        still refused if the progressive is disabled or the table locked out.
         """
-        seat = check_int("seat", seat, 1, self._config.seats)
-        if not isinstance(hand, HandCategory):
-            raise ValueError(f"hand must be a HandCategory, got {hand!r}")
-        codes, level = check_claim(self._config.register_map, cards, level)
-        self._forced_hits[seat] = _Claim(hand, codes, level)
+        self._forcing.force_hit(seat, hand, cards, level=level, lying=lying)
 
     # --- a round -------------------------------------------------------------------------
 
@@ -361,11 +370,10 @@ class SimTable:
         now_us = check_time(now_us)
         config = self._config
         rng = self._rng
-        for index in range(config.seats):
+        for index in range(config.seat_count):
             if rng.randrange(100) < config.seat_change_pct:
                 self._occupied[index] = not self._occupied[index]
-        forced, self._forced = self._forced, {}
-        claims, self._forced_hits = self._forced_hits, {}
+        forced, claims = self._forcing.take()
         for seat in (*forced, *claims):
             self._occupied[seat - 1] = True
         seats = self.occupied_seats
@@ -381,7 +389,7 @@ class SimTable:
             if wants:
                 (bet_seats if accepting else refused).append(seat)
 
-        hands, dealer, community = deal_cards(config.game, rng, seats, forced)
+        hands, dealer, community = self._dealing.deal(seats, forced)
 
         self._rounds = (self._rounds + 1) % U32
         added = config.credits_per_bet * len(bet_seats)
@@ -394,12 +402,14 @@ class SimTable:
         for seat in bet_seats:
             claim = claims.get(seat)
             if claim is not None:
+                # An honest claim was dealt: its cards are the seat's and judged its hand.
+                assert claim.lying or hands[seat][:2] == (claim.cards, claim.hand)
                 seq = self._next_seq()
                 hits.append(SimHit(seq, seat, claim.hand, self._rounds, claim.cards, claim.level))
                 continue
-            cards, category = hands[seat]
-            if category in self._paying:
-                hits.append(SimHit(self._next_seq(), seat, category, self._rounds, cards))
+            hand = hands[seat]
+            if hand.category in self._paying:
+                hits.append(SimHit(self._next_seq(), seat, hand.category, self._rounds, hand.cards))
         self._fifo.extend(hits)
 
         record = RoundRecord(

@@ -61,7 +61,8 @@ async def test_a_v2_hit_reaches_the_claim_and_the_v1_table_beside_it_is_unchange
         runtime.apply_readings = noting_claims  # type: ignore[method-assign]
         await h.play(0.3)
         await h.drained()
-        h.floor.force_hit(GW, 2, 4, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=2)
+        # A stud table made to lie: map v2 carries seven cards with the joker.
+        h.floor.force_hit(GW, 2, 4, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=2, lying=True)
         v2_round = h.floor.play_round_now(GW, 2)
         h.floor.force_hand(GW, 1, 3, HandCategory.ROYAL_FLUSH)
         v1_round = h.floor.play_round_now(GW, 1)

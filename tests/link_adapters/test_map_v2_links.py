@@ -67,7 +67,9 @@ async def v1_and_v2_side_by_side(floor: SimFloor, link: ModbusLink) -> None:
         assert regs.head is None and not regs.progressive_disabled  # written, then read
     before = [(await h.read()).version for h in (v1, v2)]
     assert before == [1, 2]
-    floor.force_hit(GW, 2, 4, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=3)
+    # A stud table made to lie: seven cards with the joker are no stud hand, but map v2
+    # carries them; the controller's judge is what refuses them.
+    floor.force_hit(GW, 2, 4, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=3, lying=True)
     floor.force_hit(GW, 1, 5, HandCategory.ROYAL_FLUSH, ROYAL)
     dealt = {unit: floor.play_round_now(GW, unit) for unit in (1, 2)}
     forced = {unit: next(h for h in r.hits if h.seat in (4, 5)) for unit, r in dealt.items()}

@@ -260,16 +260,15 @@ def test_v1_files_need_no_v2_keys() -> None:
 # --- the simulator -------------------------------------------------------------------------
 
 
-def v2_table(**config: Any) -> SimTable:
-    table = SimTable(
-        SimTableConfig(game=Game.CARIBBEAN_STUD, register_map=2, **config), random.Random(8)
-    )
+def v2_table(game: Game = Game.CARIBBEAN_STUD, **config: Any) -> SimTable:
+    table = SimTable(SimTableConfig(game=game, register_map=2, **config), random.Random(8))
     table.heartbeat(1, 0)
     return table
 
 
 def test_a_v2_table_writes_a_forced_hit_with_seven_cards_and_a_level() -> None:
-    table = v2_table()
+    # A Pai Gow Poker table: the joker completes the royal flush (68 IAC 10-9-3(c)).
+    table = v2_table(Game.PAI_GOW_POKER)
     table.force_hit(4, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=2)
     record = table.play_round(1)
     assert [(h.seat, h.cards, h.level) for h in record.hits if h.seat == 4] == [
@@ -293,7 +292,8 @@ def test_a_v2_table_writes_a_forced_hit_with_seven_cards_and_a_level() -> None:
 
 def test_a_v2_table_writes_three_cards_and_a_dealt_hit_as_five_without_a_level() -> None:
     table = v2_table()
-    table.force_hit(2, HandCategory.THREE_OF_A_KIND, SEVENS)
+    # A lying table: three sevens are no stud hand, but map v2 carries three cards.
+    table.force_hit(2, HandCategory.THREE_OF_A_KIND, SEVENS, lying=True)
     table.play_round(1)
     regs = decode(v2_profile(), sim.encode_block(table, 2))
     assert regs.head is not None
@@ -313,7 +313,7 @@ def test_a_v2_table_writes_three_cards_and_a_dealt_hit_as_five_without_a_level()
 
 def test_a_v2_table_without_cards_counts_none() -> None:
     table = v2_table(report_cards=False)
-    table.force_hit(1, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=1)
+    table.force_hit(1, HandCategory.ROYAL_FLUSH, SEVEN_WITH_JOKER, level=1, lying=True)
     table.play_round(1)
     block = sim.encode_block(table, 2)
     assert block[sim.ADDR_HEAD_CARD_COUNT] == 0

@@ -61,7 +61,7 @@ from link_adapters.simulator.registers import (
 )
 from link_adapters.simulator.server import SimFloor
 from link_adapters.simulator.table import SimTable
-from link_adapters.simulator.table_types import U32, SimTableConfig
+from link_adapters.simulator.table_types import U32, SimTableConfig, split_credits
 from tests.serial_line import pty_line
 
 STUD, DRAW, LIR = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS
@@ -362,11 +362,14 @@ async def test_records_add_up_to_the_counters_read_over_modbus_across_the_wrap()
             assert total > 60, "the counter should have wrapped"
             assert u32(block, ADDR_CREDITS) == (start + total) % U32 < start
             assert u32(block, ADDR_ROUNDS) == len(dealt) > 40
-            per_seat = [0] * 7
+            # The per-seat counters start at the start credits shared out over the seats, and
+            # add up to the all-seats counter at every reading.
+            per_seat = list(split_credits(start, 7))
             for record in dealt:
                 for seat in record.bet_seats:
                     per_seat[seat - 1] += 1
-            assert seat_credits(block) == per_seat
+            assert seat_credits(block) == [credits % U32 for credits in per_seat]
+            assert sum(seat_credits(block)) % U32 == u32(block, ADDR_CREDITS)
             # The table's own schedule: rounds strictly later, about 40 ms apart on average.
             times = [r.time_us for r in dealt]
             assert times == sorted(times) and len(set(times)) == len(times)

@@ -31,13 +31,15 @@ from link_adapters.simulator.table_types import (
     RoundRecord,
     SimTableConfig,
     all_hits,
+    split_credits,
     total_credits,
 )
 
 H = HandCategory
 SECOND = 1_000_000
 T0 = 1_767_225_600_000_000
-GAMES = list(DEALT_GAMES)
+# The five-card games (Super Sevens and Pai Gow Poker: test_simulator_games.py).
+GAMES = [game for game in DEALT_GAMES if game.rules.hand.dealt == 5]
 # The five-card poker categories the simulator deals.
 POKER = [h for h in HandCategory if h <= HandCategory.ROYAL_FLUSH]
 
@@ -138,7 +140,7 @@ def test_forced_paying_hand_is_dealt_and_reported_as_a_hit(game: Game, hand: Han
     table.heartbeat(999, T0 + 10 * SECOND)
     record = table.play_round(T0 + 10 * SECOND)
 
-    cards, category = record.hands[4]
+    cards, category = record.hands[4].cards, record.hands[4].category
     assert category is hand
     assert evaluate(cards).category is hand
     assert len(set(cards)) == 5
@@ -246,7 +248,7 @@ def test_let_it_ride_never_reports_one_pair_or_high_card() -> None:
     assert {hit.hand for hit in hits} <= set(paying(Game.LET_IT_RIDE_BONUS))
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", DEALT_GAMES)
 def test_non_betting_seats_never_hit(game: Game) -> None:
     table = make_table(game, seed=21, bet_probability_pct=40)
     records = play(table, 1_500)
@@ -254,8 +256,8 @@ def test_non_betting_seats_never_hit(game: Game) -> None:
     for record in records:
         hit_seats = {hit.seat for hit in record.hits}
         assert hit_seats <= set(record.bet_seats)
-        for seat, (_, category) in record.hands.items():
-            paid = category in table.paying_hands
+        for seat, hand in record.hands.items():
+            paid = hand.category in table.paying_hands
             assert (seat in hit_seats) == (paid and seat in record.bet_seats)
             missed += paid and seat not in record.bet_seats
     assert missed > 0  # the rule was exercised, not vacuously true
@@ -429,7 +431,12 @@ def test_counters_wrap_at_2_32() -> None:
     assert table.credits == (U32 - 3 + 3 * 14) % U32 == 39
     assert [record.round for record in records] == [0, 1, 2]
     assert table.rounds == 2
-    assert table.per_seat_credits == (6,) * 7
+    # The per-seat counters start at the start credits shared out, and always add up to the
+    # all-seats counter (modulo 2**32).
+    start = split_credits(U32 - 3, 7)
+    assert sum(start) == U32 - 3 and max(start) - min(start) <= 1
+    assert table.per_seat_credits == tuple(credits + 6 for credits in start)
+    assert sum(table.per_seat_credits) % U32 == table.credits
     assert (U32 - 3 + total_credits(records)) % U32 == table.credits
 
 
@@ -490,7 +497,11 @@ def test_caribbean_stud_frequencies_are_plausible() -> None:
     assert (table.credits - start) % U32 == total_credits(records) % U32
     assert table.credits < start  # it did wrap
     per_seat = Counter(seat for record in records for seat in record.bet_seats)
-    assert table.per_seat_credits == tuple(per_seat[seat] for seat in range(1, 8))
+    start_seats = split_credits(U32 - 500, 7)
+    assert table.per_seat_credits == tuple(
+        (start_seats[seat - 1] + per_seat[seat]) % U32 for seat in range(1, 8)
+    )
+    assert sum(table.per_seat_credits) % U32 == table.credits
     assert table.all_hits() == hits == list(table.hit_fifo)
 
 
