@@ -123,6 +123,18 @@ class Builder:
                 lv = replace(lv, overflow_units=before + units)
             self.levels[i] = lv
 
+    def refuse(self, hit: Hit, explanation: str) -> None:
+        """Record a refused hit and its entry in the history (the meter does not move)."""
+        self.hits.append(hit)
+        self.emit(
+            EntryKind.HIT_REFUSED,
+            hit.at_us,
+            0,
+            explanation,
+            table_id=hit.table_id,
+            hit_id=hit.hit_id,
+        )
+
     def put_level(self, index: int, lv: LevelState) -> None:
         self.levels[index] = lv
 

@@ -184,15 +184,7 @@ def _settle(
                 refusal=problem,
                 entered_by=entered_by,
             )
-            b.hits.append(h)
-            b.emit(
-                EntryKind.HIT_REFUSED,
-                at_us,
-                0,
-                f"hit at table {tid} seat {c.seat} refused: {problem}",
-                table_id=tid,
-                hit_id=h.hit_id,
-            )
+            b.refuse(h, f"hit at table {tid} seat {c.seat} refused: {problem}")
             continue
         assert line is not None
         valid.append((c, line))

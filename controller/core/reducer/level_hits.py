@@ -151,15 +151,7 @@ def pay_envy(
             ),
             kind="envy",
         )
-        b.hits.append(h)
-        b.emit(
-            EntryKind.HIT_REFUSED,
-            at_us,
-            0,
-            f"envy at table {tid}: {h.refusal}",
-            table_id=tid,
-            hit_id=h.hit_id,
-        )
+        b.refuse(h, f"envy at table {tid}: {h.refusal}")
         return order + 1
     for seat in sorted(bet_seats - {c.seat}):
         if not 1 <= seat <= ts.config.seats:

@@ -34,6 +34,7 @@ from controller.core.reducer.levels import (
     mystery_commitment,
 )
 from controller.rules import RuleViolation
+from tests.controller.core.levels_history import LEVELS
 
 H = HandCategory
 K = EntryKind
@@ -44,22 +45,9 @@ ROYAL = parse_cards("As Ks Qs Js Ts")
 QUADS = parse_cards("9c 9d 9h 9s 2c")
 U = 10_000  # units per cent
 
-GRAND = LevelConfig(name="Grand", reset_cents=10_000_00, rate_bp=4_000, reserve_bp=1_000)
-MAJOR = LevelConfig(
-    name="Major",
-    reset_cents=1_000_00,
-    rate_bp=1_500,
-    limit_cents=1_000_50,
-    reserve_bp=500,
-    above_limit=AboveLimit.NEXT_LEVEL,
-)
-MINOR = LevelConfig(name="Minor", reset_cents=100_00, rate_bp=800, limit_cents=100_20)
-MINI = LevelConfig(
-    name="Mini",
-    reset_cents=10_00,
-    rate_bp=200,
-    mystery=Mystery(floor_cents=10_01, ceiling_cents=20_00),
-)
+# The pool of the history fixtures: Grand (hidden share), Major (limit, then the next level),
+# Minor (limit, overflow), Mini (mystery).
+GRAND, MAJOR, MINOR, MINI = LEVELS
 
 
 def paytable(*lines: PaytableLine, game: Game = STUD):
