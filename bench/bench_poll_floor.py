@@ -268,7 +268,12 @@ async def main() -> int:
         f"on 127.0.0.1) served by `python -m app.cli simulate` in a child process, each "
         f"dealing {args.rounds_per_second:.4g} rounds/s; poll interval {args.interval_ms} ms; "
         f"windows of {args.window:g} s (ours after {args.warmup:g} s warm-up); SQLite in a "
-        "temp folder"
+        "temp folder; "
+        + (
+            f"every link a pool of {args.levels} levels"
+            if args.levels > 1
+            else "classic links of one meter"
+        )
     )
     for label, w in (("bare pymodbus read loop", bare), ("ours (Poller + SQLite)", ours)):
         print(
