@@ -69,8 +69,12 @@ def floor_config(
     min_round_ms: int,
     timeout_ms: int | None = None,
     min_gap_ms: int | None = None,
+    levels: int = 1,
 ) -> FloorConfig:
-    """One link per bus, one table per unit, written as an operator writes floor.toml."""
+    """One link per bus, one table per unit, written as an operator writes floor.toml.
+
+    ``levels`` above 1 gives every link a pool of that many levels (``pool_rows``); its games
+    are then the progressive ones only (``games_for``), since a fixed-pay link has no meter."""
     bus_rows: list[dict[str, Any]] = []
     for bus in buses:
         row: dict[str, Any] = {"name": bus.name}
@@ -88,8 +92,11 @@ def floor_config(
         {
             "id": bus.name,
             "game": bus.game.value,
-            "rate": RATES[GAMES.index(bus.game)],
-            "reset": "$10,000",
+            **(
+                {"rate": RATES[GAMES.index(bus.game)], "reset": "$10,000"}
+                if levels <= 1
+                else pool_rows(levels)
+            ),
             "table": [
                 {
                     "id": f"{bus.name}-{unit}",
@@ -104,6 +111,42 @@ def floor_config(
         for bus in buses
     ]
     return parse_floor_config({"bus": bus_rows, "link": links}, source="bench")
+
+
+# A link of levels as floors run them (Grand, Major, Minor, Mini...): the first level with a
+# hidden share funding its reset, the middle ones with a limit and an overflow meter, the last
+# a mystery level; each other level won by a hand at 100 %, 80 % of every wager in all.
+_LEVEL_HANDS = ("ROYAL_FLUSH", "STRAIGHT_FLUSH", "FOUR_OF_A_KIND", "FULL_HOUSE", "FLUSH")
+_LEVEL_NAMES = ("Grand", "Major", "Minor", "Mini", "Micro")
+MAX_BENCH_LEVELS = len(_LEVEL_HANDS) - 1
+
+
+def games_for(levels: int) -> tuple[Game, ...]:
+    """The games of a benchmark floor: with levels, the progressive ones only (a fixed-pay
+    link has no meter to share among levels)."""
+    return GAMES if levels <= 1 else (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW)
+
+
+def pool_rows(levels: int) -> dict[str, Any]:
+    """The ``[[link.level]]`` and ``[[link.paytable]]`` rows of a pool of ``levels`` levels."""
+    if not 2 <= levels <= MAX_BENCH_LEVELS:
+        raise ValueError(f"a benchmark pool has 2 to {MAX_BENCH_LEVELS} levels")
+    rows: list[dict[str, Any]] = []
+    for i in range(levels):
+        reset = 10_000 // 10**i
+        row: dict[str, Any] = {"name": _LEVEL_NAMES[i], "reset": f"${reset:,}", "share": "16%"}
+        if i == 0:
+            row |= {"share": f"{80 - 8 - 16 * (levels - 1)}%", "hidden": "8%"}
+        elif i == levels - 1:
+            row |= {"mystery_floor": f"${reset + 1:,}", "mystery_ceiling": f"${reset * 2:,}"}
+        else:
+            row |= {"limit": f"${reset * 3:,}", "above_limit": "overflow"}
+        rows.append(row)
+    lines: list[dict[str, Any]] = [
+        {"hand": _LEVEL_HANDS[i], "pays": "100%", "level": i + 1} for i in range(levels - 1)
+    ]
+    lines.append({"hand": _LEVEL_HANDS[-1], "pays": "$50"})
+    return {"level": rows, "paytable": lines}
 
 
 CHECKPOINT_EVERY_S = 5.0

@@ -40,7 +40,6 @@ from pathlib import Path
 from pymodbus.client import AsyncModbusTcpClient
 
 from bench._floor import (
-    GAMES,
     HEARTBEAT_ADDRESS,
     HOST,
     READ_COUNT,
@@ -50,6 +49,7 @@ from bench._floor import (
     CommitTimes,
     failures,
     floor_config,
+    games_for,
     hand_driven_poller,
     judge_cycle,
     measure_rotating,
@@ -107,10 +107,17 @@ async def main() -> int:
         help="serve the tables from this process (same event loop) rather than from "
         "`python -m app.cli simulate` in a child process",
     )
+    ap.add_argument(
+        "--levels",
+        type=int,
+        default=4,
+        help="levels in every link's pool (1: classic links of one meter, as before levels)",
+    )
     args = ap.parse_args()
     separate = not args.same_process
+    games = games_for(args.levels)
     buses = [
-        Bus(name=f"gw{i + 1}", game=GAMES[i % len(GAMES)], units=args.units)
+        Bus(name=f"gw{i + 1}", game=games[i % len(games)], units=args.units)
         for i in range(args.gateways)
     ]
     tables = args.gateways * args.units
@@ -120,7 +127,7 @@ async def main() -> int:
         async with served(folder, buses, args.rounds_per_second, separate) as ports:
             buses = [Bus(b.name, b.game, b.units, port=ports[b.name]) for b in buses]
             # A round every 1-3 s at the default pace: 1 s is a plausible fastest round.
-            floor = floor_config(buses, poll_interval_ms=250, min_round_ms=1000)
+            floor = floor_config(buses, poll_interval_ms=250, min_round_ms=1000, levels=args.levels)
             runtime, engine = await sqlite_runtime(folder, floor)
             times = CommitTimes()
             ours, ours_committer = hand_driven_poller(
@@ -211,7 +218,12 @@ async def main() -> int:
     print(
         f"{tables} simulated tables ({args.gateways} gateways x {args.units} units, Modbus TCP on "
         f"127.0.0.1, served from {where}); {args.cycles} timed cycles per variant after "
-        f"{args.warmup} warm-up, interleaved; SQLite (WAL, synchronous=FULL) in a temp folder"
+        f"{args.warmup} warm-up, interleaved; SQLite (WAL, synchronous=FULL) in a temp folder; "
+        + (
+            f"every link a pool of {args.levels} levels"
+            if args.levels > 1
+            else "classic links of one meter"
+        )
     )
     cpu_what = "client only" if separate else "client + simulator"
     print(f"{'variant':<46}{'median':>11}{'p95':>12}{'ratio':>8}   CPU/cycle ({cpu_what})")

@@ -36,7 +36,6 @@ from pathlib import Path
 from pymodbus.client import AsyncModbusTcpClient
 
 from bench._floor import (
-    GAMES,
     HOST,
     READ_COUNT,
     READ_START,
@@ -44,6 +43,7 @@ from bench._floor import (
     CommitTimes,
     SimProcess,
     floor_config,
+    games_for,
     median,
     simulator_process,
     sqlite_runtime,
@@ -126,7 +126,9 @@ class RssSampler:
 async def measure_ours(
     sim: SimProcess, folder: Path, buses: list[Bus], args: argparse.Namespace
 ) -> Window:
-    floor = floor_config(buses, poll_interval_ms=args.interval_ms, min_round_ms=10_000)
+    floor = floor_config(
+        buses, poll_interval_ms=args.interval_ms, min_round_ms=10_000, levels=args.levels
+    )
     runtime, engine = await sqlite_runtime(folder, floor)
     # Counted and timed: what Poller.start() hands its GroupCommitter (two perf_counter calls
     # per commit added).
@@ -234,10 +236,17 @@ async def main() -> int:
     ap.add_argument(
         "--rounds-per-second", type=float, default=1 / 60, help="per table (default 1/60)"
     )
+    ap.add_argument(
+        "--levels",
+        type=int,
+        default=4,
+        help="levels in every link's pool (1: classic links of one meter, as before levels)",
+    )
     args = ap.parse_args()
     started = time.perf_counter()
+    games = games_for(args.levels)
     buses = [
-        Bus(name=f"gw{i + 1}", game=GAMES[i % len(GAMES)], units=args.units)
+        Bus(name=f"gw{i + 1}", game=games[i % len(games)], units=args.units)
         for i in range(args.gateways)
     ]
     tables = args.gateways * args.units
@@ -259,7 +268,12 @@ async def main() -> int:
         f"on 127.0.0.1) served by `python -m app.cli simulate` in a child process, each "
         f"dealing {args.rounds_per_second:.4g} rounds/s; poll interval {args.interval_ms} ms; "
         f"windows of {args.window:g} s (ours after {args.warmup:g} s warm-up); SQLite in a "
-        "temp folder"
+        "temp folder; "
+        + (
+            f"every link a pool of {args.levels} levels"
+            if args.levels > 1
+            else "classic links of one meter"
+        )
     )
     for label, w in (("bare pymodbus read loop", bare), ("ours (Poller + SQLite)", ours)):
         print(
