@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import insert, select
 
 from bench._pg import PG_DSN, scratch_schema
-from controller.core.games import Game
+from controller.core.games import Game, default_paytable
 from controller.core.ledger import ENTRY_COLUMNS, GENESIS, SealedEntry, seal
 from controller.core.reducer import EntryKind, MeterEvent
 from controller.paperwork.checkpoints import (
@@ -105,7 +106,7 @@ async def load(url: str, chains: dict[str, list[SealedEntry]], schema: str | Non
                 .values(
                     link_id="-",
                     game=str(Game.CARIBBEAN_STUD),
-                    lines="[]",
+                    lines=json.dumps(default_paytable(Game.CARIBBEAN_STUD).to_dicts()),
                     created_at_us=T0,
                 )
                 .returning(PaytableRow.paytable_id)
