@@ -59,8 +59,9 @@ def demo_cmd(
     host: str,
     port: int,
 ) -> None:
-    """Simulated tables of all three games, the controller and the web server, on SQLite."""
-    from app.demo import DemoOptions, run_demo
+    """Simulated tables of every game, every jackpot shape, the controller and the web
+    server, on SQLite."""
+    from app.demo import DemoError, DemoOptions, run_demo
 
     folder.mkdir(parents=True, exist_ok=True)
     options = DemoOptions(
@@ -73,7 +74,10 @@ def demo_cmd(
         host=host,
         port=port,
     )
-    run(run_demo(options, say=lambda line: click.echo(line)))
+    try:
+        run(run_demo(options, say=lambda line: click.echo(line)))
+    except DemoError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command("simulate")
