@@ -32,7 +32,8 @@ from link_adapters.simulator.table_types import DEALT_GAMES
     "--jackpot-every",
     default=180.0,
     show_default=True,
-    help="Seconds between demo royal flushes (real odds are 1 in 649,740 hands).",
+    help="Seconds between forced jackpot hands, in turn at the links with a meter (a royal "
+    "flush's real odds are 1 in 649,740 hands).",
 )
 @click.option(
     "--technician-after",
