@@ -9,7 +9,7 @@ WebSocket text frame::
       "link_id": "stud",
       "name": "Main pit Caribbean Stud",
       "game": "caribbean_stud",
-      "game_label": "Caribbean Stud Poker",
+      "game_label": "Caribbean Stud Poker",  # a mixed link: "... and Caribbean Draw Poker"
       "meter_cents": 104250,          # the link's meter now
       "reset_cents": 100000,
       "rate_bp": 8000,
@@ -289,7 +289,8 @@ class LiveHub:
             "link_id": link_id,
             "name": channel.name,
             "game": state.game.value,
-            "game_label": state.game.label,
+            # A mixed-game link names every game its tables deal.
+            "game_label": " and ".join(g.label for g in state.games),
             "meter_cents": state.meter_cents,
             "reset_cents": state.reset_cents,
             "rate_bp": state.rate_bp,

@@ -32,7 +32,8 @@ from link_adapters.simulator.table_types import DEALT_GAMES
     "--jackpot-every",
     default=180.0,
     show_default=True,
-    help="Seconds between demo royal flushes (real odds are 1 in 649,740 hands).",
+    help="Seconds between forced jackpot hands, in turn at the links with a meter (a royal "
+    "flush's real odds are 1 in 649,740 hands).",
 )
 @click.option(
     "--technician-after",
@@ -59,8 +60,9 @@ def demo_cmd(
     host: str,
     port: int,
 ) -> None:
-    """Simulated tables of all three games, the controller and the web server, on SQLite."""
-    from app.demo import DemoOptions, run_demo
+    """Simulated tables of every game, every jackpot shape, the controller and the web
+    server, on SQLite."""
+    from app.demo import DemoError, DemoOptions, run_demo
 
     folder.mkdir(parents=True, exist_ok=True)
     options = DemoOptions(
@@ -73,7 +75,10 @@ def demo_cmd(
         host=host,
         port=port,
     )
-    run(run_demo(options, say=lambda line: click.echo(line)))
+    try:
+        run(run_demo(options, say=lambda line: click.echo(line)))
+    except DemoError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command("simulate")

@@ -19,6 +19,12 @@
     THREE_OF_A_KIND: "Three of a kind",
     TWO_PAIR: "Two pair",
     ONE_PAIR: "One pair",
+    FIVE_ACES: "Five aces",
+    THREE_SUITED_SEVENS: "Three suited sevens",
+    THREE_SEVENS: "Three sevens",
+    TWO_SUITED_SEVENS: "Two suited sevens",
+    TWO_SEVENS: "Two sevens",
+    SEVEN: "Seven",
     MYSTERY: "Mystery",
   };
   const TABLE_STATES = {

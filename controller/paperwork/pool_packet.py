@@ -285,8 +285,10 @@ def pool_pdf_sections(packet: Mapping[str, Any]) -> list[Section]:
 def _pool_sheet_sections(name: str, sheet: Mapping[str, Any]) -> list[Section]:
     game = sheet["game"]
     about = [
+        # Packets made before every game counted its own deals carry only five_card_hands.
         f"{game}: judged on {sheet['judged_on']}: each hand's ways of the "
-        f"{sheet['five_card_hands']:,} five-card hands of one deck. A line paying from a level "
+        f"{sheet.get('deals', sheet['five_card_hands']):,} "
+        f"{sheet.get('deals_are', 'five-card hands of one deck')}. A line paying from a level "
         "pays its percentage of that level's meter; the return is the sum over the lines of "
         "probability x pay, per unit wagered.",
     ]

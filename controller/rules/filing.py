@@ -49,6 +49,10 @@ RULES_OF_GAME_CLAUSE = {
     Game.CARIBBEAN_STUD: "68 IAC 10-6-2(b)(2)-(4)",
     Game.LET_IT_RIDE_BONUS: "68 IAC 10-7-2(b)(2)-(4)",
     Game.CARIBBEAN_DRAW: "68 IAC 10-8-2(b)(2)-(4)",
+    # Pai Gow Poker: the number of tables (b)(2) and their location (b)(5).
+    Game.PAI_GOW_POKER: "68 IAC 10-9-2(b)(2), (5)",
+    # Super Sevens: the number of tables (b)(1) and their location (b)(2).
+    Game.SUPER_SEVENS: "68 IAC 10-12-2(b)(1)-(2)",
 }
 
 

@@ -1,72 +1,185 @@
-"""``progressive demo`` as a newcomer runs it: play, a jackpot, a whole ledger, a clean resume."""
+"""``progressive demo`` as a newcomer runs it: every jackpot shape on one floor, hits of every
+kind, a whole ledger, and a resume that picks up every meter of every level exactly."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.core.reducer import EntryKind
+from app.demo import demo_floor, demo_settings
+from controller.core.games import Game
+from controller.core.reducer import EntryKind, LinkState
+from controller.core.reducer.levels import meters_of, mystery_commitment
+from controller.settings import load_ledger_key
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
+from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 
+# The first run deals slowly enough that every reading sees the round a hit was dealt in, so
+# the envy of a forced royal flush or straight flush is paid to the seats that bet; it forces
+# a jackpot every 2 s. The second deals ten rounds a second per table, so the mystery Mini
+# (trigger $50 to $80, 10 % of each wager) is reached within seconds, forcing nothing.
+COMMON = ("demo", "--seed", "11", "--port", "0", "--technician-after", "2")
+FIRST = (*COMMON, "--duration", "10", "--round-seconds", "1", "--jackpot-every", "2")
+SECOND = (*COMMON, "--duration", "20", "--round-seconds", "0.1", "--jackpot-every", "60")
 
-async def test_demo_plays_pays_a_jackpot_and_resumes_exactly(tmp_path: Path) -> None:
-    demo = (
-        "demo",
-        "--duration",
-        "8",
-        "--round-seconds",
-        "0.2",
-        "--jackpot-every",
-        "3",
-        "--seed",
-        "11",
-        "--port",
-        "0",
-        "--technician-after",
-        "2",
-    )
-    code, out, _ = await progressive(*demo, cwd=tmp_path, key=False)
+
+async def _states(folder: Path) -> tuple[dict[str, LinkState], dict[str, int]]:
+    """Every link as the database holds it, and each link's last entry number."""
+    settings = demo_settings(folder).model_copy(update={"ledger_key": None})
+    engine = make_engine(settings.database_url)
+    try:
+        store = LedgerStore(engine, load_ledger_key(settings))
+        states = {lid: await store.load_link(lid) for lid in await store.link_ids()}
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                select(MeterEntryRow.link_id, func.max(MeterEntryRow.seq)).group_by(
+                    MeterEntryRow.link_id
+                )
+            )
+            last = {link_id: seq for link_id, seq in rows}
+    finally:
+        await engine.dispose()
+    return states, last
+
+
+async def _entries(url: str, *where: Any) -> list[MeterEntryRow]:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            query = select(MeterEntryRow).where(*where).order_by(MeterEntryRow.seq)
+            return list((await conn.execute(query)).all())  # type: ignore[arg-type]
+    finally:
+        await engine.dispose()
+
+
+async def _count(url: str, *where: Any, of: Any = MeterEntryRow) -> int:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return int(await conn.scalar(select(func.count()).select_from(of).where(*where)) or 0)
+    finally:
+        await engine.dispose()
+
+
+async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path) -> None:
+    code, out, _ = await progressive(*FIRST, cwd=tmp_path, key=False)
     assert code == 0, out
-    assert "12 simulated tables on 3 links" in out
-    assert "/display/stud" in out and "/tech" in out and "/audit" in out
+    assert "15 simulated tables on 4 links" in out
+    for link_id in ("caribbean", "paigow", "lir", "sevens"):
+        assert f"/display/{link_id}" in out
+    assert "/tech" in out and "/audit" in out
     for role in ("technician", "auditor", "commission_agent", "admin"):
         assert f"    {role:<17} {role:<17} " in out  # one user per role, password shown
-    assert "royal flush" in out and "jackpot won, meter reset" in out
+    assert "royal flush (Grand)" in out and "caribbean: Grand won, meter reset to $10,000.00" in out
+    assert "ENVY     caribbean/" in out
+    # The board: every level with its amount, the Mini's ceiling, the fixed-pay links.
+    for level in ("Grand", "Major", "Minor", "Mini"):
+        assert f"\n    {level} " in out
+    assert "must hit by $80.00" in out
+    assert "lir        Let It Ride bonus: fixed pays" in out
+    assert "sevens     Super Sevens: fixed pays" in out
     assert "stopped; every committed entry is in the database" in out
 
-    env_url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
-    code, _, err = await progressive("ledger", "verify", db_url=env_url, cwd=tmp_path, key=False)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
+    code, _, err = await progressive("ledger", "verify", db_url=url, cwd=tmp_path, key=False)
     assert code == 1 and "no ledger key" in err  # the demo keeps its key in its own file
+
+    states, last = await _states(tmp_path)
+    assert set(states) == {"caribbean", "paigow", "lir", "sevens"}
+    pool = states["caribbean"]
+    assert [lv.config.name for lv in pool.levels] == ["Grand", "Major", "Minor", "Mini"]
+    assert pool.rate_bp == 7_800 and set(pool.games) == {
+        Game.CARIBBEAN_STUD,
+        Game.CARIBBEAN_DRAW,
+    }
+    mini = pool.levels[3]
+    assert mini.config.mystery is not None and mini.armed is not None
+    armed = await _entries(
+        url, MeterEntryRow.link_id == "caribbean", MeterEntryRow.kind == "mystery_armed"
+    )
+    commitment = json.loads(armed[-1].details)["commitment"]
+    assert commitment == mini.armed.commitment("caribbean", "L4")
+    for fixed in ("lir", "sevens"):
+        assert states[fixed].fixed_pay and states[fixed].levels == ()
+        assert states[fixed].meter_units == 0
+    assert states["paigow"].meter_cents >= 5_000_00
+    # Super Sevens and Pai Gow Poker tables are read over register map v2: their hits carry
+    # the one to three and the seven cards (the joker as 52) that map v1 cannot.
+    floor = demo_floor({name: 1 for name in ("stud", "draw", "paigow", "lir", "sevens")})
+    for entry in floor.tables:
+        is_v2 = entry.config.table_id.startswith(("sevens", "paigow"))
+        assert (entry.profile.name == "reference-v2") is is_v2, entry.config.table_id
+        assert states[_link(entry.config.table_id)].tables[entry.config.table_id].credits
+    for prefix, cards in (("sevens", range(1, 4)), ("paigow", (7,))):
+        engine = make_engine(url)
+        async with engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(HitRow.cards).where(
+                        HitRow.table_id.like(f"{prefix}-%"), HitRow.cards.is_not(None)
+                    )
+                )
+            ).all()
+        await engine.dispose()
+        assert rows and all(len(r.cards.split(",")) in cards for r in rows), prefix
+
+    won = await _entries(
+        url, MeterEntryRow.link_id == "caribbean", MeterEntryRow.kind == "jackpot_reset"
+    )
+    assert "L1" in {json.loads(e.details)["level"] for e in won}  # the Grand was won
+    envy = await _count(url, HitRow.kind == "envy", HitRow.status == "awarded", of=HitRow)
+    assert envy >= 1
+
+    # Stopped and started again (dealing faster): the controller resumes from every meter of
+    # every level and the Mini's armed trigger; the tables from their committed counters.
+    code, out, _ = await progressive(*SECOND, cwd=tmp_path, key=False)
+    assert code == 0, out
+    for kind in (EntryKind.TABLE_COUNTER_RESET, EntryKind.ANOMALY_HELD):
+        assert await _count(url, MeterEntryRow.kind == str(kind)) == 0
+    for link_id, state in states.items():
+        later = await _entries(
+            url, MeterEntryRow.link_id == link_id, MeterEntryRow.seq > last[link_id]
+        )
+        if link_id in ("lir", "sevens"):
+            assert all(e.meter_before_units == 0 and e.delta_units == 0 for e in later)
+            continue
+        assert later, link_id
+        assert later[0].meter_before_units == state.meter_units, link_id
+        meters = json.loads(later[0].details).get("meters")
+        if meters is not None:
+            before = meters_of(state.levels)
+            assert {k: v[0] for k, v in meters.items()} == {k: before[k] for k in meters}
+    # The Mini hits in the second run with the trigger armed in the first: nothing was drawn
+    # again at the restart, and the reveal matches the commitment sealed before play.
+    later = await _entries(
+        url, MeterEntryRow.link_id == "caribbean", MeterEntryRow.seq > last["caribbean"]
+    )
+    kinds = [(e.kind, json.loads(e.details)) for e in later]
+    first_hit = next(i for i, (k, d) in enumerate(kinds) if k == "award" and "mystery" in d)
+    assert all(k != "mystery_armed" for k, _ in kinds[:first_hit])
+    reveal = kinds[first_hit][1]["mystery"]
+    assert reveal["commitment"] == commitment
+    assert (
+        mystery_commitment("caribbean", "L4", reveal["trigger_cents"], reveal["salt"]) == commitment
+    )
+    assert "MYSTERY  caribbean/" in out and "mystery (Mini)" in out
+
     key_file = {"PROGRESSIVE_LEDGER_KEY_FILE": str(tmp_path / "progressive-demo.key")}
     code, out, err = await progressive(
-        "ledger", "verify", db_url=env_url, cwd=tmp_path, key=False, env=key_file
-    )
+        "ledger", "verify", "--checkpoints", str(tmp_path / "progressive-demo-checkpoints.jsonl"),
+        "--public-key", str(tmp_path / "checkpoint-signing.pub"),
+        db_url=url, cwd=tmp_path, key=False, env=key_file,
+    )  # fmt: skip
     assert code == 0 and "ledger whole" in out, err
+    for link_id in ("caribbean", "paigow", "lir", "sevens"):
+        assert f"link {link_id}: " in out
 
-    engine = make_engine(env_url)
-    async with engine.connect() as conn:
-        jackpots = await conn.scalar(
-            select(func.count()).where(MeterEntryRow.kind == str(EntryKind.JACKPOT_RESET))
-        )
-        meter_hits = await conn.scalar(select(func.count()).where(HitRow.paid_from == "meter"))
-        entries_before = await conn.scalar(select(func.count()).select_from(MeterEntryRow))
-    assert jackpots >= 1 and meter_hits >= 1
 
-    # Stopped and started again: the simulated tables resume from the committed counters, so
-    # the controller sees no counter restart and simply goes on.
-    code, out, _ = await progressive(*demo, cwd=tmp_path, key=False)
-    assert code == 0, out
-    async with engine.connect() as conn:
-        restarts = await conn.scalar(
-            select(func.count()).where(MeterEntryRow.kind == str(EntryKind.TABLE_COUNTER_RESET))
-        )
-        anomalies = await conn.scalar(
-            select(func.count()).where(MeterEntryRow.kind == str(EntryKind.ANOMALY_HELD))
-        )
-        entries_after = await conn.scalar(select(func.count()).select_from(MeterEntryRow))
-    await engine.dispose()
-    assert restarts == 0 and anomalies == 0
-    assert entries_after > entries_before
+def _link(table_id: str) -> str:
+    prefix = table_id.split("-")[0]
+    return {"stud": "caribbean", "draw": "caribbean"}.get(prefix, prefix)

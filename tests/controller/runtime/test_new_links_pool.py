@@ -80,3 +80,47 @@ async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with
     details = json.loads(armed.details)
     assert details["floor_cents"] == 10_01 and details["ceiling_cents"] == 20_00
     assert len(details["commitment"]) == 64
+
+
+async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par_sheets(
+    store: LedgerStore,
+) -> None:
+    """A Pai Gow Poker progressive and a Super Sevens link of fixed pays: each packet names
+    its game's rules-of-the-game clause and counts its own deals (seven cards and the joker,
+    the first three cards of a six-deck shoe), as JSON and as PDF."""
+    runtime = LinkRuntime(store, FixedClock(T0))
+    await runtime.load()
+    desk = SubmissionDesk(runtime)
+    for link_id, game, fixed, clause in (
+        ("paigow", Game.PAI_GOW_POKER, False, "68 IAC 10-9-2(b)(2), (5)"),
+        ("sevens", Game.SUPER_SEVENS, True, "68 IAC 10-12-2(b)(1)-(2)"),
+    ):
+        plan = plan_link(
+            game=game,
+            rate_bp=None if fixed else 7_000,
+            reset_cents=None if fixed else 5_000_00,
+            levels=None,
+            paytables=None,
+            fixed_pay=fixed,
+            table_games=[game],
+        )
+        row = await create_and_file_link(
+            runtime,
+            desk,
+            link_id=link_id,
+            name=game.label,
+            game=game,
+            rate_bp=plan.rate_bp,
+            reset_cents=plan.reset_cents,
+            hit_policy=HitPolicy.SPLIT,
+            tables=[TableSpec(config=TableConfig(table_id=f"{link_id}-1", denomination_cents=100))],
+            at_us=T0,
+            actor="operator",
+            levels=plan.levels,
+            paytable=plan.paytable,
+        )
+        content, _, _ = await desk.packet(row.submission_id, "json")
+        packet = json.loads(content)
+        assert packet["rules_of_the_game"]["clause"] == clause
+        pdf, _, _ = await desk.packet(row.submission_id, "pdf")
+        assert pdf.startswith(b"%PDF")
