@@ -18,7 +18,7 @@ from app.web import create_app
 from controller.access.users import Role
 from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
-from controller.core.reducer.levels import LevelConfig, MysteryDraw
+from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -198,6 +198,10 @@ async def step(wf: WebFloor, clock: VirtualClock, seconds: float) -> list[DealtR
     return dealt
 
 
+def _without_draws(levels: Sequence[LevelState]) -> list[LevelState]:
+    return [replace(lv, draws=()) for lv in levels]
+
+
 async def hold_in_memory(
     wf: WebFloor,
     link_id: str,
@@ -210,11 +214,11 @@ async def hold_in_memory(
     """Put in place of ``link_id``'s state one the real reducer opens with ``levels`` (a
     link of levels; none: a fixed-pay link) on the same tables, in the runtime's memory.
 
-    For the pages and the API, which read the state the runtime holds. The database keeps
-    the link's row as it was: the link row's rate and reset amount stay in the state (the
-    row cannot hold a link of levels or a fixed-pay link before its columns exist), so the
-    commits of the tables' readings go on. Deal no round at its tables (``stepped_floor``):
-    a contribution would be committed under the row's terms.
+    For the pages and the API, which read the state the runtime holds: the link's history
+    does not say so (no entry opens these levels), so keep such a floor to the pages. The
+    link row's rate and reset amount stay in the state, so the commits of the tables'
+    readings go on. Deal no round at its tables (``stepped_floor``): a contribution would be
+    committed under the row's terms.
     """
     runtime = wf.service.runtime
     store = wf.service.store
@@ -248,7 +252,8 @@ async def hold_in_memory(
                 runtime.states[link_id].tables[tid].poll_seq > seq[tid] for tid in seq
             )
         )
-        if runtime.states[link_id].levels == state.levels:
+        # The runtime tops up a mystery level's draws before each step: those may differ.
+        if _without_draws(runtime.states[link_id].levels) == _without_draws(state.levels):
             for listener in runtime.reload_listeners:
                 listener(link_id)
             return runtime.states[link_id]
