@@ -52,7 +52,12 @@ RESET_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.RESET_AMOUNT_CHANGED})
 PAYTABLE_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.PAYTABLE_CHANGED})
 # Entries that record an approved change taking effect (they name their submission).
 TAKING_EFFECT = frozenset(
-    {EntryKind.RATE_CHANGED, EntryKind.RESET_AMOUNT_CHANGED, EntryKind.PAYTABLE_CHANGED}
+    {
+        EntryKind.RATE_CHANGED,
+        EntryKind.RESET_AMOUNT_CHANGED,
+        EntryKind.PAYTABLE_CHANGED,
+        EntryKind.LEVELS_CHANGED,
+    }
 )
 
 
