@@ -23,11 +23,10 @@ from tests.e2e.pool import (
     H,
     Readings,
     approve_filed,
-    cli,
     controller,
+    create_pool,
     signed_in,
     until_mystery,
-    write_terms,
 )
 
 # The Grand gives two points of its share to the Minor; the Mini may now climb to $30.
@@ -44,15 +43,6 @@ DRAW_LINES = [
     {"hand": "STRAIGHT_FLUSH", "percent_bp": 10_000, "level": 2},
     {"hand": "FOUR_OF_A_KIND", "percent_bp": 5_000, "level": 3, "envy_cents": 10_00},
 ]
-
-
-async def _mixed_pool(db_url: str, folder: Path) -> None:
-    levels, paytable = write_terms(folder)
-    await cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud", "--levels", str(levels),
-        "--paytable", str(paytable), "--table", "T1", "--table", "D1:$1:caribbean_draw",
-        db_url=db_url,
-    )  # fmt: skip
 
 
 async def _file_and_approve(c: Controller, http: httpx.AsyncClient, body: dict[str, Any]) -> str:
@@ -105,7 +95,7 @@ async def _from_the_database(db_url: str) -> LinkState:
 async def test_a_levels_change_survives_a_restart_and_applies_at_the_next_reset(
     db_url: str, tmp_path: Path
 ) -> None:
-    await _mixed_pool(db_url, tmp_path)
+    await create_pool(db_url, tmp_path)
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         await approve_filed(c, http)
         sid = await _file_and_approve(c, http, {"kind": "levels_change", "levels": NEW_LEVELS})
@@ -122,7 +112,7 @@ async def test_a_levels_change_survives_a_restart_and_applies_at_the_next_reset(
 async def test_a_paytable_change_of_the_other_game_applies_at_the_next_reset(
     db_url: str, tmp_path: Path
 ) -> None:
-    await _mixed_pool(db_url, tmp_path)
+    await create_pool(db_url, tmp_path)
     body = {"kind": "paytable_change", "game": "caribbean_draw", "paytable": DRAW_LINES}
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         await approve_filed(c, http)
