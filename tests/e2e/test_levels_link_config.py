@@ -74,11 +74,12 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
     )  # fmt: skip
     assert not rt.states["pool"].tables["T1"].hit_pending  # under $1,200: paid by the dealer
     await rt.apply_readings([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
+    won = rt.states["pool"].last_win
+    assert won is not None and (won.level, won.table_id, won.seats) == ("L1", "D1", (5,))
     await rt.apply_readings([p.of("T2", 30, 5, seat_credits=(30, 0, 0, 0, 0, 0, 0))])
     played = rt.states["pool"]
     grand, mini = played.levels[0], played.levels[3]
     assert grand.wins == 1 and mini.wins >= 1 and mini.armed is not None and mini.draws
-    assert played.last_win is not None and played.last_win.level == "L1"
     async with store.engine.connect() as conn:
         envy = (
             await conn.execute(
