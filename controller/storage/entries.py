@@ -52,7 +52,12 @@ RESET_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.RESET_AMOUNT_CHANGED})
 PAYTABLE_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.PAYTABLE_CHANGED})
 # Entries that record an approved change taking effect (they name their submission).
 TAKING_EFFECT = frozenset(
-    {EntryKind.RATE_CHANGED, EntryKind.RESET_AMOUNT_CHANGED, EntryKind.PAYTABLE_CHANGED}
+    {
+        EntryKind.RATE_CHANGED,
+        EntryKind.RESET_AMOUNT_CHANGED,
+        EntryKind.PAYTABLE_CHANGED,
+        EntryKind.LEVELS_CHANGED,
+    }
 )
 
 
@@ -267,7 +272,9 @@ class Entries:
         return int(n or 0)
 
     async def last_table_hit(self, link_id: str, table_id: str) -> str | None:
-        """The id of the newest hit the table reported (not one entered by hand)."""
+        """The id of the newest hit the table reported: not one entered by hand, nor one the
+        controller decided at the table (a mystery level's, ``T1#L4.2``, or an envy bonus,
+        ``T1#7/envy3``), which has no number of the table's hit FIFO."""
         hit_id: str | None = await self.conn.scalar(
             select(ENTRIES.c.hit_id)
             .where(
@@ -275,6 +282,8 @@ class Entries:
                 ENTRIES.c.table_id == table_id,
                 ENTRIES.c.hit_id.is_not(None),
                 ENTRIES.c.hit_id.not_like("%#manual-%"),
+                ENTRIES.c.hit_id.not_like("%#L%"),
+                ENTRIES.c.hit_id.not_like("%/envy%"),
             )
             .order_by(ENTRIES.c.seq.desc())
             .limit(1)

@@ -292,7 +292,9 @@ class SubmissionRow(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "kind IN ('new_link', 'rate_change', 'reset_change', 'paytable_change')", name="kind"
+            "kind IN ('new_link', 'rate_change', 'reset_change', 'paytable_change', "
+            "'levels_change')",
+            name="kind",
         ),
         CheckConstraint("status IN ('filed', 'approved', 'rejected')", name="status"),
         CheckConstraint(

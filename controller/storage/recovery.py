@@ -181,7 +181,13 @@ async def recovery_of(
             "rate_bp": recovered.rate_bp,
             "reset_cents": recovered.reset_cents,
             "kept_from_row": kept + (["levels"] if levels and pool.configs is None else []),
-            **({"meters": dict(sorted(pool.meters.items()))} if levels and pool.meters else {}),
+            # Where the history leaves each meter, said apart: an entry's "meters" is how it
+            # moved them ({key: [before, delta]}), which this entry does not.
+            **(
+                {"recovered_meters": dict(sorted(pool.meters.items()))}
+                if levels and pool.meters
+                else {}
+            ),
             "dropped_armed_change": armed_json(state.armed),
             "tables": {
                 tid: {

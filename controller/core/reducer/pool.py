@@ -57,8 +57,11 @@ def contribution_moves(b: Builder, wager_cents: int) -> tuple[dict[str, int], li
         moves[key] = share
         if cfg.mystery is not None and lv.armed is not None:
             trigger = cents_to_units(lv.armed.trigger_cents)
-            if current < trigger <= current + share:
-                crossings.append(Crossing(level=i, need_units=trigger - current))
+            # A trigger already passed when it was armed (a wager beyond the last trigger
+            # stays on the meter over the reset) is reached by the next wager: the level
+            # must hit by its ceiling, never climb past it unwon.
+            if trigger <= current + share and (current < trigger or share > 0):
+                crossings.append(Crossing(level=i, need_units=max(0, trigger - current)))
     return moves, crossings
 
 

@@ -224,7 +224,8 @@ def _contribute(
             details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents}}}',
         )
         return
-    if not b.single:
+    if not b.single or b.levels[0].config.mystery is not None:
+        # A mystery level is watched for its trigger even when it is the link's one meter.
         _contribute_to_levels(b, ts, credits, reading, wrapped=wrapped)
         return
     units = contribution_units(

@@ -1,0 +1,144 @@
+"""Changes to a link of levels filed by a supervisor and approved by a commission agent over
+the API, armed, kept across a restart of the controller, applied at the link's next reset
+and kept in the database: its levels as a whole, and the paytable of its other game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from controller.access.users import Role
+from controller.core.games import Game
+from controller.core.reducer import EntryKind, LinkState
+from controller.core.reducer.levels import levels_from_dicts
+from controller.storage.database import make_engine
+from controller.storage.store import LedgerStore
+from controller.storage.verify import verify_ledger
+from tests.conftest import KEY
+from tests.e2e.pool import (
+    ROYAL,
+    Controller,
+    H,
+    Readings,
+    approve_filed,
+    controller,
+    create_pool,
+    signed_in,
+    until_mystery,
+)
+
+# The Grand gives two points of its share to the Minor; the Mini may now climb to $30.
+NEW_LEVELS: list[dict[str, Any]] = [
+    {"name": "Grand", "reset_cents": 10_000_00, "rate_bp": 3_800, "reserve_bp": 1_000},
+    {"name": "Major", "reset_cents": 1_000_00, "rate_bp": 1_500, "reserve_bp": 500,
+     "limit_cents": 1_000_50, "above_limit": "next_level"},
+    {"name": "Minor", "reset_cents": 100_00, "rate_bp": 1_000, "limit_cents": 100_20},
+    {"name": "Mini", "reset_cents": 10_00, "rate_bp": 200,
+     "mystery": {"floor_cents": 10_01, "ceiling_cents": 30_00}},
+]  # fmt: skip
+DRAW_LINES = [
+    {"hand": "ROYAL_FLUSH", "percent_bp": 10_000, "level": 1},
+    {"hand": "STRAIGHT_FLUSH", "percent_bp": 10_000, "level": 2},
+    {"hand": "FOUR_OF_A_KIND", "percent_bp": 5_000, "level": 3, "envy_cents": 10_00},
+]
+
+
+async def _file_and_approve(c: Controller, http: httpx.AsyncClient, body: dict[str, Any]) -> str:
+    """Filed by a supervisor once a level was won (68 IAC 10-1-1.1(d)), approved by an agent."""
+    rt = c.service.runtime
+    p = Readings(c.service.clock.now_us)
+    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "D1")])
+    await until_mystery(rt, p, "pool", ("T1", "D1"))
+    sup = await signed_in(c, Role.SUPERVISOR)
+    filed = await http.post("/api/v1/submissions", json={"link_id": "pool", **body}, headers=sup)
+    assert filed.status_code == 201, filed.text
+    sid = str(filed.json()["submission_id"])
+    assert await approve_filed(c, http) == [sid]
+    assert rt.states["pool"].armed is not None
+    return sid
+
+
+async def _restart_and_reset(db_url: str, sid: str) -> tuple[LinkState, LinkState]:
+    """A new controller on the database: the link as it comes back, then after a royal flush
+    at the Stud table (the Grand's reset, where the change applies)."""
+    async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
+        rt = c.service.runtime
+        back = rt.states["pool"]
+        assert back.armed is not None and back.armed.submission_id == sid
+        p = Readings(c.service.clock.now_us)
+        p.seq = {t: ts.poll_seq for t, ts in back.tables.items()}
+        p.credits = {t: ts.credits or 0 for t, ts in back.tables.items()}
+        p.rounds = {t: ts.rounds or 0 for t, ts in back.tables.items()}
+        await rt.apply_readings([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
+        after = rt.states["pool"]
+        assert after.armed is None and after.levels[0].wins == 1
+        auditor = await signed_in(c, Role.AUDITOR)
+        done = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
+        assert done["applied_at_us"] == after.last_at_us
+    return back, after
+
+
+async def _from_the_database(db_url: str) -> LinkState:
+    engine = make_engine(db_url)
+    try:
+        store = LedgerStore(engine, KEY)
+        state = await store.load_link("pool")
+        report = await verify_ledger(engine, KEY)
+        assert report.ok, report.problems
+        return state
+    finally:
+        await engine.dispose()
+
+
+async def test_a_levels_change_survives_a_restart_and_applies_at_the_next_reset(
+    db_url: str, tmp_path: Path
+) -> None:
+    await create_pool(db_url, tmp_path)
+    async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
+        await approve_filed(c, http)
+        sid = await _file_and_approve(c, http, {"kind": "levels_change", "levels": NEW_LEVELS})
+        before = c.service.runtime.states["pool"]
+    wanted = levels_from_dicts(NEW_LEVELS)
+    back, after = await _restart_and_reset(db_url, sid)
+    assert back == before and back.armed is not None and back.armed.levels == wanted
+    assert after.level_configs == wanted and after.rate_bp == 8_000
+    stored = await _from_the_database(db_url)
+    assert stored == after
+    assert EntryKind.LEVELS_CHANGED in await _entries(db_url)
+
+
+async def test_a_paytable_change_of_the_other_game_applies_at_the_next_reset(
+    db_url: str, tmp_path: Path
+) -> None:
+    await create_pool(db_url, tmp_path)
+    body = {"kind": "paytable_change", "game": "caribbean_draw", "paytable": DRAW_LINES}
+    async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
+        await approve_filed(c, http)
+        sid = await _file_and_approve(c, http, body)
+        stud_before = c.service.runtime.states["pool"].paytable
+    back, after = await _restart_and_reset(db_url, sid)
+    assert back.armed is not None and back.armed.paytable is not None
+    assert back.armed.paytable.game is Game.CARIBBEAN_DRAW
+    draw = after.paytable_for(Game.CARIBBEAN_DRAW)
+    assert [(ln.hand.name, ln.percent_bp, ln.level, ln.envy_cents) for ln in draw.lines] == [
+        (ln["hand"], ln["percent_bp"], ln["level"], ln.get("envy_cents")) for ln in DRAW_LINES
+    ]
+    assert after.paytable == stud_before  # the Stud tables' own lines are as they were
+    stored = await _from_the_database(db_url)
+    assert stored == after and stored.paytable_for(Game.CARIBBEAN_DRAW) == draw
+
+
+async def _entries(db_url: str) -> list[Any]:
+    from sqlalchemy import select
+
+    from controller.storage.models import MeterEntryRow
+
+    engine = make_engine(db_url)
+    try:
+        async with engine.connect() as conn:
+            kinds = (await conn.scalars(select(MeterEntryRow.kind))).all()
+    finally:
+        await engine.dispose()
+    return [EntryKind(k) for k in kinds]
