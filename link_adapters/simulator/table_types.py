@@ -153,7 +153,7 @@ class SimTableConfig:
         if seats > most_seats(self.game):
             raise ValueError(
                 f"seats must be at most {most_seats(self.game)} at a {self.game.label} table "
-                "(seven stacks of seven are dealt, one of them the dealer's: 68 IAC 10-9-12), "
+                "(seven stacks of seven are dealt, one of them the dealer's), "
                 f"got {seats}"
             )
         check_int("bet_probability_pct", self.bet_probability_pct, 0, 100)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -82,6 +83,22 @@ class LinkPlan:
     # profile the controller reads each of them with (default reference-v1).
     unit_tables: Mapping[int, SimTableConfig] | None = None
     profiles: Mapping[int, str] | None = None
+
+    @property
+    def fixed_pay(self) -> bool:
+        """The Let It Ride bonus: a fixed-pay link, its bets registered, no meter (10-7-5)."""
+        return self.game == "let_it_ride_bonus"
+
+
+async def registered_credits(conn: Any, table_id: str) -> int:
+    """The bets a fixed-pay link registered for ``table_id`` (``bets_registered`` entries)."""
+    rows = await conn.execute(
+        select(MeterEntryRow.details).where(
+            MeterEntryRow.table_id == table_id,
+            MeterEntryRow.kind == str(EntryKind.BETS_REGISTERED),
+        )
+    )
+    return sum(int(json.loads(d)["credits"]) for (d,) in rows.all())
 
 
 @dataclass
@@ -233,6 +250,10 @@ class FloorHarness:
                         )
                     )
                     wagered = total_credits(records[(p.gateway, u)])
+                    if p.fixed_pay:
+                        registered = await registered_credits(conn, self.table_id(p, u))
+                        assert (credited, registered) == (0, wagered), (p.link_id, u, registered)
+                        continue
                     assert credited == contribution_units(
                         credits=wagered, denomination_cents=100, rate_bp=p.rate_bp
                     ), (p.link_id, u, credited, wagered)

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.core.money import UNITS_PER_CENT, contribution_units
 from controller.core.reducer import EntryKind
 from link_adapters.simulator.table import RoundRecord
-from tests.integration.harness import LinkPlan
+from tests.integration.harness import LinkPlan, registered_credits
 
 DENOMINATION_CENTS = 100  # the floor files' default table denomination, $1
 
@@ -141,6 +141,12 @@ async def compare(engine: AsyncEngine, plans: Iterable[LinkPlan], sim: SimTotals
                         m.table_id == tid, m.kind == str(EntryKind.CONTRIBUTION)
                     )
                 )
+                if p.fixed_pay:
+                    # A fixed-pay link credits no meter: it registers the bets (10-7-5(b)).
+                    registered = await registered_credits(conn, tid)
+                    off = registered - sim.credits.get(tid, 0)
+                    c.table_units_off[tid] = int(credited or 0) + off * DENOMINATION_CENTS
+                    continue
                 recomputed = contribution_units(
                     credits=sim.credits.get(tid, 0),
                     denomination_cents=DENOMINATION_CENTS,

@@ -20,7 +20,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.security import Role, RoleRequirement, display_access
+from app.security import Role, RoleRequirement, display_access, display_reader
 from app.web import STATIC, create_app
 from controller.access import users
 from tests.web.auth import headers_for
@@ -53,7 +53,8 @@ OPEN: dict[tuple[str, str], str] = {
     ("MOUNT", "/static"): "the pages' scripts and styles",
 }
 # Current amounts, for displays: public unless the installation requires display tokens.
-# Routes with the ``display_access`` dependency are found; these check it in their body.
+# Routes with the ``display_access`` dependency (or ``display_reader``, which checks it and
+# shows signed-in staff more) are found; these check it in their body.
 DISPLAY_IN_BODY = {("GET", "/display/{link_id}"), ("WEBSOCKET", "/ws/links/{link_id}")}
 
 
@@ -78,7 +79,7 @@ def classify(app: FastAPI) -> dict[tuple[str, str], str]:
             key = (kind, route.path)
             if any(isinstance(c, RoleRequirement) for c in calls):
                 found[key] = "role"
-            elif display_access in calls or key in DISPLAY_IN_BODY:
+            elif display_access in calls or display_reader in calls or key in DISPLAY_IN_BODY:
                 found[key] = "display"
             elif key in OPEN:
                 found[key] = "open"
@@ -126,6 +127,7 @@ def protected_routes(app: FastAPI) -> tuple[list[Protected], list[tuple[str, str
                 route.path.startswith("/api/")
                 and (method, route.path) not in PUBLIC
                 and display_access not in calls
+                and display_reader not in calls
             ):
                 unguarded.append((method, route.path))
     return found, unguarded
