@@ -16,7 +16,7 @@ from controller.core.reducer import LinkState, Outcome
 from controller.rules.house import check_correction_approval, check_recovery
 from controller.rules.records import check_correction_reason
 from controller.runtime.link_memory import Extra, LinkMemory
-from controller.runtime.mystery_draws import topped_up
+from controller.runtime.mystery_draws import draw, topped_up
 from controller.storage.anomalies import Anomalies
 from controller.storage.papers.corrections import insert_correction
 from controller.storage.store import Conflict, NotFound, StaleState
@@ -88,7 +88,12 @@ class LinkCommands(LinkMemory):
             raise NotFound(f"no link {link_id!r}")
         async with self._locks[link_id]:
             await self.store.recover_link(
-                link_id, at_us=self.clock.now_us(), reason=reason, by=by, approved_by=approved_by
+                link_id,
+                at_us=self.clock.now_us(),
+                reason=reason,
+                by=by,
+                approved_by=approved_by,
+                draw=draw,
             )
             await self._reload([link_id])
             o = reducer.Outcome(self.states[link_id])

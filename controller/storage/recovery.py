@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -29,18 +28,7 @@ from controller.storage.papers.retention import purge_manifest
 from controller.storage.seals import SealBook
 from controller.storage.unit_of_work import UnitOfWork
 
-__all__ = ["Recovery", "recovery_of", "secret_draw"]
-
-
-def secret_draw(cfg: LevelConfig) -> MysteryDraw:
-    """A mystery level's next trigger, uniform from its floor to its ceiling, and the salt of
-    its commitment, from the operating system's cryptographic source."""
-    assert cfg.mystery is not None
-    m = cfg.mystery
-    return MysteryDraw(
-        m.floor_cents + secrets.randbelow(m.ceiling_cents - m.floor_cents + 1),
-        secrets.token_hex(16),
-    )
+__all__ = ["Recovery", "recovery_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +50,7 @@ async def recovery_of(
     reason: str,
     by: str,
     approved_by: str,
-    draw: Callable[[LevelConfig], MysteryDraw] = secret_draw,
+    draw: Callable[[LevelConfig], MysteryDraw],
 ) -> Recovery:
     """The link as its history has it (read in ``uow``'s snapshot, the row locked): the book
     is left at the history's head, ready for the recovery's outcome to be written.

@@ -303,14 +303,29 @@ class LedgerStore:
     # ----------------------------------------------------------------------------- recovery
 
     async def recover_link(
-        self, link_id: str, *, at_us: int, reason: str, by: str, approved_by: str
+        self,
+        link_id: str,
+        *,
+        at_us: int,
+        reason: str,
+        by: str,
+        approved_by: str,
+        draw: Callable[[LevelConfig], MysteryDraw],
     ) -> LinkState:
         """Put an inoperable link back on what its sealed history vouches for, recorded as an
         entry of that history (NY 5321.18, NJ 13:69E-1.39B: recover to the prior state); see
-        ``recovery.recovery_of`` for what is taken from where."""
+        ``recovery.recovery_of`` for what is taken from where. ``draw`` makes each mystery
+        level's new trigger (the runtime's cryptographic draw)."""
         async with unit_of_work(self.engine, consistent=True, write=True) as uow:
             r = await recovery_of(
-                uow, self.book, link_id, at_us=at_us, reason=reason, by=by, approved_by=approved_by
+                uow,
+                self.book,
+                link_id,
+                at_us=at_us,
+                reason=reason,
+                by=by,
+                approved_by=approved_by,
+                draw=draw,
             )
             await self._write(uow, [r.outcome], expect={link_id: r.expect})
             await uow.audit.write(
