@@ -22,6 +22,7 @@ from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.pools import fixed_pay_only
 from controller.runtime.clock import Clock, SystemClock
 from controller.runtime.config import FloorConfig, parse_floor_config
 from controller.runtime.links import LinkRuntime
@@ -87,7 +88,7 @@ class LinkPlan:
     @property
     def fixed_pay(self) -> bool:
         """The Let It Ride bonus: a fixed-pay link, its bets registered, no meter (10-7-5)."""
-        return self.game == "let_it_ride_bonus"
+        return fixed_pay_only(Game(self.game))
 
 
 async def registered_credits(conn: Any, table_id: str) -> int:
