@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.core.money import UNITS_PER_CENT
+from controller.core.reducer.conservation import split_step
 from controller.core.reducer.levels import FIRST, mystery_commitment
 from controller.core.reducer.state import EntryKind
 
@@ -177,29 +178,15 @@ class MeterTrail:
                 self.drift = before - self.start_total
             else:
                 self.meters = {FIRST: before}
-        meters = self.meters
-        moved = 0
-        for key, (was, units) in split.items():
-            now = meters.get(key)
-            if now is None:
-                if self.open:
-                    implied = was - (self.drift if key == FIRST else 0)
-                    self.assumed[key] = (seq, implied, was)
-                elif was != 0:
-                    return f"meter {key} first appears at {was} units; a new meter starts at 0"
-            elif now != was:
-                return f"meter {key} starts from {was} units but it stood at {now}"
-            if was + units < 0:
-                return f"meter {key} goes below zero: {was} {units:+d} units"
-            meters[key] = was + units
-            moved += units
-        if moved != delta:
-            return (
-                f"its meters move by {moved:+d} units in all ("
-                + ", ".join(f"{k} {u:+d}" for k, (_, u) in split.items())
-                + f") but its delta is {delta:+d}"
-            )
-        return None
+        if not self.open:
+            return split_step(self.meters, split, delta)
+
+        def take_on_trust(key: str, was: int) -> None:
+            # An open walk takes a meter where it first finds it, for ``stitch`` to check.
+            self.assumed[key] = (seq, was - (self.drift if key == FIRST else 0), was)
+            return None
+
+        return split_step(self.meters, split, delta, first_seen=take_on_trust)
 
     def _unsplit(self, seq: int, delta: int) -> str | None:
         assert self.meters is not None

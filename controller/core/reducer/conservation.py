@@ -21,7 +21,7 @@ every outcome it builds; the store may call it again on what it commits.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from controller.core.reducer.levels import FIRST, is_single_meter, meters_of
@@ -169,6 +169,43 @@ def entry_meters(details: Mapping[str, Any] | str) -> Mapping[str, Sequence[int]
     return None if meters is None else meters
 
 
+def split_step(
+    meters: dict[str, int],
+    split: Mapping[str, Sequence[int]],
+    delta: int,
+    *,
+    first_seen: Callable[[str, int], str | None] | None = None,
+) -> str | None:
+    """One entry's moves applied to ``meters`` (the running value of each meter, by key), as
+    the law above has it meter by meter: each meter continues from where it stood, none goes
+    below zero, and the moves add up to the entry's ``delta``. Returns what is wrong, if
+    anything. A meter not yet in ``meters`` starts at 0, unless ``first_seen`` takes it where
+    the entry says (a walk that starts mid-history)."""
+    moved = 0
+    for key, (was, units) in split.items():
+        now = meters.get(key)
+        if now is None:
+            if first_seen is not None:
+                problem = first_seen(key, was)
+                if problem is not None:
+                    return problem
+            elif was != 0:
+                return f"meter {key} first appears at {was} units; a new meter starts at 0"
+        elif now != was:
+            return f"meter {key} starts from {was} units but it stood at {now}"
+        if was + units < 0:
+            return f"meter {key} goes below zero: {was} {units:+d} units"
+        meters[key] = was + units
+        moved += units
+    if moved != delta:
+        return (
+            f"its meters move by {moved:+d} units in all ("
+            + ", ".join(f"{k} {u:+d}" for k, (_, u) in split.items())
+            + f") but its delta is {delta:+d}"
+        )
+    return None
+
+
 def check_meters(before: LinkState, events: Sequence[MeterEvent], after: LinkState) -> None:
     """Conservation meter by meter on a link of levels: each entry's meters start where they
     stood and their moves add up to the entry's delta; the pool's meters after the step are
@@ -206,22 +243,9 @@ def check_meters(before: LinkState, events: Sequence[MeterEvent], after: LinkSta
             if e.delta_units:
                 running[FIRST] = running.get(FIRST, 0) + e.delta_units
             continue
-        moved = 0
-        for key, (was, delta) in split.items():
-            if running.get(key, 0) != was:
-                raise broken(
-                    f"entry {i} ({e.kind}) starts meter {key} from {was} units, "
-                    f"it stood at {running.get(key, 0)}"
-                )
-            if was + delta < 0:
-                raise broken(f"entry {i} ({e.kind}) takes meter {key} below zero")
-            running[key] = was + delta
-            moved += delta
-        if moved != e.delta_units:
-            raise broken(
-                f"entry {i} ({e.kind}) moves its meters by {moved:+d} units in all, "
-                f"its delta is {e.delta_units:+d}"
-            )
+        problem = split_step(running, split, e.delta_units)
+        if problem is not None:
+            raise broken(f"entry {i} ({e.kind}): {problem}")
     after_meters = {k: v for k, v in meters_of(after.levels).items() if v}
     running = {k: v for k, v in running.items() if v}
     if after.levels and running != after_meters:

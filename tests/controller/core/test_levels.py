@@ -584,3 +584,26 @@ def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
     after = read(out.state, "t1", 4, 20, rounds=2).state
     assert after.levels[0].reserve_units == 10_00 * 1_000  # now 10% hidden
     assert after.meter_units == sum(meters_of(after.levels).values())
+
+
+def test_the_reducer_refuses_a_step_whose_meters_do_not_follow():
+    from controller.core.reducer.conservation import ConservationBroken, check_meters
+
+    s = started()
+    out = read(s, "t1", 2, 2)
+    (e,) = [e for e in out.events if e.kind == K.CONTRIBUTION]
+    check_meters(s, out.events, out.state)  # the step as made follows
+    split = dict(entry_meters(e.details) or {})
+    was, units = split["L2"]
+    bent = {**split, "L2": [was, units + U], "L1": [split["L1"][0], split["L1"][1] - U]}
+    moved = [swap_details(x, bent) if x is e else x for x in out.events]
+    with pytest.raises(ConservationBroken, match="the meters after are"):
+        check_meters(s, moved, out.state)  # the same total, a cent moved between meters
+    short = {**split, "L2": [was + U, units]}
+    with pytest.raises(ConservationBroken, match="starts from"):
+        check_meters(s, [swap_details(e, short)], out.state)
+
+
+def swap_details(e, split):
+    details = dict(e.details) if isinstance(e.details, dict) else json.loads(e.details)
+    return e._replace(details={**details, "meters": split})
