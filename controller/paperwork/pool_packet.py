@@ -21,6 +21,7 @@ from controller.core.reducer.levels import (
     is_single_meter,
     level_key,
     levels_from_dicts,
+    pool_rate_bp,
 )
 from controller.rules.filing import LINK_RATE_LOCK, RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
 from controller.rules.pools import FIXED_PAY_CLAUSE
@@ -55,7 +56,7 @@ def proposed_pool(
             paytables[named] = proposal_dict["paytable"]
     configs = levels_from_dicts(levels)
     return {
-        "rate_bp": sum(cfg.total_bp for cfg in configs),
+        "rate_bp": pool_rate_bp(configs),
         "reset_cents": configs[0].reset_cents if configs else 0,
         "paytable": paytable,
         "levels": levels,

@@ -27,7 +27,9 @@ def fixed_pay_only(game: Game) -> bool:
 def check_levels_rate(levels: Sequence[LevelConfig]) -> int:
     """68 IAC 10-1-1.1(c) over the whole side bet: every level's shown and hidden shares
     together are the rate of progression, 60% to 100%. Returns that rate."""
-    total = sum(cfg.rate_bp + cfg.reserve_bp for cfg in levels)
+    from controller.core.reducer.levels import pool_rate_bp
+
+    total = pool_rate_bp(levels)
     try:
         return check_rate_of_progression(total)
     except RuleViolation as exc:

@@ -28,6 +28,7 @@ from controller.core.reducer.levels import (
     LevelError,
     Mystery,
     check_levels,
+    pool_rate_bp,
 )
 from controller.rules import RuleViolation
 from controller.rules.filing import check_paytable
@@ -268,7 +269,7 @@ def plan_link(
             raise SpecError(f"{g.label}: {exc}") from None
     return LinkPlan(
         game=game,
-        rate_bp=sum(cfg.total_bp for cfg in checked) if checked else 0,
+        rate_bp=pool_rate_bp(checked),
         reset_cents=checked[0].reset_cents if checked else 0,
         paytable=given.pop(game),
         levels=pool,

@@ -19,7 +19,12 @@ from controller.core.reducer import (
     TableState,
     record_recovery,
 )
-from controller.core.reducer.levels import LevelConfig, MysteryDraw, classic_levels
+from controller.core.reducer.levels import (
+    LevelConfig,
+    MysteryDraw,
+    classic_levels,
+    pool_rate_bp,
+)
 from controller.storage.codec import armed_json, config_dict
 from controller.storage.entries import PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import NotFound, StoreError
@@ -151,7 +156,7 @@ async def recovery_of(
     if levels:  # a pool of levels: the whole rate, level 1's reset
         recovered = replace(
             recovered,
-            rate_bp=sum(lv.config.total_bp for lv in levels),
+            rate_bp=pool_rate_bp(lv.config for lv in levels),
             reset_cents=levels[0].config.reset_cents,
         )
     outcome = record_recovery(

@@ -9,7 +9,7 @@ from typing import Any
 
 from controller.core.money import MAX_COLUMN_UNITS, displayed_cents, format_cents
 from controller.core.reducer.conservation import check_conservation, check_meters
-from controller.core.reducer.levels import LevelState, is_single_meter, parse_key
+from controller.core.reducer.levels import LevelState, is_single_meter, parse_key, pool_rate_bp
 from controller.core.reducer.state import (
     REDUCING_KINDS,
     Anomaly,
@@ -160,7 +160,7 @@ class Builder:
                 config = replace(lv.config, rate_bp=rate, reset_cents=reset)
                 fields["levels"] = (replace(lv, config=config, meter_units=self.meter),)
         elif levels:
-            fields["rate_bp"] = sum(lv.config.total_bp for lv in levels)
+            fields["rate_bp"] = pool_rate_bp(lv.config for lv in levels)
             fields["reset_cents"] = levels[0].config.reset_cents
         state = replace(
             self.state,

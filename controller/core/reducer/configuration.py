@@ -18,6 +18,7 @@ from controller.core.reducer.levels import (
     check_levels,
     is_single_meter,
     level_key,
+    pool_rate_bp,
 )
 from controller.core.reducer.pool import arm_mystery
 from controller.core.reducer.state import (
@@ -345,7 +346,7 @@ def _change_levels(b: Builder, change: ArmedChange, at_us: int) -> None:
     before = [lv.config.to_dict() for lv in b.levels]
     b.levels = [replace(lv, config=cfg) for lv, cfg in zip(b.levels, change.levels, strict=True)]
     b.single = is_single_meter(change.levels)
-    rate = sum(cfg.total_bp for cfg in change.levels)
+    rate = pool_rate_bp(change.levels)
     b.emit(
         EntryKind.LEVELS_CHANGED,
         at_us,

@@ -194,6 +194,12 @@ class LevelState:
         )
 
 
+def pool_rate_bp(levels: Iterable[LevelConfig]) -> int:
+    """The rate of progression of a pool: every level's shown and hidden share together
+    (checked against 68 IAC 10-1-1.1(c) by ``rules.pools.check_levels_rate``)."""
+    return sum(cfg.total_bp for cfg in levels)
+
+
 def level_key(index: int) -> str:
     """The key of the meter of the level at ``index`` (0-based): ``L1``, ``L2``, ..."""
     return f"L{index + 1}"
