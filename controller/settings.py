@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import secrets
+from datetime import time
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
-from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
+from controller.rules.house import (
+    FIXED_PAY_TECHNICIAN_FROM_CENTS,
+    SECOND_SIGNATURE_FROM_CENTS,
+    TAX_REPORTING_FROM_CENTS,
+)
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
@@ -91,18 +98,83 @@ class Settings(BaseSettings):
     # technician and holds its table; a smaller one is paid by the dealer and waits for no
     # one. Written as an amount ("$1,200.00"), held in cents.
     fixed_pay_technician_from: Annotated[int, NoDecode] = FIXED_PAY_TECHNICIAN_FROM_CENTS
+    # House policy (controller.rules.house): an award at or above this amount needs a second
+    # person's signature before its table is reset.
+    second_signature_from: Annotated[int, NoDecode] = SECOND_SIGNATURE_FROM_CENTS
+    # The operator's tax-reporting amount: the jackpot slip of an award at or above it carries
+    # the reference number of the tax form it was reported on.
+    tax_reporting_from: Annotated[int, NoDecode] = TAX_REPORTING_FROM_CENTS
+    # A hit that holds a table is escalated (shown as overdue, louder) after this long.
+    escalate_after_minutes: int = Field(default=10, ge=1, le=24 * 60)
 
-    @field_validator("fixed_pay_technician_from", mode="before")
+    # The property, as its documents and patron displays name it: the name and gaming licence
+    # number printed on every slip, report and packet, the time zone their times are written
+    # in, and the colours of the floor displays.
+    property_name: str | None = None
+    property_licence: str | None = None
+    property_time_zone: str = "UTC"
+    property_colour: str = "#0b5d3b"
+    property_accent: str = "#e8c15a"
+    # The gaming day starts at this local time; shifts start at these local times (the first
+    # of them is normally the gaming day's start).
+    gaming_day_starts: time = time(6, 0)
+    shift_starts: Annotated[tuple[time, ...], NoDecode] = (time(6, 0), time(14, 0), time(22, 0))
+
+    @field_validator(
+        "fixed_pay_technician_from", "second_signature_from", "tax_reporting_from", mode="before"
+    )
     @classmethod
-    def _amount(cls, value: Any) -> Any:
+    def _amount(cls, value: Any, info: ValidationInfo) -> Any:
+        setting = f"PROGRESSIVE_{str(info.field_name).upper()}"
         if isinstance(value, str):
             try:
                 value = parse_cents(value)
             except MoneyError as exc:
-                raise ValueError(f"PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM: {exc}") from None
+                raise ValueError(f"{setting}: {exc}") from None
         if isinstance(value, int) and not isinstance(value, bool):
-            check_cents("PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM", value)
+            check_cents(setting, value)
         return value
+
+    @field_validator("property_time_zone")
+    @classmethod
+    def _time_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"PROGRESSIVE_PROPERTY_TIME_ZONE: no time zone {value!r} "
+                "(write one like America/Indiana/Indianapolis)"
+            ) from None
+        return value
+
+    @field_validator("property_colour", "property_accent")
+    @classmethod
+    def _colour(cls, value: str, info: ValidationInfo) -> str:
+        if not re.fullmatch(r"#[0-9a-fA-F]{6}", value):
+            setting = f"PROGRESSIVE_{str(info.field_name).upper()}"
+            raise ValueError(f"{setting}: write a colour as #rrggbb, not {value!r}")
+        return value.lower()
+
+    @field_validator("shift_starts", mode="before")
+    @classmethod
+    def _times(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(t.strip() for t in value.split(",") if t.strip())
+        return value
+
+    @field_validator("shift_starts")
+    @classmethod
+    def _shifts(cls, value: tuple[time, ...]) -> tuple[time, ...]:
+        if not value:
+            raise ValueError("PROGRESSIVE_SHIFT_STARTS: name at least one shift's start")
+        if len(set(value)) != len(value):
+            raise ValueError("PROGRESSIVE_SHIFT_STARTS: two shifts start at the same time")
+        return tuple(sorted(value))
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The property's time zone: every time on its documents is written in it."""
+        return ZoneInfo(self.property_time_zone)
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -50,9 +50,7 @@ def upgrade() -> None:
             sa.Column("token_generation", sa.Integer(), nullable=False, server_default="0")
         )
         batch.add_column(
-            sa.Column(
-                "must_set_password", sa.Boolean(), nullable=False, server_default=sa.false()
-            )
+            sa.Column("must_set_password", sa.Boolean(), nullable=False, server_default=sa.false())
         )
         batch.add_column(sa.Column("reset_code_sha256", sa.String(length=64), nullable=True))
         batch.add_column(sa.Column("reset_code_expires_at_us", sa.BigInteger(), nullable=True))

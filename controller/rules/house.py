@@ -87,3 +87,25 @@ FIXED_PAY_TECHNICIAN_FROM_CENTS = 1_200_00
 def fixed_pay_needs_technician(*, amount_cents: int, from_cents: int) -> bool:
     """Does a fixed pay of ``amount_cents`` wait for a technician? (house policy, above)"""
     return amount_cents >= from_cents
+
+
+# House policy after NJ 13:69E-1.39B's dual control of controller access: an award at or
+# above this amount is signed by a second person, other than the one who verified it, before
+# its table may be reset (``check_second_signature``). Setting PROGRESSIVE_SECOND_SIGNATURE_FROM.
+SECOND_SIGNATURE_CLAUSE = "house policy: second signature from an amount"
+SECOND_SIGNATURE_FROM_CENTS = 10_000_00
+
+# The operator's tax-reporting amount: an award at or above it is reported on a tax form
+# whose reference number the jackpot slip carries (never the patron's identity). No clause of
+# 68 IAC 10 sets it; setting PROGRESSIVE_TAX_REPORTING_FROM.
+TAX_REPORTING_FROM_CENTS = 1_200_00
+
+
+def needs_second_signature(*, award_cents: int, from_cents: int) -> bool:
+    """Whether an award needs a second person's signature (``SECOND_SIGNATURE_CLAUSE``)."""
+    return award_cents >= from_cents
+
+
+def needs_tax_form(*, award_cents: int, from_cents: int) -> bool:
+    """Whether an award reaches the operator's tax-reporting amount."""
+    return award_cents >= from_cents

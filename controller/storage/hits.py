@@ -69,6 +69,13 @@ class HitRecord:
     level: str | None = None
     kind: str = "hand"
     needs_technician: bool = True
+    # Marks: the second signature an award at or above the house's amount needs before its
+    # table is reset, and the reference of the tax form it was reported on.
+    signed_off_by: str | None = None
+    signed_off_at_us: int | None = None
+    tax_form_reference: str | None = None
+    tax_form_by: str | None = None
+    tax_form_at_us: int | None = None
 
 
 _h = HitRow
@@ -79,6 +86,8 @@ _HIT = columns(
     _h.settlement_order, _h.policy, _h.refusal, _h.entered_by, _h.at_us, _h.verified_by,
     _h.verified_at_us, _h.verified_cards, _h.released_by, _h.released_at_us, _h.hand_paid_by,
     _h.hand_paid_at_us, _h.hand_paid_cents, _h.level, _h.kind, _h.needs_technician,
+    _h.signed_off_by, _h.signed_off_at_us, _h.tax_form_reference, _h.tax_form_by,
+    _h.tax_form_at_us,
 )  # fmt: skip
 HIT_COLUMNS: tuple[str, ...] = fields_of(HitRecord)
 HITS = table_of(HitRow)

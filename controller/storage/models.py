@@ -211,6 +211,14 @@ class HitRow(Base):
     level: Mapped[str | None] = mapped_column(Text, default=None)
     kind: Mapped[str] = mapped_column(Text, default="hand", server_default="hand")
     needs_technician: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # Marks like the technician's: the second person who signed an award at or above the
+    # house's amount before its table was reset, and the reference of the tax form an award
+    # at or above the reporting amount was reported on (never the patron's identity).
+    signed_off_by: Mapped[str | None] = mapped_column(String(100))
+    signed_off_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    tax_form_reference: Mapped[str | None] = mapped_column(String(100))
+    tax_form_by: Mapped[str | None] = mapped_column(String(100))
+    tax_form_at_us: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_hits_link_at", "link_id", "at_us"),)
 
