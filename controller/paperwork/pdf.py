@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+if TYPE_CHECKING:
+    from controller.settings import Settings
 
 # Fixed, so the bytes depend on the content alone.
 _CREATED = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -17,23 +23,78 @@ Paragraphs = Sequence[str]
 Rows = Sequence[Sequence[str]]  # a table: the first row is its header
 
 
+_UTC = ZoneInfo("UTC")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Letterhead:
+    """Who a document is from and how its times are written: the property's name and gaming
+    licence number (from settings) at the head of every page, times in its time zone."""
+
+    property_name: str | None = None
+    licence: str | None = None
+    zone: ZoneInfo = _UTC
+
+    def line(self) -> str:
+        name = self.property_name or "Property name not set (PROGRESSIVE_PROPERTY_NAME)"
+        licence = self.licence or "not set (PROGRESSIVE_PROPERTY_LICENCE)"
+        return f"{name}  |  Gaming licence {licence}"
+
+    def when(self, at_us: int) -> str:
+        """``at_us`` (microseconds since the epoch, UTC) as the property's local time, to the
+        second, with its zone's abbreviation: "24 Nov 2026 09:05:07 EST"."""
+        moment = dt.datetime.fromtimestamp(at_us // 1_000_000, tz=dt.UTC).astimezone(self.zone)
+        return moment.strftime("%d %b %Y %H:%M:%S %Z")
+
+    def day(self, at_us: int) -> str:
+        moment = dt.datetime.fromtimestamp(at_us // 1_000_000, tz=dt.UTC).astimezone(self.zone)
+        return moment.strftime("%d %b %Y")
+
+
+def letterhead_of(settings: Settings) -> Letterhead:
+    """The property's letterhead, from its settings."""
+    return Letterhead(
+        property_name=settings.property_name,
+        licence=settings.property_licence,
+        zone=settings.zone,
+    )
+
+
 def _latin1(text: str) -> str:
     """The built-in PDF fonts speak Latin-1; anything else is shown as '?' rather than lost."""
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
-def render_pdf(title: str, sections: Sequence[tuple[str, Paragraphs | Rows]]) -> bytes:
+def render_pdf(
+    title: str,
+    sections: Sequence[tuple[str, Paragraphs | Rows]],
+    *,
+    letterhead: Letterhead | None = None,
+    signatures: Sequence[str] = (),
+) -> bytes:
     """A document with ``title`` and, per section, a heading and its paragraphs or table.
 
     A section's body is either paragraphs (a sequence of strings) or a table (a sequence of
-    rows, each a sequence of strings; the first row is the header).
+    rows, each a sequence of strings; the first row is the header). With a ``letterhead``,
+    every page is headed by the property's name and licence and the document says which
+    time zone its times are in; each of ``signatures`` (a role: "Technician", "Supervisor")
+    gets a line for a name, a signature and a date at the end.
     """
     # Imported here: fpdf (and what it imports) is a good part of a process's start, and most
     # processes (a controller restarting after a crash among them) print nothing.
     from fpdf import FPDF
     from fpdf.fonts import FontFace
 
-    pdf = FPDF(orientation="portrait", unit="mm", format="A4")
+    head = _latin1(letterhead.line()) if letterhead is not None else None
+
+    class _Document(FPDF):
+        def header(self) -> None:
+            if head is not None:
+                self.set_font("Helvetica", size=8)
+                self.cell(0, 5, head, new_x="LMARGIN", new_y="NEXT")
+                self.ln(1)
+
+    pdf = _Document(orientation="portrait", unit="mm", format="A4")
     pdf.set_creation_date(_CREATED)
     pdf.set_title(_latin1(title))
     pdf.set_creator("progressive")
@@ -42,6 +103,11 @@ def render_pdf(title: str, sections: Sequence[tuple[str, Paragraphs | Rows]]) ->
     pdf.set_font("Helvetica", style="B", size=15)
     pdf.multi_cell(0, 8, _latin1(title), new_x="LMARGIN", new_y="NEXT")
     pdf.ln(3)
+    if letterhead is not None:
+        pdf.set_font("Helvetica", size=8)
+        zone = _latin1(f"Times are in {letterhead.zone.key}.")
+        pdf.multi_cell(0, 4, zone, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
     for heading, body in sections:
         pdf.set_font("Helvetica", style="B", size=11)
         pdf.multi_cell(0, 6, _latin1(heading), new_x="LMARGIN", new_y="NEXT")
@@ -63,4 +129,12 @@ def render_pdf(title: str, sections: Sequence[tuple[str, Paragraphs | Rows]]) ->
                 assert isinstance(paragraph, str)
                 pdf.multi_cell(0, 5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
         pdf.ln(3)
+    if signatures:
+        pdf.set_font("Helvetica", style="B", size=11)
+        pdf.multi_cell(0, 6, "Signatures", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=9)
+        for role in signatures:
+            pdf.ln(6)
+            line = f"{role}:  name ____________________  signature ____________________  "
+            pdf.multi_cell(0, 5, _latin1(line + "date __________"), new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
