@@ -66,7 +66,9 @@ async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_pat
         other = await signed_in(browser, wf, Role.ADMIN, "/admin")
         request2 = other.locator("#requests tr").filter(has_text="sam.super")
         await request2.locator("button.confirm").click()
-        await expect(request2.locator(".result")).to_contain_text("Second half of the one-time code")
+        await expect(request2.locator(".result")).to_contain_text(
+            "Second half of the one-time code"
+        )
         sam = other.locator('#users tr[data-user="sam.super"]')
         await expect(sam).to_contain_text("waiting for its person to choose a password")
         await other.close()

@@ -77,6 +77,8 @@ async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
             ("/commission", Role.COMMISSION_AGENT),
             ("/dealer", Role.DEALER),
             ("/dealer/stud-1", Role.DEALER),
+            ("/admin", Role.ADMIN),
+            ("/", Role.SUPERVISOR),
         ):
             page = await _open(browser, wf.base_url + path, console)
             await _sign_in(page, wf, role)
