@@ -44,7 +44,7 @@ const AuditLog = (() => {
     const body = document.querySelector("#audit-log tbody");
     body.replaceChildren(...(rows.length ? rows.map((e) => el("tr", { "data-action": e.action },
       el("td", { class: "when" }, time(e.at_us)),
-      el("td", {}, e.actor),
+      el("td", { class: "actor" }, e.actor),
       el("td", {}, Words.action(e.action)),
       el("td", {}, e.target),
       el("td", { class: "change" }, Words.change(e)),

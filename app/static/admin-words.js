@@ -91,7 +91,7 @@ const Words = (() => {
     if (typeof v === "number" && key.endsWith("_cents")) return cents(v);
     if (typeof v === "number" && key.endsWith("_bp")) return `${(v / 100).toFixed(2)}%`;
     if (typeof v === "string" && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(v)) return words(v.toLowerCase());
-    if (typeof v === "string" && NAME_KEYS.has(key)) return key === "role" ? roleName(v) : words(v);
+    if (typeof v === "string" && NAME_KEYS.has(key)) return key === "role" ? roleName(v) : words(v.toLowerCase());
     if (Array.isArray(v)) return v.map((x) => value(key, x)).join(", ");
     if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${label(k)} ${value(k, x)}`).join(", ");
     return String(v);

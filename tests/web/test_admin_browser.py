@@ -107,6 +107,9 @@ async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_pat
         await expect(log.first).to_contain_text("revoked a display token")
         for words in ("created an account", "disabled an account", "made a display token"):
             await expect(log.filter(has_text=words).first).to_be_visible()
+        await expect(log.filter(has_text="created a link")).to_have_count(1)
+        whole = await page.locator("#audit-log").inner_text()
+        assert "FLUSH" not in whole and "caribbean_stud" not in whole, whole
         await page.select_option("#log-action", "device_token.revoke")
         await expect(log).to_have_count(1)
         await expect(log.first).to_contain_text(me)
