@@ -220,6 +220,11 @@ class LinkRead(BaseModel):
     fixed_pays: list[FixedPayRead] = Field(
         default=[], description="a fixed-pay link's pays, the hand and its fixed amount"
     )
+    last_entry_us: int | None = Field(
+        default=None,
+        description="the time of the newest entry of the link's meter history (none yet: null), "
+        "so that a chart can open on the link's most recent activity",
+    )
 
     @classmethod
     def of(
@@ -275,6 +280,7 @@ class LinkRead(BaseModel):
             tables=tables,
             levels=levels_of(state, level_hits or {}, staff=staff),
             fixed_pays=fixed_pays_of(state) if state.fixed_pay else [],
+            last_entry_us=state.last_at_us or None,
         )
 
 

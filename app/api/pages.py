@@ -1,4 +1,5 @@
-"""The technician's, dealer's and auditor's pages: plain HTML, CSS and JavaScript files.
+"""The pages: the landing page, the technician's, dealer's, auditor's, commission's and
+admin's pages: plain HTML, CSS and JavaScript files.
 
 The pages hold no data of their own; their scripts sign in and call the JSON API, so what a
 page shows is what the API says, role checks included.
@@ -20,6 +21,12 @@ PAGES = Path(__file__).resolve().parent.parent / "static"
 @cache
 def _page(name: str) -> str:
     return (PAGES / name).read_text(encoding="utf-8")
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home_page() -> HTMLResponse:
+    # Everyone starts here: the floor's displays, a sign-in, then each role's own pages.
+    return HTMLResponse(_page("home.html"))
 
 
 @router.get("/tech", response_class=HTMLResponse)
@@ -46,3 +53,8 @@ async def audit_page() -> HTMLResponse:
 @router.get("/commission", response_class=HTMLResponse)
 async def commission_page() -> HTMLResponse:
     return HTMLResponse(_page("commission.html"))
+
+
+@router.get("/admin", response_class=HTMLResponse)
+async def admin_page() -> HTMLResponse:
+    return HTMLResponse(_page("admin.html"))

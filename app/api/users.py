@@ -169,6 +169,11 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
     if body.password is None:
         raise _refused("body.password", users.UserError("a password is needed"))
     try:
+        # Checked here first so that a refused password is answered at its own field.
+        users.check_password(body.password, username=body.username)
+    except users.UserError as exc:
+        raise _refused("body.password", exc) from None
+    try:
         user = await users.create_user(
             service.engine,
             username=body.username,

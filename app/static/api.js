@@ -10,6 +10,9 @@ const Api = (() => {
 
   function token() { return sessionStorage.getItem(KEY); }
 
+  // A role as people say it: "commission_agent" -> "commission agent".
+  function roleName(role) { return String(role || "").replace(/_/g, " "); }
+
   function show(el, visible) { el.hidden = !visible; }
 
   function signOut() {
@@ -24,7 +27,7 @@ const Api = (() => {
     const who = document.getElementById("who");
     if (!who) return;
     const user = sessionStorage.getItem(USER);
-    who.textContent = user ? `${user} (${sessionStorage.getItem(ROLE)})` : "not signed in";
+    who.textContent = user ? `${user} (${roleName(sessionStorage.getItem(ROLE))})` : "not signed in";
     const out = document.getElementById("sign-out");
     if (out) show(out, Boolean(user));
   }
@@ -100,7 +103,12 @@ const Api = (() => {
   }
 
   class ApiError extends Error {
-    constructor(message, status) { super(message); this.status = status; }
+    // problems: [{where, problem}] of a refused input, so a page can show each at its field.
+    constructor(message, status, problems) {
+      super(message);
+      this.status = status;
+      this.problems = problems || [];
+    }
   }
 
   // JSON call with the bearer token; on 401 the sign-in form comes back.
@@ -120,7 +128,10 @@ const Api = (() => {
       renderWho();
       showLogin(describe(data, 401));
     }
-    if (!answer.ok) throw new ApiError(describe(data, answer.status), answer.status);
+    if (!answer.ok) {
+      const problems = data && data.detail && data.detail.problems;
+      throw new ApiError(describe(data, answer.status), answer.status, problems);
+    }
     return data;
   }
 
@@ -196,5 +207,5 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, time, el, message, ApiError, token };
+  return { call, download, start, cardFace, cents, time, el, message, ApiError, token, roleName };
 })();

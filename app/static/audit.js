@@ -6,7 +6,13 @@
 const { el, call, cents, time, message, download } = Api;
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_REDUCTION_PAGES = 20;
+const DAY_MS = 24 * 3600 * 1000;
+const MINUTE_MS = 60000;
+const SECOND_MS = 1000;
 let started = false;
+let links = [];
+// Why the period shown is the one shown, said under the chart; a period chosen by hand: none.
+let windowReason = "";
 
 function svg(tag, attrs) {
   const node = document.createElementNS(SVG, tag);
@@ -222,13 +228,74 @@ async function decide(c, action, reason) {
   }
 }
 
+// The period a link's chart opens on: the last 24 hours when the link had entries in them;
+// otherwise the 24 hours up to its newest entry. Either starts just before the first entry in
+// it when the link's history is younger than that, so the chart is never an empty day and a
+// short history fills it.
+async function activityWindow(linkId) {
+  const link = links.find((l) => l.link_id === linkId);
+  const now = Date.now();
+  const last = link && link.last_entry_us ? Math.floor(link.last_entry_us / 1000) : null;
+  const recent = last === null || now - last < DAY_MS;
+  const end = recent ? now + MINUTE_MS : last;
+  let since = end - DAY_MS;
+  let until = end;
+  if (last !== null) {
+    const iso = (ms) => encodeURIComponent(new Date(ms).toISOString());
+    const first = await call("GET",
+      `/api/v1/links/${encodeURIComponent(linkId)}/history?since=${iso(since)}&until=${iso(end + 1)}&limit=1`);
+    if (first.entries.length) {
+      const from = Math.floor(first.entries[0].at_us / 1000);
+      const pad = Math.max(SECOND_MS, Math.floor((end - from) / 50));
+      if (!recent) until = end + pad;
+      since = Math.max(until - DAY_MS, from - pad);
+    }
+  }
+  // The inputs hold whole seconds.
+  since = Math.floor(since / SECOND_MS) * SECOND_MS;
+  until = Math.ceil(until / SECOND_MS) * SECOND_MS;
+  let reason;
+  if (last === null) reason = "The link has no meter entries yet.";
+  else if (recent) reason = "The link's activity of the last 24 hours.";
+  else reason = `No entries in the last 24 hours: the link's most recent activity, up to its newest entry of ${new Date(last).toLocaleString()}.`;
+  return { since, until, reason };
+}
+
+async function showLatest() {
+  const linkId = document.getElementById("link").value;
+  const since = document.getElementById("since");
+  const asked = [linkId, since.value, document.getElementById("until").value];
+  try {
+    const w = await activityWindow(linkId);
+    // Someone chose another link or period meanwhile: theirs stands.
+    const now = [document.getElementById("link").value, since.value, document.getElementById("until").value];
+    if (now.some((v, i) => v !== asked[i])) return;
+    document.getElementById("since").value = localInput(new Date(w.since));
+    document.getElementById("until").value = localInput(new Date(w.until));
+    windowReason = w.reason;
+  } catch (err) {
+    if (err.status !== 401) message(err.message, false);
+    return;
+  }
+  await show();
+}
+
+function sayWindow(series) {
+  const text = `Showing ${time(series.since_us)} to ${time(series.until_us)}.`;
+  document.getElementById("window-note").textContent = windowReason ? `${text} ${windowReason}` : text;
+}
+
 async function show(event) {
-  if (event) event.preventDefault();
+  if (event) {
+    event.preventDefault();
+    windowReason = "";
+  }
   const linkId = document.getElementById("link").value;
   const query = periodQuery();
   try {
     const series = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/meter?${query}&points=400`);
     drawChart(series);
+    sayWindow(series);
     exportsFor(linkId, query);
     await reconcile(linkId, query);
     await correctionRequests(linkId);
@@ -259,13 +326,15 @@ async function verifyLedger() {
 Api.start(async () => {
   if (started) { show(); return; }
   started = true;
-  const now = new Date();
-  document.getElementById("until").value = localInput(new Date(now.getTime() + 60000));
-  document.getElementById("since").value = localInput(new Date(now.getTime() - 24 * 3600 * 1000));
-  const links = await call("GET", "/api/v1/links");
+  links = await call("GET", "/api/v1/links");
   document.getElementById("link").replaceChildren(...links.map((l) =>
     el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
   document.getElementById("period").addEventListener("submit", show);
+  document.getElementById("latest").addEventListener("click", async () => {
+    // The newest entry may have moved on since the page opened.
+    links = await call("GET", "/api/v1/links");
+    await showLatest();
+  });
   document.getElementById("verify-ledger").addEventListener("click", verifyLedger);
-  await show();
+  await showLatest();
 });

@@ -48,6 +48,11 @@ async def _chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
+def role_words(role: Role) -> str:
+    """A role as the pages name it to people (``Api.roleName``): "commission agent"."""
+    return role.value.replace("_", " ")
+
+
 async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Page:
     name, password = await new_user(wf, role)
     page = await browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -55,7 +60,7 @@ async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Pa
     await page.fill("#login-username", name)
     await page.fill("#login-password", password)
     await page.click("#login-form button[type=submit]")
-    await expect(page.locator("#who")).to_have_text(f"{name} ({role.value})")
+    await expect(page.locator("#who")).to_have_text(f"{name} ({role_words(role)})")
     return page
 
 

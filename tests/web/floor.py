@@ -20,6 +20,7 @@ from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
+from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
@@ -79,6 +80,7 @@ async def web_floor(
     approve: bool = True,
     sim_clock: Callable[[], int] | None = None,
     sim_autodeal: bool = True,
+    clock: Clock | None = None,
 ) -> AsyncIterator[WebFloor]:
     links = links or DEFAULT_LINKS
     sim = SimFloor(
@@ -110,7 +112,7 @@ async def web_floor(
         settings = settings or settings_in(folder)
         if settings.notice_override is None:
             settings = settings.model_copy(update={"notice_override": "test floor"})
-        service = FloorService(settings, floor=floor, migrate=True, create_key=True)
+        service = FloorService(settings, floor=floor, migrate=True, create_key=True, clock=clock)
         await service.start()
         if approve:
             await SubmissionDesk(service.runtime).approve_new_links(

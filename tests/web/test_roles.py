@@ -45,11 +45,13 @@ OPEN: dict[tuple[str, str], str] = {
     ("GET", "/docs"): "the API's description",
     ("GET", "/docs/oauth2-redirect"): "the API's description",
     ("GET", "/redoc"): "the API's description",
+    ("GET", "/"): PAGE,
     ("GET", "/tech"): PAGE,
     ("GET", "/dealer"): PAGE,
     ("GET", "/dealer/{table_id}"): PAGE,
     ("GET", "/audit"): PAGE,
     ("GET", "/commission"): PAGE,
+    ("GET", "/admin"): PAGE,
     ("MOUNT", "/static"): "the pages' scripts and styles",
 }
 # Current amounts, for displays: public unless the installation requires display tokens.
@@ -224,5 +226,5 @@ async def test_every_route_is_classified_and_display_routes_honour_the_setting(
         for (_, path), why in OPEN.items():
             if why == PAGE:
                 answer = await http.get(path.replace("{table_id}", "stud-1"))
-                name = path.split("/")[1] + ".html"
+                name = (path.split("/")[1] or "home") + ".html"
                 assert answer.text == (STATIC / name).read_text(encoding="utf-8"), path

@@ -14,7 +14,7 @@ from playwright.async_api import Browser, ConsoleMessage, Page, expect
 from app.security import Role
 from controller.core.games import Game
 from tests.web.auth import new_user
-from tests.web.browser import chromium, pytestmark
+from tests.web.browser import chromium, pytestmark, role_words
 from tests.web.floor import WebFloor, web_floor
 
 __all__ = ["pytestmark"]
@@ -47,7 +47,7 @@ async def _sign_in(page: Page, wf: WebFloor, role: Role) -> None:
     await page.fill("#login-username", name)
     await page.fill("#login-password", password)
     await page.click("#login-form button[type=submit]")
-    await expect(page.locator("#who")).to_have_text(f"{name} ({role.value})", timeout=WAIT_MS)
+    await expect(page.locator("#who")).to_have_text(f"{name} ({role_words(role)})", timeout=WAIT_MS)
 
 
 async def _violations(page: Page) -> list[str]:
@@ -77,6 +77,8 @@ async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
             ("/commission", Role.COMMISSION_AGENT),
             ("/dealer", Role.DEALER),
             ("/dealer/stud-1", Role.DEALER),
+            ("/admin", Role.ADMIN),
+            ("/", Role.SUPERVISOR),
         ):
             page = await _open(browser, wf.base_url + path, console)
             await _sign_in(page, wf, role)
