@@ -1,4 +1,5 @@
-"""The technician's, dealer's and auditor's pages: plain HTML, CSS and JavaScript files.
+"""The technician's, dealer's, auditor's and supervisor's pages: plain HTML, CSS and
+JavaScript files.
 
 The pages hold no data of their own; their scripts sign in and call the JSON API, so what a
 page shows is what the API says, role checks included.
@@ -46,3 +47,8 @@ async def audit_page() -> HTMLResponse:
 @router.get("/commission", response_class=HTMLResponse)
 async def commission_page() -> HTMLResponse:
     return HTMLResponse(_page("commission.html"))
+
+
+@router.get("/supervisor", response_class=HTMLResponse)
+async def supervisor_page() -> HTMLResponse:
+    return HTMLResponse(_page("supervisor.html"))

@@ -50,6 +50,7 @@ OPEN: dict[tuple[str, str], str] = {
     ("GET", "/dealer/{table_id}"): PAGE,
     ("GET", "/audit"): PAGE,
     ("GET", "/commission"): PAGE,
+    ("GET", "/supervisor"): PAGE,
     ("MOUNT", "/static"): "the pages' scripts and styles",
 }
 # Current amounts, for displays: public unless the installation requires display tokens.
