@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from app.api.floor_models import ServiceDep, bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
-from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents
+from controller.core.money import MAX_AMOUNT_CENTS, MoneyError, displayed_cents, parse_cents
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
@@ -67,7 +67,8 @@ def _request(r: CorrectionRequest) -> CorrectionRequestRead:
     tags=["corrections"],
     status_code=status.HTTP_201_CREATED,
     summary="Request a correction of the meter (applied when a second person approves)",
-    description="Multipart form: delta_cents (negative lowers the meter), category, reason and "
+    description="Multipart form: delta_cents (negative lowers the meter; or delta, the amount "
+    'as typed, "-$120.00"), category, reason and '
     f"a supporting document (PDF, PNG, JPEG or UTF-8 text, at most "
     f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB; required for a reduction).",
     responses=errors(401, 403, 404, 409, 422),
@@ -76,11 +77,22 @@ async def request_correction(
     link_id: IdText,
     service: ServiceDep,
     who: Annotated[Principal, Depends(REQUESTERS)],
-    delta_cents: Annotated[int, Form(ge=-MAX_AMOUNT_CENTS, le=MAX_AMOUNT_CENTS)],
     category: Annotated[CorrectionCategory, Form()],
     reason: Annotated[Note, Form()],
+    delta_cents: Annotated[int | None, Form(ge=-MAX_AMOUNT_CENTS, le=MAX_AMOUNT_CENTS)] = None,
+    delta: Annotated[
+        str | None, Form(max_length=40, description='delta_cents as typed, "-$120.00"')
+    ] = None,
     document: Annotated[UploadFile | None, File()] = None,
 ) -> CorrectionRequestRead:
+    if (delta is None) == (delta_cents is None):
+        raise bad_input("body.delta_cents", "give the change as delta_cents or delta, one of them")
+    if delta is not None:
+        try:
+            delta_cents = parse_cents(delta, allow_negative=True)
+        except MoneyError as exc:
+            raise bad_input("body.delta", str(exc)) from None
+    assert delta_cents is not None
     content: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if document is not None:

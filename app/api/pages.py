@@ -1,5 +1,5 @@
-"""The pages: the landing page, the technician's, dealer's, auditor's, commission's and
-admin's pages: plain HTML, CSS and JavaScript files.
+"""The pages: the landing page, the technician's, dealer's, auditor's, commission's,
+supervisor's and admin's pages: plain HTML, CSS and JavaScript files.
 
 The pages hold no data of their own; their scripts sign in and call the JSON API, so what a
 page shows is what the API says, role checks included.
@@ -58,3 +58,8 @@ async def commission_page() -> HTMLResponse:
 @router.get("/admin", response_class=HTMLResponse)
 async def admin_page() -> HTMLResponse:
     return HTMLResponse(_page("admin.html"))
+
+
+@router.get("/supervisor", response_class=HTMLResponse)
+async def supervisor_page() -> HTMLResponse:
+    return HTMLResponse(_page("supervisor.html"))

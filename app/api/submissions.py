@@ -2,29 +2,45 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Body, Depends, HTTPException, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import ValidationError
 
+from app.api.filing_terms import terms_of
 from app.api.floor_models import ServiceDep, errors
-from app.api.text_fields import IdText, Line, Note, Reference
+from app.api.submission_models import (
+    FilingTermsRead,
+    LevelIn,
+    MysteryIn,
+    PaytableLineIn,
+    ProblemRead,
+    RejectRequest,
+    SubmissionCheckRead,
+    SubmissionCreate,
+    SubmissionRead,
+)
+from app.api.text_fields import IdText, Reference
 from app.security import Principal, Role, require
 from controller.core.games import Game
-from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
-from controller.core.reducer.levels import MAX_LEVELS, LevelError, levels_from_dicts
-from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.filing import (
-    AMENDMENT_NOTICE_CLAUSE,
-    Proposal,
-    SubmissionKind,
-    check_paytable,
-)
+from controller.core.reducer.levels import LevelError, levels_from_dicts
+from controller.paperwork.submissions import Filing, SubmissionDesk
+from controller.rules import RuleViolation
+from controller.rules.filing import Proposal, SubmissionKind, check_paytable, notice_days
+from controller.rules.violation import about
 from controller.runtime.service import FloorService
-from controller.storage.papers.submissions import Submission
 from controller.storage.store import NotFound
+
+__all__ = [
+    "LevelIn",
+    "MysteryIn",
+    "PaytableLineIn",
+    "RejectRequest",
+    "SubmissionCreate",
+    "SubmissionRead",
+    "router",
+]
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
 
@@ -42,128 +58,6 @@ def desk(service: FloorService) -> SubmissionDesk:
     )
 
 
-class PaytableLineIn(BaseModel):
-    hand: IdText = Field(examples=["ROYAL_FLUSH"])
-    percent_bp: int | None = Field(
-        default=None, gt=0, le=BP_PER_WHOLE, description="share of the meter paid"
-    )
-    fixed_cents: int | None = Field(
-        default=None, gt=0, le=MAX_AMOUNT_CENTS, description="fixed amount paid at the table"
-    )
-    level: int | None = Field(
-        default=None, ge=1, le=MAX_LEVELS, description="the level a share is paid from (from 1)"
-    )
-    envy_cents: int | None = Field(
-        default=None,
-        gt=0,
-        le=MAX_AMOUNT_CENTS,
-        description="envy: paid to every other seat with a side bet when this hand hits",
-    )
-
-
-class MysteryIn(BaseModel):
-    floor_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
-    ceiling_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
-
-
-class LevelIn(BaseModel):
-    name: Line = Field(max_length=40, description="the level's name, as on the sign")
-    reset_cents: int = Field(ge=0, le=MAX_AMOUNT_CENTS)
-    rate_bp: int = Field(gt=0, le=BP_PER_WHOLE, description="the shown share")
-    reserve_bp: int = Field(default=0, ge=0, le=BP_PER_WHOLE, description="the hidden share")
-    limit_cents: int | None = Field(default=None, gt=0, le=MAX_AMOUNT_CENTS)
-    above_limit: Literal["overflow", "next_level"] = "overflow"
-    mystery: MysteryIn | None = None
-
-
-class SubmissionCreate(BaseModel):
-    model_config = {
-        "json_schema_extra": {
-            "examples": [{"kind": "rate_change", "link_id": "stud", "rate_bp": 8500}]
-        }
-    }
-
-    kind: Literal["new_link", "rate_change", "reset_change", "paytable_change", "levels_change"]
-    link_id: IdText
-    rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
-    reset_cents: int | None = Field(
-        default=None, ge=0, le=MAX_AMOUNT_CENTS, description="reset_change: the new amount"
-    )
-    paytable: list[PaytableLineIn] | None = Field(
-        default=None, description="paytable_change: the new paytable"
-    )
-    game: Literal["caribbean_stud", "caribbean_draw", "let_it_ride_bonus"] | None = Field(
-        default=None,
-        description="paytable_change on a link whose tables deal several games: the game",
-    )
-    levels: list[LevelIn] | None = Field(
-        default=None,
-        max_length=MAX_LEVELS,
-        description="levels_change: every level of the link (a link of levels)",
-    )
-    effective_at_us: int | None = Field(
-        default=None,
-        ge=0,
-        le=2**62,
-        description="requested effective date; default: the earliest the notice period allows",
-    )
-    notice_override: Note | None = Field(
-        default=None,
-        description="admin only: the executive director's written direction providing "
-        f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); lifts the notice period and is kept with the "
-        "filing",
-    )
-
-
-class SubmissionRead(BaseModel):
-    submission_id: str
-    kind: str
-    link_id: str
-    status: Literal["filed", "approved", "rejected"]
-    proposal: dict[str, Any]
-    effective_at_us: int
-    notice_days: int
-    notice_override: str | None
-    filed_by: str
-    filed_at_us: int
-    reviewed_by: str | None
-    reviewed_at_us: int | None
-    review_reason: str | None
-    applied_at_us: int | None = Field(description="when the change took effect (or play began)")
-    packet_json_sha256: str
-    packet_pdf_sha256: str
-    packet_json_url: str
-    packet_pdf_url: str
-
-    @classmethod
-    def of(cls, row: Submission) -> SubmissionRead:
-        base = f"/api/v1/submissions/{row.submission_id}"
-        return cls(
-            submission_id=row.submission_id,
-            kind=row.kind,
-            link_id=row.link_id,
-            status=row.status,
-            proposal=json.loads(row.proposal),
-            effective_at_us=row.effective_at_us,
-            notice_days=row.notice_days,
-            notice_override=row.notice_override,
-            filed_by=row.filed_by,
-            filed_at_us=row.filed_at_us,
-            reviewed_by=row.reviewed_by,
-            reviewed_at_us=row.reviewed_at_us,
-            review_reason=row.review_reason,
-            applied_at_us=row.applied_at_us,
-            packet_json_sha256=row.packet_json_sha256,
-            packet_pdf_sha256=row.packet_pdf_sha256,
-            packet_json_url=f"{base}/packet.json",
-            packet_pdf_url=f"{base}/packet.pdf",
-        )
-
-
-class RejectRequest(BaseModel):
-    reason: Note
-
-
 @router.post(
     "",
     status_code=201,
@@ -178,35 +72,42 @@ async def file_submission(
     service: ServiceDep,
     who: Annotated[Principal, Depends(FILERS)],
 ) -> SubmissionRead:
+    d = desk(service)
+    try:
+        filing = await _prepare(d, body, service, who)
+    except LevelError as exc:
+        raise HTTPException(422, str(exc)) from None
+    row = await d.file(filing, filed_by=who.username)
+    return SubmissionRead.of(row)
+
+
+async def _prepare(
+    d: SubmissionDesk, body: SubmissionCreate, service: FloorService, who: Principal
+) -> Filing:
+    """Every check of a filing, in the order filing makes them; nothing written. Filing and
+    its dry run (``check_submission``) both come here, so they refuse alike."""
     if body.notice_override is not None and who.role is not Role.ADMIN:
         raise HTTPException(403, "only an admin records the executive director's override")
-    d = desk(service)
     kind = SubmissionKind(body.kind)
     if kind is SubmissionKind.NEW_LINK:
-        row = await d.file_new_link(
-            body.link_id,
-            filed_by=who.username,
-            effective_at_us=body.effective_at_us,
-            override=body.notice_override,
+        return await d.prepare_new_link(
+            body.link_id, effective_at_us=body.effective_at_us, override=body.notice_override
         )
-        return SubmissionRead.of(row)
     state = service.runtime.states.get(body.link_id)
     if state is None:
         raise NotFound(f"no link {body.link_id!r}")
     game = None if body.game is None else Game(body.game)
     paytable = None
     if body.paytable is not None:
-        paytable = check_paytable(
-            game or state.game,
-            [line.model_dump(exclude_none=True) for line in body.paytable],
-            jackpot_odds_bound=service.settings.jackpot_odds_bound,
-        )
+        with about("paytable"):
+            paytable = check_paytable(
+                game or state.game,
+                [line.values() for line in body.paytable],
+                jackpot_odds_bound=service.settings.jackpot_odds_bound,
+            )
     levels = None
     if body.levels is not None:
-        try:
-            levels = levels_from_dicts(lv.model_dump(exclude_none=True) for lv in body.levels)
-        except LevelError as exc:
-            raise HTTPException(422, str(exc)) from None
+        levels = levels_from_dicts(lv.values() for lv in body.levels)
     proposal = Proposal(
         kind=kind,
         rate_bp=body.rate_bp,
@@ -215,14 +116,100 @@ async def file_submission(
         levels=levels,
         game=game,
     )
-    row = await d.file_change(
+    return await d.prepare_change(
         link_id=body.link_id,
         proposal=proposal,
-        filed_by=who.username,
         effective_at_us=body.effective_at_us,
         override=body.notice_override,
     )
-    return SubmissionRead.of(row)
+
+
+@router.post(
+    "/check",
+    summary="Check a submission without filing it (a dry run)",
+    description="The same body as filing, the same checks in the same order, nothing filed: "
+    "200 with ``ok`` and the problems filing would refuse, each with the field it is about "
+    'and the clause. Amounts and rates may be sent as typed (``reset``: "$10,000.00", '
+    '``rate``: "82.5%").',
+    responses=errors(401, 403, 422),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/SubmissionCreate"}}
+            },
+        }
+    },
+)
+async def check_submission(
+    raw: Annotated[dict[str, Any], Body()],
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(FILERS)],
+) -> SubmissionCheckRead:
+    # Read here rather than by FastAPI: a field that cannot be read is a problem to show
+    # next to it, not a refused request.
+    try:
+        body = SubmissionCreate.model_validate(raw)
+    except ValidationError as exc:
+        return SubmissionCheckRead(
+            ok=False,
+            problems=[
+                ProblemRead(field=_where(e["loc"]), rule=None, message=e["msg"])
+                for e in exc.errors()
+            ],
+            proposal=None,
+            effective_at_us=None,
+            notice_days=None,
+        )
+    d = desk(service)
+    kind = SubmissionKind(body.kind)
+    proposal = body.values()
+    effective = body.effective_at_us
+    if effective is None:
+        effective = d.effective_default(kind, body.notice_override)
+    try:
+        filing = await _prepare(d, body, service, who)
+    except RuleViolation as exc:
+        problem = ProblemRead(field=exc.subject, rule=exc.clause, message=exc.message)
+    except LevelError as exc:
+        problem = ProblemRead(field="levels", rule=None, message=str(exc))
+    except NotFound as exc:
+        problem = ProblemRead(field="link_id", rule=None, message=str(exc))
+    else:
+        return SubmissionCheckRead(
+            ok=True,
+            problems=[],
+            proposal=filing.proposal.to_dict(),
+            effective_at_us=filing.effective_at_us,
+            notice_days=filing.notice_days,
+        )
+    proposal.pop("link_id", None)
+    proposal.pop("effective_at_us", None)
+    return SubmissionCheckRead(
+        ok=False,
+        problems=[problem],
+        proposal=proposal,
+        effective_at_us=effective,
+        notice_days=notice_days(kind)[0],
+    )
+
+
+def _where(loc: tuple[int | str, ...]) -> str | None:
+    return ".".join(str(p) for p in loc) or None
+
+
+@router.get(
+    "/terms/{link_id}",
+    summary="What a link plays now, to propose a change from",
+    responses=errors(401, 403, 404, 422),
+)
+async def filing_terms(
+    link_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(FILERS)]
+) -> FilingTermsRead:
+    state = service.runtime.states.get(link_id)
+    if state is None:
+        raise NotFound(f"no link {link_id!r}")
+    return terms_of(state, desk(service))
 
 
 @router.get("", summary="Submissions, newest first", responses=errors(401, 403, 422))

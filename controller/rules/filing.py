@@ -75,6 +75,15 @@ class SubmissionKind(enum.StrEnum):
         }[self]
 
 
+# What of a proposal a refusal of its kind is about: the field the kind changes.
+SUBJECTS: dict[SubmissionKind, str] = {
+    SubmissionKind.RATE_CHANGE: "rate_bp",
+    SubmissionKind.RESET_CHANGE: "reset_cents",
+    SubmissionKind.PAYTABLE_CHANGE: "paytable",
+    SubmissionKind.LEVELS_CHANGE: "levels",
+}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Proposal:
     """What a submission asks for; only the field of its kind is set (all of them for a new

@@ -52,6 +52,7 @@ OPEN: dict[tuple[str, str], str] = {
     ("GET", "/audit"): PAGE,
     ("GET", "/commission"): PAGE,
     ("GET", "/admin"): PAGE,
+    ("GET", "/supervisor"): PAGE,
     ("MOUNT", "/static"): "the pages' scripts and styles",
 }
 # Current amounts, for displays: public unless the installation requires display tokens.
