@@ -15,6 +15,8 @@ from app.security import Principal, Role, require
 from controller.core.games import Game
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS, LevelError, levels_from_dicts
+from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.submission_views import submission_document, submission_words
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import (
     AMENDMENT_NOTICE_CLAUSE,
@@ -39,6 +41,7 @@ def desk(service: FloorService) -> SubmissionDesk:
         service.runtime,
         notice_override=service.settings.notice_override,
         jackpot_odds_bound=service.settings.jackpot_odds_bound,
+        letterhead=letterhead_of(service.settings),
     )
 
 
@@ -115,6 +118,22 @@ class SubmissionCreate(BaseModel):
     )
 
 
+class ChangeLine(BaseModel):
+    label: str
+    current: str | None = Field(description="as it is now, in words; none for a new link")
+    proposed: str | None
+
+
+class SubmissionWords(BaseModel):
+    """The submission in words, times in the property's time zone (for lists and pages)."""
+
+    kind: str = Field(examples=["change of the rate of progression"])
+    change: list[ChangeLine] = Field(description="each changed line, current and proposed")
+    filed_at: str = Field(examples=["23 Sep 2026 10:00:00 EDT"])
+    effective_on: str = Field(examples=["23 Oct 2026"])
+    reviewed_at: str | None
+
+
 class SubmissionRead(BaseModel):
     submission_id: str
     kind: str
@@ -134,6 +153,8 @@ class SubmissionRead(BaseModel):
     packet_pdf_sha256: str
     packet_json_url: str
     packet_pdf_url: str
+    document_url: str = ""
+    words: SubmissionWords | None = None
 
     @classmethod
     def of(cls, row: Submission) -> SubmissionRead:
@@ -157,11 +178,49 @@ class SubmissionRead(BaseModel):
             packet_pdf_sha256=row.packet_pdf_sha256,
             packet_json_url=f"{base}/packet.json",
             packet_pdf_url=f"{base}/packet.pdf",
+            document_url=f"{base}/document",
         )
+
+
+async def read(d: SubmissionDesk, row: Submission) -> SubmissionRead:
+    """A submission with its words (what it changes, current and proposed)."""
+    out = SubmissionRead.of(row)
+    out.words = SubmissionWords.model_validate(await submission_words(d, row))
+    return out
 
 
 class RejectRequest(BaseModel):
     reason: Note
+
+
+class ApproveRequest(BaseModel):
+    reason: Note | None = Field(default=None, description="why, kept with the decision")
+
+
+class DocumentSection(BaseModel):
+    key: str = Field(
+        description="what the section is: submission, notice, terms, paytable, returns, "
+        "decision, particulars"
+    )
+    heading: str
+    part: Literal["main", "particulars"]
+    kind: Literal["facts", "table", "text"]
+    facts: list[dict[str, str]] | None = None
+    compare: bool | None = Field(
+        default=None, description="a table of current (2nd column) and proposed (3rd)"
+    )
+    columns: list[str] | None = None
+    rows: list[dict[str, Any]] | None = Field(
+        default=None, description="each {cells: [...], changed: whether it differs}"
+    )
+    paragraphs: list[str] | None = None
+
+
+class SubmissionDocument(BaseModel):
+    title: str
+    letterhead: str
+    time_zone: str
+    sections: list[DocumentSection]
 
 
 @router.post(
@@ -232,15 +291,33 @@ async def list_submissions(
     status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's submissions")] = None,
 ) -> list[SubmissionRead]:
-    rows = await desk(service).find(link_id=link, status=status)
-    return [SubmissionRead.of(r) for r in rows]
+    d = desk(service)
+    rows = await d.find(link_id=link, status=status)
+    return [await read(d, r) for r in rows]
 
 
 @router.get("/{submission_id}", summary="One submission", responses=errors(401, 403, 404))
 async def get_submission(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionRead:
-    return SubmissionRead.of(await desk(service).get(submission_id))
+    d = desk(service)
+    return await read(d, await d.get(submission_id))
+
+
+@router.get(
+    "/{submission_id}/document",
+    summary="The packet as the document people read",
+    description="Built from the packet as filed: current and proposed side by side, the "
+    "paytable with hand names, the notice period and the decision, in words, times in the "
+    "property's time zone; the same words as the packet's PDF.",
+    responses=errors(401, 403, 404),
+)
+async def document(
+    submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+) -> SubmissionDocument:
+    d = desk(service)
+    doc = await submission_document(d, await d.get(submission_id))
+    return SubmissionDocument.model_validate(doc)
 
 
 PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -287,10 +364,19 @@ async def packet_pdf(
     responses=errors(401, 403, 404, 409),
 )
 async def approve(
-    submission_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(REVIEWERS)]
+    submission_id: Reference,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REVIEWERS)],
+    body: ApproveRequest | None = None,
 ) -> SubmissionRead:
-    row = await desk(service).approve(submission_id, reviewer=who.username, role=who.role)
-    return SubmissionRead.of(row)
+    d = desk(service)
+    row = await d.approve(
+        submission_id,
+        reviewer=who.username,
+        role=who.role,
+        reason=None if body is None else body.reason,
+    )
+    return await read(d, row)
 
 
 @router.post(
@@ -304,7 +390,6 @@ async def reject(
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
 ) -> SubmissionRead:
-    row = await desk(service).reject(
-        submission_id, reviewer=who.username, role=who.role, reason=body.reason
-    )
-    return SubmissionRead.of(row)
+    d = desk(service)
+    row = await d.reject(submission_id, reviewer=who.username, role=who.role, reason=body.reason)
+    return await read(d, row)

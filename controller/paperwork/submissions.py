@@ -30,6 +30,7 @@ from controller.paperwork.governance import (
     packet_json,
     packet_pdf,
 )
+from controller.paperwork.pdf import Letterhead, letterhead_of
 from controller.paperwork.pool_packet import (
     current_terms,
     level_meters_cents,
@@ -68,6 +69,7 @@ class SubmissionDesk:
         *,
         notice_override: str | None = None,
         jackpot_odds_bound: int | None = None,
+        letterhead: Letterhead | None = None,
     ) -> None:
         self.runtime = runtime
         self.store = runtime.store
@@ -78,6 +80,8 @@ class SubmissionDesk:
         self.jackpot_odds_bound = (
             get_settings().jackpot_odds_bound if jackpot_odds_bound is None else jackpot_odds_bound
         )
+        # The property filing: recorded in each packet, heading its printed copy.
+        self.letterhead = letterhead_of(get_settings()) if letterhead is None else letterhead
 
     # ------------------------------------------------------------------------- filing
 
@@ -193,6 +197,7 @@ class SubmissionDesk:
                 jackpot_odds_bound=self.jackpot_odds_bound,
                 level_meters_cents=level_meters_cents(state),
                 table_games=table_games(state),
+                letterhead=self.letterhead,
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)
@@ -285,13 +290,17 @@ class SubmissionDesk:
             what="submission",
         )
 
-    async def approve(self, submission_id: str, *, reviewer: str, role: Role) -> Submission:
+    async def approve(
+        self, submission_id: str, *, reviewer: str, role: Role, reason: str | None = None
+    ) -> Submission:
+        """``reason``: why, kept with the decision (a rejection always has one)."""
         row = await self.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
         kind = SubmissionKind(row.kind)
         now = self.runtime.clock.now_us()
-        mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, None)
+        reason = (reason or "").strip() or None
+        mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, reason)
         if kind is SubmissionKind.NEW_LINK:
             start = max(now, row.effective_at_us)
 
@@ -309,7 +318,12 @@ class SubmissionDesk:
                     "action": "submission.approve",
                     "target": f"submission:{submission_id}",
                     "before": {"status": row.status},
-                    "after": {"status": "approved", "link_id": row.link_id, "plays_from": start},
+                    "after": {
+                        "status": "approved",
+                        "link_id": row.link_id,
+                        "plays_from": start,
+                        "reason": reason,
+                    },
                 },
             )
             self.runtime.go_live_at[row.link_id] = start
@@ -323,7 +337,7 @@ class SubmissionDesk:
             action="submission.approve",
             target=f"submission:{submission_id}",
             extra=mark,
-            audit_after={"status": "approved", "armed": change.to_dict()},
+            audit_after={"status": "approved", "armed": change.to_dict(), "reason": reason},
         )
         return await self.get(submission_id)
 
