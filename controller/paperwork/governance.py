@@ -262,7 +262,7 @@ def packet_letterhead(packet: Mapping[str, Any]) -> Letterhead:
 
 # The signatures the printed packet asks for: the one who filed it and the one who reviews it
 # (68 IAC 10-1-3(c)(2), 10-1-4(2)).
-PACKET_SIGNATURES = ("Filed by (supervisor)", "Reviewed by (commission agent)")
+PACKET_SIGNATURES = ("Filed by", "Reviewed by (commission agent)")
 
 
 def packet_pdf(packet: Mapping[str, Any]) -> bytes:

@@ -406,9 +406,12 @@ def change_summary(document: Mapping[str, Any]) -> list[dict[str, str | None]]:
 
 def pdf_sections(document: Mapping[str, Any]) -> list[Section]:
     """The document as ``render_pdf`` prints it: facts as "label: value" lines, a changed
-    row marked in its own column (a mark that survives a black-and-white copy)."""
+    row marked in its own column (a mark that survives a black-and-white copy), the decision
+    last."""
     out: list[Section] = []
-    for s in document["sections"]:
+    # On paper the decision comes last, just above the lines where it is signed.
+    last = [s for s in document["sections"] if s["key"] == DECISION]
+    for s in [*(s for s in document["sections"] if s["key"] != DECISION), *last]:
         if s["kind"] == "facts":
             out.append((s["heading"], [f"{f['label']}: {f['value']}" for f in s["facts"]]))
         elif s["kind"] == "text":
