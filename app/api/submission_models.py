@@ -151,6 +151,22 @@ class SubmissionCreate(_Typed):
     )
 
 
+class ChangeLine(BaseModel):
+    label: str
+    current: str | None = Field(description="as it is now, in words; none for a new link")
+    proposed: str | None
+
+
+class SubmissionWords(BaseModel):
+    """The submission in words, times in the property's time zone (for lists and pages)."""
+
+    kind: str = Field(examples=["change of the rate of progression"])
+    change: list[ChangeLine] = Field(description="each changed line, current and proposed")
+    filed_at: str = Field(examples=["23 Sep 2026 10:00:00 EDT"])
+    effective_on: str = Field(examples=["23 Oct 2026"])
+    reviewed_at: str | None
+
+
 class SubmissionRead(BaseModel):
     submission_id: str
     kind: str
@@ -170,6 +186,8 @@ class SubmissionRead(BaseModel):
     packet_pdf_sha256: str
     packet_json_url: str
     packet_pdf_url: str
+    document_url: str = ""
+    words: SubmissionWords | None = None
 
     @classmethod
     def of(cls, row: Submission) -> SubmissionRead:
@@ -193,6 +211,7 @@ class SubmissionRead(BaseModel):
             packet_pdf_sha256=row.packet_pdf_sha256,
             packet_json_url=f"{base}/packet.json",
             packet_pdf_url=f"{base}/packet.pdf",
+            document_url=f"{base}/document",
         )
 
 
@@ -307,3 +326,33 @@ class FilingTermsRead(BaseModel):
     levels: list[TermsLevelRead]
     effective_at_us: int = Field(description="a filing made now takes effect from this")
     notice_days: int
+
+
+class ApproveRequest(BaseModel):
+    reason: Note | None = Field(default=None, description="why, kept with the decision")
+
+
+class DocumentSection(BaseModel):
+    key: str = Field(
+        description="what the section is: submission, notice, terms, paytable, returns, "
+        "decision, particulars"
+    )
+    heading: str
+    part: Literal["main", "particulars"]
+    kind: Literal["facts", "table", "text"]
+    facts: list[dict[str, str]] | None = None
+    compare: bool | None = Field(
+        default=None, description="a table of current (2nd column) and proposed (3rd)"
+    )
+    columns: list[str] | None = None
+    rows: list[dict[str, Any]] | None = Field(
+        default=None, description="each {cells: [...], changed: whether it differs}"
+    )
+    paragraphs: list[str] | None = None
+
+
+class SubmissionDocument(BaseModel):
+    title: str
+    letterhead: str
+    time_zone: str
+    sections: list[DocumentSection]

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from app.api.filing_terms import terms_of
 from app.api.floor_models import ServiceDep, errors
 from app.api.submission_models import (
+    ApproveRequest,
     FilingTermsRead,
     LevelIn,
     MysteryIn,
@@ -19,17 +20,22 @@ from app.api.submission_models import (
     RejectRequest,
     SubmissionCheckRead,
     SubmissionCreate,
+    SubmissionDocument,
     SubmissionRead,
+    SubmissionWords,
 )
 from app.api.text_fields import IdText, Reference
 from app.security import Principal, Role, require
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
+from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.submission_views import submission_document, submission_words
 from controller.paperwork.submissions import Filing, SubmissionDesk
 from controller.rules import RuleViolation
 from controller.rules.filing import Proposal, SubmissionKind, check_paytable, notice_days
 from controller.rules.violation import about
 from controller.runtime.service import FloorService
+from controller.storage.papers.submissions import Submission
 from controller.storage.store import NotFound
 
 __all__ = [
@@ -55,7 +61,15 @@ def desk(service: FloorService) -> SubmissionDesk:
         service.runtime,
         notice_override=service.settings.notice_override,
         jackpot_odds_bound=service.settings.jackpot_odds_bound,
+        letterhead=letterhead_of(service.settings),
     )
+
+
+async def read(d: SubmissionDesk, row: Submission) -> SubmissionRead:
+    """A submission with its words (what it changes, current and proposed)."""
+    out = SubmissionRead.of(row)
+    out.words = SubmissionWords.model_validate(await submission_words(d, row))
+    return out
 
 
 @router.post(
@@ -78,7 +92,7 @@ async def file_submission(
     except LevelError as exc:
         raise HTTPException(422, str(exc)) from None
     row = await d.file(filing, filed_by=who.username)
-    return SubmissionRead.of(row)
+    return await read(d, row)
 
 
 async def _prepare(
@@ -219,15 +233,33 @@ async def list_submissions(
     status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's submissions")] = None,
 ) -> list[SubmissionRead]:
-    rows = await desk(service).find(link_id=link, status=status)
-    return [SubmissionRead.of(r) for r in rows]
+    d = desk(service)
+    rows = await d.find(link_id=link, status=status)
+    return [await read(d, r) for r in rows]
 
 
 @router.get("/{submission_id}", summary="One submission", responses=errors(401, 403, 404))
 async def get_submission(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionRead:
-    return SubmissionRead.of(await desk(service).get(submission_id))
+    d = desk(service)
+    return await read(d, await d.get(submission_id))
+
+
+@router.get(
+    "/{submission_id}/document",
+    summary="The packet as the document people read",
+    description="Built from the packet as filed: current and proposed side by side, the "
+    "paytable with hand names, the notice period and the decision, in words, times in the "
+    "property's time zone; the same words as the packet's PDF.",
+    responses=errors(401, 403, 404),
+)
+async def document(
+    submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
+) -> SubmissionDocument:
+    d = desk(service)
+    doc = await submission_document(d, await d.get(submission_id))
+    return SubmissionDocument.model_validate(doc)
 
 
 PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -274,10 +306,19 @@ async def packet_pdf(
     responses=errors(401, 403, 404, 409),
 )
 async def approve(
-    submission_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(REVIEWERS)]
+    submission_id: Reference,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(REVIEWERS)],
+    body: ApproveRequest | None = None,
 ) -> SubmissionRead:
-    row = await desk(service).approve(submission_id, reviewer=who.username, role=who.role)
-    return SubmissionRead.of(row)
+    d = desk(service)
+    row = await d.approve(
+        submission_id,
+        reviewer=who.username,
+        role=who.role,
+        reason=None if body is None else body.reason,
+    )
+    return await read(d, row)
 
 
 @router.post(
@@ -291,7 +332,6 @@ async def reject(
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
 ) -> SubmissionRead:
-    row = await desk(service).reject(
-        submission_id, reviewer=who.username, role=who.role, reason=body.reason
-    )
-    return SubmissionRead.of(row)
+    d = desk(service)
+    row = await d.reject(submission_id, reviewer=who.username, role=who.role, reason=body.reason)
+    return await read(d, row)

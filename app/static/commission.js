@@ -1,27 +1,72 @@
-// The commission agent's page: submissions, their packets as filed, approval or rejection.
+// The commission's page: submissions as documents (current and proposed side by side, the
+// notice period, the decision), approval or rejection with a reason. Every word comes from
+// the server's document of the packet, the same as its PDF: nothing here formats a figure.
 "use strict";
 
-const { el, call, cents, time, message, download } = Api;
+const { el, call, message, download } = Api;
 let current = null;
 
-function proposed(s) {
-  const p = s.proposal;
-  const parts = [];
-  if (p.rate_bp !== undefined) parts.push(`rate ${(p.rate_bp / 100).toFixed(2)}%`);
-  if (p.reset_cents !== undefined) parts.push(`reset ${cents(p.reset_cents)}`);
-  if (p.paytable !== undefined) parts.push(`paytable of ${p.paytable.length} lines`);
-  return parts.join(", ");
+function changeCell(s) {
+  const lines = (s.words && s.words.change) || [];
+  if (!lines.length) return el("td", { class: "muted" }, "no change");
+  return el("td", {}, ...lines.map((c) => el("div", { class: "change-line" },
+    `${c.label}: `,
+    ...(c.current === null ? [] : [el("span", { class: "was" }, c.current), " → "]),
+    el("span", { class: "now" }, c.proposed))));
+}
+
+function stateCell(s) {
+  const td = el("td", { class: `status-${s.status}` },
+    s.status === "filed" ? "awaiting review" : s.status);
+  if (s.reviewed_by) td.append(el("div", { class: "muted" }, `by ${s.reviewed_by}, ${s.words.reviewed_at}`));
+  if (s.review_reason) td.append(el("div", { class: "muted" }, `reason: ${s.review_reason}`));
+  return td;
+}
+
+function facts(section) {
+  return el("table", { class: "facts" }, el("tbody", {}, ...section.facts.map((f) =>
+    el("tr", {}, el("th", { scope: "row" }, f.label), el("td", {}, f.value)))));
+}
+
+function table(section) {
+  const head = [...section.columns];
+  if (section.compare) head.push("");
+  const rows = section.rows.map((r) => {
+    const cells = r.cells.map((c, i) => el("td", { class: section.compare && i === 2 ? "proposed" : "" }, c));
+    if (section.compare) cells.push(el("td", {}, r.changed ? el("span", { class: "badge" }, "changed") : ""));
+    return el("tr", { class: r.changed ? "changed" : "" }, ...cells);
+  });
+  return el("table", { class: "grid" },
+    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))),
+    el("tbody", {}, ...rows));
+}
+
+function render(section) {
+  let body;
+  if (section.kind === "facts") body = facts(section);
+  else if (section.kind === "table") body = table(section);
+  else body = el("div", {}, ...section.paragraphs.map((p) => el("p", {}, p)));
+  return el("div", { class: "doc-section", "data-key": section.key }, el("h3", {}, section.heading), body);
 }
 
 async function openPacket(s) {
   current = s;
-  const packet = await call("GET", s.packet_json_url);
-  document.getElementById("packet-id").textContent = `${s.submission_id} (${s.status})`;
+  const doc = await call("GET", s.document_url);
+  document.getElementById("doc-title").textContent = doc.title;
+  document.getElementById("doc-letterhead").textContent = `${doc.letterhead}. Times are in ${doc.time_zone}.`;
+  const pending = s.status === "filed";
+  // While pending, the decision is the form below, not a section saying it waits.
+  const main = doc.sections.filter((x) => x.part === "main" && !(pending && x.key === "decision"));
+  document.getElementById("doc-main").replaceChildren(...main.map(render));
+  document.getElementById("doc-more").replaceChildren(
+    ...doc.sections.filter((x) => x.part !== "main").map(render));
   document.getElementById("packet-hashes").textContent =
-    `JSON sha256 ${s.packet_json_sha256}, PDF sha256 ${s.packet_pdf_sha256}`;
-  document.getElementById("packet-json").textContent = JSON.stringify(packet, null, 2);
-  const open = s.status === "filed";
-  for (const id of ["approve", "reject", "reason"]) document.getElementById(id).disabled = !open;
+    `Kept as filed: packet JSON SHA-256 ${s.packet_json_sha256}; PDF SHA-256 ${s.packet_pdf_sha256}`;
+  const form = document.getElementById("review");
+  form.hidden = !pending;
+  for (const id of ["approve", "reject", "reason"]) document.getElementById(id).disabled = !pending;
+  document.getElementById("reason").value = "";
+  document.getElementById("review-result").textContent = "";
   document.getElementById("packet").hidden = false;
 }
 
@@ -29,36 +74,53 @@ async function load() {
   const rows = await call("GET", "/api/v1/submissions");
   const body = document.querySelector("#submissions tbody");
   body.replaceChildren(...rows.map((s) => el("tr", { "data-id": s.submission_id },
-    el("td", {}, time(s.filed_at_us)),
-    el("td", {}, s.submission_id),
-    el("td", {}, s.kind.replace("_", " ")),
+    el("td", {}, s.words.filed_at, el("div", { class: "muted" }, `by ${s.filed_by}`)),
+    el("td", {}, s.words.kind, el("div", { class: "muted" }, s.submission_id)),
     el("td", {}, s.link_id),
-    el("td", {}, proposed(s)),
-    el("td", {}, time(s.effective_at_us)),
-    el("td", { class: `status-${s.status}` }, s.status + (s.review_reason ? `: ${s.review_reason}` : "")),
-    el("td", {}, el("button", { type: "button", class: "open", onclick: () => openPacket(s).catch((e) => message(e.message, false)) }, "Read the packet")),
+    changeCell(s),
+    el("td", {}, s.words.effective_on),
+    stateCell(s),
+    el("td", {}, el("button", { type: "button", class: "open", onclick: () => openPacket(s).catch((e) => message(e.message, false)) }, "Read")),
   )));
-  if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "8" }, "no submissions")));
+  if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "7" }, "no submissions")));
 }
 
 async function review(action) {
   if (!current) return;
+  const reason = document.getElementById("reason");
+  if (!reason.value.trim()) {
+    reason.setCustomValidity("A decision states its reason.");
+    reason.reportValidity();
+    return;
+  }
+  reason.setCustomValidity("");
+  const result = document.getElementById("review-result");
   const path = `/api/v1/submissions/${encodeURIComponent(current.submission_id)}/${action}`;
   try {
-    const body = action === "reject" ? { reason: document.getElementById("reason").value } : undefined;
-    const done = await call("POST", path, body);
-    message(`${done.submission_id} ${done.status}`, true);
+    const done = await call("POST", path, { reason: reason.value.trim() });
     await load();
     await openPacket(done);
+    // The decision stays beside the buttons it was made with.
+    document.getElementById("review").hidden = false;
+    for (const id of ["approve", "reject", "reason"]) document.getElementById(id).disabled = true;
+    reason.value = done.review_reason || "";
+    result.className = `status-${done.status}`;
+    result.textContent = `${done.status === "approved" ? "Approved" : "Rejected"} by ${done.reviewed_by}, ${done.words.reviewed_at}`;
+    message(`${done.submission_id} ${done.status}`, true);
   } catch (e) {
-    message(e.message, false);
+    result.className = "status-rejected";
+    result.textContent = e.message;
   }
 }
 
-document.getElementById("approve").addEventListener("click", () => review("approve"));
+document.getElementById("review").addEventListener("submit", (e) => { e.preventDefault(); review("approve"); });
 document.getElementById("reject").addEventListener("click", () => review("reject"));
+document.getElementById("reason").addEventListener("input", (e) => e.target.setCustomValidity(""));
 document.getElementById("packet-pdf").addEventListener("click", () => {
   if (current) download(current.packet_pdf_url).catch((e) => message(e.message, false));
+});
+document.getElementById("packet-json").addEventListener("click", () => {
+  if (current) download(current.packet_json_url).catch((e) => message(e.message, false));
 });
 
 Api.start(() => load().catch((e) => message(e.message, false)));

@@ -24,6 +24,7 @@ from controller.paperwork.governance import (
     packet_json,
     packet_pdf,
 )
+from controller.paperwork.pdf import Letterhead, letterhead_of
 from controller.paperwork.pool_packet import (
     current_terms,
     level_meters_cents,
@@ -73,6 +74,7 @@ class FilingDesk:
         *,
         notice_override: str | None = None,
         jackpot_odds_bound: int | None = None,
+        letterhead: Letterhead | None = None,
     ) -> None:
         self.runtime = runtime
         self.store = runtime.store
@@ -83,6 +85,8 @@ class FilingDesk:
         self.jackpot_odds_bound = (
             get_settings().jackpot_odds_bound if jackpot_odds_bound is None else jackpot_odds_bound
         )
+        # The property filing: recorded in each packet, heading its printed copy.
+        self.letterhead = letterhead_of(get_settings()) if letterhead is None else letterhead
 
     async def prepare_change(
         self,
@@ -254,6 +258,7 @@ class FilingDesk:
                 jackpot_odds_bound=self.jackpot_odds_bound,
                 level_meters_cents=level_meters_cents(state),
                 table_games=table_games(state),
+                letterhead=self.letterhead,
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)

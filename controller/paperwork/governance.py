@@ -11,15 +11,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from controller.core.games import Game, make_paytable
-from controller.core.money import format_bp, format_cents
 from controller.core.odds import par_sheet_dict
-from controller.paperwork.pdf import render_pdf
+from controller.paperwork.packet_document import packet_document, pdf_sections
+from controller.paperwork.pdf import Letterhead, render_pdf
 from controller.paperwork.pool_packet import (
     games_section,
     pool_par_sheets,
-    pool_pdf_sections,
     pool_section,
     proposed_pool,
 )
@@ -80,6 +80,9 @@ class PacketFacts:
     level_meters_cents: Sequence[int] | None = None
     # The game each table of the link deals (a mixed-game link); None: the link's game.
     table_games: Mapping[str, Game] | None = None
+    # The property filing it: its name and licence head the printed packet, its times are
+    # written in its zone; None: a packet as before the property was recorded.
+    letterhead: Letterhead | None = None
 
     @property
     def pool(self) -> bool:
@@ -167,6 +170,12 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
         },
         "par_sheet": _par_sheets(f, current, proposed, on_link),
     }
+    if f.letterhead is not None:
+        packet["property"] = {
+            "name": f.letterhead.property_name,
+            "licence": f.letterhead.licence,
+            "time_zone": f.letterhead.zone.key,
+        }
     if f.pool:
         _add_pool(packet, f, current, proposed, on_link)
     return packet
@@ -238,177 +247,32 @@ def packet_json(packet: Mapping[str, Any]) -> bytes:
     return (json.dumps(packet, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _paytable_rows(lines: Sequence[Mapping[str, Any]] | None) -> list[list[str]]:
-    rows = [["hand", "pays"]]
-    for line in lines or ():
-        if "percent_bp" in line:
-            rows.append([str(line["hand"]), f"{format_bp(line['percent_bp'])} of the meter"])
-        else:
-            rows.append([str(line["hand"]), format_cents(line["fixed_cents"])])
-    return rows
+def packet_letterhead(packet: Mapping[str, Any]) -> Letterhead:
+    """The letterhead a packet was filed under (its ``property``); a packet filed before it
+    was recorded: no name, no licence, times in UTC, as its other times were then."""
+    prop = packet.get("property")
+    if not prop:
+        return Letterhead()
+    return Letterhead(
+        property_name=prop.get("name"),
+        licence=prop.get("licence"),
+        zone=ZoneInfo(prop.get("time_zone") or "UTC"),
+    )
 
 
-def _par_sheet_sections(
-    name: str, sheet: Mapping[str, Any] | None
-) -> list[tuple[str, Sequence[str] | Sequence[Sequence[str]]]]:
-    if sheet is None:
-        return []
-    about = [
-        # Packets made before every game counted its own deals carry only five_card_hands.
-        f"Judged on {sheet['judged_on']}: each hand's ways of the "
-        f"{sheet.get('deals', sheet['five_card_hands']):,} "
-        f"{sheet.get('deals_are', 'five-card hands of one deck')}.",
-        f"Reset amount {format_cents(sheet['reset_cents'])}; meter "
-        f"{format_cents(sheet['meter_cents'])}.",
-    ]
-    if sheet["assumption"]:
-        about.append(f"Assumption: {sheet['assumption']}.")
-    return [
-        (f"Par sheet ({name} paytable)", about),
-        (
-            f"Odds of each line ({name})",
-            [
-                ["hand", "pays", "ways", "probability", "1 in N", "odds against"],
-                *[
-                    [
-                        str(line["hand"]),
-                        line["pays"],
-                        f"{line['ways']:,}",
-                        line["probability"],
-                        line["one_in"],
-                        line["odds_against"],
-                    ]
-                    for line in sheet["lines"]
-                ],
-            ],
-        ),
-        (
-            f"Expected return of the side bet ({name})",
-            [
-                ["side bet", "at the reset amount", "at the meter", "break-even meter"],
-                *[
-                    [
-                        w["wager"],
-                        w["return_at_reset"]["percent"],
-                        w["return_at_meter"]["percent"],
-                        "none (no line pays from the meter)"
-                        if w["break_even_meter"] is None
-                        else w["break_even_meter"]["amount"],
-                    ]
-                    for w in sheet["by_wager"]
-                ],
-            ],
-        ),
-    ]
+# The signatures the printed packet asks for: the one who filed it and the one who reviews it
+# (68 IAC 10-1-3(c)(2), 10-1-4(2)).
+PACKET_SIGNATURES = ("Filed by", "Reviewed by (commission agent)")
 
 
 def packet_pdf(packet: Mapping[str, Any]) -> bytes:
-    """The packet as a printed document, from the same mapping as the JSON."""
-
-    def money(v: Any) -> str:
-        return "-" if v is None else format_cents(v)
-
-    def rate(v: Any) -> str:
-        return "-" if v is None else format_bp(v)
-
-    current = packet["current"] or {}
-    proposed = packet["proposed"]
-    notice = packet["notice"]
-    games = packet["progressive_games"]
-    rules = packet["rules_of_the_game"]
-    sections: list[tuple[str, Sequence[str] | Sequence[Sequence[str]]]] = [
-        (
-            "Submission",
-            [
-                f"Submission {packet['submission_id']}: {packet['kind_label']}",
-                f"Link {packet['link']['link_id']} ({packet['link']['name']}), "
-                f"game {rules['game']}",
-                f"Filed by {packet['filed_by']} at {packet['filed_at']}",
-                f"Requested effective date: {packet['effective_at']}",
-                f"Takes effect {packet['takes_effect']}",
-                f"Notice: {notice['required_days']} days ({notice['clause']})"
-                + (
-                    f"; the executive director provided otherwise: "
-                    f"{notice['executive_director_override']}"
-                    if notice["executive_director_override"]
-                    else ""
-                ),
-            ],
-        ),
-        (
-            "Rate of progression and reset amount",
-            [
-                ["", "current", "proposed"],
-                ["rate of progression", rate(current.get("rate_bp")), rate(proposed["rate_bp"])],
-                [
-                    "reset amount",
-                    money(current.get("reset_cents")),
-                    money(proposed["reset_cents"]),
-                ],
-            ],
-        ),
-        # A link of levels prints each game's paytable with its levels and envy (below).
-        *(
-            []
-            if "pool" in packet
-            else [("Paytable (proposed)", _paytable_rows(proposed["paytable"]))]
-        ),
-        (
-            f"Progressive games on the link ({games['clause']}(1)-(4))",
-            [
-                ["game type", "table", "location", "rate", "reset amount", "denomination"],
-                *[
-                    [
-                        g["game_type"],
-                        f"{g['table_id']} ({g['table_name']})",
-                        g["location"] or "-",
-                        rate(g["rate_bp"]),
-                        money(g["reset_cents"]),
-                        format_cents(g["denomination_cents"]),
-                    ]
-                    for g in games["games"]
-                ],
-            ],
-        ),
-        (
-            f"Tables of {rules['game']} ({rules['clause']})",
-            [
-                ["table", "location", "link", "uses this progressive"],
-                *[
-                    [
-                        f"{t['table_id']} ({t['name']})",
-                        t["location"] or "-",
-                        t["link_id"],
-                        "yes" if t["uses_this_progressive"] else "no",
-                    ]
-                    for t in rules["tables"]
-                ],
-            ],
-        ),
-        (
-            "Summary",
-            [
-                f"Number of {rules['game']} tables: {rules['number_of_tables']}",
-                "Tables using this progressive: "
-                + (", ".join(rules["tables_using_the_progressive"]) or "none"),
-            ],
-        ),
-    ]
-    par = packet["par_sheet"]
-    bound = par["jackpot_odds_bound"]
-    if bound is not None:
-        sections.append(
-            (
-                "Odds of the jackpot",
-                [
-                    f"A jackpot line is refused when won at odds worse than {bound['odds']} "
-                    f"({bound['clause']})."
-                ],
-            )
-        )
-    if "pool" in packet:
-        sections += pool_pdf_sections(packet)
-    else:
-        sections += _par_sheet_sections("current", par["current"])
-        sections += _par_sheet_sections("proposed", par["proposed"])
-    return render_pdf(f"Progressive submission {packet['submission_id']}", sections)
+    """The packet as a printed document (``packet_document``), from the same mapping as the
+    JSON, under the letterhead it records: the same packet always prints the same bytes."""
+    letterhead = packet_letterhead(packet)
+    document = packet_document(packet, letterhead=letterhead)
+    return render_pdf(
+        document["title"],
+        pdf_sections(document),
+        letterhead=letterhead,
+        signatures=PACKET_SIGNATURES,
+    )

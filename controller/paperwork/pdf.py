@@ -24,6 +24,10 @@ Rows = Sequence[Sequence[str]]  # a table: the first row is its header
 
 
 _UTC = ZoneInfo("UTC")
+# Heights kept together on a page: a section's heading with its first lines, a signature line
+# with the space above it.
+_HEADING_WITH_A_LINE_MM = 22
+_SIGNATURE_MM = 11
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +112,18 @@ def render_pdf(
         zone = _latin1(f"Times are in {letterhead.zone.key}.")
         pdf.multi_cell(0, 4, zone, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(2)
-    for heading, body in sections:
+
+    def room_for(height_mm: float) -> None:
+        """A new page unless ``height_mm`` fits on this one: a heading is not left alone at
+        the foot of a page, nor a signature block cut in two."""
+        if pdf.get_y() + height_mm > pdf.h - pdf.b_margin:
+            pdf.add_page()
+
+    signing = 6 + _SIGNATURE_MM * len(signatures) if signatures else 0
+    for i, (heading, body) in enumerate(sections):
+        last_words = i == len(sections) - 1 and body and isinstance(body[0], str)
+        # A last section of a few lines (a decision) stays with the lines where it is signed.
+        room_for(_HEADING_WITH_A_LINE_MM + (5 * len(body) + signing if last_words else 0))
         pdf.set_font("Helvetica", style="B", size=11)
         pdf.multi_cell(0, 6, _latin1(heading), new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=9)
@@ -130,6 +145,7 @@ def render_pdf(
                 pdf.multi_cell(0, 5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
         pdf.ln(3)
     if signatures:
+        room_for(6 + _SIGNATURE_MM * len(signatures))
         pdf.set_font("Helvetica", style="B", size=11)
         pdf.multi_cell(0, 6, "Signatures", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=9)

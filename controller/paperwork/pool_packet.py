@@ -23,6 +23,7 @@ from controller.core.reducer.levels import (
     levels_from_dicts,
     pool_rate_bp,
 )
+from controller.paperwork.packet_words import above_limit_text, hand_text
 from controller.rules.filing import LINK_RATE_LOCK, RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
 from controller.rules.pools import FIXED_PAY_CLAUSE
 from controller.rules.progression import RATE_CLAUSE, RATE_LOCK_CLAUSE
@@ -199,7 +200,7 @@ def paytable_rows(
         else:
             pays = format_cents(line["fixed_cents"])
         envy = "-" if line.get("envy_cents") is None else format_cents(line["envy_cents"])
-        rows.append([str(line["hand"]), pays, envy])
+        rows.append([hand_text(str(line["hand"])), pays, envy])
     return rows
 
 
@@ -236,7 +237,7 @@ def pool_pdf_sections(packet: Mapping[str, Any]) -> list[Section]:
                             lv["shown_share"],
                             lv["hidden_share"],
                             lv["limit"] or "-",
-                            lv["above_limit"] or "-",
+                            above_limit_text(lv["above_limit"]),
                             "-" if lv["mystery"] is None else lv["mystery"]["range"],
                             format_cents(lv["meter_cents"]),
                         ]
@@ -313,7 +314,7 @@ def _pool_sheet_sections(name: str, sheet: Mapping[str, Any]) -> list[Section]:
                 ["hand", "pays", "envy", "ways", "probability", "1 in N", "odds against"],
                 *[
                     [
-                        str(line["hand"]),
+                        hand_text(str(line["hand"])),
                         line["pays"],
                         line.get("envy", "-"),
                         f"{line['ways']:,}",

@@ -73,13 +73,17 @@ class SubmissionDesk(FilingDesk):
             what="submission",
         )
 
-    async def approve(self, submission_id: str, *, reviewer: str, role: Role) -> Submission:
+    async def approve(
+        self, submission_id: str, *, reviewer: str, role: Role, reason: str | None = None
+    ) -> Submission:
+        """``reason``: why, kept with the decision (a rejection always has one)."""
         row = await self.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
         kind = SubmissionKind(row.kind)
         now = self.runtime.clock.now_us()
-        mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, None)
+        reason = (reason or "").strip() or None
+        mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, reason)
         if kind is SubmissionKind.NEW_LINK:
             start = max(now, row.effective_at_us)
 
@@ -97,7 +101,12 @@ class SubmissionDesk(FilingDesk):
                     "action": "submission.approve",
                     "target": f"submission:{submission_id}",
                     "before": {"status": row.status},
-                    "after": {"status": "approved", "link_id": row.link_id, "plays_from": start},
+                    "after": {
+                        "status": "approved",
+                        "link_id": row.link_id,
+                        "plays_from": start,
+                        "reason": reason,
+                    },
                 },
             )
             self.runtime.go_live_at[row.link_id] = start
@@ -111,7 +120,7 @@ class SubmissionDesk(FilingDesk):
             action="submission.approve",
             target=f"submission:{submission_id}",
             extra=mark,
-            audit_after={"status": "approved", "armed": change.to_dict()},
+            audit_after={"status": "approved", "armed": change.to_dict(), "reason": reason},
         )
         return await self.get(submission_id)
 

@@ -84,8 +84,17 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
             assert r.status_code == 403
         r = await http.post(f"/api/v1/submissions/{sid}/reject", json={"reason": ""}, headers=agent)
         assert r.status_code == 422
-        ok = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
+        ok = await http.post(
+            f"/api/v1/submissions/{sid}/approve", json={"reason": "notice waived"}, headers=agent
+        )
         assert ok.status_code == 200 and ok.json()["reviewed_by"].startswith("commission-agent")
+        assert ok.json()["review_reason"] == "notice waived"
+        assert ok.json()["words"]["change"] == [
+            {"label": "Rate of progression", "current": "80.00 %", "proposed": "90.00 %"}
+        ]
+        doc = (await http.get(ok.json()["document_url"], headers=auditor)).json()
+        decision = next(s for s in doc["sections"] if s["key"] == "decision")
+        assert {"label": "Reason", "value": "notice waived"} in decision["facts"]
         again = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
         assert again.status_code == 409
         # Armed, effective, but the link accumulates at the old rate until the next reset.

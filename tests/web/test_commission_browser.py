@@ -1,4 +1,5 @@
-"""The commission agent's page in Debian's Chromium: a rate change read and approved."""
+"""The commission agent's page in Debian's Chromium: a rate change read as a document, current
+and proposed side by side with its notice period, and approved with a reason."""
 
 from __future__ import annotations
 
@@ -9,39 +10,82 @@ from playwright.async_api import expect
 from app.security import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import Proposal, SubmissionKind
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
-from tests.web.floor import web_floor
+from tests.web.floor import settings_in, web_floor
 
 __all__ = ["pytestmark"]
 
 
 async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path).model_copy(
+        update={
+            "property_name": "Blue Heron Casino",
+            "property_licence": "IGC-0042",
+            "property_time_zone": "America/Indiana/Indianapolis",
+        }
+    )
     async with (
         chromium() as browser,
-        web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}) as wf,
+        web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}, settings=settings) as wf,
     ):
         runtime = wf.service.runtime
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
         await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
-        row = await SubmissionDesk(runtime, notice_override="letter ED-9").file_change(
+        lh = letterhead_of(wf.service.settings)
+        # No override: the 30 days of 68 IAC 10-1-4 apply.
+        row = await SubmissionDesk(runtime, letterhead=lh).file_change(
             link_id="stud",
             proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=9000),
             filed_by="supervisor",
         )
+        filed_on, earliest = lh.day(row.filed_at_us), lh.day(row.effective_at_us)
         page = await signed_in(browser, wf, Role.COMMISSION_AGENT, "/commission")
         line = page.locator(f'tr[data-id="{row.submission_id}"]')
-        await expect(line).to_contain_text("rate 90.00%")
-        await expect(line).to_contain_text("filed")
+        await expect(line).to_contain_text("change of the rate of progression")
+        await expect(line).to_contain_text("Rate of progression: 80.00 % → 90.00 %")
+        await expect(line).to_contain_text("by supervisor")
+        await expect(line).to_contain_text("awaiting review")
         await line.locator("button.open").click()
-        await expect(page.locator("#packet-json")).to_contain_text('"rate_bp": 9000')
-        await expect(page.locator("#packet-json")).to_contain_text("pit 1, table 2")
+        terms = page.locator('[data-key="terms"]')
+        changed = terms.locator("tr.changed")
+        await expect(changed).to_have_count(1)
+        await expect(changed).to_contain_text("Rate of progression")
+        await expect(changed.locator("td.proposed")).to_have_text("90.00 %")
+        await expect(terms.locator("tr:not(.changed)")).to_contain_text(["$1,000.00"])
+        notice = page.locator('[data-key="notice"]')
+        await expect(notice).to_contain_text(f"Filed on{filed_on}")
+        await expect(notice).to_contain_text("30 days (68 IAC 10-1-4(1))")
+        await expect(notice).to_contain_text(f"Earliest effective date{earliest}")
+        paytable = page.locator('[data-key="paytable"]')
+        await expect(paytable).to_contain_text("Royal flush")
+        await expect(paytable).to_contain_text("1 in 649,740")
+        await expect(page.locator("#doc-letterhead")).to_contain_text("Blue Heron Casino")
+        main = await page.locator("#packet").inner_text()
+        for raw in ("ROYAL_FLUSH", "_bp", "_us", "{", "+00:00"):
+            assert raw not in main, raw
+        await shot(page, "commission-pending")
+        # A decision states its reason: approving without one is stopped in the page.
         await page.click("#approve")
-        await expect(page.locator("#message")).to_have_text(f"{row.submission_id} approved")
+        assert runtime.states["stud"].armed is None
+        await page.fill("#reason", "Par sheet checked; 30 days of notice given")
+        await page.click("#approve")
+        result = page.locator("#review-result")
+        await expect(result).to_contain_text("Approved by commission-agent")
+        await expect(page.locator("#approve")).to_be_disabled()
+        decision = page.locator('[data-key="decision"]')
+        await expect(decision).to_contain_text("Par sheet checked; 30 days of notice given")
+        await expect(decision).to_contain_text(
+            f"waits for the link's first jackpot reset on or after {earliest}"
+        )
         await expect(line).to_contain_text("approved")
+        await expect(line).to_contain_text("reason: Par sheet checked")
         await shot(page, "commission-approved")
+        done = await SubmissionDesk(runtime).get(row.submission_id)
+        assert done.review_reason == "Par sheet checked; 30 days of notice given"
         assert runtime.states["stud"].armed is not None
         assert runtime.states["stud"].rate_bp == 8000  # waits for the next jackpot reset

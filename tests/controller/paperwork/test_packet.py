@@ -109,7 +109,7 @@ def test_the_pdf_prints_the_par_sheet() -> None:
         facts(Game.CARIBBEAN_STUD, proposal, meter_cents=25_000_00, jackpot_odds_bound=10**8)
     )
     text = pdf_text(packet_pdf(packet))
-    assert "Submission sub-1: change of the reset amount" in text  # what was there before
+    assert "Progressive submission sub-1: change of the reset amount" in text
     for shown in (
         "Par sheet (current paytable)",
         "Par sheet (proposed paytable)",
