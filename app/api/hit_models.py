@@ -8,7 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from controller.core.hands import HandCategory, card_text
 from controller.core.verification import parse_stored_cards
-from controller.storage.hits import HitRecord
+from controller.rules.house import (
+    SECOND_SIGNATURE_FROM_CENTS,
+    TAX_REPORTING_FROM_CENTS,
+    needs_second_signature,
+    needs_tax_form,
+)
+from controller.storage.hits import HitRecord, holds_table
 
 
 def _example(value: dict[str, Any]) -> ConfigDict:
@@ -41,6 +47,18 @@ class HitRead(BaseModel):
             "hand_paid_by": None,
             "hand_paid_at_us": None,
             "hand_paid_cents": None,
+            "level": "L1",
+            "level_name": "Grand",
+            "kind": "hand",
+            "needs_technician": True,
+            "holds_table": True,
+            "needs_second_signature": True,
+            "signed_off_by": None,
+            "signed_off_at_us": None,
+            "needs_tax_form": True,
+            "tax_form_reference": None,
+            "tax_form_by": None,
+            "tax_form_at_us": None,
         }
     )
 
@@ -67,9 +85,45 @@ class HitRead(BaseModel):
     hand_paid_by: str | None
     hand_paid_at_us: int | None
     hand_paid_cents: int | None
+    level: str | None = Field(
+        default=None, description="the level of the pool an award from a meter was paid from"
+    )
+    level_name: str | None = Field(default=None, description="that level's name, for people")
+    kind: str = Field(default="hand", description="hand, mystery (a level's draw) or envy")
+    needs_technician: bool = Field(
+        default=True,
+        description="false: a fixed pay under the operator's amount, paid with no technician",
+    )
+    holds_table: bool = Field(
+        default=False,
+        description="an award from a meter or a refused claim at a table not reset since",
+    )
+    needs_second_signature: bool = Field(
+        default=False,
+        description="an award from a meter at or above the second-signature amount: a second "
+        "person, not the verifier, signs it off before the table is reset",
+    )
+    signed_off_by: str | None = None
+    signed_off_at_us: int | None = None
+    needs_tax_form: bool = Field(
+        default=False, description="the award reaches the operator's tax-reporting amount"
+    )
+    tax_form_reference: str | None = None
+    tax_form_by: str | None = None
+    tax_form_at_us: int | None = None
 
     @classmethod
-    def of(cls, row: HitRecord) -> HitRead:
+    def of(
+        cls,
+        row: HitRecord,
+        *,
+        second_signature_from_cents: int = SECOND_SIGNATURE_FROM_CENTS,
+        tax_reporting_from_cents: int = TAX_REPORTING_FROM_CENTS,
+        level_name: str | None = None,
+    ) -> HitRead:
+        """The hit as the API shows it; the amounts are the house's (settings), the level's
+        name its pool's."""
+        awarded = row.status == "awarded"
         return cls(
             hit_id=row.hit_id,
             link_id=row.link_id,
@@ -94,6 +148,24 @@ class HitRead(BaseModel):
             hand_paid_by=row.hand_paid_by,
             hand_paid_at_us=row.hand_paid_at_us,
             hand_paid_cents=row.hand_paid_cents,
+            level=row.level,
+            level_name=level_name,
+            kind=row.kind,
+            needs_technician=row.needs_technician,
+            holds_table=holds_table(row),
+            needs_second_signature=awarded
+            and needs_second_signature(
+                award_cents=row.award_cents,
+                from_cents=second_signature_from_cents,
+                from_meter=row.paid_from == "meter",
+            ),
+            signed_off_by=row.signed_off_by,
+            signed_off_at_us=row.signed_off_at_us,
+            needs_tax_form=awarded
+            and needs_tax_form(award_cents=row.award_cents, from_cents=tax_reporting_from_cents),
+            tax_form_reference=row.tax_form_reference,
+            tax_form_by=row.tax_form_by,
+            tax_form_at_us=row.tax_form_at_us,
         )
 
 

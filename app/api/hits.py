@@ -1,20 +1,61 @@
-"""Hits: the technician's list of work, verification of the hand, the hand pay."""
+"""Hits: the technician's list of work, verification of the hand, the second signature, the
+hand pay."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field
 
 from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
 from app.api.text_fields import IdText, Reference
 from app.security import Principal, Role, require
+from controller.core.reducer.levels import level_key
 from controller.paperwork import records
+from controller.runtime.service import FloorService
+from controller.storage.hits import HitFilter, HitRecord
+from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 
 HIT_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
 HIT_WORKERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
+
+HitKind = Literal["hand", "mystery", "envy"]
+
+
+def read_hit(service: FloorService, row: HitRecord) -> HitRead:
+    """A hit as the API shows it, under this floor's amounts and its pool's level names."""
+    settings = service.settings
+    name = None
+    state = service.runtime.states.get(row.link_id)
+    if row.level is not None and state is not None:
+        names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+        name = names.get(row.level)
+    return HitRead.of(
+        row,
+        second_signature_from_cents=settings.second_signature_from,
+        tax_reporting_from_cents=settings.tax_reporting_from,
+        level_name=name,
+    )
+
+
+def _filter(
+    service: FloorService, link: str | None, table: str | None, kind: str | None
+) -> HitFilter:
+    if link is not None and link not in service.runtime.states:
+        raise NotFound(f"no link {link!r}")
+    if table is not None:
+        service.runtime.link_of(table)  # 404 for a table that does not exist
+    return HitFilter(link_id=link, table_id=table, kind=kind)
+
+
+LinkQuery = Annotated[IdText | None, Query(description="only this link's hits")]
+TableQuery = Annotated[IdText | None, Query(description="only this table's hits")]
+KindQuery = Annotated[
+    HitKind | None, Query(description="only hits of this kind: a hand, a mystery draw, envy")
+]
 
 
 @router.get("", summary="Hits on every link, newest first", responses=errors(401, 403, 404, 422))
@@ -28,20 +69,93 @@ async def list_hits(
             "a payout at the table not yet recorded"
         ),
     ] = False,
-    table: Annotated[IdText | None, Query(description="only this table's hits")] = None,
+    table: TableQuery = None,
     limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
     if table is not None:
         service.runtime.link_of(table)  # 404 for a table that does not exist
     rows = await records.hits(service.engine, table_id=table, pending=pending, limit=limit)
-    return [HitRead.of(r) for r in rows]
+    return [read_hit(service, r) for r in rows]
+
+
+class WorkRead(BaseModel):
+    holding: list[HitRead] = Field(
+        description="every hit that holds a table (an award from a meter or a refused claim "
+        "at a table not reset since), oldest first: always complete, never paged"
+    )
+    other: list[HitRead] = Field(
+        description="the newest of the rest of the technician's work (fixed pays at or above "
+        "the operator's amount, their hand pay not recorded), at most `limit`"
+    )
+    other_total: int = Field(description="how many the rest are in all")
+    escalate_after_s: int = Field(description="a holding hit waiting longer is overdue")
+    second_signature_from_cents: int
+    tax_reporting_from_cents: int
+
+
+@router.get(
+    "/work",
+    summary="The technician's work: every hit holding a table, then a page of the rest",
+    description="`holding` is never cut by a page size, so a jackpot holding a table is "
+    "always there however much other work waits; `limit` pages only `other`.",
+    responses=errors(401, 403, 404, 422),
+)
+async def technician_work(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(HIT_READERS)],
+    link: LinkQuery = None,
+    table: TableQuery = None,
+    kind: KindQuery = None,
+    limit: Annotated[
+        int, Query(ge=1, le=records.MAX_PAGE, description="at most this many of `other`")
+    ] = 200,
+) -> WorkRead:
+    work = await records.technician_work(
+        service.engine, _filter(service, link, table, kind), limit=limit
+    )
+    settings = service.settings
+    return WorkRead(
+        holding=[read_hit(service, r) for r in work.holding],
+        other=[read_hit(service, r) for r in work.other],
+        other_total=work.other_total,
+        escalate_after_s=settings.escalate_after_minutes * 60,
+        second_signature_from_cents=settings.second_signature_from,
+        tax_reporting_from_cents=settings.tax_reporting_from,
+    )
+
+
+class QuietPage(BaseModel):
+    hits: list[HitRead]
+    total: int = Field(description="how many such fixed pays there are in all")
+    offset: int
+
+
+@router.get(
+    "/paid-without-technician",
+    summary="Fixed pays under the operator's amount, which no technician deals with",
+    description="Newest first, a page at `offset`. Read-only: nothing waits for these.",
+    responses=errors(401, 403, 404, 422),
+)
+async def paid_without_technician(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(HIT_READERS)],
+    link: LinkQuery = None,
+    table: TableQuery = None,
+    kind: KindQuery = None,
+    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> QuietPage:
+    rows, total = await records.paid_without_technician(
+        service.engine, _filter(service, link, table, kind), limit=limit, offset=offset
+    )
+    return QuietPage(hits=[read_hit(service, r) for r in rows], total=total, offset=offset)
 
 
 @router.get("/{hit_id}", summary="One hit", responses=errors(401, 403, 404))
 async def get_hit(
     hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
 ) -> HitRead:
-    return HitRead.of(await service.runtime.hit(hit_id))
+    return read_hit(service, await service.runtime.hit(hit_id))
 
 
 @router.post(
@@ -60,7 +174,25 @@ async def verify_hit(
 ) -> HitRead:
     cards = body.codes() if body is not None else None
     row = await service.runtime.verify_hit(hit_id, actor=who.username, cards=cards)
-    return HitRead.of(row)
+    return read_hit(service, row)
+
+
+@router.post(
+    "/{hit_id}/sign-off",
+    summary="Sign off a verified award as the second person",
+    description="An award paid from a meter at or above the second-signature amount is "
+    "signed off by a second person, not the one who verified it, before its table may be "
+    "reset. Refused (409) before the verification, by the verifier, a second time, or for "
+    "an award that needs no second signature. Audited.",
+    responses=errors(401, 403, 404, 409),
+)
+async def sign_off_hit(
+    hit_id: Reference,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(HIT_WORKERS)],
+) -> HitRead:
+    row = await service.runtime.sign_off_hit(hit_id, actor=who.username)
+    return read_hit(service, row)
 
 
 @router.post(
@@ -78,4 +210,4 @@ async def hand_pay(
     row = await service.runtime.record_hand_pay(
         hit_id, amount_cents=body.amount_cents, actor=who.username
     )
-    return HitRead.of(row)
+    return read_hit(service, row)

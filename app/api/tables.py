@@ -47,9 +47,11 @@ async def get_table(
 
 @router.post(
     "/{table_id}/reset",
-    summary="Reset a table held for a hit, once its hits are verified",
+    summary="Reset a table held for a hit, once its hits are verified and signed off",
     description="The table takes progressive bets again. Refused (409) while a hit paid from "
-    "the meter at this table is not verified, or when the table has no hit pending. Audited.",
+    "the meter at this table is not verified, or one at or above the second-signature amount "
+    "is not signed off by a second person (the refusal names the hits), or when the table "
+    "has no hit pending. Audited.",
     responses=errors(401, 403, 404, 409),
 )
 async def reset_table(

@@ -1,16 +1,25 @@
-// The technician's page: every table's state, the hits waiting for work, and that work:
-// verify the hand, record the hand pay, reset the table; take a table out of play, record
-// what was done to it and its verification, and return it to play (68 IAC 10-1-6.2).
+// The technician's page: the hits that hold tables first and loud (never cut off by a page
+// of other work), then the rest of the work, every table's state with the hits it waits on,
+// and that work: verify the hand, sign off as a second person, record the hand pay, reset the
+// table; take a table out of play, record what was done to it and its verification, and
+// return it to play (68 IAC 10-1-6.2). The result of an action is shown where it was taken.
 "use strict";
 
 const REFRESH_MS = 2000;
-const { el, cardFace, cents, time, call, message } = Api;
+const OTHER_PAGE = 50;
+const QUIET_PAGE = 20;
+const { el, cents, time, call, message, download } = Api;
+const { hitPath } = TechHits;
 let lastHits = "";
 let lastRecords = "";
 let outOfPlay = "";
 let timer = null;
-
-const hitPath = (id, action) => `/api/v1/hits/${encodeURIComponent(id)}/${action}`;
+let ticker = null;
+let escalateS = 600;
+let otherLimit = OTHER_PAGE;
+let quietOffset = 0;
+let holdingAll = []; // every hit holding a table, whatever the filters
+const results = new Map(); // "hit:<id>" or "table:<id>" -> {text, ok}
 
 // "$1,234.56" or "1234.56" -> 123456 cents, exactly (no floating point), or null.
 function parseCents(text) {
@@ -19,65 +28,124 @@ function parseCents(text) {
   return parseInt(m[1].replace(/,/g, ""), 10) * 100 + parseInt((m[2] || "0").padEnd(2, "0"), 10);
 }
 
-function dollars(amount) { return cents(amount).replace("$", ""); }
+const STATES = {
+  online: "online", offline: "offline", hit_pending: "hit pending", unpolled: "not polled yet",
+  out_of_play: "out of play", awaiting_approval: "awaiting approval", inoperable: "inoperable",
+  standby: "standby", unrecorded: "not recorded",
+};
 
 function stateBadge(state) {
-  return el("span", { class: `state ${state}` }, state.replaceAll("_", " "));
+  return el("span", { class: `state ${state}` }, STATES[state] || state.replaceAll("_", " "));
 }
+
+// ----------------------------------------------------------------------- finding a hit
+
+// A hit id ("stud-1#7", "stud-1#2.7", "stud-1#manual-…"); a full stop ending a sentence is not
+// part of it.
+const HIT_ID = /[A-Za-z0-9_.-]+#[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*/g;
+
+// Bring a hit's card into view and make it flash; if a filter hides it, clear the filters.
+async function showHit(hitId) {
+  let card = document.getElementById(`hit-${hitId}`);
+  if (!card) {
+    for (const id of ["filter-link", "filter-table", "filter-kind"]) document.getElementById(id).value = "";
+    lastHits = "";
+    await refresh();
+    card = document.getElementById(`hit-${hitId}`);
+  }
+  if (!card) {
+    message(`Hit ${hitId} is no longer waiting: its table was reset.`, true);
+    return;
+  }
+  card.scrollIntoView({ block: "center" });
+  card.classList.remove("flash");
+  void card.offsetWidth; // restart the animation
+  card.classList.add("flash");
+}
+
+const hitLink = (id) => el("a", {
+  href: `#hit-${id}`, class: "hit-link",
+  onclick: (event) => { event.preventDefault(); showHit(id); },
+}, id);
+
+// A message with every hit id in it made a link to that hit's card.
+function linked(text) {
+  const parts = [];
+  let at = 0;
+  for (const m of text.matchAll(HIT_ID)) {
+    parts.push(text.slice(at, m.index), hitLink(m[0]));
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return parts.filter((p) => p !== "");
+}
+
+function result(key) {
+  const r = results.get(key);
+  return r
+    ? el("div", { class: `result ${r.ok ? "ok" : "bad"}`, role: "status" }, ...linked(r.text))
+    : el("div", { class: "result", role: "status", hidden: "" });
+}
+
+// ------------------------------------------------------------------------------ tables
 
 function renderTables(tables) {
   const body = document.querySelector("#tables tbody");
-  body.replaceChildren(...tables.map((t) => el("tr", { "data-table": t.table_id },
-    el("td", {}, t.table_id),
-    el("td", {}, t.link_id),
-    el("td", { class: "table-state" }, stateBadge(t.state)),
-    el("td", { class: "num" }, t.rounds ?? "–"),
-    el("td", { class: "num" }, t.credits ?? "–"),
-    el("td", {}, t.seats_with_bets.length ? t.seats_with_bets.join(", ") : "none"),
-    el("td", { class: "muted" }, t.last_answer_us ? time(t.last_answer_us) : "never"),
-    el("td", {}, t.hit_pending
-      ? el("button", { type: "button", class: "reset", onclick: () => reset(t.table_id) }, "Reset table")
-      : "",
-    t.state === "out_of_play" || t.state === "awaiting_approval"
-      ? ""
-      : el("button", { type: "button", class: "remove", onclick: () => openRemoval(t.table_id) }, "Take out of play")),
-  )));
+  const waits = new Map();
+  for (const h of holdingAll) waits.set(h.table_id, [...(waits.get(h.table_id) || []), h]);
+  // Tables held for a jackpot first, then by link and number ("stud-2" before "stud-10").
+  const order = new Intl.Collator(undefined, { numeric: true });
+  const sorted = [...tables].sort((a, b) => (waits.has(b.table_id) - waits.has(a.table_id))
+    || order.compare(a.link_id, b.link_id) || order.compare(a.table_id, b.table_id));
+  body.replaceChildren(...sorted.map((t) => {
+    const held = waits.get(t.table_id) || [];
+    return el("tr", { "data-table": t.table_id, class: held.length ? "held" : "" },
+      el("td", {}, t.table_id),
+      el("td", {}, t.link_id),
+      el("td", { class: "table-state" }, stateBadge(t.state)),
+      el("td", { class: "waits-on" }, ...(held.length
+        ? held.flatMap((h, i) => [i ? ", " : "", hitLink(h.hit_id), ` ${TechHits.what(h).toLowerCase()}`])
+        : [t.hit_pending ? el("span", { class: "muted" }, "fixed pays only") : ""])),
+      el("td", { class: "num" }, t.rounds ?? "–"),
+      el("td", { class: "num" }, t.credits ?? "–"),
+      el("td", {}, t.seats_with_bets.length ? t.seats_with_bets.join(", ") : "none"),
+      el("td", { class: "muted" }, t.last_answer_us ? TechHits.when(t.last_answer_us) : "never"),
+      el("td", { class: "table-actions" },
+        t.hit_pending
+          ? el("button", { type: "button", class: "reset", onclick: () => reset(t.table_id, `table:${t.table_id}`) }, "Reset table")
+          : "",
+        t.state === "out_of_play" || t.state === "awaiting_approval"
+          ? ""
+          : el("button", { type: "button", class: "remove", onclick: () => openRemoval(t.table_id) }, "Take out of play"),
+        result(`table:${t.table_id}`)));
+  }));
   document.getElementById("tables-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
 }
 
-function renderHit(h) {
-  const cards = h.cards
-    ? el("span", { class: "cards" }, ...h.cards.map(cardFace))
-    : el("span", { class: "muted" }, "the table reported no cards");
-  const status = [];
-  if (h.status === "refused") status.push(`refused: ${h.refusal}`);
-  if (h.verified_by) status.push(`verified by ${h.verified_by}`);
-  if (h.hand_paid_by) status.push(`hand pay ${cents(h.hand_paid_cents)} by ${h.hand_paid_by}`);
-  const actions = el("div", { class: "actions" });
-  if (h.status === "awarded" && !h.verified_by) {
-    if (!h.cards) {
-      actions.append(el("input", {
-        class: "cards-input", size: "22", placeholder: "five cards, e.g. As Ks Qs Js Ts",
-        "aria-label": "cards seen",
-      }));
-    }
-    actions.append(el("button", { type: "button", class: "primary verify", onclick: () => verify(h) },
-      h.cards ? "Confirm cards and verify" : "Check cards and verify"));
-  }
-  if (h.status === "awarded" && h.verified_by && h.hand_paid_cents === null) {
-    actions.append(
-      el("label", {}, "Hand pay $ ",
-        el("input", { class: "pay-input", size: "12", value: dollars(h.award_cents), "aria-label": "amount paid" })),
-      el("button", { type: "button", class: "pay", onclick: () => handPay(h) }, "Record hand pay"));
-  }
-  return el("div", { class: "hit", "data-hit": h.hit_id },
-    el("div", {},
-      el("strong", {}, `Table ${h.table_id}, seat ${h.seat}: ${h.hand_label}`), " ",
-      el("span", { class: "muted" }, `round ${h.round}, ${time(h.at_us)}, award ${cents(h.award_cents)} (${h.paid_from || "none"})`)),
-    el("div", {}, cards),
-    status.length ? el("div", { class: "muted hit-status" }, status.join(" · ")) : "",
-    actions);
+function renderFilters(tables) {
+  const fill = (id, values) => {
+    const select = document.getElementById(id);
+    const keep = select.value;
+    const have = [...select.options].slice(1).map((o) => o.value).join(",");
+    if (have === values.join(",")) return;
+    select.replaceChildren(select.options[0], ...values.map((v) => el("option", { value: v }, v)));
+    select.value = values.includes(keep) ? keep : "";
+  };
+  fill("filter-link", [...new Set(tables.map((t) => t.link_id))].sort());
+  const link = document.getElementById("filter-link").value;
+  fill("filter-table", tables.filter((t) => !link || t.link_id === link).map((t) => t.table_id));
 }
+
+function filterQuery() {
+  const q = new URLSearchParams();
+  for (const [name, id] of [["link", "filter-link"], ["table", "filter-table"], ["kind", "filter-kind"]]) {
+    const v = document.getElementById(id).value;
+    if (v) q.set(name, v);
+  }
+  return q;
+}
+
+// ------------------------------------------------------------------------------- hits
 
 // Replace a box's content; what the technician has typed (and where the cursor is) in the
 // items marked with `attr` survives.
@@ -98,16 +166,47 @@ function keepTyping(box, attr, children) {
   }
 }
 
-function renderHits(hits) {
-  const signature = JSON.stringify(hits);
+const ctx = () => ({ act: { verify, signOff, handPay, reset, slip }, result });
+
+function renderWork(work) {
+  const signature = JSON.stringify([work, [...results]]);
   if (signature === lastHits) return; // keep what the technician is typing
   lastHits = signature;
-  const box = document.getElementById("hits");
-  if (!hits.length) {
-    box.replaceChildren(el("p", { class: "muted" }, "No hits waiting."));
-    return;
-  }
-  keepTyping(box, "data-hit", hits.map(renderHit));
+  escalateS = work.escalate_after_s;
+  const c = ctx();
+  document.getElementById("holding-count").textContent = String(work.holding.length);
+  const shown = work.other.length;
+  document.getElementById("other-count").textContent = shown < work.other_total
+    ? `${work.other_total} (the newest ${shown} shown)` : String(work.other_total);
+  const holding = document.getElementById("holding");
+  keepTyping(holding, "data-hit", work.holding.length
+    ? work.holding.map((h) => TechHits.holdingCard(h, c))
+    : [el("p", { class: "muted" }, "No table is held for a jackpot.")]);
+  const other = document.getElementById("other");
+  keepTyping(other, "data-hit", shown
+    ? work.other.map((h) => TechHits.otherCard(h, c))
+    : [el("p", { class: "muted" }, "No other hits waiting.")]);
+  document.getElementById("other-more").hidden = shown >= work.other_total;
+  TechAlert.tick(escalateS);
+}
+
+async function refreshQuiet() {
+  const details = document.getElementById("quiet");
+  const q = filterQuery();
+  q.set("limit", String(QUIET_PAGE));
+  q.set("offset", String(quietOffset));
+  const page = await call("GET", `/api/v1/hits/paid-without-technician?${q}`);
+  document.getElementById("quiet-count").textContent = String(page.total);
+  if (!details.open) return;
+  const body = document.querySelector("#quiet-log tbody");
+  body.replaceChildren(...(page.hits.length
+    ? TechHits.quietRows(page.hits)
+    : [el("tr", {}, el("td", { colspan: "4", class: "muted" }, "None."))]));
+  const last = Math.min(page.total, quietOffset + page.hits.length);
+  document.getElementById("quiet-range").textContent = page.total
+    ? `${quietOffset + 1}–${last} of ${page.total}, newest first` : "";
+  document.getElementById("quiet-newer").disabled = quietOffset === 0;
+  document.getElementById("quiet-older").disabled = last >= page.total;
 }
 
 // ------------------------------------------------------------------ out of play (10-1-6.2)
@@ -250,67 +349,136 @@ async function refreshRecords(tables) {
 
 async function refresh() {
   try {
-    const [tables, hits] = await Promise.all([
+    const q = filterQuery();
+    q.set("limit", String(otherLimit));
+    const filtered = [...q.keys()].some((k) => k !== "limit");
+    const [tables, work, all] = await Promise.all([
       call("GET", "/api/v1/tables"),
-      call("GET", "/api/v1/hits?pending=true"),
+      call("GET", `/api/v1/hits/work?${q}`),
+      // The tables list names the hits each held table waits on, whatever the filters.
+      filtered ? call("GET", "/api/v1/hits/work?limit=1") : null,
     ]);
+    holdingAll = (all || work).holding;
+    TechAlert.notice(holdingAll);
+    renderFilters(tables);
+    renderWork(work);
     renderTables(tables);
-    renderHits(hits);
+    await refreshQuiet();
     await refreshRecords(tables);
   } catch (err) {
     if (err.status !== 401) message(`Could not refresh: ${err.message}`, false);
   }
 }
 
-async function act(work, done) {
+// Run an action; its result is shown at `key` (the hit card or table row where it was
+// taken) and at the top of the page.
+async function act(work, done, key) {
   try {
     await work();
   } catch (err) {
+    if (key) results.set(key, { text: err.message, ok: false });
     message(err.message, false); // what was typed stays, to be corrected
-    return;
+    lastHits = "";
+    await refresh();
+    return false;
+  }
+  if (key) results.set(key, { text: done, ok: true });
+  const [kind, id] = (key || "").split(/:(.*)/s);
+  if (kind === "hit") {
+    // A refusal at the hit's table row is answered by this: it is not left standing there.
+    const table = `table:${document.querySelector(`[data-hit="${CSS.escape(id)}"]`)?.getAttribute("data-table")}`;
+    if (results.get(table) && !results.get(table).ok) results.delete(table);
   }
   message(done, true);
   lastHits = "";
   lastRecords = "";
   await refresh();
+  return true;
+}
+
+function cardOf(h) {
+  return document.querySelector(`[data-hit="${CSS.escape(h.hit_id)}"]`);
+}
+
+function refuseHere(h, text) {
+  results.set(`hit:${h.hit_id}`, { text, ok: false });
+  message(text, false);
+  lastHits = "";
+  return refresh();
 }
 
 function verify(h) {
-  const box = document.querySelector(`[data-hit="${CSS.escape(h.hit_id)}"]`);
-  const input = box && box.querySelector(".cards-input");
+  const input = cardOf(h) && cardOf(h).querySelector(".cards-input");
   let body = {};
   if (input) {
     const cards = input.value.trim().split(/[\s,]+/).filter(Boolean);
-    if (cards.length !== 5) {
-      message(`Enter the five cards of the hand (${cards.length} entered).`, false);
-      return;
-    }
+    if (cards.length !== 5) return refuseHere(h, `Enter the five cards of the hand (${cards.length} entered).`);
     body = { cards };
   }
   return act(() => call("POST", hitPath(h.hit_id, "verify"), body),
-    `Hit ${h.hit_id} verified: ${h.hand_label} at table ${h.table_id}, seat ${h.seat}.`);
+    `Hit ${h.hit_id} verified: ${h.hand_label} at table ${h.table_id}, seat ${h.seat}.`, `hit:${h.hit_id}`);
+}
+
+function signOff(h) {
+  return act(() => call("POST", hitPath(h.hit_id, "sign-off")),
+    `Hit ${h.hit_id} signed off: ${cents(h.award_cents)} at table ${h.table_id}.`, `hit:${h.hit_id}`);
 }
 
 function handPay(h) {
-  const box = document.querySelector(`[data-hit="${CSS.escape(h.hit_id)}"]`);
-  const amount = parseCents(box.querySelector(".pay-input").value);
-  if (amount === null) {
-    message("Write the amount like 1,234.56.", false);
-    return;
-  }
+  const amount = parseCents(cardOf(h).querySelector(".pay-input").value);
+  if (amount === null) return refuseHere(h, "Write the amount like 1,234.56.");
   return act(() => call("POST", hitPath(h.hit_id, "hand-pay"), { amount_cents: amount }),
-    `Hand pay of ${cents(amount)} recorded for hit ${h.hit_id}.`);
+    `Hand pay of ${cents(amount)} recorded for hit ${h.hit_id}.`, `hit:${h.hit_id}`);
 }
 
-function reset(tableId) {
-  return act(() => call("POST", `/api/v1/tables/${encodeURIComponent(tableId)}/reset`),
-    `Table ${tableId} reset: it takes progressive bets again.`);
+async function reset(tableId, key) {
+  const done = `Table ${tableId} reset: it takes progressive bets again.`;
+  if (await act(() => call("POST", `/api/v1/tables/${encodeURIComponent(tableId)}/reset`), done, key)) {
+    results.set(`table:${tableId}`, { text: done, ok: true });
+    lastHits = "";
+    await refresh();
+  }
+}
+
+// The jackpot slip, fetched with the sign-in's token like every download of these pages.
+function slip(h) {
+  return download(hitPath(h.hit_id, "slip.pdf")).catch((err) => refuseHere(h, `Jackpot slip: ${err.message}`));
+}
+
+function refilter() {
+  otherLimit = OTHER_PAGE;
+  quietOffset = 0;
+  lastHits = "";
+  refresh();
 }
 
 document.getElementById("remove-form").addEventListener("submit", removeTable);
 document.getElementById("remove-cancel").addEventListener("click", closeRemoval);
+for (const id of ["filter-link", "filter-table", "filter-kind"]) {
+  document.getElementById(id).addEventListener("change", refilter);
+}
+document.getElementById("filter-clear").addEventListener("click", () => {
+  for (const id of ["filter-link", "filter-table", "filter-kind"]) document.getElementById(id).value = "";
+  refilter();
+});
+document.getElementById("other-more").addEventListener("click", () => {
+  otherLimit += 100;
+  lastHits = "";
+  refresh();
+});
+document.getElementById("quiet").addEventListener("toggle", () => refreshQuiet().catch(() => {}));
+document.getElementById("quiet-newer").addEventListener("click", () => {
+  quietOffset = Math.max(0, quietOffset - QUIET_PAGE);
+  refreshQuiet();
+});
+document.getElementById("quiet-older").addEventListener("click", () => {
+  quietOffset += QUIET_PAGE;
+  refreshQuiet();
+});
+TechAlert.start();
 
 Api.start(() => {
   refresh();
   if (timer === null) timer = setInterval(refresh, REFRESH_MS);
+  if (ticker === null) ticker = setInterval(() => TechAlert.tick(escalateS), 1000);
 });

@@ -17,7 +17,7 @@ from controller.paperwork.meter_lines import LevelHits
 from controller.periods import PeriodError, check_period
 from controller.runtime.workers import Job, step
 from controller.storage.anomalies import Anomalies, AnomalyRecord
-from controller.storage.hits import HitRecord, Hits
+from controller.storage.hits import HitFilter, HitRecord, Hits
 from controller.storage.papers import records as stored
 from controller.storage.papers.documents import Document, load_document
 from controller.storage.papers.reconciliation import award_entries
@@ -197,6 +197,39 @@ async def hits(
         return await Hits(conn).page(
             link_id=link_id, table_id=table_id, pending=pending, limit=limit
         )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TechnicianWork:
+    """What technicians owe: every hit that holds a table (oldest first, never cut to a page),
+    and a page of the rest (newest first) with how many the rest are."""
+
+    holding: list[HitRecord]
+    other: list[HitRecord]
+    other_total: int
+
+
+async def technician_work(
+    engine: AsyncEngine, only: HitFilter, *, limit: int = 200
+) -> TechnicianWork:
+    """The technician's work; ``limit`` bounds only the rest, never the hits holding tables."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
+    async with engine.connect() as conn:
+        hits = Hits(conn)
+        holding = await hits.holding(only)
+        other, total = await hits.other_work(only, limit=limit)
+    return TechnicianWork(holding=holding, other=other, other_total=total)
+
+
+async def paid_without_technician(
+    engine: AsyncEngine, only: HitFilter, *, limit: int = 50, offset: int = 0
+) -> tuple[list[HitRecord], int]:
+    """A page of the fixed pays no technician deals with, newest first, and their number."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
+    async with engine.connect() as conn:
+        return await Hits(conn).paid_without_technician(only, limit=limit, offset=offset)
 
 
 async def anomalies(

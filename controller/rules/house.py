@@ -6,6 +6,8 @@ a refusal does not claim more than the regulations say.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.rules.violation import RuleViolation
 
 # House policy: a correction is requested by one person and approved by a second, different
@@ -89,9 +91,12 @@ def fixed_pay_needs_technician(*, amount_cents: int, from_cents: int) -> bool:
     return amount_cents >= from_cents
 
 
-# House policy after NJ 13:69E-1.39B's dual control of controller access: an award at or
-# above this amount is signed by a second person, other than the one who verified it, before
-# its table may be reset (``check_second_signature``). Setting PROGRESSIVE_SECOND_SIGNATURE_FROM.
+# House policy after NJ 13:69E-1.39B's dual control of controller access: an award paid from
+# a meter (the awards a technician verifies before the table is reset) at or above this
+# amount is signed by a second person, other than the one who verified it, before its table
+# may be reset (``check_second_signature``, ``check_sign_off``). A fixed pay needs no
+# verification to reset its table, so no signature either. Setting
+# PROGRESSIVE_SECOND_SIGNATURE_FROM.
 SECOND_SIGNATURE_CLAUSE = "house policy: second signature from an amount"
 SECOND_SIGNATURE_FROM_CENTS = 10_000_00
 
@@ -101,9 +106,58 @@ SECOND_SIGNATURE_FROM_CENTS = 10_000_00
 TAX_REPORTING_FROM_CENTS = 1_200_00
 
 
-def needs_second_signature(*, award_cents: int, from_cents: int) -> bool:
-    """Whether an award needs a second person's signature (``SECOND_SIGNATURE_CLAUSE``)."""
-    return award_cents >= from_cents
+def needs_second_signature(*, award_cents: int, from_cents: int, from_meter: bool = True) -> bool:
+    """Whether an award needs a second person's signature (``SECOND_SIGNATURE_CLAUSE``): one
+    paid from a meter at or above the amount."""
+    return from_meter and award_cents >= from_cents
+
+
+def check_second_signature(*, table_id: str, unsigned_hit_ids: Sequence[str]) -> None:
+    """A held table is reset only once every award it holds at or above the amount carries a
+    second person's signature (``SECOND_SIGNATURE_CLAUSE``)."""
+    if unsigned_hit_ids:
+        raise RuleViolation(
+            SECOND_SIGNATURE_CLAUSE,
+            f"table {table_id} cannot be reset before its hits are signed off by a second "
+            "person: " + ", ".join(unsigned_hit_ids),
+        )
+
+
+def check_sign_off(
+    *,
+    hit_id: str,
+    award_cents: int,
+    from_cents: int,
+    from_meter: bool,
+    verified_by: str | None,
+    signed_off_by: str | None,
+    signer: str,
+) -> None:
+    """The second signature of an award (``SECOND_SIGNATURE_CLAUSE``): given once, to an award
+    that needs it, after its verification, by someone other than the one who verified it."""
+    if not needs_second_signature(
+        award_cents=award_cents, from_cents=from_cents, from_meter=from_meter
+    ):
+        raise RuleViolation(
+            SECOND_SIGNATURE_CLAUSE,
+            f"hit {hit_id} needs no second signature: only an award paid from a meter at or "
+            "above the house's amount does",
+        )
+    if signed_off_by is not None:
+        raise RuleViolation(
+            SECOND_SIGNATURE_CLAUSE, f"hit {hit_id} was already signed off by {signed_off_by}"
+        )
+    if verified_by is None:
+        raise RuleViolation(
+            SECOND_SIGNATURE_CLAUSE,
+            f"hit {hit_id} is signed off after its verification: verify it first",
+        )
+    if verified_by.strip().casefold() == signer.strip().casefold():
+        raise RuleViolation(
+            SECOND_SIGNATURE_CLAUSE,
+            f"{signer} verified hit {hit_id} and cannot also sign it off; "
+            "a second, different person signs",
+        )
 
 
 def needs_tax_form(*, award_cents: int, from_cents: int) -> bool:

@@ -18,6 +18,11 @@ from controller.core.verification import (
     confirmed_cards,
     parse_stored_cards,
 )
+from controller.rules.house import (
+    SECOND_SIGNATURE_FROM_CENTS,
+    check_second_signature,
+    check_sign_off,
+)
 from controller.runtime.link_commands import LinkCommands
 from controller.storage.hits import HitRecord, Hits
 from controller.storage.store import Conflict, NotFound
@@ -26,15 +31,23 @@ from controller.storage.store import Conflict, NotFound
 class HitWork(LinkCommands):
     """The technician's work of the runtime."""
 
+    # The award from which a second person signs before the reset: the service sets it from
+    # its settings (PROGRESSIVE_SECOND_SIGNATURE_FROM).
+    second_signature_from_cents: int = SECOND_SIGNATURE_FROM_CENTS
+
     async def release_table(self, table_id: str, *, actor: str) -> Outcome:
-        """Reset a table held for a hit; refused until its awards are verified."""
+        """Reset a table held for a hit; refused until its awards are verified, and those at
+        or above the second-signature amount signed off."""
         link_id = self.link_of(table_id)
 
         async def mark_hits(conn: AsyncConnection) -> None:
-            # Checked in the transaction that releases, so a verification cannot race it.
+            # Checked in the transaction that releases, so a verification or a signature
+            # cannot race it.
             hits = Hits(conn)
             waiting = await hits.unverified(table_id)
             check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
+            unsigned = await hits.unsigned(table_id, from_cents=self.second_signature_from_cents)
+            check_second_signature(table_id=table_id, unsigned_hit_ids=[h.hit_id for h in unsigned])
             await hits.mark_released(table_id, by=actor, at_us=self.clock.now_us())
 
         return await self.command(
@@ -115,6 +128,30 @@ class HitWork(LinkCommands):
                 "verified_cards": list(confirmed),
                 "entered_by_technician": reported is None,
             },
+        )
+        return await self.hit(hit_id)
+
+    async def sign_off_hit(self, hit_id: str, *, actor: str) -> HitRecord:
+        """A second person's signature on a verified award at or above the amount, recorded
+        once and audited (``check_sign_off``)."""
+        row = await self.hit(hit_id)
+        check_sign_off(
+            hit_id=hit_id,
+            award_cents=row.award_cents,
+            from_cents=self.second_signature_from_cents,
+            from_meter=row.status == "awarded" and row.paid_from == "meter",
+            verified_by=row.verified_by,
+            signed_off_by=row.signed_off_by,
+            signer=actor,
+        )
+        await self._fill_in_hit(
+            row,
+            mark=lambda conn, now: Hits(conn).mark_signed_off(hit_id, by=actor, at_us=now),
+            meanwhile="was signed off meanwhile",
+            actor=actor,
+            action="hit.sign_off",
+            before={"signed_off_by": None, "verified_by": row.verified_by},
+            after={"signed_off_by": actor, "award_cents": row.award_cents},
         )
         return await self.hit(hit_id)
 

@@ -188,6 +188,7 @@ class FloorService:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.load()
+            self._runtime.second_signature_from_cents = self.settings.second_signature_from
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).

@@ -2,10 +2,11 @@
 and ``Hits``, the one home of the hits' SQL.
 
 A hit is written once from the reducer's hit; the technician's marks are filled in later,
-each once: the verification, the hand pay, the reset of the table (``released``). What a held
-table waits on before it may be reset is defined once, by ``_unverified``; what a technician
-still owes, by ``_pending``; neither ever counts a hit no technician deals with
-(``_for_technician``).
+each once: the verification, the second signature, the hand pay, the reset of the table
+(``released``). What a held table waits on before it may be reset is defined once, by
+``_unverified`` and ``_unsigned``; which hits hold a table, by ``_holding``; what a technician
+still owes, by ``_pending`` (``_holding`` and ``_other_work``); none ever counts a hit no
+technician deals with (``_for_technician``).
 """
 
 from __future__ import annotations
@@ -24,12 +25,18 @@ from controller.storage.typed_rows import columns, fields_of
 
 __all__ = [
     "HIT_COLUMNS",
+    "HIT_KINDS",
+    "HitFilter",
     "HitRecord",
     "Hits",
     "UnreleasedHit",
+    "holds_table",
     "stored_hit",
     "unreleased_hits",
 ]
+
+# What made a hit (``HitRecord.kind``): a hand, a mystery level's draw, an envy pay.
+HIT_KINDS = ("hand", "mystery", "envy")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +158,71 @@ def _unverified(table_id: str) -> ColumnElement[bool]:
     )
 
 
+def _holding() -> ColumnElement[bool]:
+    """A hit that holds its table until a technician resets it: an award paid from a meter
+    (what ``_unverified`` makes the reset wait on, verified or not yet) or a refused claim,
+    at a table not reset since. ``holds_table`` says the same of one record."""
+    return and_(
+        _h.released_by.is_(None),
+        or_(and_(_h.status == "awarded", _h.paid_from == "meter"), _h.status == "refused"),
+        _for_technician(),
+    )
+
+
+def holds_table(row: HitRecord) -> bool:
+    """``_holding`` of one hit as read."""
+    return (
+        row.released_by is None
+        and row.needs_technician
+        and ((row.status == "awarded" and row.paid_from == "meter") or row.status == "refused")
+    )
+
+
+def _unsigned(table_id: str, from_cents: int) -> ColumnElement[bool]:
+    """The awards paid from the meter at ``table_id`` since its last reset that reach the
+    second-signature amount and no second person has signed yet."""
+    return and_(
+        _h.table_id == table_id,
+        _h.released_by.is_(None),
+        _h.status == "awarded",
+        _h.paid_from == "meter",
+        _h.award_cents >= from_cents,
+        _h.signed_off_by.is_(None),
+        _for_technician(),
+    )
+
+
+def _other_work() -> ColumnElement[bool]:
+    """Technician work that holds no table's reset back: a fixed pay made at the table at or
+    above the operator's amount, its hand pay not yet recorded. With ``_holding`` it is the
+    whole of ``_pending``."""
+    return and_(
+        _h.released_by.is_(None),
+        _h.status == "awarded",
+        _h.paid_from == "table",
+        _h.hand_paid_by.is_(None),
+        _for_technician(),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HitFilter:
+    """Which hits a list shows: of a link, of a table, of a kind (``HIT_KINDS``); None: all."""
+
+    link_id: str | None = None
+    table_id: str | None = None
+    kind: str | None = None
+
+    def where(self, q: Select[Any]) -> Select[Any]:
+        if self.link_id is not None:
+            q = q.where(_h.link_id == self.link_id)
+        if self.table_id is not None:
+            q = q.where(_h.table_id == self.table_id)
+        if self.kind is not None:
+            q = q.where(_h.kind == self.kind)
+        return q
+
+
 def _pending() -> ColumnElement[bool]:
     """Work left for a technician: a table held for the hit not yet reset, or a payout made
     at the table not yet recorded."""
@@ -195,6 +267,46 @@ class Hits:
         return await self._all(
             select(*_HIT).where(_unverified(table_id)).order_by(_h.at_us, _h.hit_id)
         )
+
+    async def unsigned(self, table_id: str, *, from_cents: int) -> list[HitRecord]:
+        """The awards a held table waits on for a second signature (``_unsigned``), oldest
+        first."""
+        return await self._all(
+            select(*_HIT).where(_unsigned(table_id, from_cents)).order_by(_h.at_us, _h.hit_id)
+        )
+
+    async def holding(self, only: HitFilter) -> list[HitRecord]:
+        """Every hit that holds a table (``_holding``), oldest first, never cut to a page: a
+        held table takes no side bets, so it gathers no more than the round that held it
+        brought (at most a hit per seat, and a share or two of the meter); the list is
+        bounded by the number of tables times a few."""
+        q = only.where(select(*_HIT).where(_holding()))
+        return await self._all(q.order_by(_h.at_us, _h.settlement_order, _h.hit_id))
+
+    async def other_work(self, only: HitFilter, *, limit: int) -> tuple[list[HitRecord], int]:
+        """The newest ``limit`` hits of the rest of a technician's work (``_other_work``), and
+        how many there are in all."""
+        q = only.where(select(*_HIT).where(_other_work()))
+        rows = await self._all(q.order_by(_h.at_us.desc(), _h.hit_id.desc()).limit(limit))
+        total = await self.conn.scalar(
+            only.where(select(func.count()).select_from(_h).where(_other_work()))
+        )
+        return rows, int(total or 0)
+
+    async def paid_without_technician(
+        self, only: HitFilter, *, limit: int, offset: int
+    ) -> tuple[list[HitRecord], int]:
+        """The fixed pays no technician deals with (``needs_technician`` false), newest first,
+        a page at ``offset``, and how many there are in all."""
+        quiet = _h.needs_technician.is_(False)
+        q = only.where(select(*_HIT).where(quiet))
+        rows = await self._all(
+            q.order_by(_h.at_us.desc(), _h.hit_id.desc()).limit(limit).offset(offset)
+        )
+        total = await self.conn.scalar(
+            only.where(select(func.count()).select_from(_h).where(quiet))
+        )
+        return rows, int(total or 0)
 
     async def page(
         self,
@@ -255,6 +367,15 @@ class Hits:
             update(_h)
             .where(_h.hit_id == hit_id, _h.verified_by.is_(None))
             .values(verified_by=by, verified_at_us=at_us, verified_cards=cards)
+        )
+        return result.rowcount == 1
+
+    async def mark_signed_off(self, hit_id: str, *, by: str, at_us: int) -> bool:
+        """The second person's signature, once: False if one was given already."""
+        result = await self.conn.execute(
+            update(_h)
+            .where(_h.hit_id == hit_id, _h.signed_off_by.is_(None))
+            .values(signed_off_by=by, signed_off_at_us=at_us)
         )
         return result.rowcount == 1
 

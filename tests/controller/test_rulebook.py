@@ -286,6 +286,21 @@ HOUSE: dict[str, Enforced] = {
             "tests/controller/core/test_reducer_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
         ),
     ),
+    # After NJ 13:69E-1.39B's dual control, a configured amount (Settings.second_signature_from).
+    "second signature from an amount": Enforced(
+        (
+            "controller.rules.house:check_sign_off",
+            "controller.rules.house:check_second_signature",
+            "controller.rules.house:needs_second_signature",
+        ),
+        (
+            "tests/controller/core/test_second_signature.py::test_a_second_different_person_signs_once_after_the_verification",
+            "tests/controller/core/test_second_signature.py::test_the_reset_waits_for_every_signature_and_names_the_hits",
+            "tests/controller/core/test_second_signature.py::test_only_an_award_from_a_meter_at_or_above_the_amount_needs_a_signature",
+            "tests/web/test_api_tech_work.py::test_a_second_person_signs_off_before_the_reset",
+            "tests/web/test_api_tech_work.py::test_below_the_amount_the_reset_needs_no_signature",
+        ),
+    ),
     # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
     "jackpot odds bound": Enforced(
         ("controller.rules.odds:check_jackpot_odds", "controller.rules.filing:check_paytable"),
@@ -365,6 +380,7 @@ def test_house_policies_say_so() -> None:
     from controller.rules import house
 
     assert house.TWO_PERSON_CLAUSE.startswith("house policy")
+    assert house.SECOND_SIGNATURE_CLAUSE.startswith("house policy")
     doc = house.most_credits.__doc__ or ""
     assert "House policy" in doc and "10-6-5(f)(1)" in doc
     from controller.rules import odds

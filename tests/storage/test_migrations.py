@@ -47,6 +47,43 @@ async def test_hand_pay_may_be_filled_in_but_the_facts_stay_fixed(store: LedgerS
             await conn.execute(update(HitRow).where(HitRow.hit_id == hit_id).values(award_cents=1))
 
 
+async def test_sign_off_and_tax_form_may_be_filled_in_but_the_facts_stay_fixed(
+    store: LedgerStore,
+) -> None:
+    # 0009 rebuilds PostgreSQL's guard with these marks; SQLite's guard names only the facts.
+    await make_link(store)
+    rt = await runtime(store)
+    poll = Poller()
+    await rt.apply_readings([poll.reading("t1", 0)])
+    await rt.apply_readings([poll.royal("t1", 5, seq=1)])
+    async with store.engine.begin() as conn:
+        hit_id = await conn.scalar(text("SELECT hit_id FROM hits"))
+        await conn.execute(
+            update(HitRow)
+            .where(HitRow.hit_id == hit_id)
+            .values(
+                signed_off_by="second",
+                signed_off_at_us=2,
+                tax_form_reference="W2G-0001",
+                tax_form_by="cage",
+                tax_form_at_us=3,
+            )
+        )
+    async with store.engine.connect() as conn:
+        marks = (
+            await conn.execute(
+                select(HitRow.signed_off_by, HitRow.tax_form_reference).where(
+                    HitRow.hit_id == hit_id
+                )
+            )
+        ).one()
+    assert tuple(marks) == ("second", "W2G-0001")
+    for fact in ({"award_cents": 1}, {"hand": "FLUSH"}, {"needs_technician": False}):
+        with pytest.raises(DBAPIError, match=r"facts|never edited"):
+            async with store.engine.begin() as conn:
+                await conn.execute(update(HitRow).where(HitRow.hit_id == hit_id).values(**fact))
+
+
 async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: str) -> None:
     """A database at 0006 with a played link and a hit: after 0007 the link resumes exactly
     (its seal from before still verifies), the hit reads as a hand that waits for a

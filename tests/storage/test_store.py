@@ -169,6 +169,7 @@ async def test_hit_is_recorded_once_with_its_award_and_reset(store: LedgerStore)
     state = rt.states["stud"]
     assert state.meter_cents == 10_000_00 and state.table("t1").hit_pending
     await rt.verify_hit(hits[0].hit_id, actor="tech1")
+    await rt.sign_off_hit(hits[0].hit_id, actor="sup1")  # $10,000: the house's second signature
     await rt.release_table("t1", actor="tech1")
     async with store.engine.connect() as conn:
         released = await conn.scalar(select(HitRow.released_by))

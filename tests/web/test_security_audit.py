@@ -215,6 +215,12 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
             ("POST", "/api/v1/hits/{hit_id}/verify"), f"{hit_path}/verify", tech,
             Expected("hit.verify", f"hit:{hit['hit_id']}", changes=True), json={},
         )  # fmt: skip
+        # The house's second-signature amount brought down to this royal: a second person signs.
+        wf.service.runtime.second_signature_from_cents = hit["award_cents"]
+        await check.write(
+            ("POST", "/api/v1/hits/{hit_id}/sign-off"), f"{hit_path}/sign-off", sup,
+            Expected("hit.sign_off", f"hit:{hit['hit_id']}", changes=True),
+        )  # fmt: skip
         await check.write(
             ("POST", "/api/v1/hits/{hit_id}/hand-pay"), f"{hit_path}/hand-pay", tech,
             Expected("hit.hand_pay", f"hit:{hit['hit_id']}", changes=True),

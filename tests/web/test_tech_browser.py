@@ -28,8 +28,9 @@ async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path)
         await expect(row.locator(".table-state")).to_have_text("online")
 
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
-        hit = page.locator(".hit").filter(has_text="Table stud-1, seat 3: royal flush")
+        hit = page.locator(".hit.holding").filter(has_text="Table stud-1, seat 3")
         await expect(hit).to_be_visible()
+        await expect(hit.locator(".hand")).to_have_text("Royal flush")
         await expect(hit.locator(".card")).to_have_count(5)
         faces = await hit.locator(".card").all_text_contents()
         assert {f[-1] for f in faces} <= set("♠♥♦♣") and len({f[-1] for f in faces}) == 1
@@ -41,6 +42,9 @@ async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path)
         await expect(page.locator("#message")).to_contain_text(
             "cannot be reset before its hits are verified"
         )
+        # Said next to the button too, the hit named a link to its card.
+        await expect(row.locator(".result.bad")).to_contain_text("cannot be reset")
+        await expect(row.locator(".result.bad a.hit-link")).to_have_count(1)
 
         await hit.locator("button.verify").click()
         await expect(page.locator("#message")).to_contain_text("verified: royal flush")
@@ -64,7 +68,7 @@ async def test_technician_enters_the_cards_a_table_did_not_report(tmp_path: Path
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
         claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
         await wf.service.runtime.enter_hit("stud-2", claim, actor="tech")
-        hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4: royal flush")
+        hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4")
         await expect(hit).to_contain_text("the table reported no cards")
         await hit.locator(".cards-input").fill("Ah Ad Qh Jh Th")
         await hit.locator("button.verify").click()

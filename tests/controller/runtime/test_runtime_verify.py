@@ -10,6 +10,7 @@ from sqlalchemy import select
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim
 from controller.core.verification import HitWorkRefused
+from controller.rules import RuleViolation
 from controller.storage.models import AuditRow, HitRow
 from controller.storage.store import LedgerStore, StoreError
 from tests.storage.helpers import ROYAL, Poller, make_link, runtime
@@ -54,6 +55,11 @@ async def test_reported_cards_verified_paid_and_table_reset(store: LedgerStore) 
     with pytest.raises(HitWorkRefused, match="already recorded"):
         await rt.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
 
+    # The royal reaches the second-signature amount: a second person signs before the reset.
+    assert hit.award_cents >= rt.second_signature_from_cents
+    with pytest.raises(RuleViolation, match="signed off by a second person"):
+        await rt.release_table("t1", actor="tech")
+    await rt.sign_off_hit(hit.hit_id, actor="supervisor")
     await rt.release_table("t1", actor="tech")
     assert not rt.states["stud"].tables["t1"].hit_pending
     released = await rt.hit(hit.hit_id)
@@ -98,6 +104,7 @@ async def test_cards_entered_by_the_technician_must_make_the_claimed_hand(
     assert verified.verified_cards == ",".join(str(c) for c in hearts)
     (audit,) = await _audit(store, "hit.verify")
     assert json.loads(audit.after)["entered_by_technician"] is True
+    await rt.sign_off_hit(hit.hit_id, actor="supervisor")  # at or above the amount
     await rt.release_table("t2", actor="tech")
     assert not rt.states["stud"].tables["t2"].hit_pending
 
