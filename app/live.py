@@ -20,7 +20,8 @@ WebSocket text frame::
         "winning_table": null | "stud-1",
         "winning_table_name": null | "Table 1",
         "seats": [3],
-        "hand": null | "ROYAL_FLUSH"
+        "hand": null | "ROYAL_FLUSH",
+        "hand_label": null | "Royal flush"  # the hand as patrons read it
       },
       "fixed_pay": false,             # a bonus link paying fixed amounts: no meter, no level
       "levels": [                     # the pool's levels, level 1 first (a classic link: one)
@@ -28,6 +29,14 @@ WebSocket text frame::
          "reset", "must_hit_by_cents": null | int, "won_cents": null | int}, ...
       ],
       "pays": [{"hand": "ROYAL_FLUSH", "fixed_cents": 1000000}, ...],  # a fixed-pay link's
+      "paytables": [                  # every game's paytable, the link's own game first
+        {"game": "caribbean_stud", "game_label": "Caribbean Stud Poker", "lines": [
+          {"hand": "ROYAL_FLUSH", "hand_label": "Royal flush", "percent_bp": 10000 | null,
+           "fixed_cents": null | int, "level": 1 | null, "level_name": "Grand" | null,
+           "envy_cents": null | int}, ...]}, ...
+      ],
+      "property": {"name": null | "Blue River Casino", "colour": "#0b5d3b",
+                   "accent": "#e8c15a"},  # the property's name and display colours
       "tables": [{"table_id": "stud-1", "name": "Table 1", "state": "online"}, ...],
       "fresh": true,                  # a table of the link answered recently
       "degraded": false,              # the tables' readings are not being recorded now
@@ -38,6 +47,9 @@ WebSocket text frame::
   last goes through the hit phase, the others show their meters; a mystery level carries
   the ceiling it must hit by, never its trigger; hidden (reserve) and overflow meters are
   never sent. A fixed-pay link sends no level and its paytable as ``pays``.
+* ``paytables`` and ``property`` are what patrons read around the amounts
+  (``app.live_patron``); ``tables`` carries each table's state for other consumers, which a
+  patron's display does not show.
 * ``snapshot`` is the first message of every connection: the whole current state.
 * ``update``: the state changed (meter, hit, a table online, offline or hit pending, the
   display's mode, freshness); ``seq`` is one more than the link's previous update. States are
@@ -72,6 +84,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
+from app.live_patron import hand_label, paytables_content, property_content
 from controller.core.reducer import Outcome, display_frame, level_frames
 from controller.runtime.service import FloorService
 
@@ -280,6 +293,7 @@ class LiveHub:
             "winning_table_name": names.get(win.table_id, win.table_id) if win else None,
             "seats": list(win.seats) if win else [],
             "hand": win.hand.name if win else None,
+            "hand_label": hand_label(win.hand) if win else None,
         }
         tables = [
             {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id), "state": s.state}
@@ -312,6 +326,8 @@ class LiveHub:
                 for line in sorted(state.paytable.lines, key=lambda line: -(line.fixed_cents or 0))
                 if state.fixed_pay and line.fixed_cents is not None
             ],
+            "paytables": paytables_content(state),
+            "property": property_content(service.settings),
             "tables": tables,
             "fresh": self._fresh(link_id, now_us),
             "degraded": service.degraded(link_id),

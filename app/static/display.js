@@ -9,30 +9,9 @@
   const BACKOFF_FIRST_MS = 500;
   const BACKOFF_MAX_MS = 15000;
 
-  const HANDS = {
-    ROYAL_FLUSH: "Royal flush",
-    STRAIGHT_FLUSH: "Straight flush",
-    FOUR_OF_A_KIND: "Four of a kind",
-    FULL_HOUSE: "Full house",
-    FLUSH: "Flush",
-    STRAIGHT: "Straight",
-    THREE_OF_A_KIND: "Three of a kind",
-    TWO_PAIR: "Two pair",
-    ONE_PAIR: "One pair",
-    FIVE_ACES: "Five aces",
-    THREE_SUITED_SEVENS: "Three suited sevens",
-    THREE_SEVENS: "Three sevens",
-    TWO_SUITED_SEVENS: "Two suited sevens",
-    TWO_SEVENS: "Two sevens",
-    SEVEN: "Seven",
-    MYSTERY: "Mystery",
-  };
-  const TABLE_STATES = {
-    online: "",
-    offline: "offline",
-    hit_pending: "hit — awaiting technician",
-    unpolled: "starting",
-  };
+  const COLOUR = /^#[0-9a-fA-F]{6}$/;
+  // Only what a patron needs: the amounts, the pays, a win. Each table's own state (offline,
+  // held for a technician, out of play) is in the feed for other pages and never shown here.
 
   const parts = location.pathname.split("/").filter(Boolean);
   const linkId = decodeURIComponent(parts[parts.length - 1] || "");
@@ -72,18 +51,34 @@
     amountEl.dataset.cents = String(shown);
     if (text.length !== shownLength) {
       shownLength = text.length;
-      fit();
+      fit(amountEl);
     }
   }
 
-  function fit() {
-    // The largest size that keeps the amount on one line of the screen.
-    amountEl.style.fontSize = "";
-    const room = window.innerWidth * 0.96;
-    if (amountEl.scrollWidth > room) {
-      const size = parseFloat(getComputedStyle(amountEl).fontSize);
-      amountEl.style.fontSize = `${Math.floor((size * room) / amountEl.scrollWidth)}px`;
+  function fit(el) {
+    // The largest size (up to the style's own) that keeps the element inside its box: an
+    // amount on one line, a paytable on the screen, whatever the font the screen has.
+    el.style.fontSize = "";
+    for (let tries = 0; tries < 3; tries += 1) {
+      const over = Math.max(
+        el.scrollWidth / Math.max(1, el.clientWidth),
+        el.scrollHeight / Math.max(1, el.clientHeight),
+      );
+      if (!(over > 1.001)) return;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      el.style.fontSize = `${Math.floor(size / over)}px`;
     }
+  }
+
+  function setText(el, text) {
+    if (el.textContent === text) return;
+    el.textContent = text;
+    if (el.classList.contains("fit")) fit(el);
+  }
+
+  function fitAll() {
+    document.querySelectorAll(".fit").forEach(fit);
+    fit($("pays"));
   }
 
   function showAmount(cents, countUp) {
@@ -115,46 +110,169 @@
     }
   }
 
-  window.addEventListener("resize", fit);
+  window.addEventListener("resize", fitAll);
 
-  // ----------------------------------------------------------------------------- a state
+  // ----------------------------------------------------------------------------- words
+
+  function handWords(name) {
+    // A hand the server named without a label: words, never the code.
+    const words = String(name || "").toLowerCase().replace(/_/g, " ");
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  function handOf(d) {
+    return d.hand_label || handWords(d.hand);
+  }
+
+  function percentText(bp) {
+    // Basis points as a percentage, by string work: 10000 -> "100%", 1050 -> "10.5%".
+    const rest = String(bp % 100).padStart(2, "0").replace(/0+$/, "");
+    return rest === "" ? `${Math.floor(bp / 100)}%` : `${Math.floor(bp / 100)}.${rest}%`;
+  }
+
+  function payText(line) {
+    if (line.percent_bp !== null && line.percent_bp !== undefined) {
+      return `${percentText(line.percent_bp)} of the ${line.level_name || "jackpot"}`;
+    }
+    return formatCents(line.fixed_cents);
+  }
 
   function tableName(id, name) {
     return name || id || "";
   }
 
+  // ----------------------------------------------------------------------------- the property
+
+  function applyProperty(msg) {
+    const p = msg.property || {};
+    const root = document.documentElement.style;
+    if (COLOUR.test(p.colour || "")) root.setProperty("--felt", p.colour);
+    if (COLOUR.test(p.accent || "")) root.setProperty("--accent", p.accent);
+    setText($("property"), p.name || "");
+    setText($("name"), msg.name);
+    // The games once: not again under a name that already says them.
+    const game = msg.game_label || "";
+    setText($("game"), msg.name.toLowerCase().includes(game.toLowerCase()) ? "" : game);
+    document.title = [p.name, msg.name].filter(Boolean).join(" — ");
+  }
+
+  // ----------------------------------------------------------------------------- the pays
+
+  let paysKey = null;
+
+  function payRow(line, index) {
+    const tr = document.createElement("tr");
+    tr.dataset.hand = line.hand;
+    tr.style.setProperty("--i", String(index));
+    const hand = document.createElement("th");
+    hand.scope = "row";
+    hand.textContent = line.hand_label || handWords(line.hand);
+    const pay = document.createElement("td");
+    const amount = document.createElement("span");
+    amount.className = "pay-amount";
+    amount.textContent = payText(line);
+    pay.append(amount);
+    if (line.envy_cents) {
+      const envy = document.createElement("span");
+      envy.className = "envy";
+      envy.textContent = `+${formatCents(line.envy_cents)} to every other player`;
+      pay.append(envy);
+    }
+    tr.append(hand, pay);
+    return tr;
+  }
+
+  function paytablesOf(msg) {
+    if (msg.paytables) return msg.paytables;
+    // A server that frames no paytables still sends a fixed-pay link's pays.
+    const lines = (msg.pays || []).map((p) => ({ hand: p.hand, fixed_cents: p.fixed_cents }));
+    return lines.length ? [{ game: msg.game, game_label: msg.game_label, lines }] : [];
+  }
+
+  function renderPays(tables) {
+    // Drawn again only when they change: redrawing would restart the rows' highlight.
+    const key = JSON.stringify(tables);
+    if (key === paysKey) return false;
+    paysKey = key;
+    const mixed = tables.length > 1;
+    let rows = 0; // in lines of text, for the size that fits them all (display.css --rows)
+    const built = tables.map((t) => {
+      const table = document.createElement("table");
+      table.className = "paytable";
+      table.dataset.game = t.game;
+      table.style.setProperty("--n", String(t.lines.length));
+      if (mixed) {
+        table.createCaption().textContent = t.game_label;
+        rows += 1.3;
+      }
+      const tbody = table.createTBody();
+      t.lines.forEach((line, i) => {
+        tbody.append(payRow(line, i));
+        rows += line.envy_cents ? 1.7 : 1;
+      });
+      return table;
+    });
+    const pays = $("pays");
+    pays.replaceChildren(...built);
+    pays.style.setProperty("--rows", String(Math.max(rows, 6)));
+    return true;
+  }
+
+  // ----------------------------------------------------------------------------- the levels
+
   function levelTile(level) {
-    // One level below the top one: its name, its amount, a mystery level's ceiling.
     const li = document.createElement("li");
-    li.className = `level ${level.mode}`;
     li.dataset.level = level.key;
     const name = document.createElement("span");
     name.className = "level-name";
-    name.textContent = level.mode === "won" ? `${level.name} won!` : level.name;
     const amount = document.createElement("span");
-    amount.className = "level-amount";
-    amount.dataset.cents = String(level.amount_cents);
-    amount.textContent = formatCents(level.amount_cents);
+    amount.className = "level-amount fit";
     li.append(name, amount);
+    return updateTile(li, level);
+  }
+
+  function updateTile(li, level) {
+    // One level below the top one: its name, its amount, a mystery level's ceiling.
+    li.className = `level ${level.mode}`;
+    li.querySelector(".level-name").textContent =
+      level.mode === "won" ? `${level.name} won!` : level.name;
+    const amount = li.querySelector(".level-amount");
+    const text = formatCents(level.amount_cents);
+    amount.dataset.cents = String(level.amount_cents);
+    if (amount.textContent !== text) {
+      const longer = amount.textContent.length !== text.length;
+      amount.textContent = text;
+      if (longer && amount.isConnected) fit(amount);
+    }
+    let must = li.querySelector(".level-must-hit");
     if (level.must_hit_by_cents !== null) {
-      const must = document.createElement("span");
-      must.className = "level-must-hit";
+      if (!must) {
+        must = document.createElement("span");
+        must.className = "level-must-hit";
+        li.append(must);
+      }
       must.textContent = `must hit by ${formatCents(level.must_hit_by_cents)}`;
-      li.append(must);
+    } else if (must) {
+      must.remove();
     }
     return li;
   }
 
-  function payRow(pay) {
-    const tr = document.createElement("tr");
-    tr.dataset.hand = pay.hand;
-    const hand = document.createElement("th");
-    hand.textContent = HANDS[pay.hand] || pay.hand;
-    const cents = document.createElement("td");
-    cents.textContent = formatCents(pay.fixed_cents);
-    tr.append(hand, cents);
-    return tr;
+  function renderLevels(levels) {
+    const list = $("levels");
+    const keys = levels.map((l) => l.key).join(" ");
+    if (list.dataset.keys === keys) {
+      levels.forEach((l, i) => updateTile(list.children[i], l));
+      return false;
+    }
+    list.dataset.keys = keys;
+    list.replaceChildren(...levels.map(levelTile));
+    // Level 2 across the whole width, the rest side by side below it, at most four a row.
+    list.style.setProperty("--rest", String(Math.max(1, Math.min(levels.length - 1, 4))));
+    return true;
   }
+
+  // ----------------------------------------------------------------------------- a state
 
   function apply(msg) {
     const previous = state;
@@ -168,77 +286,66 @@
     const top = pool ? levels[0] : null;
     const mode = top ? top.mode : d.mode;
     const sameMode = previous !== null && previous.display.mode === d.mode;
-    body.dataset.kind = fixed ? "fixed" : pool ? "levels" : "classic";
+    const kind = fixed ? "fixed" : pool ? "levels" : "classic";
+    const newKind = body.dataset.kind !== kind;
+    body.dataset.kind = kind;
     body.dataset.mode = mode;
     body.dataset.seq = String(msg.seq);
-    $("name").textContent = msg.name;
-    $("game").textContent = msg.game_label;
-    document.title = fixed ? `${msg.name} — bonus pays` : `${msg.name} — progressive jackpot`;
+    applyProperty(msg);
+    let moved = renderPays(paytablesOf(msg));
 
+    // 68 IAC 10-6-5(g)-(i): the won amount at once, then the reset amount the link plays on
+    // from, the two in turn; the server frames each mode (controller.core.reducer.display),
+    // this page shows it as framed and counts up only within a live or reset run.
     const where = tableName(d.winning_table, d.winning_table_name);
     const seats = d.seats.length === 1 ? `seat ${d.seats[0]}` : `seats ${d.seats.join(", ")}`;
-    const hand = HANDS[d.hand] || "";
+    const hand = d.hand ? handOf(d) : "";
+    const how = [seats, hand].filter(Boolean).join(" · ");
+    const mustHit = (level) =>
+      level && level.must_hit_by_cents !== null ? `must hit by ${formatCents(level.must_hit_by_cents)}` : "";
     if (fixed) {
       // A bonus paying fixed amounts: no meter, nothing that grows, only its pays.
-      $("headline").textContent = "Bonus pays";
+      setText($("headline"), "Bonus pays");
       amountEl.textContent = "";
       amountEl.dataset.cents = "";
-      $("must-hit").textContent = "";
-      $("detail").textContent =
-        d.mode === "won" || d.mode === "reset"
-          ? `${formatCents(d.won_cents)} paid at ${where} · ${[seats, hand].filter(Boolean).join(" · ")}`
-          : "";
-      $("pays").tBodies[0].replaceChildren(...(msg.pays || []).map(payRow));
-      $("levels").replaceChildren();
+      setText($("must-hit"), "");
+      const paid = d.mode === "won" || d.mode === "reset";
+      setText($("detail"), paid ? `${formatCents(d.won_cents)} paid at ${where} · ${how}` : "");
+      moved = renderLevels([]) || moved;
     } else if (pool) {
       const won = levels.find((l) => l.mode !== "live");
       if (top.mode === "won") {
-        $("headline").textContent = `${top.name} won!`;
+        setText($("headline"), `${top.name} won!`);
         showAmount(top.amount_cents, false);
       } else if (top.mode === "reset") {
-        $("headline").textContent = `${top.name} now`;
+        setText($("headline"), `${top.name} now`);
         showAmount(top.amount_cents, previous !== null && previous.levels[0].mode === "reset");
       } else {
-        $("headline").textContent = top.name;
+        setText($("headline"), top.name);
         showAmount(top.amount_cents, previous !== null && (previous.levels || [])[0]?.mode === "live");
       }
-      $("must-hit").textContent =
-        top.must_hit_by_cents !== null ? `must hit by ${formatCents(top.must_hit_by_cents)}` : "";
-      $("detail").textContent = won
-        ? `${won.name}: ${formatCents(won.won_cents)} won at ${where} · ${[seats, hand].filter(Boolean).join(" · ")}`
-        : "";
-      $("levels").replaceChildren(...levels.slice(1).map(levelTile));
-      $("pays").tBodies[0].replaceChildren();
+      setText($("must-hit"), mustHit(top));
+      setText($("detail"), won ? `${won.name}: ${formatCents(won.won_cents)} won at ${where} · ${how}` : "");
+      moved = renderLevels(levels.slice(1)) || moved;
     } else if (d.mode === "won") {
-      $("headline").textContent = "Jackpot won!";
+      setText($("headline"), "Jackpot won!");
       showAmount(d.won_cents, false);
-      $("detail").textContent = [where, seats, hand].filter(Boolean).join(" · ");
+      setText($("detail"), [where, how].filter(Boolean).join(" · "));
     } else if (d.mode === "reset") {
-      $("headline").textContent = "Jackpot now";
+      setText($("headline"), "Jackpot now");
       showAmount(d.amount_cents, sameMode);
-      $("detail").textContent = `${formatCents(d.won_cents)} won at ${where} · ${hand}`;
+      setText($("detail"), `${formatCents(d.won_cents)} won at ${[where, how].filter(Boolean).join(" · ")}`);
     } else {
-      $("headline").textContent = "Progressive jackpot";
+      setText($("headline"), "Progressive jackpot");
       showAmount(d.amount_cents, sameMode);
-      $("detail").textContent = "";
+      setText($("detail"), "");
     }
     if (!fixed && !pool) {
-      const only = levels[0];
-      $("must-hit").textContent =
-        only && only.must_hit_by_cents !== null ? `must hit by ${formatCents(only.must_hit_by_cents)}` : "";
+      setText($("must-hit"), mustHit(levels[0]));
+      moved = renderLevels([]) || moved;
     }
-
-    const list = $("tables");
-    list.replaceChildren(
-      ...msg.tables.map((t) => {
-        const li = document.createElement("li");
-        li.className = t.state;
-        li.dataset.table = t.table_id;
-        const note = TABLE_STATES[t.state];
-        li.textContent = note ? `${tableName(t.table_id, t.name)}: ${note}` : tableName(t.table_id, t.name);
-        return li;
-      }),
-    );
+    // What changes the room the amounts have: everything is sized again.
+    if (moved || newKind) fitAll();
     liveness();
   }
 

@@ -157,11 +157,20 @@ async def hold_anomaly(wf: WebFloor, anomaly_id: str) -> None:
 
 @contextlib.asynccontextmanager
 async def stepped_floor(
-    tmp_path: Path, clock: VirtualClock, *, links: dict[str, tuple[Game, int]] | None = None
+    tmp_path: Path,
+    clock: VirtualClock,
+    *,
+    links: dict[str, tuple[Game, int]] | None = None,
+    settings: Settings | None = None,
 ) -> AsyncIterator[WebFloor]:
     """The web floor, its tables dealing only when the test steps them, on ``clock``."""
     async with web_floor(
-        tmp_path, links=links, seed=11, sim_clock=clock.now_us, sim_autodeal=False
+        tmp_path,
+        links=links,
+        seed=11,
+        sim_clock=clock.now_us,
+        sim_autodeal=False,
+        settings=settings,
     ) as wf:
         # Until the controller's first heartbeat and clear command bits have reached a
         # table, it refuses side bets: wait for that, not for a number of polls.
@@ -212,9 +221,11 @@ async def hold_in_memory(
     paytable: Paytable,
     levels: Sequence[LevelConfig],
     draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
+    paytables: Mapping[Game, Paytable] | None = None,
 ) -> LinkState:
     """Put in place of ``link_id``'s state one the real reducer opens with ``levels`` (a
-    link of levels; none: a fixed-pay link) on the same tables, in the runtime's memory.
+    link of levels; none: a fixed-pay link) on the same tables, in the runtime's memory;
+    ``paytables``, those of the other games of a mixed-game link.
 
     For the pages and the API, which read the state the runtime holds: the link's history
     does not say so (no entry opens these levels), so keep such a floor to the pages. The
@@ -236,6 +247,7 @@ async def hold_in_memory(
             at_us=now.last_at_us,
             levels=levels,
             draws=draws,
+            paytables=paytables,
         ).state
         state = replace(
             opened,

@@ -111,6 +111,7 @@ async def test_snapshot_on_connect_then_updates_with_increasing_seq(tmp_path: Pa
             "winning_table_name",
             "seats",
             "hand",
+            "hand_label",
         }
         assert [t["table_id"] for t in first["tables"]] == ["stud-1", "stud-2"]
         seq, meter = first["seq"], first["meter_cents"]
