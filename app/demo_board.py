@@ -135,7 +135,8 @@ class DemoFloor:
         )
 
     async def demo_technician(self) -> None:
-        """Verify and reset a table held longer than ``release_after_s``."""
+        """Verify and reset a table held longer than ``release_after_s``; an award at or
+        above the second-signature amount is signed by the demo supervisor, a second person."""
         runtime = self.service.runtime
         now = self.clock.now_us()
         for state in list(runtime.states.values()):
@@ -148,6 +149,8 @@ class DemoFloor:
                     continue
                 for hit in await runtime.unverified_hits(table_id):
                     await runtime.verify_hit(hit.hit_id, actor="demo technician")
+                for hit in await runtime.unsigned_hits(table_id):
+                    await runtime.sign_off_hit(hit.hit_id, actor="demo supervisor")
                 await runtime.release_table(table_id, actor="demo technician")
                 self.held_since.pop(table_id, None)
                 self.say(f"  {state.link_id}/{table_id} verified and reset by the demo technician")

@@ -82,6 +82,11 @@ class HitWork(LinkCommands):
         async with self.store.engine.connect() as conn:
             return await Hits(conn).unverified(table_id)
 
+    async def unsigned_hits(self, table_id: str) -> list[HitRecord]:
+        """The verified awards a held table waits on for a second signature, oldest first."""
+        async with self.store.engine.connect() as conn:
+            return await Hits(conn).unsigned(table_id, from_cents=self.second_signature_from_cents)
+
     async def hit(self, hit_id: str) -> HitRecord:
         async with self.store.engine.connect() as conn:
             row = await Hits(conn).get(hit_id)
