@@ -31,6 +31,15 @@ class Fields:
     lines: Sequence[tuple[str, str]]
 
 
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table whose columns are not all alike: ``widths`` are the columns' relative widths
+    (a long reason gets more of the page than an entry number). The first row is its header."""
+
+    rows: Rows
+    widths: Sequence[int]
+
+
 _UTC = ZoneInfo("UTC")
 
 
@@ -75,7 +84,7 @@ def _latin1(text: str) -> str:
 
 def render_pdf(
     title: str,
-    sections: Sequence[tuple[str, Paragraphs | Rows | Fields]],
+    sections: Sequence[tuple[str, Paragraphs | Rows | Fields | Table]],
     *,
     letterhead: Letterhead | None = None,
     signatures: Sequence[str] = (),
@@ -83,7 +92,8 @@ def render_pdf(
     """A document with ``title`` and, per section, a heading and its paragraphs or table.
 
     A section's body is paragraphs (a sequence of strings), a table (a sequence of rows,
-    each a sequence of strings; the first row is the header) or ``Fields`` (labelled values).
+    each a sequence of strings; the first row is the header; ``Table`` to size its columns)
+    or ``Fields`` (labelled values).
     With a ``letterhead``, every page is headed by the property's name and licence and the
     document says which time zone its times are in; each of ``signatures`` (a role:
     "Technician", "Supervisor") gets a line for a name, a signature and a date at the end.
@@ -128,13 +138,18 @@ def render_pdf(
                     cells = table.row()
                     cells.cell(_latin1(label), style=FontFace(emphasis="BOLD"))
                     cells.cell(_latin1(value))
-        elif body and not isinstance(body[0], str):
-            rows = [[_latin1(str(cell)) for cell in row] for row in body]
+        elif isinstance(body, Table) or (body and not isinstance(body[0], str)):
+            widths = tuple(body.widths) if isinstance(body, Table) else None
+            rows = [
+                [_latin1(str(cell)) for cell in row]
+                for row in (body.rows if isinstance(body, Table) else body)
+            ]
             width = max(len(row) for row in rows)
             with pdf.table(
                 headings_style=FontFace(emphasis="BOLD"),
                 line_height=5,
                 text_align="LEFT",
+                col_widths=widths,
             ) as table:
                 for row in rows:
                     cells = table.row()
@@ -146,6 +161,9 @@ def render_pdf(
                 pdf.multi_cell(0, 5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
         pdf.ln(3)
     if signatures:
+        # The block is kept on one page: a signature line never stands apart from the rest.
+        if pdf.get_y() + 6 + 11 * len(signatures) > pdf.page_break_trigger:
+            pdf.add_page()
         pdf.set_font("Helvetica", style="B", size=11)
         pdf.multi_cell(0, 6, "Signatures", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=9)
