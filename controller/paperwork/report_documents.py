@@ -20,6 +20,7 @@ from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter
 from controller.paperwork.floor_reports import FloorReport
 from controller.paperwork.pdf import Fields, Letterhead, Table, render_pdf
+from controller.paperwork.slips import named
 from controller.storage.hits import HitRecord
 from controller.storage.papers.export import Reduction
 
@@ -111,7 +112,7 @@ def _period_fields(report: FloorReport, letterhead: Letterhead) -> Fields:
     )
     return Fields(
         [
-            ("Link", f"{report.link_name} ({report.link_id})"),
+            ("Link", named(report.link_name, report.link_id)),
             ("From", letterhead.when(report.period.since_us)),
             ("To", letterhead.when(report.period.until_us)),
             ("Length", _length(report.period.until_us - report.period.since_us)),

@@ -39,6 +39,7 @@ __all__ = [
     "SlipRefused",
     "SlipSource",
     "load_slip_source",
+    "named",
     "slip_content",
     "slip_pdf",
 ]
@@ -153,7 +154,7 @@ def slip_content(
             "can be checked against the ledger"
         )
     hand = HandCategory[hit.hand]
-    table = hit.table_id if not source.table_name else f"{source.table_name} ({hit.table_id})"
+    table = named(source.table_name, hit.table_id)
     award: list[tuple[str, str]] = [
         ("Link", source.link_name),
         ("Table", table),
@@ -162,8 +163,7 @@ def slip_content(
     if source.game is not None:
         award.append(("Game", source.game.label))
     if source.level_names and hit.level:
-        named = source.level_names.get(hit.level)
-        award.append(("Level", hit.level if not named else f"{named} ({hit.level})"))
+        award.append(("Level", named(source.level_names.get(hit.level), hit.level)))
     award += [
         ("Hand", hand.label),
         ("Amount", format_cents(hit.award_cents)),
@@ -229,6 +229,11 @@ def slip_content(
     )
 
 
+def named(name: str | None, key: str) -> str:
+    """A link or table as people call it, with its id when the name is not the id."""
+    return key if not name or name == key else f"{name} ({key})"
+
+
 def slip_pdf(slip: Slip, letterhead: Letterhead) -> bytes:
     """The slip, printed: the property's letterhead, its lines, a signature block."""
     body = [(heading, Fields(lines)) for heading, lines in slip.sections]
@@ -249,7 +254,7 @@ async def load_slip_source(
     return SlipSource(
         hit=hit,
         entry=entry,
-        link_name=hit.link_id if names is None else f"{names.name} ({hit.link_id})",
+        link_name=named(names.name if names else None, hit.link_id),
         table_name=None if names is None else names.tables.get(hit.table_id),
         game=game,
         level_names=level_names,
