@@ -99,14 +99,27 @@ class FloorPeriod:
     until_us: int
 
 
+# The gaming days a report may name: from the epoch the records count from, to a day whose
+# next day (its end) is still in the calendar in every time zone.
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(9999, 12, 29)
+
+
 def parse_day(text: str, *, where: str = "date") -> date:
     """A gaming day as people write it: ``2026-11-23``."""
     try:
-        return date.fromisoformat(text.strip())
+        day = date.fromisoformat(text.strip())
     except ValueError:
         raise PeriodError(
             f"{text!r} is not a date; write it like 2026-11-23", where=where
         ) from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise PeriodError(
+            f"{day.isoformat()} is outside the records: a gaming day is from "
+            f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}",
+            where=where,
+        )
+    return day
 
 
 def local_us(day: date, at: time, zone: tzinfo) -> int:

@@ -78,3 +78,10 @@ def test_a_day_is_written_as_a_date() -> None:
     with pytest.raises(PeriodError, match="write it like 2026-11-23") as refused:
         parse_day("23/11/2026")
     assert refused.value.where == "date"
+    for outside in ("1969-12-31", "9999-12-31"):
+        with pytest.raises(PeriodError, match="outside the records"):
+            parse_day(outside)
+    # The last day a report may name ends within the calendar, however far east the zone.
+    last = parse_day("9999-12-29")
+    assert gaming_day(last, starts=SIX, zone=ZoneInfo("Pacific/Kiritimati")).until_us > 0
+    assert gaming_day(parse_day("1970-01-01"), starts=SIX, zone=NEW_YORK).since_us > 0
