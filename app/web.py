@@ -143,11 +143,13 @@ def create_app(service: FloorService) -> FastAPI:
     app.include_router(auth.router)
     app.include_router(users.router)
     app.include_router(audit_log.router)
-    from app.api import hits, links, pages, records, tables
+    from app.api import hits, links, pages, records, reports, slips, tables
 
     app.include_router(links.router)
     app.include_router(tables.router)
     app.include_router(hits.router)
+    app.include_router(slips.router)
+    app.include_router(reports.router)
     app.include_router(records.router)
     app.include_router(pages.router)
     from app.api import display

@@ -1,4 +1,5 @@
-"""Periods asked of the records: the times people write, and the longest period answered.
+"""Periods asked of the records: the times people write, the longest period answered, and
+the property's gaming days and shifts (local times, ``FloorPeriod``).
 
 Every period is half-open, ``[since_us, until_us)`` in microseconds since the epoch (UTC).
 A time is a date or an ISO 8601 time with any UTC offset, UTC when it names none; it must
@@ -8,7 +9,9 @@ written back as a date.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from controller.rules.records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
@@ -79,3 +82,92 @@ def period(since: str | None, until: str | None, now_us: int) -> tuple[int, int]
             where="since",
         )
     return since_us, until_us
+
+
+# ----------------------------------------------------------------------------- gaming days
+
+
+@dataclass(frozen=True, slots=True)
+class FloorPeriod:
+    """A gaming day, or one shift of it: ``[since_us, until_us)``. Its bounds are local times
+    of the property, so across a change of daylight saving time a gaming day lasts 23 or 25
+    hours (and so does the shift that holds the change)."""
+
+    day: date  # the gaming day, named by the local date it starts on
+    shift: int | None  # 1, 2, ... in the order the shifts start within the gaming day
+    since_us: int
+    until_us: int
+
+
+# The gaming days a report may name: from the epoch the records count from, to a day whose
+# next day (its end) is still in the calendar in every time zone.
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(9999, 12, 29)
+
+
+def parse_day(text: str, *, where: str = "date") -> date:
+    """A gaming day as people write it: ``2026-11-23``."""
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise PeriodError(
+            f"{text!r} is not a date; write it like 2026-11-23", where=where
+        ) from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise PeriodError(
+            f"{day.isoformat()} is outside the records: a gaming day is from "
+            f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}",
+            where=where,
+        )
+    return day
+
+
+def local_us(day: date, at: time, zone: tzinfo) -> int:
+    """The moment the property's clocks show ``at`` on ``day``, in epoch microseconds. A time
+    the clocks skip (spring forward) is read with the offset before the change, a time they
+    show twice (fall back) as its first showing."""
+    moment = datetime.combine(day, at, tzinfo=zone)
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def gaming_day(day: date, *, starts: time, zone: tzinfo) -> FloorPeriod:
+    """The gaming day ``day``: from ``starts`` local time on ``day`` to the same on the next."""
+    return FloorPeriod(
+        day, None, local_us(day, starts, zone), local_us(day + timedelta(days=1), starts, zone)
+    )
+
+
+def shift_starts_in_day(starts: time, shifts: Sequence[time]) -> list[time]:
+    """The shifts' start times in the order they come within a gaming day starting at
+    ``starts``: those at or after it that day, then those before it (the next morning)."""
+    return sorted(shifts, key=lambda t: (t < starts, t))
+
+
+def shift_period(
+    day: date, number: int, *, starts: time, shifts: Sequence[time], zone: tzinfo
+) -> FloorPeriod:
+    """Shift ``number`` (1, 2, ...) of gaming day ``day``: from its start to the next shift's
+    start (the last shift: to the first shift's start the next gaming day)."""
+    order = shift_starts_in_day(starts, shifts)
+    if not 1 <= number <= len(order):
+        raise PeriodError(
+            f"there is no shift {number}: the gaming day has {len(order)} "
+            f"(starting at {', '.join(t.strftime('%H:%M') for t in order)})",
+            where="shift",
+        )
+
+    def start_of(index: int, on: date) -> int:
+        t = order[index]
+        return local_us(on + timedelta(days=1) if t < starts else on, t, zone)
+
+    since = start_of(number - 1, day)
+    last = number == len(order)
+    until = start_of(0, day + timedelta(days=1)) if last else start_of(number, day)
+    return FloorPeriod(day, number, since, until)
+
+
+def gaming_day_of(at_us: int, *, starts: time, zone: tzinfo) -> date:
+    """The gaming day a moment belongs to."""
+    local = (_EPOCH + timedelta(microseconds=at_us)).astimezone(zone)
+    day = local.date()
+    return day - timedelta(days=1) if local_us(day, starts, zone) > at_us else day

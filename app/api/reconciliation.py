@@ -16,8 +16,9 @@ from app.security import Principal
 from controller.core.money import format_cents
 from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter, iso
-from controller.paperwork.pdf import render_pdf
+from controller.paperwork.pdf import Letterhead, letterhead_of, render_pdf
 from controller.paperwork.reconciliation import Reconciliation
+from controller.paperwork.report_documents import REPORT_SIGNATURES
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1")
@@ -198,7 +199,8 @@ async def export_reconciliation(
                 media_type="text/csv",
                 headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
             )
-        pdf = await job.run(_report_pdf, link_id, total, weeks, anchors, names)
+        letterhead = letterhead_of(service.settings)
+        pdf = await job.run(_report_pdf, link_id, total, weeks, anchors, names, letterhead)
     return Response(
         pdf,
         media_type="application/pdf",
@@ -251,8 +253,12 @@ def _report_pdf(
     weeks: list[Reconciliation],
     anchors: list[str],
     names: dict[str, str] | None = None,
+    letterhead: Letterhead | None = None,
 ) -> bytes:
+    """The reconciliation and weekly meter report, printed: with a ``letterhead``, headed by
+    the property, its times in the property's zone, signed by who prepared and reviewed it."""
     s = reconciliation.summary(total, names)
+    when = letterhead.when if letterhead is not None else (lambda at_us: iso(at_us))
     lines = [reconciliation.summary(w) for w in weeks]
     verdict = (
         "BALANCED to the unit"
@@ -277,7 +283,7 @@ def _report_pdf(
     ]
     by_week = [["Week from", "Opening", "Contributions", "Awards", "Closing", "Balanced"]] + [
         [
-            iso(wk["since_us"])[:10],
+            when(wk["since_us"]) if letterhead is not None else iso(wk["since_us"])[:10],
             format_cents(wk["opening_cents"]),
             format_cents(wk["contributions_cents"]),
             format_cents(wk["awards_paid_cents"]),
@@ -286,8 +292,9 @@ def _report_pdf(
         ]
         for wk in lines
     ]
+    zone = " (UTC)" if letterhead is None else ""
     sections: list[tuple[str, list[Any]]] = [
-        ("Period", [f"{iso(s['since_us'])} to {iso(s['until_us'])} (UTC)", verdict]),
+        ("Period", [f"{when(s['since_us'])} to {when(s['until_us'])}{zone}", verdict]),
         ("Reconciliation", terms),
     ]
     if len(s["meters"]) > 1:
@@ -316,6 +323,8 @@ def _report_pdf(
             ("Problems", s["problems"] or ["none"]),
             ("History anchors", anchors),
         ],
+        letterhead=letterhead,
+        signatures=REPORT_SIGNATURES if letterhead is not None else (),
     )
 
 

@@ -2,7 +2,8 @@
 
 Rows stream straight from the database to the output, so a five-year export does not sit in
 memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
-``*_cents``); times are ISO 8601 UTC.
+``*_cents``); times are ISO 8601 UTC; cards are written as people read them
+(``As Ks Qs Js Ts``).
 
 CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula, and
 read by tools that split lines on any CR or LF. Every CSV written for people is written by
@@ -28,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.core.ledger import ENTRY_COLUMNS, SealedEntry, canonical_details
 from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
+from controller.core.verification import cards_text, parse_stored_cards
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
@@ -185,10 +187,14 @@ def meters_text(details: str) -> str:
 
 
 def _hit_row(r: HitRecord) -> dict[str, Any]:
-    return {
+    row = {
         column: iso(r.at_us) if field == "at_us" else getattr(r, field)
         for column, field in zip(HIT_FIELDS, _HIT_EXPORTED, strict=True)
     }
+    # Cards as people read them ("As Ks Qs Js Ts"), never as the register map's codes.
+    codes = parse_stored_cards(r.cards)
+    row["cards"] = None if codes is None else cards_text(codes)
+    return row
 
 
 def _reduction_row(r: Reduction) -> dict[str, Any]:

@@ -23,6 +23,23 @@ Paragraphs = Sequence[str]
 Rows = Sequence[Sequence[str]]  # a table: the first row is its header
 
 
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """A body of labelled values (a form such as a slip): two columns, no header row, the
+    labels narrower than the values so that a long value (a seal) stays on one line."""
+
+    lines: Sequence[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table whose columns are not all alike: ``widths`` are the columns' relative widths
+    (a long reason gets more of the page than an entry number). The first row is its header."""
+
+    rows: Rows
+    widths: Sequence[int]
+
+
 _UTC = ZoneInfo("UTC")
 # Heights kept together on a page: a section's heading with its first lines, a signature line
 # with the space above it.
@@ -71,18 +88,19 @@ def _latin1(text: str) -> str:
 
 def render_pdf(
     title: str,
-    sections: Sequence[tuple[str, Paragraphs | Rows]],
+    sections: Sequence[tuple[str, Paragraphs | Rows | Fields | Table]],
     *,
     letterhead: Letterhead | None = None,
     signatures: Sequence[str] = (),
 ) -> bytes:
     """A document with ``title`` and, per section, a heading and its paragraphs or table.
 
-    A section's body is either paragraphs (a sequence of strings) or a table (a sequence of
-    rows, each a sequence of strings; the first row is the header). With a ``letterhead``,
-    every page is headed by the property's name and licence and the document says which
-    time zone its times are in; each of ``signatures`` (a role: "Technician", "Supervisor")
-    gets a line for a name, a signature and a date at the end.
+    A section's body is paragraphs (a sequence of strings), a table (a sequence of rows,
+    each a sequence of strings; the first row is the header; ``Table`` to size its columns)
+    or ``Fields`` (labelled values).
+    With a ``letterhead``, every page is headed by the property's name and licence and the
+    document says which time zone its times are in; each of ``signatures`` (a role:
+    "Technician", "Supervisor") gets a line for a name, a signature and a date at the end.
     """
     # Imported here: fpdf (and what it imports) is a good part of a process's start, and most
     # processes (a controller restarting after a crash among them) print nothing.
@@ -121,19 +139,34 @@ def render_pdf(
 
     signing = 6 + _SIGNATURE_MM * len(signatures) if signatures else 0
     for i, (heading, body) in enumerate(sections):
-        last_words = i == len(sections) - 1 and body and isinstance(body[0], str)
+        words = not isinstance(body, Fields | Table) and bool(body) and isinstance(body[0], str)
+        last_words = i == len(sections) - 1 and words
         # A last section of a few lines (a decision) stays with the lines where it is signed.
-        room_for(_HEADING_WITH_A_LINE_MM + (5 * len(body) + signing if last_words else 0))
+        lines = len(body) if isinstance(body, Sequence) else 0
+        room_for(_HEADING_WITH_A_LINE_MM + (5 * lines + signing if last_words else 0))
         pdf.set_font("Helvetica", style="B", size=11)
         pdf.multi_cell(0, 6, _latin1(heading), new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=9)
-        if body and not isinstance(body[0], str):
-            rows = [[_latin1(str(cell)) for cell in row] for row in body]
+        if isinstance(body, Fields):
+            with pdf.table(
+                first_row_as_headings=False, col_widths=(30, 70), line_height=5, text_align="LEFT"
+            ) as table:
+                for label, value in body.lines:
+                    cells = table.row()
+                    cells.cell(_latin1(label), style=FontFace(emphasis="BOLD"))
+                    cells.cell(_latin1(value))
+        elif isinstance(body, Table) or (body and not isinstance(body[0], str)):
+            widths = tuple(body.widths) if isinstance(body, Table) else None
+            rows = [
+                [_latin1(str(cell)) for cell in row]
+                for row in (body.rows if isinstance(body, Table) else body)
+            ]
             width = max(len(row) for row in rows)
             with pdf.table(
                 headings_style=FontFace(emphasis="BOLD"),
                 line_height=5,
                 text_align="LEFT",
+                col_widths=widths,
             ) as table:
                 for row in rows:
                     cells = table.row()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.core.money import format_cents
 from controller.rules.violation import RuleViolation
 
 # House policy: a correction is requested by one person and approved by a second, different
@@ -103,6 +104,7 @@ SECOND_SIGNATURE_FROM_CENTS = 10_000_00
 # The operator's tax-reporting amount: an award at or above it is reported on a tax form
 # whose reference number the jackpot slip carries (never the patron's identity). No clause of
 # 68 IAC 10 sets it; setting PROGRESSIVE_TAX_REPORTING_FROM.
+TAX_FORM_CLAUSE = "house policy: tax form reference from an amount"
 TAX_REPORTING_FROM_CENTS = 1_200_00
 
 
@@ -163,3 +165,28 @@ def check_sign_off(
 def needs_tax_form(*, award_cents: int, from_cents: int) -> bool:
     """Whether an award reaches the operator's tax-reporting amount."""
     return award_cents >= from_cents
+
+
+def check_tax_form(
+    *,
+    hit_id: str,
+    status: str,
+    award_cents: int,
+    from_cents: int,
+    recorded: str | None,
+) -> None:
+    """A tax form's reference is recorded once, for an award at or above the operator's
+    tax-reporting amount (``TAX_FORM_CLAUSE``)."""
+    if status != "awarded":
+        raise RuleViolation(TAX_FORM_CLAUSE, f"hit {hit_id} was refused: it paid nothing to report")
+    if not needs_tax_form(award_cents=award_cents, from_cents=from_cents):
+        raise RuleViolation(
+            TAX_FORM_CLAUSE,
+            f"hit {hit_id} paid {format_cents(award_cents)}, under the tax-reporting amount of "
+            f"{format_cents(from_cents)}: no tax form is recorded for it",
+        )
+    if recorded is not None:
+        raise RuleViolation(
+            TAX_FORM_CLAUSE,
+            f"hit {hit_id} already has its tax form recorded ({recorded}); it is recorded once",
+        )

@@ -1,5 +1,6 @@
 """The technician's work after a hit: the hit entered by hand, its hand verified, its hand pay
-recorded, each once and audited, and the table reset only once its awards are verified."""
+and its tax form's reference recorded, each once and audited, and the table reset only once
+its awards are verified."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from controller.rules.house import (
     SECOND_SIGNATURE_FROM_CENTS,
     check_second_signature,
     check_sign_off,
+    check_tax_form,
 )
 from controller.runtime.link_commands import LinkCommands
 from controller.storage.hits import HitRecord, Hits
@@ -181,6 +183,32 @@ class HitWork(LinkCommands):
             action="hit.hand_pay",
             before={"hand_paid_cents": None, "award_cents": row.award_cents},
             after={"hand_paid_by": actor, "hand_paid_cents": amount_cents},
+        )
+        return await self.hit(hit_id)
+
+    async def record_tax_form(
+        self, hit_id: str, *, reference: str, from_cents: int, actor: str
+    ) -> HitRecord:
+        """The reference of the tax form an award was reported on, recorded once and audited;
+        only for an award at or above the operator's tax-reporting amount ``from_cents``."""
+        row = await self.hit(hit_id)
+        check_tax_form(
+            hit_id=hit_id,
+            status=row.status,
+            award_cents=row.award_cents,
+            from_cents=from_cents,
+            recorded=row.tax_form_reference,
+        )
+        await self._fill_in_hit(
+            row,
+            mark=lambda conn, now: Hits(conn).mark_tax_form(
+                hit_id, by=actor, at_us=now, reference=reference
+            ),
+            meanwhile="had its tax form recorded meanwhile",
+            actor=actor,
+            action="hit.tax_form",
+            before={"tax_form_reference": None, "award_cents": row.award_cents},
+            after={"tax_form_by": actor, "tax_form_reference": reference},
         )
         return await self.hit(hit_id)
 

@@ -33,6 +33,8 @@ __all__ = [
 ENTRIES = table_of(MeterEntryRow)
 SEALED_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]  # what a SealedEntry is read from
 _SEALS_PER_QUERY = 500
+# A hit's entries carry the hit's own time; a minute's margin costs nothing on the index.
+_HIT_ENTRY_WITHIN_US = 60_000_000
 
 # Entries made from a table's reading: their time is the reading's, which its counter row keeps.
 FROM_READINGS = frozenset(
@@ -155,6 +157,28 @@ class Entries:
                 )
             )
         }
+
+    async def of_hit(
+        self, link_id: str, hit_id: str, at_us: int, kinds: Iterable[EntryKind]
+    ) -> SealedEntry | None:
+        """The link's first entry of ``kinds`` naming ``hit_id``, taken at ``at_us`` (a hit's
+        award, or its pay at the table, is written at the hit's time): what a jackpot slip is
+        checked against. The time keeps the read on the (link, time) index."""
+        row = (
+            await self.conn.execute(
+                select(*SEALED_COLUMNS)
+                .where(
+                    ENTRIES.c.link_id == link_id,
+                    ENTRIES.c.at_us >= at_us,
+                    ENTRIES.c.at_us <= at_us + _HIT_ENTRY_WITHIN_US,
+                    ENTRIES.c.hit_id == hit_id,
+                    ENTRIES.c.kind.in_([str(k) for k in kinds]),
+                )
+                .order_by(ENTRIES.c.seq)
+                .limit(1)
+            )
+        ).one_or_none()
+        return None if row is None else SealedEntry._make(row)
 
     async def ends(self, link_ids: Sequence[str]) -> dict[str, int]:
         """How far each link's chain really goes: its greatest sequence number."""

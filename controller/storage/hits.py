@@ -2,11 +2,11 @@
 and ``Hits``, the one home of the hits' SQL.
 
 A hit is written once from the reducer's hit; the technician's marks are filled in later,
-each once: the verification, the second signature, the hand pay, the reset of the table
-(``released``). What a held table waits on before it may be reset is defined once, by
-``_unverified`` and ``_unsigned``; which hits hold a table, by ``_holding``; what a technician
-still owes, by ``_pending`` (``_holding`` and ``_other_work``); none ever counts a hit no
-technician deals with (``_for_technician``).
+each once: the verification, the second signature, the hand pay, the tax form's reference,
+the reset of the table (``released``). What a held table waits on before it may be reset is
+defined once, by ``_unverified`` and ``_unsigned``; which hits hold a table, by ``_holding``;
+what a technician still owes, by ``_pending`` (``_holding`` and ``_other_work``); none ever
+counts a hit no technician deals with (``_for_technician``).
 """
 
 from __future__ import annotations
@@ -385,6 +385,15 @@ class Hits:
             update(_h)
             .where(_h.hit_id == hit_id, _h.hand_paid_by.is_(None))
             .values(hand_paid_by=by, hand_paid_at_us=at_us, hand_paid_cents=cents)
+        )
+        return result.rowcount == 1
+
+    async def mark_tax_form(self, hit_id: str, *, by: str, at_us: int, reference: str) -> bool:
+        """The tax form's reference recorded, once: False if one was recorded already."""
+        result = await self.conn.execute(
+            update(_h)
+            .where(_h.hit_id == hit_id, _h.tax_form_reference.is_(None))
+            .values(tax_form_reference=reference, tax_form_by=by, tax_form_at_us=at_us)
         )
         return result.rowcount == 1
 

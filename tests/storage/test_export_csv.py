@@ -175,6 +175,7 @@ async def test_hits_export_their_columns_in_the_auditors_order(store: LedgerStor
     header, line = list(csv.reader(io.StringIO(out.getvalue())))
     assert header == HIT_COLUMNS_EXPORTED
     assert line[:4] == ["t1#1", "stud", "t1", "2026-01-01T00:00:00.000000+00:00"]
+    assert line[7] == "2d 2h 2s 3c 3d"  # cards as people read them, not as codes
     assert line[-5:-3] == ["tech", ""]
     assert line[-3:-1] == ["", "hand"]  # a hit from before levels: no level, a hand
     out = io.StringIO()
@@ -182,4 +183,5 @@ async def test_hits_export_their_columns_in_the_auditors_order(store: LedgerStor
     (row,) = json.loads(out.getvalue())["rows"]
     assert list(row) == HIT_COLUMNS_EXPORTED
     assert row["award_cents"] == 500_000 and row["at"] == line[3]
+    assert row["cards"] == "2d 2h 2s 3c 3d"
     assert (row["level"], row["kind"], row["needs_technician"]) == (None, "hand", True)

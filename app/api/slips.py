@@ -1,0 +1,120 @@
+"""The jackpot slip of an award, as a printable PDF, and the tax form's reference it carries."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.floor_models import ServiceDep, errors
+from app.api.text_fields import Reference, one_line
+from app.security import Principal, Role, require
+from controller.core.games import Game
+from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.slips import load_slip_source, slip_content, slip_pdf
+from controller.runtime.service import FloorService
+
+router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
+
+SLIP_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+TAX_FORM_WRITERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
+
+
+def _game_and_levels(
+    service: FloorService, link_id: str, table_id: str
+) -> tuple[Game | None, dict[str, str] | None]:
+    """The game dealt at the table and, for a link of several levels, the levels' names, as
+    the link is loaded now (neither when it is not on this floor)."""
+    state = service.runtime.states.get(link_id)
+    if state is None:
+        return None, None
+    game = state.game_of(table_id) if table_id in state.tables else state.game
+    if len(state.levels) < 2:
+        return game, None
+    return game, {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}
+
+
+@router.get(
+    "/{hit_id}/slip.pdf",
+    summary="The jackpot slip of an award, to print",
+    description="The property's letterhead; the link, table, seat, game, level, hand and cards "
+    "(as dealt and as verified); the amount and, for an award from a meter, the meter before "
+    "and after it; who verified, signed and reset, and when (in the property's time zone); "
+    "the tax form's reference from the operator's amount; the hit and its entry of the meter "
+    "history (sequence number and seal) to check the slip against the ledger; a signature "
+    "block. A fixed pay made at the table gets a slip saying so, with no meter lines. "
+    "A refused hit paid nothing and has no slip (409).",
+    responses={200: {"content": {"application/pdf": {}}}, **errors(401, 403, 404, 409, 422)},
+)
+async def jackpot_slip(
+    hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(SLIP_READERS)]
+) -> Response:
+    hit = await service.runtime.hit(hit_id)
+    game, levels = _game_and_levels(service, hit.link_id, hit.table_id)
+    source = await load_slip_source(service.engine, hit, game=game, level_names=levels)
+    settings = service.settings
+    letterhead = letterhead_of(settings)
+    slip = slip_content(
+        source,
+        letterhead=letterhead,
+        tax_reporting_from_cents=settings.tax_reporting_from,
+        second_signature_from_cents=settings.second_signature_from,
+    )
+    async with service.workers.job() as job:
+        pdf = await job.run(slip_pdf, slip, letterhead)
+    # The file name from the stored hit id, its characters outside [A-Za-z0-9-] replaced.
+    stem = "".join(c if c.isascii() and (c.isalnum() or c == "-") else "-" for c in hit.hit_id)
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'attachment; filename="jackpot-slip-{stem}.pdf"'},
+    )
+
+
+class TaxFormRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"reference": "W2G-2026-000417"}]})
+
+    reference: Annotated[str, one_line(64)] = Field(
+        description="the reference number of the tax form the award was reported on (never "
+        "the patron's identity)"
+    )
+
+
+class TaxFormRead(BaseModel):
+    hit_id: str
+    award_cents: int
+    tax_form_reference: str
+    tax_form_by: str
+    tax_form_at_us: int
+
+
+@router.post(
+    "/{hit_id}/tax-form",
+    summary="Record the reference of the tax form an award was reported on",
+    description="Only for an award at or above the operator's tax-reporting amount "
+    "(PROGRESSIVE_TAX_REPORTING_FROM); recorded once, a second time is refused (409). The "
+    "jackpot slip prints it. Audited.",
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def record_tax_form(
+    hit_id: Reference,
+    body: TaxFormRequest,
+    service: ServiceDep,
+    who: Annotated[Principal, Depends(TAX_FORM_WRITERS)],
+) -> TaxFormRead:
+    row = await service.runtime.record_tax_form(
+        hit_id,
+        reference=body.reference,
+        from_cents=service.settings.tax_reporting_from,
+        actor=who.username,
+    )
+    assert row.tax_form_reference is not None and row.tax_form_by is not None
+    assert row.tax_form_at_us is not None
+    return TaxFormRead(
+        hit_id=row.hit_id,
+        award_cents=row.award_cents,
+        tax_form_reference=row.tax_form_reference,
+        tax_form_by=row.tax_form_by,
+        tax_form_at_us=row.tax_form_at_us,
+    )
