@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,12 @@ class DemoOptions:
     port: int = 8000
 
 
+DEMO_PROPERTY: dict[str, Any] = {
+    "property_name": "Demo Riverboat Casino",
+    "property_licence": "DEMO-0001 (not a licence)",
+}
+
+
 def demo_settings(folder: Path) -> Settings:
     return Settings(
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive-demo.db'}",
@@ -93,6 +100,13 @@ def demo_settings(folder: Path) -> Settings:
         checkpoint_key_file=folder / "checkpoint-signing.key",
         checkpoint_file=folder / "progressive-demo-checkpoints.jsonl",
         notice_override="demo: simulated tables, no notice period",
+        # The demo's property, unless the environment names one: its documents and displays
+        # show a name and licence as a real installation's would.
+        **{
+            field: value
+            for field, value in DEMO_PROPERTY.items()
+            if f"PROGRESSIVE_{field.upper()}" not in os.environ
+        },
     )
 
 
@@ -146,12 +160,15 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
                 f"progressive demo: {len(sim.tables)} simulated tables on {len(LINKS)} links "
                 f"(Modbus TCP on 127.0.0.1), database {options.folder / 'progressive-demo.db'}"
             )
+            say(f"  start here:      {url}/  (every role's page after signing in)")
             say(f"  floor displays:  {', '.join(f'{url}/display/{s.link_id}' for s in LINKS)}")
             say(f"  technician:      {url}/tech")
+            say(f"  supervisor:      {url}/supervisor")
             say(f"  dealer:          {url}/dealer")
             say(f"  auditor:         {url}/audit")
             say(f"  commission:      {url}/commission")
-            say(f"  API:             {url}/docs")
+            say(f"  admin:           {url}/admin")
+            say(f"  API:             {url}/docs  (ReDoc: {url}/redoc)")
             say("  demo users (new passwords at every start):")
             for username, role, password in users:
                 say(f"    {role:<17} {username:<17} {password}")
