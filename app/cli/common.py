@@ -14,7 +14,6 @@ from typing import Any, Literal, TypeVar
 import click
 from click.core import ParameterSource
 from pydantic import ValidationError
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -28,7 +27,14 @@ from controller.paperwork.records import link_names
 from controller.rules import RuleViolation
 from controller.runtime.service import FloorMismatch
 from controller.settings import LedgerKeyError, Settings
-from controller.storage.database import SchemaNotCurrent, check_schema, make_engine, upgrade
+from controller.storage.database import (
+    SchemaNotCurrent,
+    check_schema,
+    make_engine,
+    sqlite_file,
+    upgrade,
+    url_shown,
+)
 from controller.storage.store import StoreError
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.simulator.server import SimulatorError
@@ -127,18 +133,8 @@ def database_setting() -> str:
 def missing_sqlite_file(url: str) -> Path | None:
     """The file a SQLite URL names when that file does not exist (connecting would create
     it, empty); None for any other database, an in-memory one or a file that is there."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        return None
-    name = parsed.database or ""
-    if name.startswith("file:"):  # a URI filename (``?uri=true``): its path, without options
-        if "mode=memory" in name or "mode=memory" in str(parsed.query.get("mode", "")):
-            return None
-        name = name[len("file:") :].split("?", 1)[0]
-    if name in ("", ":memory:"):
-        return None
-    path = Path(name)
-    return None if path.exists() else path
+    path = sqlite_file(url)
+    return None if path is None or path.exists() else path
 
 
 def _refuse_missing(url: str) -> None:
@@ -174,7 +170,7 @@ def _unreachable(url: str, exc: BaseException) -> DatabaseUnreachable:
     if isinstance(exc, DBAPIError):
         exc = exc.orig or exc
     reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    shown = make_url(url).render_as_string(hide_password=True)
+    shown = url_shown(url)
     return DatabaseUnreachable(
         f"cannot open the database at {shown} ({database_setting()}): {reason}"
     )

@@ -8,10 +8,10 @@ import signal
 from pathlib import Path
 
 import click
-from sqlalchemy.engine import make_url
 
 from app.cli.common import BadFile, db_option, main, reach, run, settings_for
 from controller.core.games import Game
+from controller.storage.database import backend_of
 from link_adapters.simulator.table_types import DEALT_GAMES
 
 
@@ -261,7 +261,7 @@ def web_cmd(database_url: str | None, host: str, port: int) -> None:
     from app.daemon import WebOnlyError, run_web
 
     settings = settings_for(database_url, existing=False)
-    if make_url(settings.database_url).get_backend_name() != "sqlite":
+    if backend_of(settings.database_url) != "sqlite":
         # run_web refuses SQLite itself, saying why: a web process needs PostgreSQL.
         run(reach(settings))
     try:
