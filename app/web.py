@@ -70,6 +70,10 @@ def create_app(service: FloorService) -> FastAPI:
         version="1",
         description=API_DESCRIPTION,
         lifespan=lifespan,
+        # The documentation pages are the application's own (app/api/docs.py), served with
+        # every file they need: FastAPI's load theirs from CDNs.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.service = service
     # Every answer, errors included, carries the security headers; bodies are bounded.
@@ -143,13 +147,14 @@ def create_app(service: FloorService) -> FastAPI:
     app.include_router(auth.router)
     app.include_router(users.router)
     app.include_router(audit_log.router)
-    from app.api import hits, links, pages, records, tables
+    from app.api import docs, hits, links, pages, records, tables
 
     app.include_router(links.router)
     app.include_router(tables.router)
     app.include_router(hits.router)
     app.include_router(records.router)
     app.include_router(pages.router)
+    app.include_router(docs.router)
     from app.api import display
 
     app.include_router(display.router)
