@@ -70,6 +70,10 @@ def create_app(service: FloorService) -> FastAPI:
         version="1",
         description=API_DESCRIPTION,
         lifespan=lifespan,
+        # The documentation pages are the application's own (app/api/docs.py), served with
+        # every file they need: FastAPI's load theirs from CDNs.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.service = service
     # Every answer, errors included, carries the security headers; bodies are bounded.
@@ -143,7 +147,7 @@ def create_app(service: FloorService) -> FastAPI:
     app.include_router(auth.router)
     app.include_router(users.router)
     app.include_router(audit_log.router)
-    from app.api import hits, links, pages, records, reports, slips, tables
+    from app.api import docs, hits, links, pages, records, reports, slips, tables
 
     app.include_router(links.router)
     app.include_router(tables.router)
@@ -152,6 +156,7 @@ def create_app(service: FloorService) -> FastAPI:
     app.include_router(reports.router)
     app.include_router(records.router)
     app.include_router(pages.router)
+    app.include_router(docs.router)
     from app.api import display
 
     app.include_router(display.router)

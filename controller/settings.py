@@ -96,7 +96,8 @@ class Settings(BaseSettings):
     checkpoints_off: bool = False
     # House policy (controller.rules.house): a fixed pay of at least this amount waits for a
     # technician and holds its table; a smaller one is paid by the dealer and waits for no
-    # one. Written as an amount ("$1,200.00"), held in cents.
+    # one. Written as an amount with its "$" ("$1,200.00"; a bare 1200 could be read as
+    # dollars or as the cents it is held in, so it is refused), held in cents.
     fixed_pay_technician_from: Annotated[int, NoDecode] = FIXED_PAY_TECHNICIAN_FROM_CENTS
     # House policy (controller.rules.house): an award at or above this amount needs a second
     # person's signature before its table is reset.
@@ -128,7 +129,7 @@ class Settings(BaseSettings):
         setting = f"PROGRESSIVE_{str(info.field_name).upper()}"
         if isinstance(value, str):
             try:
-                value = parse_cents(value)
+                value = parse_cents(value, unit_required=True)
             except MoneyError as exc:
                 raise ValueError(f"{setting}: {exc}") from None
         if isinstance(value, int) and not isinstance(value, bool):

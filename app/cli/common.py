@@ -1,45 +1,74 @@
-"""What every ``progressive`` command shares: the command group, the settings, the database
-session, the one-line refusal of a user's error and the text parameter types."""
+"""What every ``progressive`` command shares: the command group and ``--version``, the settings,
+the database session (refused in one line when there is none, it cannot be reached, or a link
+named is not in it), the one-line refusal of a user's error and the parameter types."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import click
+from click.core import ParameterSource
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.serve import ServeError
 from controller.core.games import PaytableError
-from controller.core.money import MoneyError
+from controller.core.money import MoneyError, parse_cents, parse_rate_bp
 from controller.core.reducer import EngineError
 from controller.paperwork.checkpoints import CheckpointError
 from controller.paperwork.export import ExportError
+from controller.paperwork.records import link_names
 from controller.rules import RuleViolation
 from controller.runtime.service import FloorMismatch
 from controller.settings import LedgerKeyError, Settings
-from controller.storage.database import SchemaNotCurrent, check_schema, make_engine, upgrade
+from controller.storage.database import (
+    SchemaNotCurrent,
+    check_schema,
+    make_engine,
+    sqlite_file,
+    upgrade,
+    url_shown,
+)
 from controller.storage.store import StoreError
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.simulator.server import SimulatorError
 
 __all__ = [
+    "AMOUNT",
     "LINK_ID",
     "NAME",
+    "RATE",
     "USER_ERRORS",
+    "Amount",
     "BadFile",
+    "DatabaseUnreachable",
+    "NoDatabase",
+    "Rate",
     "Text",
+    "UnknownLink",
     "database",
+    "database_setting",
     "db_option",
     "main",
+    "missing_sqlite_file",
+    "reach",
     "run",
     "settings_for",
 ]
 
 T = TypeVar("T")
+
+
+class DatabaseUnreachable(Exception):
+    """The database the settings name could not be opened (a server down or refusing, a file
+    that is not a database); the message names the setting to correct."""
+
 
 # Errors that are the user's input or the installation's state, shown as a one-line message.
 USER_ERRORS: tuple[type[Exception], ...] = (
@@ -55,12 +84,27 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     ServeError,
     SimulatorError,
     SchemaNotCurrent,
+    DatabaseUnreachable,
 )
 
 
 class BadFile(click.ClickException):
     """A file given to a command that cannot be used as it is: exit status 2, like a usage
     error, with every problem of it named."""
+
+    exit_code = 2
+
+
+class NoDatabase(click.ClickException):
+    """A command that works on an installation, pointed at a SQLite file that is not there:
+    exit status 2, and the file is not created (only ``db upgrade`` and the demo make one)."""
+
+    exit_code = 2
+
+
+class UnknownLink(click.ClickException):
+    """A link named on the command line that the database does not hold: exit status 2, never
+    taken for a link with no history (a typo is not a tamper report)."""
 
     exit_code = 2
 
@@ -73,27 +117,125 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         raise click.ClickException(str(exc)) from exc
 
 
-def settings_for(database_url: str | None) -> Settings:
-    """The settings, read afresh (one command, one environment), with ``--database-url``."""
+def database_setting() -> str:
+    """Where the command's database URL came from, as the user would correct it."""
+    ctx = click.get_current_context(silent=True)
+    source = None
+    if ctx is not None and "database_url" in ctx.params:
+        source = ctx.get_parameter_source("database_url")
+    if source is ParameterSource.COMMANDLINE:
+        return "--database-url"
+    if source is ParameterSource.ENVIRONMENT:
+        return "PROGRESSIVE_DATABASE_URL"
+    return "the default, PROGRESSIVE_DATABASE_URL not set"
+
+
+def missing_sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names when that file does not exist (connecting would create
+    it, empty); None for any other database, an in-memory one or a file that is there."""
+    path = sqlite_file(url)
+    return None if path is None or path.exists() else path
+
+
+def _refuse_missing(url: str) -> None:
+    path = missing_sqlite_file(url)
+    if path is None:
+        return
+    source = database_setting()
+    if source == "--database-url":
+        fix = "give --database-url an existing database"
+    else:
+        fix = "set PROGRESSIVE_DATABASE_URL to an existing database"
+    raise NoDatabase(
+        f'no database at {path} ({source}): {fix} (or run "progressive db upgrade" to create one)'
+    )
+
+
+def settings_for(database_url: str | None, *, existing: bool = True) -> Settings:
+    """The settings, read afresh (one command, one environment), with ``--database-url``.
+
+    With ``existing`` (every command but ``db upgrade`` and those that need no database) a
+    SQLite file that is not there is refused before anything could create it."""
     try:
         s = Settings()
     except ValidationError as exc:
         raise click.ClickException(f"settings: {exc}") from None
-    return s.model_copy(update={"database_url": database_url}) if database_url else s
+    s = s.model_copy(update={"database_url": database_url}) if database_url else s
+    if existing:
+        _refuse_missing(s.database_url)
+    return s
+
+
+def _unreachable(url: str, exc: BaseException) -> DatabaseUnreachable:
+    if isinstance(exc, DBAPIError):
+        exc = exc.orig or exc
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    shown = url_shown(url)
+    return DatabaseUnreachable(
+        f"cannot open the database at {shown} ({database_setting()}): {reason}"
+    )
+
+
+async def _open(engine: AsyncEngine, url: str) -> None:
+    """One connection, at once, so that a database that cannot be reached is one line naming
+    the setting rather than an error from deep inside the first query."""
+    try:
+        async with engine.connect():
+            pass
+    except (OSError, DBAPIError) as exc:
+        raise _unreachable(url, exc) from exc
+
+
+async def reach(settings: Settings) -> None:
+    """Refuse, in one line, a database the settings name that is not there (a SQLite file,
+    not created) or cannot be opened: for commands that hand the settings to the service
+    rather than to ``database``."""
+    _refuse_missing(settings.database_url)
+    engine = make_engine(settings.database_url)
+    try:
+        await _open(engine, settings.database_url)
+    finally:
+        await engine.dispose()
+
+
+# How many of the links held a refusal of an unknown one names, to help with a typo.
+LINKS_NAMED = 12
+
+
+async def _known_links(engine: AsyncEngine, link_ids: Iterable[str]) -> None:
+    wanted = list(dict.fromkeys(link_ids))
+    if not wanted:
+        return
+    names = await link_names(engine)
+    unknown = [link_id for link_id in wanted if link_id not in names]
+    if unknown:
+        shown = sorted(names)[:LINKS_NAMED]
+        held = ", ".join(shown) if shown else "none"
+        if len(names) > len(shown):
+            held += f" and {len(names) - len(shown)} more: see `progressive links list`"
+        raise UnknownLink(
+            "; ".join(f"no link {link_id!r}" for link_id in unknown) + f" (links: {held})"
+        )
 
 
 @asynccontextmanager
 async def database(
-    settings: Settings, *, schema: Literal["check", "upgrade"] | None = None
+    settings: Settings,
+    *,
+    schema: Literal["check", "upgrade"] | None = None,
+    links: Iterable[str] = (),
 ) -> AsyncIterator[AsyncEngine]:
-    """The settings' database for one command: its schema checked (or upgraded) first when
-    asked, its connections closed at the end whatever happens."""
+    """The settings' database for one command: reached first, its schema checked (or
+    upgraded) when asked, every link of ``links`` known, its connections closed at the end
+    whatever happens. Every command that names a link checks it here."""
     engine = make_engine(settings.database_url)
     try:
+        await _open(engine, settings.database_url)
         if schema == "upgrade":
             await upgrade(engine)
         elif schema == "check":
             await check_schema(engine)
+        await _known_links(engine, links)
         yield engine
     finally:
         await engine.dispose()
@@ -117,6 +259,41 @@ class Text(click.ParamType[str]):
 LINK_ID = Text(ID)
 NAME = Text(ONE_LINE, required=True)
 
+
+class Amount(click.ParamType[int]):
+    """An amount of money typed with its ``$`` (``$10,000``, ``$1,234.56``), as whole cents: a
+    bare number is refused with the form to use, never guessed to be dollars or cents."""
+
+    name = "amount"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_cents(str(value), unit_required=True)
+        except MoneyError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Rate(click.ParamType[int]):
+    """A rate typed with its ``%`` (``82.5%``), as basis points: ``82.5`` alone is refused with
+    the form to use. Whether the rate is allowed is the rulebook's to say."""
+
+    name = "rate"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_rate_bp(str(value), unit_required=True, form=RATE_FORM)
+        except MoneyError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+RATE_FORM = "a rate like 82.5%"
+AMOUNT = Amount()
+RATE = Rate()
+
 db_option = click.option(
     "--database-url",
     envvar="PROGRESSIVE_DATABASE_URL",
@@ -125,6 +302,25 @@ db_option = click.option(
 )
 
 
+def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    try:
+        found = version("progressive")
+    except PackageNotFoundError:
+        found = "unknown (the package is not installed; run it from an installed copy)"
+    click.echo(f"progressive {found}")
+    ctx.exit(0)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the installed package's version and exit.",
+)
 def main() -> None:
     """Progressive jackpot controller for linked table games."""

@@ -17,7 +17,7 @@ def db() -> None:
 @db_option
 def db_upgrade(database_url: str | None) -> None:
     """Run the migrations to the newest schema (creates the ledger key on first use)."""
-    settings = settings_for(database_url)
+    settings = settings_for(database_url, existing=False)  # the one command that makes one
 
     async def go() -> None:
         load_ledger_key(settings, create=True)

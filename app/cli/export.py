@@ -46,7 +46,8 @@ def export_cmd(
         raise click.BadParameter(str(exc)) from exc
 
     async def go() -> int:
-        async with database(settings) as engine:
+        named = () if link is None else (link,)
+        async with database(settings, schema="check", links=named) as engine:
             if output is None:
                 return await export(
                     engine,

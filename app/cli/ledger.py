@@ -115,7 +115,7 @@ def ledger_verify(
 
     async def go() -> Any:
         key = load_ledger_key(settings)
-        async with database(settings) as engine:
+        async with database(settings, schema="check", links=links) as engine:
             return await verify_ledger(
                 engine,
                 key,
@@ -158,7 +158,9 @@ def ledger_verify_export(
 ) -> None:
     """Check a history export (``export history --format json``) offline, with the signed
     checkpoints and the public key alone: no database, no ledger key."""
-    signed = _signed_checkpoints(settings_for(None), checkpoints, public_key, required=True)
+    signed = _signed_checkpoints(
+        settings_for(None, existing=False), checkpoints, public_key, required=True
+    )
     assert signed is not None
     try:
         data = json.loads(export_file.read_text(encoding="utf-8"))

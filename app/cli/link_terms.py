@@ -14,6 +14,7 @@ from controller.core.games import Game, Paytable
 from controller.core.money import displayed_cents, format_bp, format_cents
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, describe
+from controller.rules.filing import date_text
 from controller.runtime.link_specs import SpecError, parse_levels, parse_paytables
 
 LEVELS_HELP = (
@@ -78,30 +79,43 @@ def kind_of(state: LinkState) -> str:
     return "classic"
 
 
-def status_of(link_id: str, go_live: dict[str, int | None], inoperable: dict[str, str]) -> str:
+AWAITING_APPROVAL = "AWAITING APPROVAL"
+LIST_HEADER = "\t".join(("LINK", "STATE", "GAMES", "METER", "RATE", "RESET", "TABLES", "KIND"))
+
+
+def status_of(
+    link_id: str,
+    go_live: dict[str, int | None],
+    inoperable: dict[str, str],
+    now_us: int | None = None,
+) -> str:
+    """Whether the link may play: ``approved``; ``AWAITING APPROVAL`` while its new-link
+    submission is not approved (68 IAC 10-1-3(c)(4): not played until then); approved with a
+    start still ahead; or ``INOPERABLE`` with what differs."""
     if link_id in inoperable:
         return f"INOPERABLE: {inoperable[link_id]}"
-    if link_id in go_live and go_live[link_id] is None:
-        return "AWAITING APPROVAL"
+    start = go_live.get(link_id, 0)
+    if start is None:
+        return AWAITING_APPROVAL
+    if now_us is not None and start > now_us:
+        return f"approved, plays from {date_text(start)}"
     return "approved"
 
 
 def list_line(state: LinkState, status: str) -> str:
-    """One link of ``links list``: a classic link as before, then its kind, games, status."""
+    """One link of ``links list``, in the columns of ``LIST_HEADER``: its state second, so a
+    link the commission has not approved never reads like one that plays."""
     games = ", ".join(g.label for g in state.games)
     if state.fixed_pay:
-        amounts = f"{games}\tfixed-pay: no meter"
+        amounts = ["no meter", "-", "-"]
     else:
-        amounts = (
-            f"{state.game.label}\t{format_cents(state.meter_cents)}\t"
-            f"rate {format_bp(state.rate_bp)}\treset {format_cents(state.reset_cents)}"
-        )
-    extra = [] if kind_of(state) == "classic" else [kind_of(state)]
-    if len(state.games) > 1:
-        extra.append(f"games {games}")
-    if status != "approved":
-        extra.append(status)
-    return "\t".join([state.link_id, amounts, f"{len(state.tables)} tables", *extra])
+        amounts = [
+            format_cents(state.meter_cents),
+            format_bp(state.rate_bp),
+            format_cents(state.reset_cents),
+        ]
+    kind = "fixed-pay" if state.fixed_pay else kind_of(state)
+    return "\t".join([state.link_id, status, games, *amounts, str(len(state.tables)), kind])
 
 
 def show_lines(state: LinkState, name: str, status: str) -> list[str]:

@@ -7,9 +7,21 @@ from typing import Any
 
 import click
 
-from app.cli.common import LINK_ID, NAME, Text, database, db_option, main, run, settings_for
+from app.cli.common import (
+    AMOUNT,
+    LINK_ID,
+    NAME,
+    RATE,
+    Text,
+    database,
+    db_option,
+    main,
+    run,
+    settings_for,
+)
 from app.cli.link_terms import (
     LEVELS_HELP,
+    LIST_HEADER,
     PAYTABLE_HELP,
     list_line,
     read_levels,
@@ -21,12 +33,12 @@ from app.cli.link_terms import (
 from controller.core.games import Game
 from controller.core.money import (
     MAX_DENOMINATION_CENTS,
+    MissingUnit,
     MoneyError,
     check_cents,
     format_bp,
     format_cents,
     parse_cents,
-    parse_rate_bp,
 )
 from controller.core.reducer import HitPolicy, TableConfig
 from controller.paperwork import records
@@ -61,8 +73,11 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     dealt = table_game(game_text, table_id) or game
     fixed = dealt.fixed_wager_cents
     try:
-        cents = parse_cents(denom) if denom else (fixed or 100)
+        cents = parse_cents(denom, unit_required=True) if denom else (fixed or 100)
         check_cents(f"table {table_id}: denomination", cents, low=1, high=MAX_DENOMINATION_CENTS)
+    except MissingUnit as exc:
+        problem = f"table {table_id}: denomination {exc}"
+        raise click.BadParameter(problem, param_hint="--table") from exc
     except MoneyError as exc:
         raise click.BadParameter(str(exc), param_hint="--table") from exc
     try:
@@ -85,8 +100,19 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
 @click.option("--id", "link_id", type=LINK_ID, required=True)
 @click.option("--name", type=NAME, default=None)
 @click.option("--game", type=click.Choice([g.value for g in Game]), required=True)
-@click.option("--rate", default=None, help="Rate of progression, e.g. 82.5% (a classic link).")
-@click.option("--reset", "reset", default=None, help="Reset amount, e.g. $10,000 (a classic link).")
+@click.option(
+    "--rate",
+    type=RATE,
+    default=None,
+    help="Rate of progression with its %, e.g. 82.5% (a classic link).",
+)
+@click.option(
+    "--reset",
+    "reset",
+    type=AMOUNT,
+    default=None,
+    help="Reset amount with its $, e.g. $10,000 (a classic link).",
+)
 @click.option("--levels", "levels_file", type=click.Path(dir_okay=False), help=LEVELS_HELP)
 @click.option("--paytable", "paytable_file", type=click.Path(dir_okay=False), help=PAYTABLE_HELP)
 @click.option(
@@ -100,8 +126,8 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     "tables",
     multiple=True,
     required=True,
-    help="ID, ID:DENOMINATION or ID:DENOMINATION:GAME (e.g. T1:$1, D1:$5:caribbean_draw); "
-    "repeat for each table.",
+    help="ID, ID:DENOMINATION or ID:DENOMINATION:GAME, the denomination with its $ (e.g. "
+    "T1:$1, D1:$5:caribbean_draw); repeat for each table.",
 )
 @click.option(
     "--policy",
@@ -130,8 +156,8 @@ def links_create(
     link_id: str,
     name: str | None,
     game: str,
-    rate: str | None,
-    reset: str | None,
+    rate: int | None,
+    reset: int | None,
     levels_file: str | None,
     paytable_file: str | None,
     fixed_pay: bool,
@@ -152,8 +178,8 @@ def links_create(
         if problem is not None:
             raise click.BadParameter(problem, param_hint=hint)
     try:
-        rate_bp = None if rate is None else check_rate_of_progression(parse_rate_bp(rate))
-        reset_cents = None if reset is None else check_cents("the reset amount", parse_cents(reset))
+        rate_bp = None if rate is None else check_rate_of_progression(rate)
+        reset_cents = None if reset is None else check_cents("the reset amount", reset)
     except (MoneyError, RuleViolation) as exc:
         raise click.BadParameter(str(exc)) from exc
     specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
@@ -172,7 +198,7 @@ def links_create(
 
     async def go() -> str:
         key = load_ledger_key(settings)
-        async with database(settings) as engine:
+        async with database(settings, schema="check") as engine:
             runtime = LinkRuntime(LedgerStore(engine, key))
             await runtime.load()
             filed = await create_and_file_link(
@@ -210,11 +236,11 @@ def links_create(
 
 
 async def _read_links(
-    database_url: str | None,
+    database_url: str | None, link_ids: tuple[str, ...] = ()
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, int | None], dict[str, str]]:
     settings = settings_for(database_url)
     key = load_ledger_key(settings)
-    async with database(settings) as engine:
+    async with database(settings, schema="check", links=link_ids) as engine:
         store = LedgerStore(engine, key)
         states, inoperable = await store.load_checked(await store.link_ids())
         go_live = await store.go_live_times()
@@ -225,11 +251,16 @@ async def _read_links(
 @links.command("list")
 @db_option
 def links_list(database_url: str | None) -> None:
-    """Every link with its meter, its kind (levels, fixed-pay), its games, and whether it
-    awaits the commission's approval."""
+    """Every link, one a line under a header: its STATE (approved, AWAITING APPROVAL by the
+    commission, INOPERABLE), games, meter, rate, reset, tables and kind."""
     states, inoperable, go_live, _ = run(_read_links(database_url))
+    if not states:
+        click.echo("no links yet: `progressive links create` files one", err=True)
+        return
+    now_us = SystemClock().now_us()
+    click.echo(LIST_HEADER)
     for link_id, s in sorted(states.items()):
-        click.echo(list_line(s, status_of(link_id, go_live, inoperable)))
+        click.echo(list_line(s, status_of(link_id, go_live, inoperable, now_us)))
 
 
 @links.command("show")
@@ -237,13 +268,10 @@ def links_list(database_url: str | None) -> None:
 @click.argument("link_id", type=LINK_ID)
 def links_show(database_url: str | None, link_id: str) -> None:
     """One link: its levels, games, paytables (with levels and envy) and tables."""
-    states, inoperable, go_live, names = run(_read_links(database_url))
-    if link_id not in states:
-        raise click.ClickException(f"no link {link_id!r}")
+    states, inoperable, go_live, names = run(_read_links(database_url, (link_id,)))
     state = states[link_id]
-    for line in show_lines(
-        state, names.get(link_id, link_id), status_of(link_id, go_live, inoperable)
-    ):
+    status = status_of(link_id, go_live, inoperable, SystemClock().now_us())
+    for line in show_lines(state, names.get(link_id, link_id), status):
         click.echo(line)
 
 
@@ -277,7 +305,7 @@ def links_recover(
 
     async def go() -> tuple[str | None, Any]:
         key = load_ledger_key(settings)
-        async with database(settings) as engine:
+        async with database(settings, schema="check", links=(link_id,)) as engine:
             runtime = LinkRuntime(LedgerStore(engine, key))
             await runtime.load()
             found = runtime.is_inoperable(link_id)

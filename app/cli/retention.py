@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from app.cli.common import db_option, main, run, settings_for
+from app.cli.common import db_option, main, reach, run, settings_for
 from controller.paperwork.retention import run_retention
 from controller.rules import RuleViolation
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
@@ -41,6 +41,7 @@ def retention_run(
 ) -> None:
     """Purge what is past its period, sealing a manifest of it into each link's history."""
     settings = settings_for(database_url)
+    run(reach(settings))
 
     async def go() -> Any:
         service = FloorService(settings, retention_schedule=False)

@@ -28,9 +28,12 @@ from app.security.headers import (
     DOCS_POLICY,
     MAX_REQUEST_BYTES,
     PAGE_POLICY,
+    REDOC_PATH,
+    REDOC_POLICY,
     STATIC,
     SecurityHeaders,
     headers_for_path,
+    redoc_policy,
 )
 
 __all__ = [
@@ -42,6 +45,8 @@ __all__ = [
     "ISSUER",
     "MAX_REQUEST_BYTES",
     "PAGE_POLICY",
+    "REDOC_PATH",
+    "REDOC_POLICY",
     "STAFF_VIEWERS",
     "STATIC",
     "TOKEN_URL",
@@ -60,5 +65,6 @@ __all__ = [
     "display_reader",
     "headers_for_path",
     "oauth2_scheme",
+    "redoc_policy",
     "require",
 ]

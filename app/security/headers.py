@@ -21,15 +21,19 @@ __all__ = [
     "DOCS_POLICY",
     "MAX_REQUEST_BYTES",
     "PAGE_POLICY",
+    "REDOC_PATH",
+    "REDOC_POLICY",
     "STATIC",
     "SecurityHeaders",
     "headers_for_path",
+    "redoc_policy",
 ]
 
 STATIC = Path(__file__).parent.parent / "static"
-# The API's own documentation pages load Swagger UI and ReDoc from their CDN with an inline
-# start-up script; they show no data, so they get a looser policy than everything else.
+# The API's own documentation pages (app/api/docs.py): Swagger UI and ReDoc from the
+# application's own files, started from its own scripts, like every other page.
 DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
+REDOC_PATH = "/redoc"
 # The largest request body: a supporting document and the form fields around it.
 MAX_REQUEST_BYTES = MAX_DOCUMENT_BYTES + 64 * 1024
 
@@ -67,20 +71,48 @@ PAGE_POLICY = _policy(
         "frame-ancestors": "'none'",
     }
 )
-DOCS_POLICY = _policy(
-    {
-        "default-src": "'none'",
-        "script-src": "'self' 'unsafe-inline' https://cdn.jsdelivr.net",
-        "style-src": "'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com",
-        "img-src": "'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly",
-        "font-src": "'self' https://fonts.gstatic.com",
-        "worker-src": "blob:",
-        "connect-src": "'self'",
-        "base-uri": "'none'",
-        "form-action": "'self'",
-        "frame-ancestors": "'none'",
-    }
+_DOCS_DIRECTIVES = {
+    "default-src": "'none'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "font-src": "'self'",
+    "connect-src": "'self'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+}
+DOCS_POLICY = _policy(_DOCS_DIRECTIVES)
+
+
+# What ReDoc 2.5.4 (app/static/vendor/redoc) writes into the page beyond the docs' policy,
+# each named exactly; tests/web/test_docs_browser.py fails on anything more or less:
+# * the scrollbar styles (perfect-scrollbar) its bundle puts in a <style> element as it
+#   loads, before it can be given a nonce: admitted by the hash of that text alone;
+# * an empty <style> element it inserts as it starts: the hash of the empty text;
+# * its search index, which runs in a Web Worker the bundle builds from a blob: URL.
+REDOC_STYLE_HASHES = (
+    "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
 )
+
+
+def redoc_policy(style_nonce: str | None) -> str:
+    """The policy of the ReDoc page: the docs' policy, plus what ReDoc needs and nothing
+    more: the style elements it writes as it renders (styled-components), admitted by the
+    nonce drawn for that one answer and given to ReDoc's ``nonce`` option, never by
+    'unsafe-inline'; the two it writes before that (``REDOC_STYLE_HASHES``); its search
+    worker from a blob: URL. Without a nonce (an answer not made by the page's route) only
+    the hashed styles are admitted."""
+    styles = ["'self'", *REDOC_STYLE_HASHES]
+    if style_nonce is not None:
+        if not re.fullmatch(r"[A-Za-z0-9_-]{16,}", style_nonce):
+            raise ValueError("a style nonce is URL-safe base64 of at least 16 characters")
+        styles.append(f"'nonce-{style_nonce}'")
+    return _policy({**_DOCS_DIRECTIVES, "style-src": " ".join(styles), "worker-src": "blob:"})
+
+
+REDOC_POLICY = redoc_policy(None)
 COMMON_HEADERS: dict[str, str] = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -101,7 +133,13 @@ def _is_data_path(path: str) -> bool:
 def headers_for_path(path: str) -> dict[str, str]:
     """The security headers of an answer to ``path`` (a route's own Cache-Control stays)."""
     headers = dict(COMMON_HEADERS)
-    headers["Content-Security-Policy"] = DOCS_POLICY if path in DOCS_PATHS else PAGE_POLICY
+    if path == REDOC_PATH:
+        policy = REDOC_POLICY
+    elif path in DOCS_PATHS:
+        policy = DOCS_POLICY
+    else:
+        policy = PAGE_POLICY
+    headers["Content-Security-Policy"] = policy
     if _is_data_path(path):
         headers["Cache-Control"] = "no-store"
     return headers

@@ -52,6 +52,15 @@ class MoneyError(ValueError):
     """Operator input that is not an amount or a rate we can take exactly."""
 
 
+class MissingUnit(MoneyError):
+    """A bare number where an amount (``$``) or a rate (``%``) must carry its unit, so that
+    ``10`` is never taken for ten dollars when ten percent (or ten cents) was meant."""
+
+
+AMOUNT_FORM = "an amount like $1,234.56"
+PERCENT_FORM = "a percentage like 82.5%"
+
+
 def check_cents(name: str, cents: object, *, low: int = 0, high: int = MAX_AMOUNT_CENTS) -> int:
     """``cents`` when it is whole cents from ``low`` to ``high``; refused naming ``name``."""
     if isinstance(cents, bool) or not isinstance(cents, int):
@@ -103,11 +112,12 @@ _AMOUNT_RE = re.compile(r"^(?P<sign>-)?\$?(?P<num>(\d{1,3}(,\d{3})+|\d+)(\.\d+)?
 _RATE_RE = re.compile(r"^(?P<num>\d+(\.\d+)?|\.\d+)\s*%?$")
 
 
-def parse_cents(text: str, *, allow_negative: bool = False) -> int:
+def parse_cents(text: str, *, allow_negative: bool = False, unit_required: bool = False) -> int:
     """Parse ``$1,234.56``, ``1234.56``, ``1234`` or ``0.05`` into whole cents.
 
     Refuses fractions of a cent, misplaced thousands separators, and (unless asked) negatives,
-    each with a message that says what was wrong.
+    each with a message that says what was wrong. With ``unit_required`` (what an operator
+    types: command-line options, configuration files) the ``$`` must be written.
     """
     raw = text
     text = text.strip().replace(" ", "")
@@ -116,6 +126,8 @@ def parse_cents(text: str, *, allow_negative: bool = False) -> int:
     m = _AMOUNT_RE.match(text)
     if m is None:
         raise MoneyError(f"{raw!r} is not an amount; write it like $1,234.56")
+    if unit_required and "$" not in text:
+        raise MissingUnit(f"{raw!r} needs its unit: write {AMOUNT_FORM}")
     try:
         value = Decimal(m["num"].replace(",", ""))
     except InvalidOperation as exc:  # pragma: no cover - the regex admits only digits
@@ -131,11 +143,12 @@ def parse_cents(text: str, *, allow_negative: bool = False) -> int:
     return result
 
 
-def parse_rate_bp(text: str) -> int:
+def parse_rate_bp(text: str, *, unit_required: bool = False, form: str = PERCENT_FORM) -> int:
     """Parse a percentage such as ``82.5%``, ``82.5`` or ``61.37%`` into basis points.
 
     Only the form is checked here; whether a rate is allowed is a regulation, see
-    ``controller.rules.progression.check_rate_of_progression``.
+    ``controller.rules.progression.check_rate_of_progression``. With ``unit_required`` the
+    ``%`` must be written; ``form`` is the example the refusal gives.
     """
     raw = text
     text = text.strip()
@@ -144,6 +157,8 @@ def parse_rate_bp(text: str) -> int:
     m = _RATE_RE.match(text)
     if m is None:
         raise MoneyError(f"{raw!r} is not a percentage; write it like 82.5%")
+    if unit_required and not text.endswith("%"):
+        raise MissingUnit(f"{raw!r} needs its unit: write {form}")
     bp = Decimal(m["num"]) * 100
     if bp != bp.to_integral_value():
         raise MoneyError(f"{raw!r} is finer than 0.01%; percentages are kept in basis points")

@@ -205,7 +205,7 @@ def read_link(
     rate = s.get("rate", str, None if legacy or "level" in s.data or fixed_pay else ...)
     if rate is not None:
         try:
-            rate_bp = check_rate_of_progression(parse_rate_bp(rate))
+            rate_bp = check_rate_of_progression(parse_rate_bp(rate, unit_required=True))
         except (MoneyError, RuleViolation) as exc:
             s.bad("rate", str(exc))
     reset_given = "reset" in s.data

@@ -129,12 +129,13 @@ class Section:
         return value
 
     def amount(self, key: str, default: Any = ..., *, low: int = 0, high: int) -> int | None:
-        """An amount written as people write it (``$1,234.56``), whole cents within bounds."""
+        """An amount written as people write it (``$1,234.56``, its ``$`` required), whole
+        cents within bounds."""
         text = self.get(key, str, default)
         if text is None:
             return None
         try:
-            cents = parse_cents(text)
+            cents = parse_cents(text, unit_required=True)
         except MoneyError as exc:
             self.bad(key, str(exc))
             return None

@@ -21,7 +21,14 @@ from controller.core.games import (
     make_paytable,
 )
 from controller.core.hands import HandCategory
-from controller.core.money import MoneyError, check_cents, parse_cents, parse_rate_bp
+from controller.core.money import (
+    AMOUNT_FORM,
+    MissingUnit,
+    MoneyError,
+    check_cents,
+    parse_cents,
+    parse_rate_bp,
+)
 from controller.core.reducer.levels import (
     AboveLimit,
     LevelConfig,
@@ -57,22 +64,29 @@ class SpecError(ValueError):
     """A level, a paytable line or a link the controller refuses; the message names it."""
 
 
+SHARE_FORM = "a share like 2.5%"
+
+
 def amount_with_unit(text: object, where: str, what: str) -> int:
     """``$1,234.56`` as whole cents; a bare number is refused with the form to use."""
-    if not isinstance(text, str) or "$" not in text:
-        raise SpecError(f"{where}: {what} {text!r} needs its unit: write an amount like $1,234.56")
+    if not isinstance(text, str):
+        raise SpecError(f"{where}: {what} {text!r} needs its unit: write {AMOUNT_FORM}")
     try:
-        return check_cents(what, parse_cents(text))
+        return check_cents(what, parse_cents(text, unit_required=True))
+    except MissingUnit as exc:
+        raise SpecError(f"{where}: {what} {exc}") from None
     except MoneyError as exc:
         raise SpecError(f"{where}: {what}: {exc}") from None
 
 
 def rate_with_unit(text: object, where: str, what: str) -> int:
     """``2.5%`` as basis points; a bare number is refused with the form to use."""
-    if not isinstance(text, str) or not text.strip().endswith("%"):
-        raise SpecError(f"{where}: {what} {text!r} needs its unit: write a share like 2.5%")
+    if not isinstance(text, str):
+        raise SpecError(f"{where}: {what} {text!r} needs its unit: write {SHARE_FORM}")
     try:
-        return parse_rate_bp(text)
+        return parse_rate_bp(text, unit_required=True, form=SHARE_FORM)
+    except MissingUnit as exc:
+        raise SpecError(f"{where}: {what} {exc}") from None
     except MoneyError as exc:
         raise SpecError(f"{where}: {what}: {exc}") from None
 

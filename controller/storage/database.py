@@ -50,6 +50,32 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     return create_async_engine(parsed, **kwargs)
 
 
+def backend_of(url: str) -> str:
+    """``sqlite`` or ``postgresql``: the kind of database a URL names."""
+    return make_url(url).get_backend_name()
+
+
+def url_shown(url: str) -> str:
+    """A URL as it may be printed: its password, if any, as ``***``."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names (connecting creates it when it is not there); None for
+    any other database and for one in memory."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    name = parsed.database or ""
+    if name.startswith("file:"):  # a URI filename (``?uri=true``): its path, without options
+        if "mode=memory" in name or parsed.query.get("mode") == "memory":
+            return None
+        name = name[len("file:") :].split("?", 1)[0]
+    if name in ("", ":memory:"):
+        return None
+    return Path(name)
+
+
 @contextlib.asynccontextmanager
 async def snapshot(engine: AsyncEngine, *, write: bool = False) -> AsyncIterator[AsyncConnection]:
     """A connection in one transaction whose reads all see the same commit while others go

@@ -18,8 +18,10 @@ def test_a_link_of_levels_shows_its_levels_games_and_status() -> None:
     status = status_of("pool", {"pool": None}, {})
     assert status == "AWAITING APPROVAL"
     line = list_line(state, status)
-    assert line.startswith("pool\tCaribbean Stud Poker\t$10,000.00\trate 80%\treset $10,000.00")
-    assert "4 levels" in line and "games Caribbean Stud Poker, Caribbean Draw Poker" in line
+    assert line == (
+        "pool\tAWAITING APPROVAL\tCaribbean Stud Poker, Caribbean Draw Poker\t$10,000.00\t80%\t"
+        "$10,000.00\t2\t4 levels"
+    )
     shown = "\n".join(show_lines(state, "The pool", status))
     assert "L2 Major: reset $1,000.00, 15% + 5% hidden limit $1,000.50 then next_level" in shown
     assert "L4 Mini: reset $10.00, 2% must hit between $10.01 and $20.00; meter $10.00" in shown
@@ -33,7 +35,19 @@ def test_a_fixed_pay_link_says_it_has_no_meter() -> None:
         tables=[TableConfig(table_id="l1", denomination_cents=100)], at_us=T0,
     ).state  # fmt: skip
     line = list_line(state, status_of("lir", {"lir": T0}, {}))
-    assert line == "lir\tLet It Ride bonus\tfixed-pay: no meter\t1 tables\tfixed-pay (no meter)"
+    assert line == "lir\tapproved\tLet It Ride bonus\tno meter\t-\t-\t1\tfixed-pay"
     assert "its rate can never change: it has none" in "\n".join(
         show_lines(state, "LIR", "approved")
+    )
+
+
+def test_the_state_says_whether_a_link_may_play() -> None:
+    """A link is approved, awaiting the commission (68 IAC 10-1-3(c)(4)), approved with its
+    start ahead, or inoperable; one with no new-link filing (older links) is approved."""
+    assert status_of("a", {"a": None}, {}, T0) == "AWAITING APPROVAL"
+    assert status_of("a", {"a": T0 + 1}, {}, T0) == "approved, plays from 2023-11-14 22:13 UTC"
+    assert status_of("a", {"a": T0}, {}, T0) == "approved"
+    assert status_of("a", {}, {}, T0) == "approved"
+    assert (
+        status_of("a", {"a": None}, {"a": "table t2 counters"}) == "INOPERABLE: table t2 counters"
     )

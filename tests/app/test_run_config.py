@@ -32,11 +32,13 @@ from tests.storage.helpers import make_link
 GOOD_TABLE = '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n'
 
 
-def floor_file(*, bus: str = "", reset: str = "$500", table: str = "", more: str = "") -> str:
+def floor_file(
+    *, bus: str = "", rate: str = "80%", reset: str = "$500", table: str = "", more: str = ""
+) -> str:
     """A small floor with one setting changed or added in the bus, link or table."""
     return (
         f'[[bus]]\nname = "gw"\nkind = "tcp"\nhost = "127.0.0.1"\n{bus}\n'
-        f'[[link]]\nid = "stud"\ngame = "caribbean_stud"\nrate = "80%"\nreset = "{reset}"\n'
+        f'[[link]]\nid = "stud"\ngame = "caribbean_stud"\nrate = "{rate}"\nreset = "{reset}"\n'
         f"{GOOD_TABLE}{table}\n{more}"
     )
 
@@ -60,6 +62,19 @@ MALFORMED = {
         "link #1 'stud', reset: must be $0.00 to $42,949,672.95",
     ),
     "not TOML": (floor_file(bus="port = 502\nport = 503"), "not valid TOML"),
+    # Amounts and rates carry their unit in a floor file as on the command line.
+    "a rate without its %": (
+        floor_file(rate="80"),
+        "link #1 'stud', rate: '80' needs its unit: write a percentage like 82.5%",
+    ),
+    "a reset without its $": (
+        floor_file(reset="500"),
+        "link #1 'stud', reset: '500' needs its unit: write an amount like $1,234.56",
+    ),
+    "a denomination without its $": (
+        floor_file(table='  denomination = "5"\n'),
+        "table #1 'CS-1', denomination: '5' needs its unit: write an amount like $1,234.56",
+    ),
 }
 
 
@@ -119,6 +134,9 @@ LINKS_CREATE_REFUSED = {
     "a huge denomination": (("--table", "T1:$1,000,000"), "outside $0.01 to $100.00"),
     "an id with a bidi override": (("--id", "stud\u202e"), "may not contain U+202E"),
     "credits per seat": (("--max-credits-per-seat", "0"), "0 is not in the range 1<=x<=1000"),
+    "a bare rate": (("--rate", "80"), "'80' needs its unit: write a rate like 82.5%"),
+    "a bare reset": (("--reset", "500"), "'500' needs its unit: write an amount like $1,234.56"),
+    "a bare denomination": (("--table", "T1:1"), "table T1: denomination '1' needs its unit"),
 }
 
 

@@ -93,6 +93,12 @@ async def test_the_first_admin_and_a_display_token(db_url: str) -> None:
 
 async def test_an_unmigrated_database_is_named_with_the_fix(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
+    # No file at all: refused (exit 2) and none is made.
+    code, _, err = await run("users", "list", db_url=url)
+    assert code == 2 and "no database at" in err and "progressive db upgrade" in err, err
+    assert not (tmp_path / "empty.db").exists()
+    # A file with no schema: named with the fix.
+    (tmp_path / "empty.db").touch()
     code, _, err = await run("users", "list", db_url=url)
     assert code == 1
     assert "progressive db upgrade" in err

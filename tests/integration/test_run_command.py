@@ -106,7 +106,9 @@ reset = "$500"
     code, _, err = await progressive(
         "run", "--config", str(tmp_path / "floor.toml"), db_url=db_url, cwd=tmp_path, env=signing
     )
-    assert code == 1 and "run `progressive db upgrade` first" in err
+    # No database yet: refused in one line naming the setting, and no empty file is made.
+    assert code == 2 and "no database at" in err and "PROGRESSIVE_DATABASE_URL" in err, err
+    assert "Traceback" not in err and not (tmp_path / "floor.db").exists()
     code, _, err = await progressive("db", "upgrade", db_url=db_url, cwd=tmp_path)
     assert code == 0, err
     # The command line refuses to make a commission agent: two admins make one over the API.
@@ -154,8 +156,10 @@ reset = "$500"
 
     code, out, err = await progressive("links", "list", db_url=db_url, cwd=tmp_path)
     assert code == 0, err
-    meter = out.split("\t")[2]
-    assert meter.startswith("$") and meter != "$500.00"  # bets were credited
+    header, line = out.splitlines()
+    row = dict(zip(header.split("\t"), line.split("\t"), strict=True))
+    assert row["LINK"] == "stud" and row["STATE"] == "approved", out
+    assert row["METER"].startswith("$") and row["METER"] != "$500.00"  # bets were credited
     code, out, err = await progressive("ledger", "verify", db_url=db_url, cwd=tmp_path, env=signing)
     assert code == 0 and "ledger whole" in out, err
     # Signed at start and at the clean stop, at least; the database reaches every one.

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from controller.core import money
 from controller.core.money import (
     UNITS_PER_CENT,
+    MissingUnit,
     MoneyError,
     cents_to_units,
     contribution_units,
@@ -324,3 +325,22 @@ def test_reduction_with_reason_and_non_reductions_pass():
     check_reduction_explained(delta_units=-1, reason="hit t1#5")
     check_reduction_explained(delta_units=0, reason=None)
     check_reduction_explained(delta_units=10, reason=None)
+
+
+def test_operator_text_can_be_made_to_carry_its_unit():
+    """Where a person types an amount or a rate (command line, floor file), the unit is
+    required, so 10 is never taken for $10 when 10% was meant; the refusal gives the form."""
+    assert parse_cents("$10,000", unit_required=True) == 10_000_00
+    assert parse_cents("-$5", allow_negative=True, unit_required=True) == -500
+    assert parse_rate_bp("82.5%", unit_required=True) == 8250
+    with pytest.raises(MissingUnit, match=r"'10000' needs its unit: write an amount like \$1"):
+        parse_cents("10000", unit_required=True)
+    with pytest.raises(
+        MissingUnit, match=r"'82\.5' needs its unit: write a percentage like 82\.5%"
+    ):
+        parse_rate_bp("82.5", unit_required=True)
+    with pytest.raises(MissingUnit, match=r"write a share like 2\.5%"):
+        parse_rate_bp("2", unit_required=True, form="a share like 2.5%")
+    # Malformed text is still named as such, unit or not.
+    with pytest.raises(MoneyError, match="not an amount"):
+        parse_cents("$1.2.3", unit_required=True)

@@ -114,3 +114,6 @@ def test_the_fixed_pay_technician_amount_is_written_as_an_amount() -> None:
     assert Settings(fixed_pay_technician_from="$2,500.00").fixed_pay_technician_from == 2_500_00
     with pytest.raises(ValidationError, match="PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM"):
         Settings(fixed_pay_technician_from="12.345")
+    # 1200 alone could be dollars or the cents it is kept in: the "$" is required.
+    with pytest.raises(ValidationError, match="'1200' needs its unit"):
+        Settings(fixed_pay_technician_from="1200")
