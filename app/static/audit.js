@@ -109,7 +109,7 @@ async function hits(linkId, since, until) {
     el("td", {}, time(h.at_us)),
     el("td", {}, h.hit_id),
     el("td", {}, `${h.table_id}, ${h.seat}`),
-    el("td", {}, h.hand_label, " ", ...(h.cards || []).map(Api.cardFace)),
+    el("td", {}, h.hand_label, " ", el("span", { class: "cards" }, ...(h.cards || []).map(Api.cardFace))),
     el("td", { class: "num" }, cents(h.award_cents)),
     el("td", {}, h.status + (h.refusal ? `: ${h.refusal}` : "")),
     el("td", {}, h.verified_by || "–"),

@@ -179,7 +179,9 @@ async function ready() {
   if (!allowed()) return;
   $("work").hidden = false;
   const links = await call("GET", "/api/v1/links");
-  $("correction-link").replaceChildren(...links.map((l) => el("option", { value: l.link_id }, Words.link(l))));
+  // A fixed-pay link has no meter (68 IAC 10-7-5(e)): there is nothing on it to correct.
+  const metered = links.filter((l) => l.meter_cents !== null);
+  $("correction-link").replaceChildren(...metered.map((l) => el("option", { value: l.link_id }, Words.link(l))));
   await Promise.all([
     Filing.start(links, () => loadSubmissions().catch(report)),
     loadSubmissions(), loadAnomalies(), loadCorrections(),
