@@ -200,6 +200,41 @@ const Api = (() => {
     return node;
   }
 
+  // A table's long tail folded under one row: a busy floor's hundreds of fixed pays paid at
+  // the table would bury its jackpots and push everything after them off the page. The rows
+  // stay in the table, hidden, until the button shows them.
+  function fold(rows, colspan, words) {
+    if (!rows.length) return [];
+    for (const row of rows) row.hidden = true;
+    const button = el("button", { type: "button", class: "fold", "aria-expanded": "false" });
+    const say = (open) => {
+      button.textContent = `${open ? "Hide" : "Show"} ${words}`;
+      button.setAttribute("aria-expanded", String(open));
+    };
+    say(false);
+    button.addEventListener("click", () => {
+      const open = rows[0].hidden;
+      for (const row of rows) row.hidden = !open;
+      say(open);
+    });
+    return [el("tr", { class: "fold" }, el("td", { colspan: String(colspan) }, button)), ...rows];
+  }
+
+  // A list of hits as table rows (``row`` makes one): the jackpots and refusals in full, then
+  // the fixed pays paid at the table folded, counted and totalled (integer cents).
+  function hitRows(hits, row, colspan, none) {
+    const atTable = (h) => h.status === "awarded" && h.paid_from !== "meter";
+    const fixed = hits.filter(atTable);
+    const total = fixed.reduce((sum, h) => sum + h.award_cents, 0);
+    const main = hits.filter((h) => !atTable(h)).map(row);
+    if (!main.length) {
+      main.push(el("tr", {}, el("td", { colspan: String(colspan), class: "muted" }, none)));
+    }
+    const n = fixed.length;
+    return [...main, ...fold(fixed.map(row), colspan,
+      `the ${n} fixed ${n === 1 ? "pay" : "pays"} paid at the table (${cents(total)} in all)`)];
+  }
+
   function message(text, ok) {
     const box = document.getElementById("message");
     box.textContent = text;
@@ -207,5 +242,5 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, time, el, message, ApiError, token, roleName };
+  return { call, download, start, cardFace, cents, time, el, fold, hitRows, message, ApiError, token, roleName };
 })();

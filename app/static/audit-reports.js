@@ -67,7 +67,7 @@
         body.replaceChildren(el("tr", {}, el("td", { colspan: 9, class: "muted" }, "No hits this gaming day.")));
         return;
       }
-      body.replaceChildren(...r.hits.map((h) => el("tr", { "data-hit": h.hit_id },
+      const row = (h) => el("tr", { "data-hit": h.hit_id },
         el("td", {}, when(h.at)),
         el("td", {}, h.hit_id),
         el("td", {}, `${h.table_id}, ${h.seat}`),
@@ -76,7 +76,8 @@
         el("td", {}, h.level || "–"),
         el("td", { class: "num" }, cents(h.award_cents)),
         el("td", {}, h.status !== "awarded" ? "refused" : (h.paid_from === "meter" ? "meter" : "at the table")),
-        el("td", {}, slipButton(h)))));
+        el("td", {}, slipButton(h)));
+      body.replaceChildren(...Api.hitRows(r.hits, row, 9, "No jackpot paid from the meter this gaming day."));
     } catch (err) {
       if (err.status !== 401) message(err.message, false);
     }
@@ -93,6 +94,9 @@
       document.getElementById("report-zone").textContent = `(${calendar.time_zone})`;
       document.getElementById("report-link").replaceChildren(...links.map((l) =>
         el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
+      // Open on a link with a meter, whose jackpots the reports are mostly read for.
+      const metered = links.find((l) => l.meter_cents !== null);
+      if (metered) document.getElementById("report-link").value = metered.link_id;
       document.getElementById("report-shift").replaceChildren(...calendar.shifts.map((s) =>
         el("option", { value: s.shift }, `${s.shift}: from ${s.starts}`)));
       document.getElementById("report-day").value = calendar.today;

@@ -105,17 +105,17 @@ async function hits(linkId, since, until) {
     body.replaceChildren(el("tr", {}, el("td", { colspan: 9, class: "muted" }, "No hits in this period.")));
     return;
   }
-  body.replaceChildren(...inPeriod.map((h) => el("tr", {},
+  const row = (h) => el("tr", {},
     el("td", {}, time(h.at_us)),
     el("td", {}, h.hit_id),
     el("td", {}, `${h.table_id}, ${h.seat}`),
-    el("td", {}, h.hand_label, " ", ...(h.cards || []).map(Api.cardFace)),
+    el("td", {}, h.hand_label, " ", el("span", { class: "cards" }, ...(h.cards || []).map(Api.cardFace))),
     el("td", { class: "num" }, cents(h.award_cents)),
     el("td", {}, h.status + (h.refusal ? `: ${h.refusal}` : "")),
     el("td", {}, h.verified_by || "–"),
     el("td", {}, h.hand_paid_cents === null ? "–" : `${cents(h.hand_paid_cents)} by ${h.hand_paid_by}`),
-    el("td", {}, h.released_by || "–"),
-  )));
+    el("td", {}, h.released_by || "–"));
+  body.replaceChildren(...Api.hitRows(inPeriod, row, 9, "No jackpot paid from the meter in this period."));
 }
 
 function exportsFor(linkId, query) {
@@ -329,6 +329,9 @@ Api.start(async () => {
   links = await call("GET", "/api/v1/links");
   document.getElementById("link").replaceChildren(...links.map((l) =>
     el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
+  // A fixed-pay link has no meter to chart or reconcile: open on the first link with one.
+  const metered = links.find((l) => l.meter_cents !== null);
+  if (metered) document.getElementById("link").value = metered.link_id;
   document.getElementById("period").addEventListener("submit", show);
   document.getElementById("latest").addEventListener("click", async () => {
     // The newest entry may have moved on since the page opened.

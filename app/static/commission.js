@@ -67,7 +67,10 @@ async function openPacket(s) {
   for (const id of ["approve", "reject", "reason"]) document.getElementById(id).disabled = !pending;
   document.getElementById("reason").value = "";
   document.getElementById("review-result").textContent = "";
-  document.getElementById("packet").hidden = false;
+  const packet = document.getElementById("packet");
+  packet.hidden = false;
+  // Opened below a list that may be long: brought into view, its title first.
+  packet.scrollIntoView({ block: "start" });
 }
 
 async function load() {

@@ -34,12 +34,13 @@ async function loadSubmissions() {
   body.replaceChildren(...rows.map((s, i) => {
     const [state, words] = Words.state(s);
     return el("tr", { "data-id": s.submission_id },
-      el("td", {}, time(s.filed_at_us)),
+      // The server's words: the property's own time zone, as the commission reads them.
+      el("td", {}, s.words ? s.words.filed_at : time(s.filed_at_us)),
       el("td", {}, s.link_id),
       el("td", {}, Words.kind(s.kind)),
       el("td", { class: "change" }, Words.terms(s.kind, before[i]) || "–"),
       el("td", { class: "change" }, Words.terms(s.kind, s.proposal)),
-      el("td", {}, Words.day(s.effective_at_us)),
+      el("td", {}, s.words ? s.words.effective_on : Words.day(s.effective_at_us)),
       el("td", { class: `status-${state}`, "data-state": state }, words));
   }));
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "7", class: "muted" }, "You have filed no submission yet.")));
@@ -178,7 +179,9 @@ async function ready() {
   if (!allowed()) return;
   $("work").hidden = false;
   const links = await call("GET", "/api/v1/links");
-  $("correction-link").replaceChildren(...links.map((l) => el("option", { value: l.link_id }, Words.link(l))));
+  // A fixed-pay link has no meter (68 IAC 10-7-5(e)): there is nothing on it to correct.
+  const metered = links.filter((l) => l.meter_cents !== null);
+  $("correction-link").replaceChildren(...metered.map((l) => el("option", { value: l.link_id }, Words.link(l))));
   await Promise.all([
     Filing.start(links, () => loadSubmissions().catch(report)),
     loadSubmissions(), loadAnomalies(), loadCorrections(),

@@ -17,6 +17,7 @@ up is listed in ``problems``; ``balanced`` is true only when there are none.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -282,6 +283,12 @@ def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> 
     return out
 
 
+def table_order(table_id: str) -> tuple[tuple[int, int | str], ...]:
+    """A key that lists tables as the floor numbers them: stud-2 before stud-10."""
+    parts = re.split(r"(\d+)", table_id)
+    return tuple((1, int(p)) if i % 2 else (0, p) for i, p in enumerate(parts))
+
+
 def summary(r: Reconciliation, names: dict[str, str] | None = None) -> dict[str, Any]:
     """For people and exports: cents, with the exact units beside each amount. ``names``:
     the levels' names by key ("L1": "Grand", ...), where known."""
@@ -312,7 +319,7 @@ def summary(r: Reconciliation, names: dict[str, str] | None = None) -> dict[str,
                 "credits": t.credits,
                 **amount("contributions", t.units),
             }
-            for t in sorted(r.tables.values(), key=lambda t: t.table_id)
+            for t in sorted(r.tables.values(), key=lambda t: table_order(t.table_id))
         ],
         "meters": [meter_line_summary(line, names or {}) for line in r.lines.meters.values()],
         "fixed_pay": None if (fp := r.lines.fixed_pay) is None else fixed_pay_summary(fp),

@@ -101,3 +101,18 @@ def test_a_period_without_entries_keeps_its_opening() -> None:
     assert isinstance(total, Reconciliation) and total.balanced
     assert total.closing_units == 12345 and total.entries == 0
     assert [w.until_us - w.since_us for w in weeks] == [3 * DAY_US, 7 * DAY_US]
+
+
+def test_tables_are_listed_as_the_floor_numbers_them() -> None:
+    details = json.dumps({"credits": 1, "denomination_cents": 100, "rate_bp": 8000})
+    delta = contribution_units(credits=1, denomination_cents=100, rate_bp=8000)
+    tables = ["stud-10", "stud-2", "stud-1", "lir-3", "stud-11", "stud-9"]
+    entries = [
+        Entry(n, T0 + n, str(EntryKind.CONTRIBUTION), n * delta, delta, (n + 1) * delta, t, details)
+        for n, t in enumerate(tables)
+    ]
+    report = reconcile("x", T0, T0 + DAY_US, 0, entries)
+    assert report.balanced
+    assert [t["table_id"] for t in summary(report)["tables"]] == [
+        "lir-3", "stud-1", "stud-2", "stud-9", "stud-10", "stud-11",
+    ]  # fmt: skip
