@@ -18,7 +18,7 @@ from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter, iso
 from controller.paperwork.pdf import Letterhead, letterhead_of, render_pdf
 from controller.paperwork.reconciliation import Reconciliation
-from controller.paperwork.report_documents import REPORT_SIGNATURES
+from controller.paperwork.report_documents import REPORT_SIGNATURES, meters_table
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1")
@@ -298,7 +298,7 @@ def _report_pdf(
         ("Reconciliation", terms),
     ]
     if len(s["meters"]) > 1:
-        sections.append(("Meter by meter", _meters_table(s["meters"])))
+        sections.append(("Meter by meter", meters_table(s["meters"])))
     if (fp := s["fixed_pay"]) is not None:
         sections.append(
             (
@@ -326,20 +326,3 @@ def _report_pdf(
         letterhead=letterhead,
         signatures=REPORT_SIGNATURES if letterhead is not None else (),
     )
-
-
-def _meters_table(meters: list[dict[str, Any]]) -> list[list[str]]:
-    head = ["Meter", "Opening", "+Contrib.", "+Seeded", "+Moved", "-Awarded", "+Corr.", "Closing"]
-    return [head] + [
-        [
-            m["meter"] + (f" ({m['name']})" if m["name"] and m["pot"] == "meter" else ""),
-            format_cents(m["opening_cents"]),
-            format_cents(m["contributed_cents"]),
-            format_cents(m["seeded_cents"]),
-            format_cents(m["moved_cents"]),
-            format_cents(m["awarded_cents"]),
-            format_cents(m["corrected_cents"] + m["other_cents"]),
-            format_cents(m["closing_cents"]),
-        ]
-        for m in meters
-    ]

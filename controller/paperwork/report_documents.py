@@ -141,7 +141,7 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
         )
     )
     if len(s["meters"]) > 1:
-        sections.append(("Meter by meter", _meters(s["meters"])))
+        sections.append(("Meter by meter", meters_table(s["meters"])))
     by_table = [["Table", "Credits", "Contributions", "Exact units"]] + [
         [x["table_id"], f"{x['credits']:,}", format_cents(x["contributions_cents"]),
          f"{x['contributions_units']:,}"]
@@ -192,11 +192,12 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
     return render_pdf(report.title, sections, letterhead=letterhead, signatures=REPORT_SIGNATURES)
 
 
-def _meters(meters: Sequence[dict[str, Any]]) -> list[list[str]]:
+def meters_table(meters: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """A reconciliation's meters, one row each (``meter_lines``' terms), for a printed page."""
     head = ["Meter", "Opening", "+Contrib.", "+Seeded", "+Moved", "-Awarded", "+Corr.", "Closing"]
     return [head] + [
         [
-            m["meter"] + (f" {m['name']}" if m["name"] and m["pot"] == "meter" else ""),
+            m["meter"] + (f" ({m['name']})" if m["name"] and m["pot"] == "meter" else ""),
             format_cents(m["opening_cents"]),
             format_cents(m["contributed_cents"]),
             format_cents(m["seeded_cents"]),
