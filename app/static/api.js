@@ -235,6 +235,9 @@ const Api = (() => {
       `the ${n} fixed ${n === 1 ? "pay" : "pays"} paid at the table (${cents(total)} in all)`)];
   }
 
+  // A link as people name it: its name, and its id only when that says something more.
+  function linkName(l) { return !l.name || l.name === l.link_id ? l.link_id : `${l.name} (${l.link_id})`; }
+
   function message(text, ok) {
     const box = document.getElementById("message");
     box.textContent = text;
@@ -242,5 +245,5 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, time, el, fold, hitRows, message, ApiError, token, roleName };
+  return { call, download, start, cardFace, cents, time, el, fold, hitRows, linkName, message, ApiError, token, roleName };
 })();

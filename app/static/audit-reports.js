@@ -93,7 +93,7 @@
       ]);
       document.getElementById("report-zone").textContent = `(${calendar.time_zone})`;
       document.getElementById("report-link").replaceChildren(...links.map((l) =>
-        el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
+        el("option", { value: l.link_id }, Api.linkName(l))));
       // Open on a link with a meter, whose jackpots the reports are mostly read for.
       const metered = links.find((l) => l.meter_cents !== null);
       if (metered) document.getElementById("report-link").value = metered.link_id;

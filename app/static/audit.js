@@ -328,7 +328,7 @@ Api.start(async () => {
   started = true;
   links = await call("GET", "/api/v1/links");
   document.getElementById("link").replaceChildren(...links.map((l) =>
-    el("option", { value: l.link_id }, `${l.name} (${l.link_id})`)));
+    el("option", { value: l.link_id }, Api.linkName(l))));
   // A fixed-pay link has no meter to chart or reconcile: open on the first link with one.
   const metered = links.find((l) => l.meter_cents !== null);
   if (metered) document.getElementById("link").value = metered.link_id;

@@ -76,7 +76,7 @@ const Words = (() => {
   }
 
   // A link by its name, and its id when the name does not say it.
-  function link(l) { return l.name === l.link_id ? l.name : `${l.name} (${l.link_id})`; }
+  const link = Api.linkName;
 
   return { link, rate, hand, role, kind, line, level, terms, state, day };
 })();
