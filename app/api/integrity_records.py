@@ -13,6 +13,7 @@ from app.api.floor_models import ServiceDep, errors
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security import Principal, Role, require
 from controller.paperwork import integrity
+from controller.paperwork.pdf import letterhead_of
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.runtime.service import FloorService
 from controller.storage.papers.integrity import IntegrityRecord
@@ -176,6 +177,7 @@ async def remove_from_play(
         table_id=table_id,
         removal=integrity.DeviceRemoval(**body.model_dump()),
         actor=who.username,
+        letterhead=letterhead_of(service.settings),
     )
     return await _table_record(service, table_id, record_id)
 

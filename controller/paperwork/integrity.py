@@ -17,8 +17,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
-from controller.paperwork.export import iso
-from controller.paperwork.pdf import render_pdf
+from controller.paperwork.pdf import Letterhead, render_pdf
 from controller.rules.integrity import (
     ENFORCEMENT_NOTICE,
     INTEGRITY_CLAUSE,
@@ -97,19 +96,22 @@ class RemedialAction:
 def notice_pdf(
     *, record_id: str, table_id: str, table_name: str, location: str, link_id: str,
     removal: DeviceRemoval, removed_at_us: int, recorded_by: str,
+    letterhead: Letterhead | None = None,
 ) -> bytes:  # fmt: skip
-    """The written notice to the enforcement agent (68 IAC 10-1-6.2(b), last paragraph)."""
+    """The written notice to the enforcement agent (68 IAC 10-1-6.2(b), last paragraph),
+    under the property's letterhead, its times in the property's zone."""
     r = removal
+    head = letterhead or Letterhead()
     rows = [
         ["Field", "Recorded"],
         ["Record", record_id],
         ["Table", f"{table_name} ({table_id}), link {link_id}"],
         ["Location", location or "-"],
-        ["(b)(1) Integrity questioned at", iso(r.questioned_at_us)],
+        ["(b)(1) Integrity questioned at", head.when(r.questioned_at_us)],
         ["(b)(2) Type of device", r.device_type],
         ["(b)(3)(A) Manufacturer serial number", r.manufacturer_serial_number or "none issued"],
         ["(b)(3)(B) Commission registration number", r.commission_registration_number],
-        ["(b)(4) Removed from play at", iso(removed_at_us)],
+        ["(b)(4) Removed from play at", head.when(removed_at_us)],
         ["(b)(5) Reason not functioning properly", r.malfunction_reason],
         ["(b)(10)(A) Complainant", r.complainant_name or "-"],
         ["Complainant address", r.complainant_address or "-"],
@@ -123,6 +125,8 @@ def notice_pdf(
             (INTEGRITY_CLAUSE, [ENFORCEMENT_NOTICE]),
             ("The device", rows),
         ],
+        letterhead=head,
+        signatures=("Recorded by (technician)",),
     )
 
 
@@ -140,7 +144,12 @@ def _audit(
 
 
 async def remove_from_play(
-    runtime: LinkRuntime, *, table_id: str, removal: DeviceRemoval, actor: str
+    runtime: LinkRuntime,
+    *,
+    table_id: str,
+    removal: DeviceRemoval,
+    actor: str,
+    letterhead: Letterhead | None = None,
 ) -> str:
     """Record the removal, file the notice and stop the table's part in the link, as one."""
     link_id = runtime.link_of(table_id)
@@ -154,6 +163,7 @@ async def remove_from_play(
     notice = notice_pdf(
         record_id=record_id, table_id=table_id, table_name=t.name, location=t.location,
         link_id=link_id, removal=removal, removed_at_us=now, recorded_by=actor,
+        letterhead=letterhead,
     )  # fmt: skip
 
     async def record(conn: AsyncConnection) -> None:
