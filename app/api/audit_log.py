@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import get_service
 from app.api.floor_models import TimeText, instant
+from app.api.text_fields import IdText, Line
 from app.security import Principal, Role, require
 from controller.access import users
 from controller.runtime.service import FloorService
@@ -71,6 +72,13 @@ async def audit_log(
         Query(description="end (excluded); default: now", examples=["2026-01-02T08:00"]),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=10_000, description="at most this many")] = 1000,
+    actor: Annotated[
+        Line | None, Query(max_length=100, description="only what this person did")
+    ] = None,
+    action: Annotated[
+        IdText | None,
+        Query(description="only this kind of action", examples=["hit.sign_off"]),
+    ] = None,
 ) -> list[AuditEntryRead]:
     # Any span: what is read is bounded by ``limit``, newest first.
     entries = await users.audit_entries(
@@ -78,5 +86,7 @@ async def audit_log(
         since_us=None if since is None else instant("since", since),
         until_us=None if until is None else instant("until", until),
         limit=limit,
+        actor=actor,
+        action=action,
     )
     return [AuditEntryRead.of(e) for e in entries]

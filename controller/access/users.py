@@ -123,11 +123,14 @@ async def audit_entries(
     since_us: int | None = None,
     until_us: int | None = None,
     limit: int = 1000,
+    actor: str | None = None,
+    action: str | None = None,
 ) -> list[AuditEntry]:
-    """The audit log of a period (``until`` exclusive), newest first."""
+    """The audit log of a period (``until`` exclusive), newest first, of ``actor`` and of
+    ``action`` when given."""
     async with engine.connect() as conn:
         return await access_repo.audit_entries(
-            conn, since_us=since_us, until_us=until_us, limit=limit
+            conn, since_us=since_us, until_us=until_us, limit=limit, actor=actor, action=action
         )
 
 

@@ -65,10 +65,21 @@ class AuditLog:
         )
 
     async def entries(
-        self, *, since_us: int | None, until_us: int | None, limit: int
+        self,
+        *,
+        since_us: int | None,
+        until_us: int | None,
+        limit: int,
+        actor: str | None = None,
+        action: str | None = None,
     ) -> list[AuditEntry]:
-        """The audit log of a period (``until`` exclusive), newest first."""
+        """The audit log of a period (``until`` exclusive), newest first; only ``actor``'s
+        entries, only ``action``'s, when given."""
         q = select(*_ENTRY).order_by(_a.at_us.desc(), _a.audit_id.desc())
+        if actor is not None:
+            q = q.where(_a.actor == actor)
+        if action is not None:
+            q = q.where(_a.action == action)
         if since_us is not None:
             q = q.where(_a.at_us >= since_us)
         if until_us is not None:
@@ -93,10 +104,18 @@ async def write_audit(
 
 
 async def audit_entries(
-    conn: AsyncConnection, *, since_us: int | None, until_us: int | None, limit: int
+    conn: AsyncConnection,
+    *,
+    since_us: int | None,
+    until_us: int | None,
+    limit: int,
+    actor: str | None = None,
+    action: str | None = None,
 ) -> list[AuditEntry]:
     """``AuditLog.entries`` on ``conn``."""
-    return await AuditLog(conn).entries(since_us=since_us, until_us=until_us, limit=limit)
+    return await AuditLog(conn).entries(
+        since_us=since_us, until_us=until_us, limit=limit, actor=actor, action=action
+    )
 
 
 class Documents:
