@@ -38,11 +38,14 @@ import websockets
 from websockets.asyncio.server import ServerConnection
 
 from app.live import encode
+from app.live_patron import paytables_content, property_content
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, ROOT, verdict
-from controller.core.games import Game
-from controller.core.reducer import TableConfig, TableReading
+from controller.access.users import Role
+from controller.core.games import Game, default_paytable
+from controller.core.reducer import TableConfig, TableReading, open_link
+from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.store import TableSpec
@@ -51,6 +54,9 @@ LINK = "fanout"
 TABLE = "fanout-1"
 UPDATES_PER_S = 4
 TARGET_P99_S = 0.250
+# The share of the updates the display that saw fewest must have seen (one may fall between
+# the start and the end of the measured seconds).
+MISSED_AT_MOST = 0.9
 HISTOGRAM_MS = 60_000  # lags are counted per millisecond up to a minute
 
 
@@ -216,6 +222,20 @@ def sample_content() -> dict[str, Any]:
         },
         "tables": tables,
         "fresh": True,
+        # What a patron's display reads besides the amounts: the default paytable in words and
+        # the property (the fan-out link plays the default paytable of its game).
+        "paytables": paytables_content(
+            open_link(
+                link_id=LINK,
+                game=Game.CARIBBEAN_STUD,
+                rate_bp=8000,
+                reset_cents=1_000_000,
+                paytable=default_paytable(Game.CARIBBEAN_STUD),
+                tables=(),
+                at_us=0,
+            ).state
+        ),
+        "property": property_content(Settings()),
     }
 
 
@@ -246,10 +266,14 @@ async def baseline_server() -> AsyncIterator[tuple[int, str, Feed]]:
 
 
 @contextlib.asynccontextmanager
-async def our_server(folder: Path) -> AsyncIterator[tuple[int, str, Feed]]:
+async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str, Feed]]:
     settings = Settings(
+        # Every display connects from 127.0.0.1: as behind one proxy, the limit per address
+        # is raised to the displays there are.
+        ws_max_per_address=clients,
         database_url=f"sqlite+aiosqlite:///{folder / 'fanout.db'}",
         ledger_key_file=folder / "fanout-ledger.key",
+        notice_override="benchmark floor",
     )
     service = FloorService(settings, migrate=True, create_key=True)
     await service.start()
@@ -268,6 +292,11 @@ async def our_server(folder: Path) -> AsyncIterator[tuple[int, str, Feed]]:
             actor="benchmark",
         )
         await service.runtime.load()
+        # A new link plays only once the commission approves it (68 IAC 10-1-3(c)(4)): until
+        # then its readings move no meter and its displays get no update.
+        desk = SubmissionDesk(service.runtime)
+        await desk.file_new_link(LINK, filed_by="benchmark")
+        await desk.approve_new_links(reviewer="commission", role=Role.COMMISSION_AGENT)
         credits = 0
 
         async def feed(seq: int) -> None:
@@ -393,7 +422,7 @@ async def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-fanout-") as tmp:
         for name, server in (
             ("bare websockets broadcast (baseline)", baseline_server()),
-            ("ours: uvicorn + live hub", our_server(Path(tmp))),
+            ("ours: uvicorn + live hub", our_server(Path(tmp), args.clients)),
         ):
             runs.append(
                 await run_phase(
@@ -422,10 +451,15 @@ async def main() -> int:
         )
     base_p99 = percentile_ms(runs[0]["histogram"], 0.99)
     ours_p99 = percentile_ms(runs[1]["histogram"], 0.99)
-    ok = ours_p99 <= TARGET_P99_S * 1000
+    # Every display must have seen (nearly) every update: a fast answer to no one is no pass.
+    fewest = min(run["per_client"][0] for run in runs)
+    seen = fewest >= MISSED_AT_MOST * expected
+    ok = ours_p99 <= TARGET_P99_S * 1000 and seen
     print(
         f"{verdict(ok)}: p99 lag {ours_p99} ms (target <= {TARGET_P99_S * 1000:.0f} ms), "
-        f"{ours_p99 / max(1, base_p99):.2f}x the bare broadcast's {base_p99} ms"
+        f"{ours_p99 / max(1, base_p99):.2f}x the bare broadcast's {base_p99} ms; the display "
+        f"seeing fewest saw {fewest} of {expected:g} updates (target >= "
+        f"{MISSED_AT_MOST * expected:g})"
     )
     return 0 if ok else 1
 
