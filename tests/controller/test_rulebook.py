@@ -301,6 +301,24 @@ HOUSE: dict[str, Enforced] = {
             "tests/web/test_api_tech_work.py::test_below_the_amount_the_reset_needs_no_signature",
         ),
     ),
+    # The operator's amount from which a fixed pay waits for a technician
+    # (Settings.fixed_pay_technician_from); under it the dealer pays and play goes on.
+    "fixed pays verified from an amount": Enforced(
+        ("controller.rules.house:fixed_pay_needs_technician",),
+        (
+            "tests/controller/core/test_levels.py::test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount",
+            "tests/web/test_api_tech_work.py::test_every_holding_hit_comes_whatever_the_other_work",
+        ),
+    ),
+    # The operator's tax-reporting amount (Settings.tax_reporting_from): a tax form's
+    # reference is recorded once, and only for an award that reaches it.
+    "tax form reference from an amount": Enforced(
+        ("controller.rules.house:check_tax_form", "controller.rules.house:needs_tax_form"),
+        (
+            "tests/controller/runtime/test_runtime_tax_form.py::test_recorded_once_from_the_amount_and_audited",
+            "tests/web/test_api_slips_reports.py::test_slip_and_tax_form_of_a_royal_flush",
+        ),
+    ),
     # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
     "jackpot odds bound": Enforced(
         ("controller.rules.odds:check_jackpot_odds", "controller.rules.filing:check_paytable"),
@@ -378,6 +396,14 @@ def test_a_not_ours_entry_gives_its_reason() -> None:
 
 def test_house_policies_say_so() -> None:
     from controller.rules import house
+
+    # Every house policy the rules cite is mapped above to its rule and its tests.
+    cited = {
+        value.removeprefix("house policy: ")
+        for name, value in vars(house).items()
+        if name.endswith("_CLAUSE") and value.startswith("house policy: ")
+    }
+    assert cited <= set(HOUSE), cited - set(HOUSE)
 
     assert house.TWO_PERSON_CLAUSE.startswith("house policy")
     assert house.SECOND_SIGNATURE_CLAUSE.startswith("house policy")
