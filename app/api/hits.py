@@ -26,7 +26,8 @@ HitKind = Literal["hand", "mystery", "envy"]
 
 
 def read_hit(service: FloorService, row: HitRecord) -> HitRead:
-    """A hit as the API shows it, under this floor's amounts and its pool's level names."""
+    """A hit as the API shows it, under this floor's amounts and its pool's level names. The
+    second-signature amount is the one the runtime enforces at a reset."""
     settings = service.settings
     name = None
     state = service.runtime.states.get(row.link_id)
@@ -35,7 +36,7 @@ def read_hit(service: FloorService, row: HitRecord) -> HitRead:
         name = names.get(row.level)
     return HitRead.of(
         row,
-        second_signature_from_cents=settings.second_signature_from,
+        second_signature_from_cents=service.runtime.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
         level_name=name,
     )
@@ -119,7 +120,7 @@ async def technician_work(
         other=[read_hit(service, r) for r in work.other],
         other_total=work.other_total,
         escalate_after_s=settings.escalate_after_minutes * 60,
-        second_signature_from_cents=settings.second_signature_from,
+        second_signature_from_cents=service.runtime.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
     )
 

@@ -59,7 +59,7 @@ async def jackpot_slip(
         source,
         letterhead=letterhead,
         tax_reporting_from_cents=settings.tax_reporting_from,
-        second_signature_from_cents=settings.second_signature_from,
+        second_signature_from_cents=service.runtime.second_signature_from_cents,
     )
     async with service.workers.job() as job:
         pdf = await job.run(slip_pdf, slip, letterhead)

@@ -24,6 +24,7 @@ from controller.rules.house import (
     check_second_signature,
     check_sign_off,
     check_tax_form,
+    needs_second_signature,
 )
 from controller.runtime.link_commands import LinkCommands
 from controller.storage.hits import HitRecord, Hits
@@ -48,7 +49,7 @@ class HitWork(LinkCommands):
             hits = Hits(conn)
             waiting = await hits.unverified(table_id)
             check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
-            unsigned = await hits.unsigned(table_id, from_cents=self.second_signature_from_cents)
+            unsigned = self._needing_signature(await hits.unsigned(table_id))
             check_second_signature(table_id=table_id, unsigned_hit_ids=[h.hit_id for h in unsigned])
             await hits.mark_released(table_id, by=actor, at_us=self.clock.now_us())
 
@@ -85,9 +86,20 @@ class HitWork(LinkCommands):
             return await Hits(conn).unverified(table_id)
 
     async def unsigned_hits(self, table_id: str) -> list[HitRecord]:
-        """The verified awards a held table waits on for a second signature, oldest first."""
+        """The awards a held table waits on for a second signature, oldest first."""
         async with self.store.engine.connect() as conn:
-            return await Hits(conn).unsigned(table_id, from_cents=self.second_signature_from_cents)
+            return self._needing_signature(await Hits(conn).unsigned(table_id))
+
+    def _needing_signature(self, unsigned: Sequence[HitRecord]) -> list[HitRecord]:
+        """Of a table's unsigned awards from the meter, those the house's amount makes need a
+        second signature."""
+        return [
+            h
+            for h in unsigned
+            if needs_second_signature(
+                award_cents=h.award_cents, from_cents=self.second_signature_from_cents
+            )
+        ]
 
     async def hit(self, hit_id: str) -> HitRecord:
         async with self.store.engine.connect() as conn:

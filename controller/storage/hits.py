@@ -178,15 +178,15 @@ def holds_table(row: HitRecord) -> bool:
     )
 
 
-def _unsigned(table_id: str, from_cents: int) -> ColumnElement[bool]:
-    """The awards paid from the meter at ``table_id`` since its last reset that reach the
-    second-signature amount and no second person has signed yet."""
+def _unsigned(table_id: str) -> ColumnElement[bool]:
+    """The awards paid from the meter at ``table_id`` since its last reset that no second
+    person has signed: which of them need a signature is the rule's to say
+    (``controller.rules.house.needs_second_signature``)."""
     return and_(
         _h.table_id == table_id,
         _h.released_by.is_(None),
         _h.status == "awarded",
         _h.paid_from == "meter",
-        _h.award_cents >= from_cents,
         _h.signed_off_by.is_(None),
         _for_technician(),
     )
@@ -224,13 +224,9 @@ class HitFilter:
 
 
 def _pending() -> ColumnElement[bool]:
-    """Work left for a technician: a table held for the hit not yet reset, or a payout made
-    at the table not yet recorded."""
-    return and_(
-        _h.released_by.is_(None),
-        or_(_h.paid_from == "meter", _h.status == "refused", _h.hand_paid_by.is_(None)),
-        _for_technician(),
-    )
+    """Work left for a technician: a hit holding its table, or a payout made at the table not
+    yet recorded."""
+    return or_(_holding(), _other_work())
 
 
 class Hits:
@@ -268,11 +264,11 @@ class Hits:
             select(*_HIT).where(_unverified(table_id)).order_by(_h.at_us, _h.hit_id)
         )
 
-    async def unsigned(self, table_id: str, *, from_cents: int) -> list[HitRecord]:
-        """The awards a held table waits on for a second signature (``_unsigned``), oldest
+    async def unsigned(self, table_id: str) -> list[HitRecord]:
+        """The awards a held table holds with no second signature (``_unsigned``), oldest
         first."""
         return await self._all(
-            select(*_HIT).where(_unsigned(table_id, from_cents)).order_by(_h.at_us, _h.hit_id)
+            select(*_HIT).where(_unsigned(table_id)).order_by(_h.at_us, _h.hit_id)
         )
 
     async def holding(self, only: HitFilter) -> list[HitRecord]:
