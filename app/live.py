@@ -84,7 +84,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
-from app.live_patron import hand_label, paytables_content, property_content
+from app.live_patron import paytables_content, property_content
 from controller.core.reducer import Outcome, display_frame, level_frames
 from controller.runtime.service import FloorService
 
@@ -293,7 +293,7 @@ class LiveHub:
             "winning_table_name": names.get(win.table_id, win.table_id) if win else None,
             "seats": list(win.seats) if win else [],
             "hand": win.hand.name if win else None,
-            "hand_label": hand_label(win.hand) if win else None,
+            "hand_label": win.hand.title if win else None,
         }
         tables = [
             {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id), "state": s.state}

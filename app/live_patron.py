@@ -9,17 +9,10 @@ from functools import lru_cache
 from typing import Any
 
 from controller.core.games import Paytable
-from controller.core.hands import HandCategory
 from controller.core.reducer import LinkState
 from controller.settings import Settings
 
-__all__ = ["hand_label", "paytables_content", "property_content"]
-
-
-def hand_label(hand: HandCategory) -> str:
-    """``"Royal flush"``: the category's label as a patron reads it at the start of a line."""
-    label = hand.label
-    return label[:1].upper() + label[1:]
+__all__ = ["paytables_content", "property_content"]
 
 
 def paytables_content(state: LinkState) -> tuple[dict[str, Any], ...]:
@@ -42,7 +35,7 @@ def _framed(
             "lines": [
                 {
                     "hand": line.hand.name,
-                    "hand_label": hand_label(line.hand),
+                    "hand_label": line.hand.title,
                     "percent_bp": line.percent_bp,
                     "fixed_cents": line.fixed_cents,
                     "level": line.level_number if line.from_meter else None,

@@ -37,10 +37,10 @@ def money_text(cents: int | None) -> str:
 def hand_text(name: str) -> str:
     """A hand as the packet stores it (``"ROYAL_FLUSH"``) by its name: ``"Royal flush"``."""
     try:
-        label = HandCategory.__members__[name].label
+        return HandCategory.__members__[name].title
     except KeyError:
-        label = name.lower().replace("_", " ")
-    return label[:1].upper() + label[1:]
+        words = name.lower().replace("_", " ")
+        return words[:1].upper() + words[1:]
 
 
 def level_names(levels: Sequence[Mapping[str, Any]] | None) -> dict[int, str]:

@@ -45,6 +45,13 @@ class HandCategory(enum.IntEnum):
         """Lower-case words, e.g. ``"royal flush"``, ``"one pair"``, ``"two suited sevens"``."""
         return self.name.lower().replace("_", " ")
 
+    @property
+    def title(self) -> str:
+        """The label at the start of a line, as a paytable or a display shows it: ``"Royal
+        flush"``."""
+        label = self.label
+        return label[:1].upper() + label[1:]
+
     @classmethod
     def parse(cls, text: str) -> HandCategory:
         """A category from its name or label, ignoring case, ``_``, ``-`` and spacing."""
