@@ -41,6 +41,7 @@ class Table:
 
 
 _UTC = ZoneInfo("UTC")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 # Heights kept together on a page: a section's heading with its first lines, a signature line
 # with the space above it.
 _HEADING_WITH_A_LINE_MM = 22
@@ -61,15 +62,17 @@ class Letterhead:
         licence = self.licence or "not set (PROGRESSIVE_PROPERTY_LICENCE)"
         return f"{name}  |  Gaming licence {licence}"
 
+    def local(self, at_us: int) -> dt.datetime:
+        """``at_us`` (microseconds since the epoch, UTC) as the property's local time."""
+        return (_EPOCH + dt.timedelta(microseconds=at_us)).astimezone(self.zone)
+
     def when(self, at_us: int) -> str:
-        """``at_us`` (microseconds since the epoch, UTC) as the property's local time, to the
-        second, with its zone's abbreviation: "24 Nov 2026 09:05:07 EST"."""
-        moment = dt.datetime.fromtimestamp(at_us // 1_000_000, tz=dt.UTC).astimezone(self.zone)
-        return moment.strftime("%d %b %Y %H:%M:%S %Z")
+        """``at_us`` as the property's local time, to the second, with its zone's
+        abbreviation: "24 Nov 2026 09:05:07 EST"."""
+        return self.local(at_us).strftime("%d %b %Y %H:%M:%S %Z")
 
     def day(self, at_us: int) -> str:
-        moment = dt.datetime.fromtimestamp(at_us // 1_000_000, tz=dt.UTC).astimezone(self.zone)
-        return moment.strftime("%d %b %Y")
+        return self.local(at_us).strftime("%d %b %Y")
 
 
 def letterhead_of(settings: Settings) -> Letterhead:

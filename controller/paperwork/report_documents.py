@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from controller.core.hands import HandCategory
@@ -36,7 +35,6 @@ __all__ = [
 ]
 
 REPORT_SIGNATURES = ("Prepared by", "Reviewed by")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # The conservation law's terms as printed: (summary field, label).
 TERMS = (
@@ -54,13 +52,11 @@ TERMS = (
 
 def local_iso(at_us: int, letterhead: Letterhead) -> str:
     """A time in the property's zone, ISO 8601 with its offset (for files)."""
-    moment = (_EPOCH + timedelta(microseconds=at_us)).astimezone(letterhead.zone)
-    return moment.isoformat(timespec="seconds")
+    return letterhead.local(at_us).isoformat(timespec="seconds")
 
 
 def _short(at_us: int, letterhead: Letterhead) -> str:
-    moment = (_EPOCH + timedelta(microseconds=at_us)).astimezone(letterhead.zone)
-    return moment.strftime("%d %b %H:%M:%S %Z")
+    return letterhead.local(at_us).strftime("%d %b %H:%M:%S %Z")
 
 
 def _amount(units: int) -> str:
