@@ -89,7 +89,7 @@ const Words = (() => {
     if (typeof v === "boolean") return v ? "yes" : "no";
     if (typeof v === "number" && (key.endsWith("_us") || TIME_KEYS.has(key))) return time(v);
     if (typeof v === "number" && key.endsWith("_cents")) return cents(v);
-    if (typeof v === "number" && key.endsWith("_bp")) return `${(v / 100).toFixed(2)}%`;
+    if (typeof v === "number" && key.endsWith("_bp")) return Api.rate(v);
     if (typeof v === "string" && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(v)) return words(v.toLowerCase());
     if (typeof v === "string" && NAME_KEYS.has(key)) return key === "role" ? roleName(v) : words(v.toLowerCase());
     if (Array.isArray(v)) return v.map((x) => value(key, x)).join(", ");

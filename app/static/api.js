@@ -185,6 +185,13 @@ const Api = (() => {
     return `${sign}$${whole}.${String(abs % 100).padStart(2, "0")}`;
   }
 
+  // 8250 basis points -> "82.50 %", by integer arithmetic only.
+  function rate(bp) {
+    const sign = bp < 0 ? "-" : "";
+    const abs = Math.abs(bp);
+    return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")} %`;
+  }
+
   function time(us) {
     return new Date(Math.floor(us / 1000)).toLocaleString();
   }
@@ -245,5 +252,5 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, time, el, fold, hitRows, linkName, message, ApiError, token, roleName };
+  return { call, download, start, cardFace, cents, rate, time, el, fold, hitRows, linkName, message, ApiError, token, roleName };
 })();

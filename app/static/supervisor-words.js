@@ -3,14 +3,7 @@
 "use strict";
 
 const Words = (() => {
-  const { cents, time } = Api;
-
-  // 8250 -> "82.50 %": whole basis points, integer arithmetic only.
-  function rate(bp) {
-    const sign = bp < 0 ? "-" : "";
-    const abs = Math.abs(bp);
-    return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")} %`;
-  }
+  const { cents, rate, time } = Api;
 
   // "ROYAL_FLUSH" -> "Royal flush"
   function hand(name) {
