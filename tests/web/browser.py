@@ -12,14 +12,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from app.security import Role
+from tests.pdf_text import ARTIFACTS
 from tests.web.auth import new_user
 from tests.web.floor import WebFloor
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
 
@@ -68,3 +68,16 @@ async def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     # Written here rather than by Playwright, whose writer would start the loop's thread pool.
     (ARTIFACTS / f"{name}.png").write_bytes(await page.screenshot(full_page=True))
+
+
+async def downloaded_pdf(page: Page, button: Locator) -> bytes:
+    """The PDF a click on ``button`` downloads."""
+    async with page.expect_download() as info:
+        await button.click()
+    data = _read(await (await info.value).path())
+    assert data.startswith(b"%PDF"), data[:40]
+    return data
+
+
+def _read(path: str | Path) -> bytes:
+    return Path(path).read_bytes()

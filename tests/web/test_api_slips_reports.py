@@ -3,8 +3,6 @@ the live server, on a floor whose tables deal only when told (one forced royal f
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from datetime import date
 from pathlib import Path
 from urllib.parse import quote
@@ -16,20 +14,13 @@ from controller.core.hands import HandCategory
 from controller.periods import gaming_day_of
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
+from tests.pdf_text import pdf_text
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, stepped_floor
 
 
 def _url(hit_id: str, what: str) -> str:
     return f"/api/v1/hits/{quote(hit_id, safe='')}/{what}"
-
-
-def _text(pdf: bytes) -> str | None:
-    """The PDF's text by poppler's pdftotext, None where it is not installed."""
-    if shutil.which("pdftotext") is None:
-        return None
-    done = subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True)
-    return done.stdout.decode()
 
 
 async def _royal(wf: WebFloor) -> str:
@@ -62,7 +53,7 @@ async def test_slip_and_tax_form_of_a_royal_flush(tmp_path: Path) -> None:
         assert slip.headers["content-type"] == "application/pdf"
         assert slip.headers["content-disposition"].startswith('attachment; filename="jackpot-')
         assert slip.content.startswith(b"%PDF") and len(slip.content) > 1_000
-        if (text := _text(slip.content)) is not None:
+        if (text := pdf_text(slip.content, layout=False)) is not None:
             assert hit_id in text and "Riverside Casino" in text and "royal flush" in text
         assert (await http.get(_url(hit_id, "slip.pdf"), headers=dealer)).status_code == 403
         assert (await http.get(_url(hit_id, "slip.pdf"))).status_code == 401
@@ -88,7 +79,7 @@ async def test_slip_and_tax_form_of_a_royal_flush(tmp_path: Path) -> None:
         again = await http.post(form, headers=tech, json={"reference": "W2G-18"})
         assert again.status_code == 409 and "recorded once" in again.json()["detail"]
         printed = await http.get(_url(hit_id, "slip.pdf"), headers=auditor)
-        if (text := _text(printed.content)) is not None:
+        if (text := pdf_text(printed.content, layout=False)) is not None:
             assert "W2G-17" in text
 
 

@@ -7,20 +7,19 @@ at a desk's size go to test-artifacts/."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Page, expect
 
 from app.security import Role
 from controller.core.money import format_cents
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.hits import HitRecord
+from tests.pdf_text import keep_pdf, pdf_text
 from tests.web.auth import headers_for, new_user
-from tests.web.browser import ARTIFACTS, chromium, pytestmark, role_words, shot, signed_in
+from tests.web.browser import chromium, downloaded_pdf, pytestmark, role_words, shot, signed_in
 from tests.web.busy_floor import busy_floor
 
 __all__ = ["chromium", "pytestmark"]
@@ -123,33 +122,6 @@ async def test_a_supervisor_files_a_rate_change_and_a_commission_agent_approves_
         await shot(page, "flow-6-supervisor-approved")
 
 
-async def _downloaded_pdf(page: Page, button: Locator) -> bytes:
-    async with page.expect_download() as info:
-        await button.click()
-    download = await info.value
-    data = _read(await download.path())
-    assert data.startswith(b"%PDF"), data[:40]
-    return data
-
-
-def _read(path: str | Path) -> bytes:
-    return Path(path).read_bytes()
-
-
-def _keep(name: str, pdf: bytes) -> None:
-    """A PDF kept beside the screenshots, to look at."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / name).write_bytes(pdf)
-
-
-def _text(pdf: bytes) -> str | None:
-    if shutil.which("pdftotext") is None:
-        return None
-    return subprocess.run(
-        ["pdftotext", "-layout", "-", "-"], input=pdf, capture_output=True, check=True
-    ).stdout.decode()
-
-
 async def _audit_prints(page: Page, held: HitRecord, slip_name: str) -> str | None:
     """On /audit: the royal flush's row among the day's hits, its slip (kept as ``slip_name``)
     and the link's gaming-day report. The slip's text when pdftotext is at hand."""
@@ -162,12 +134,12 @@ async def _audit_prints(page: Page, held: HitRecord, slip_name: str) -> str | No
     await expect(row.locator(".card")).to_have_count(5)
     await expect(row).to_be_visible()
 
-    slip = await _downloaded_pdf(page, row.locator("button.slip"))
-    _keep(slip_name, slip)
-    day = await _downloaded_pdf(page, reports.locator("button.gaming-day").first)
-    _keep("flow-gaming-day.pdf", day)
+    slip = await downloaded_pdf(page, row.locator("button.slip"))
+    keep_pdf(slip_name, slip)
+    day = await downloaded_pdf(page, reports.locator("button.gaming-day").first)
+    keep_pdf("flow-gaming-day.pdf", day)
     await expect(page.locator("#message")).to_be_hidden()
-    slip_text, day_text = _text(slip), _text(day)
+    slip_text, day_text = pdf_text(slip), pdf_text(day)
     if slip_text is None or day_text is None:
         return None
     assert f"Jackpot slip: {amount}, royal flush" in slip_text, slip_text

@@ -7,18 +7,17 @@ place. Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import contextlib
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import expect
 
 from app.security import Role
 from controller.core.hands import HandCategory
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
-from tests.web.browser import ARTIFACTS, chromium, pytestmark, shot, signed_in
+from tests.pdf_text import keep_pdf, pdf_text
+from tests.web.browser import chromium, downloaded_pdf, pytestmark, shot, signed_in
 from tests.web.floor import WebFloor, stepped_floor
 
 __all__ = ["pytestmark"]
@@ -43,33 +42,6 @@ async def _floor_with_a_jackpot(tmp_path: Path) -> AsyncIterator[tuple[WebFloor,
         yield wf, hit.hit_id
 
 
-async def _downloaded_pdf(page: Page, button: Locator) -> bytes:
-    async with page.expect_download() as info:
-        await button.click()
-    download = await info.value
-    data = _read(await download.path())
-    assert data.startswith(b"%PDF"), data[:40]
-    return data
-
-
-def _read(path: str | Path) -> bytes:
-    return Path(path).read_bytes()
-
-
-def _keep(name: str, pdf: bytes) -> None:
-    """A PDF kept beside the screenshots, to look at."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / name).write_bytes(pdf)
-
-
-def _text(pdf: bytes) -> str | None:
-    if shutil.which("pdftotext") is None:
-        return None
-    return subprocess.run(
-        ["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True
-    ).stdout.decode()
-
-
 async def test_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(tmp_path: Path) -> None:
     async with chromium() as browser, _floor_with_a_jackpot(tmp_path) as (wf, hit_id):
         page = await signed_in(browser, wf, Role.AUDITOR, "/audit")
@@ -82,16 +54,18 @@ async def test_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(tmp_pat
         await reports.scroll_into_view_if_needed()
         await shot(page, "reports-1-audit-reports")
 
-        slip = await _downloaded_pdf(page, row.locator("button.slip"))
-        if (text := _text(slip)) is not None:
+        slip = await downloaded_pdf(page, row.locator("button.slip"))
+        if (text := pdf_text(slip, layout=False)) is not None:
             assert hit_id in text and "Riverside Casino" in text and "IGC-0042" in text
             assert "Times are in America/Indiana/Indianapolis" in text
 
-        day = await _downloaded_pdf(page, reports.locator("button.gaming-day").first)
-        if (text := _text(day)) is not None:
+        day = await downloaded_pdf(page, reports.locator("button.gaming-day").first)
+        if (text := pdf_text(day, layout=False)) is not None:
             assert "Gaming day report" in text and "royal flush" in text
             assert "Prepared by" in text and "Reviewed by" in text
-        _keep("reports-slip.pdf", slip)
-        _keep("reports-gaming-day.pdf", day)
-        _keep("reports-week.pdf", await _downloaded_pdf(page, reports.locator("button.week").first))
+        keep_pdf("reports-slip.pdf", slip)
+        keep_pdf("reports-gaming-day.pdf", day)
+        keep_pdf(
+            "reports-week.pdf", await downloaded_pdf(page, reports.locator("button.week").first)
+        )
         await expect(page.locator("#message")).to_be_hidden()

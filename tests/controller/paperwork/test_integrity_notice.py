@@ -3,24 +3,14 @@ times in the property's zone, a line for who recorded it (68 IAC 10-1-6.2(b)).""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from zoneinfo import ZoneInfo
-
-import pytest
 
 from controller.paperwork.integrity import DeviceRemoval, notice_pdf
 from controller.paperwork.pdf import Letterhead
+from tests.pdf_text import pdf_text_or_skip
 
 # 24 Nov 2026 04:30:00 UTC: the evening before in Indianapolis.
 AT_US = 1_795_494_600_000_000
-
-
-def _text(pdf: bytes) -> str:
-    if shutil.which("pdftotext") is None:
-        pytest.skip("poppler's pdftotext is not installed")
-    done = subprocess.run(["pdftotext", "-layout", "-", "-"], input=pdf, capture_output=True)
-    return done.stdout.decode()
 
 
 def test_the_notice_has_the_letterhead_local_times_and_a_signature_line() -> None:
@@ -41,7 +31,7 @@ def test_the_notice_has_the_letterhead_local_times_and_a_signature_line() -> Non
         link_id="stud", removal=removal, removed_at_us=AT_US, recorded_by="terry.tech",
         letterhead=head,
     )  # fmt: skip
-    text = _text(pdf)
+    text = pdf_text_or_skip(pdf)
     assert "Blue Heron Casino" in text and "IGC-0042" in text
     assert "23 Nov 2026 23:30:00 EST" in text  # removed from play, in the property's zone
     assert "23 Nov 2026 23:20:00 EST" in text  # integrity questioned

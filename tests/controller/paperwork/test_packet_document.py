@@ -7,14 +7,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import shutil
-import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
-
-import pytest
 
 from controller.core.games import Game, make_paytable
 from controller.paperwork.governance import (
@@ -30,6 +26,7 @@ from controller.paperwork.pool_packet import new_link_proposal
 from controller.rules.filing import DAY_US, Proposal, SubmissionKind
 from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR
 from tests.controller.paperwork import test_packet, test_pool_packets
+from tests.pdf_text import pdf_text_or_skip
 
 K = SubmissionKind
 STUD = Game.CARIBBEAN_STUD
@@ -229,23 +226,13 @@ def test_a_new_link_of_levels_and_a_packet_filed_before_the_letterhead() -> None
     assert facts_of(packet_document(packet, letterhead=old), "notice")["Filed on"] == "01 Jan 2026"
 
 
-def pdftotext(pdf: bytes, tmp_path: Path) -> str:
-    if shutil.which("pdftotext") is None:
-        pytest.skip("pdftotext (poppler-utils) is not installed")
-    path = tmp_path / "packet.pdf"
-    path.write_bytes(pdf)
-    return subprocess.run(
-        ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
-    ).stdout
-
-
 def test_the_printed_packet_is_the_document_under_the_letterhead(tmp_path: Path) -> None:
     lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 75_00}]
     packet = classic(Proposal(kind=K.PAYTABLE_CHANGE, paytable=make_paytable(STUD, lines)))
     pdf = packet_pdf(packet)
     # The same kept JSON prints the same bytes: a filed PDF can be checked against it.
     assert packet_pdf(json.loads(packet_json(packet))) == pdf
-    text = pdftotext(pdf, tmp_path)
+    text = pdf_text_or_skip(pdf)
     for words in (
         "Blue Heron Casino",
         "Gaming licence IGC-0042",
@@ -269,6 +256,6 @@ def test_the_printed_packet_is_the_document_under_the_letterhead(tmp_path: Path)
 def test_a_printed_pool_packet_names_hands_and_limits_in_words(tmp_path: Path) -> None:
     state = test_pool_packets.four_levels()
     packet = filed(test_pool_packets.facts(state, new_link_proposal(state)), days=60)
-    text = pdftotext(packet_pdf(packet), tmp_path)
+    text = pdf_text_or_skip(packet_pdf(packet))
     assert "Four of a kind" in text and "to the next level" in text
     assert not RAW.search(text.replace("IGC-0042", "")), RAW.search(text)

@@ -4,11 +4,8 @@ zone, the tax form's line from the operator's amount, the meter before and after
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -19,12 +16,12 @@ from controller.core.ledger import SealedEntry
 from controller.paperwork.pdf import Letterhead
 from controller.paperwork.slips import BLANK, SlipRefused, SlipSource, slip_content, slip_pdf
 from controller.storage.hits import HitRecord
+from tests.pdf_text import keep_pdf, pdf_text_or_skip
 
 ZONE = ZoneInfo("America/Indiana/Indianapolis")
 HEAD = Letterhead(property_name="Riverside Casino", licence="IGC-0042", zone=ZONE)
 # 23 Nov 2026 15:04:05 UTC is 10:04:05 EST.
 AT = int(datetime(2026, 11, 23, 15, 4, 5, tzinfo=UTC).timestamp()) * 1_000_000
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 ROYAL = ",".join(str(c) for c in parse_cards("As Ks Qs Js Ts"))
 
 
@@ -186,13 +183,8 @@ def test_the_pdf_is_deterministic_and_reads_back() -> None:
     slip = _slip(_source())
     pdf = slip_pdf(slip, HEAD)
     assert pdf.startswith(b"%PDF") and pdf == slip_pdf(slip, HEAD)
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "jackpot-slip.pdf").write_bytes(pdf)  # to look at
-    if shutil.which("pdftotext") is None:
-        pytest.skip("poppler's pdftotext is not installed")
-    text = subprocess.run(
-        ["pdftotext", "-layout", "-", "-"], input=pdf, capture_output=True, check=True
-    ).stdout.decode()
+    keep_pdf("jackpot-slip.pdf", pdf)
+    text = pdf_text_or_skip(pdf)
     for seen in ("Riverside Casino", "IGC-0042", "As Ks Qs Js Ts", "stud-1#17", "b" * 64,
                  "America/Indiana/Indianapolis", "Technician", "Supervisor"):  # fmt: skip
         assert seen in text, seen
