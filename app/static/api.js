@@ -156,9 +156,24 @@ const Api = (() => {
   }
 
   // Start a page: sign in if needed, then run `ready` (again after each sign-in).
+  // The staff pages' sign-in form, made here once; a page with a form of its own (the
+  // landing page) keeps it.
+  function loginForm() {
+    const existing = document.getElementById("login-form");
+    if (existing) return existing;
+    const form = el("form", { id: "login-form", autocomplete: "on" },
+      el("strong", {}, "Sign in"),
+      el("input", { id: "login-username", name: "username", placeholder: "user name", autocomplete: "username", required: "" }),
+      el("input", { id: "login-password", name: "password", type: "password", placeholder: "password", autocomplete: "current-password", required: "" }),
+      el("button", { class: "primary", type: "submit" }, "Sign in"),
+      el("div", { id: "login-message", role: "alert" }));
+    document.getElementById("login").append(form);
+    return form;
+  }
+
   function start(ready) {
     onSignedIn = ready;
-    document.getElementById("login-form").addEventListener("submit", signIn);
+    loginForm().addEventListener("submit", signIn);
     const out = document.getElementById("sign-out");
     if (out) out.addEventListener("click", signOut);
     renderWho();
