@@ -16,6 +16,7 @@ from controller.core.reducer import Anomaly, EntryKind, Hit, Outcome, check_cons
 from controller.core.state_seal import table_seal
 from controller.storage.channel import ChannelName
 from controller.storage.codec import counter_fields, link_fields
+from controller.storage.draw_cipher import hide_draws
 from controller.storage.entries import TAKING_EFFECT
 from controller.storage.errors import LinkInoperable, StaleState, StoreError
 from controller.storage.seals import SealBook
@@ -129,12 +130,16 @@ async def _claim_heads(
         new_seq, new_hash = (sealed[-1].seq, sealed[-1].hash) if sealed else (last_seq, last_hash)
         new_heads[link_id] = (new_seq, new_hash)
         new_seals[link_id] = book.seal_link(state, new_seq, new_hash, table_seals)
+        fields = link_fields(state)
+        # The mystery triggers are sealed over in plain form and stored encrypted
+        # (storage.draw_cipher): the row never tells a reader when a level will hit.
+        fields["levels"] = hide_draws(book.key, link_id, fields["levels"])
         heads.append(
             {
                 "link_id": link_id,
                 "expected_seq": expected_seq,
                 "expected_seal": expected_seal,
-                **link_fields(state),
+                **fields,
                 "last_seq": new_seq,
                 "last_hash": new_hash,
                 "state_seal": new_seals[link_id],

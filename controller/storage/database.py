@@ -7,6 +7,9 @@ through asyncpg. Everything above this module is the same on both.
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +25,46 @@ from alembic import command
 
 ROOT = Path(__file__).resolve().parents[2]
 
+log = logging.getLogger(__name__)
+
+# SQLite's own files: the database, its write-ahead log and its shared-memory index. Each may
+# hold meters, account hashes and the encrypted draws: readable by the controller's own user
+# only.
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+_PRIVATE = 0o600
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` readable and writable by its owner only (an empty file is an empty
+    SQLite database), or take group and others' bits off one that exists, with its side
+    files. SQLite creates the log and index with the database's own mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _PRIVATE)
+    except FileExistsError:
+        pass
+    else:
+        os.close(fd)
+    for suffix in _SIDE_FILES:
+        side = Path(f"{path}{suffix}")
+        try:
+            mode = stat.S_IMODE(side.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            os.chmod(side, mode & 0o700)
+            log.warning("%s was readable by others (mode %o): made private", side, mode)
+
 
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(url, **kwargs)
+        path = sqlite_file(url)
+
+        @event.listens_for(engine.sync_engine, "do_connect")
+        def _sqlite_private(*_args: Any) -> None:
+            if path is not None:
+                _private_file(path)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -37,6 +75,8 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=FULL")
             cur.close()
+            if path is not None:
+                _private_file(path)  # the log and index the WAL mode has just opened
 
         return engine
     # ``?search_path=schema`` puts the controller's tables in a schema of their own.

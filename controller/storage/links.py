@@ -250,6 +250,22 @@ class Links:
         )
         return {pid: lines for pid, lines in rows}
 
+    async def levels_texts(self) -> dict[str, str]:
+        """Each link's stored levels (``links.levels``), where it has any."""
+        rows = await self.conn.execute(
+            select(LinkRow.link_id, LinkRow.levels).where(LinkRow.levels.is_not(None))
+        )
+        return {lid: levels for lid, levels in rows if levels is not None}
+
+    async def replace_levels(self, link_id: str, *, old: str, new: str) -> bool:
+        """Rewrite a link's stored levels, only if they still read ``old``."""
+        result = await self.conn.execute(
+            LINKS.update()
+            .where(LINKS.c.link_id == link_id, LINKS.c.levels == old)
+            .values(levels=new)
+        )
+        return bool(result.rowcount)
+
     async def unsealed(self) -> list[str]:
         return list(
             await self.conn.scalars(select(LinkRow.link_id).where(LinkRow.state_seal.is_(None)))

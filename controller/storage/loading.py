@@ -15,6 +15,7 @@ from controller.core.reducer import HitPolicy, LinkState, TableState
 from controller.core.reducer.levels import level_key
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.storage.codec import armed_of, last_win_of, levels_of, paytables_of
+from controller.storage.draw_cipher import open_draws
 from controller.storage.entries import FROM_READINGS, PAYTABLE_KINDS, RATE_KINDS, RESET_KINDS
 from controller.storage.errors import StoreError
 from controller.storage.links import StoredLink
@@ -92,7 +93,7 @@ async def load_links(
                 armed=armed_of(link.armed_change, game),
                 last_at_us=head.at_us if head is not None else 0,
                 levels=levels_of(
-                    link.levels,
+                    open_draws(book.key, lid, link.levels),
                     game,
                     rate_bp=link.rate_bp,
                     reset_cents=link.reset_cents,

@@ -39,6 +39,7 @@ from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.storage.audit import Documents, write_audit
 from controller.storage.channel import ChannelName, changes_channel, notify_paperwork
 from controller.storage.commit import write_outcomes
+from controller.storage.draw_cipher import has_plain_draws, hide_draws
 from controller.storage.errors import (
     Conflict,
     LinkInoperable,
@@ -125,6 +126,19 @@ class LedgerStore:
                     f"with ({stored}); refusing to write"
                 )
             await self._start_sealing(uow)
+            await self._hide_plain_draws(uow)
+
+    async def _hide_plain_draws(self, uow: UnitOfWork) -> None:
+        """Encrypt the mystery triggers of rows written before they were (storage.draw_cipher).
+
+        The text changes, not what it says: the link's seal covers the triggers themselves."""
+        for link_id, stored in sorted((await uow.links.levels_texts()).items()):
+            if has_plain_draws(stored):
+                hidden = hide_draws(self.key, link_id, stored)
+                if hidden is not None and await uow.links.replace_levels(
+                    link_id, old=stored, new=hidden
+                ):
+                    log.info("link %s: its mystery draws are now stored encrypted", link_id)
 
     async def _start_sealing(self, uow: UnitOfWork) -> None:
         """Seal the state of links written before state seals existed, once.

@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 from controller.core.games import Game
 from controller.core.state_seal import link_seal, table_seal
 from controller.storage.codec import counter_fields
+from controller.storage.draw_cipher import hide_draws, open_draws
 from controller.storage.models import LinkRow, TableCounterRow
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
@@ -62,17 +63,20 @@ async def test_a_let_it_ride_row_from_before_levels_loads_as_fixed_pay(store: Le
 
 
 async def _levels_of(store: LedgerStore) -> list[dict[str, object]]:
+    """The stored levels as someone holding the ledger key reads them (the draws opened)."""
     async with store.engine.connect() as conn:
         text = await conn.scalar(select(LinkRow.levels).where(LinkRow.link_id == "pool"))
     assert text is not None
-    levels: list[dict[str, object]] = json.loads(text)
+    levels: list[dict[str, object]] = json.loads(open_draws(KEY, "pool", text) or "null")
     return levels
 
 
 async def _edit_levels(store: LedgerStore, levels: list[dict[str, object]]) -> str | None:
     async with store.engine.begin() as conn:
         await conn.execute(
-            update(LinkRow).where(LinkRow.link_id == "pool").values(levels=json.dumps(levels))
+            update(LinkRow)
+            .where(LinkRow.link_id == "pool")
+            .values(levels=hide_draws(KEY, "pool", json.dumps(levels)))
         )
     rt = await runtime(LedgerStore(store.engine, KEY))
     assert set(rt.inoperable) <= {"pool"}

@@ -116,6 +116,9 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
                 for hit in await rt.unverified_hits(f"{link_id}t1"):
                     seen = HANDS[HandCategory[hit.hand]] if hit.cards is None else None
                     await rt.verify_hit(hit.hit_id, actor="tech", cards=seen)
+                # An award at or above the house's amount takes a second person's signature.
+                for hit in await rt.unsigned_hits(f"{link_id}t1"):
+                    await rt.sign_off_hit(hit.hit_id, actor="sup")
                 await rt.release_table(f"{link_id}t1", actor="tech")
         elif kind == "review":
             async with store.engine.connect() as conn:
