@@ -239,3 +239,65 @@ async def test_a_pay_at_a_fixed_pay_bonus_is_announced(tmp_path: Path, browser: 
         assert "Straight flush" in detail
         assert await page.text_content("#headline") == "Bonus pays"
         await shot(page, "display-fixed-pay-paid")
+
+
+# WCAG 2 contrast of an element's text on what is behind it: its own background or, where
+# that is transparent, its ancestors', composed over the page's felt.
+CONTRAST = """(el) => {
+  const rgba = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    const v = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const bg = rgba(getComputedStyle(e).backgroundColor);
+    if (bg[3] > 0) layers.push(bg);
+    if (bg[3] === 1) break;
+  }
+  let under = [0, 0, 0];
+  for (const [r, g, b, a] of layers.reverse()) {
+    under = [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a)];
+  }
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const text = rgba(getComputedStyle(el).color).slice(0, 3);
+  const [hi, lo] = [lum(text), lum(under)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
+SCREENS = {"1080p": (1920, 1080), "4k": (3840, 2160), "portrait": (1080, 1920)}
+
+
+async def test_the_must_hit_by_reads_on_a_tile_and_on_a_won_minis_gold(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with stepped_floor(tmp_path, VirtualClock(), links=LINKS) as wf:
+        await hold_four_levels(wf)
+        page = await open_display(browser, f"{wf.base_url}/display/stud")
+        tile = page.locator("li[data-level='L4']")
+        must = tile.locator(".level-must-hit")
+        for state in ("live", "won"):
+            if state == "won":
+                await win(wf, mini(wf.service.clock.now_us()))
+                await page.wait_for_function(
+                    "() => document.querySelector(\"li[data-level='L4']\")"
+                    ".classList.contains('won')",
+                    timeout=WAIT_MS,
+                )
+            for screen, (width, height) in SCREENS.items():
+                await page.set_viewport_size({"width": width, "height": height})
+                await page.wait_for_timeout(200)
+                assert await must.text_content() == "must hit by $50.00"
+                ratio = await must.evaluate(CONTRAST)
+                assert ratio >= 4.5, (state, screen, ratio)
+                # All of it inside its tile and on the screen.
+                inner, outer = await must.bounding_box(), await tile.bounding_box()
+                assert inner is not None and outer is not None
+                assert outer["x"] <= inner["x"] and inner["x"] + inner["width"] <= (
+                    outer["x"] + outer["width"]
+                )
+                assert inner["y"] + inner["height"] <= min(outer["y"] + outer["height"], height)
+                await shot(page, f"display-must-hit-{state}-{screen}")
