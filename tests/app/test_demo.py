@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,12 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     assert "lir        Let It Ride bonus: fixed pays" in out
     assert "sevens     Super Sevens: fixed pays" in out
     assert "stopped; every committed entry is in the database" in out
+
+    # Run in a checkout, the demo leaves nothing git would offer to commit: its keys, its
+    # database and its checkpoints are ignored.
+    made, kept = not_ignored(tmp_path)
+    assert {"progressive-demo.key", "checkpoint-signing.key", "progressive-demo.db"} <= made
+    assert kept == []
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
     code, _, err = await progressive("ledger", "verify", db_url=url, cwd=tmp_path, key=False)
@@ -184,6 +191,22 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     for link_id in ("caribbean", "paigow", "lir", "sevens"):
         assert f"link {link_id}: " in outputs[0]
         assert f"{link_id}," in outputs[1]  # every link's entries, as CSV
+
+
+def not_ignored(folder: Path) -> tuple[set[str], list[str]]:
+    """The files in ``folder``, and those of them that the checkout's .gitignore would not
+    ignore at its top."""
+    names = sorted(p.name for p in folder.iterdir())
+    found = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(names) + "\n",
+        cwd=README.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode in (0, 1), found.stderr
+    return set(names), sorted(set(names) - set(found.stdout.split()))
 
 
 def readme_demo_commands() -> tuple[dict[str, str], list[list[str]]]:
