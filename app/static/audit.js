@@ -86,11 +86,11 @@ async function reductions(linkId, query) {
   body.replaceChildren(...rows.map((e) => el("tr", {},
     el("td", {}, time(e.at_us)),
     el("td", { class: "num" }, e.seq),
-    el("td", {}, e.kind),
+    el("td", {}, EntryWords.entryKind(e)),
     el("td", { class: "num" }, cents(e.meter_before_cents)),
     el("td", { class: "num bad-text" }, cents(e.delta_cents)),
     el("td", { class: "num" }, cents(e.meter_after_cents)),
-    el("td", {}, e.reduction_reason + (e.approved_by ? ` (approved by ${e.approved_by})` : "")),
+    el("td", {}, EntryWords.reason(e) + (e.approved_by ? ` (approved by ${e.approved_by})` : "")),
     el("td", {}, ...(e.documents.length
       ? e.documents.map((d) => el("button", { type: "button", onclick: () => download(d.url).catch((err) => message(err.message, false)) }, d.filename))
       : [e.hit_id ? `hit ${e.hit_id}` : "–"])),
