@@ -71,9 +71,10 @@ The server decides every frame: the hit phase (the won amount at once, then won 
 amounts in turn) is ``controller.core.reducer.display_frame``; a ticker re-evaluates it and pushes
 the changes of mode. Wins close together are announced one at a time, each for its whole time
 (``controller.core.reducer.display.announcements`` says the order): the hub notes every
-committed win of the links it serves (and each pay of a fixed-pay bonus), and ``display`` and
-``levels`` show the one announced now while the other levels count on live. Two wins of one
-commit (one reading round) are one announcement, the link's last win.
+committed win of the links it serves (and each pay of a fixed-pay bonus that holds the table
+for a technician), and ``display`` and ``levels`` show the one announced now while the other
+levels count on live. Two wins of one commit (one reading round) are one announcement, the
+link's last win.
 
 Each message is encoded once per link and the same text goes to every client. Each client
 holds at most one undelivered message (the latest wins), so a slow client costs the server
@@ -102,8 +103,8 @@ log = logging.getLogger(__name__)
 
 Ending = Literal["left", "dropped", "closing"]
 
-# Wins kept to announce per link (a queue this long is hours of announcements), and keys of
-# wins already noted.
+# Wins kept to announce per link, a bound that play never reaches (a queue this long is hours
+# of announcements), and keys of wins already noted.
 WINS_KEPT = 256
 NOTED_KEPT = 4096
 
@@ -260,9 +261,11 @@ class LiveHub:
             # Every commit's win, though several commits come before the next framing.
             self._note(state, state.last_win)
             if state.fixed_pay:
-                # A bonus paying fixed amounts has no last win: each pay is announced.
+                # A bonus paying fixed amounts has no last win. Its pays big enough for the
+                # house to hold the table for a technician are announced; the routine ones
+                # (two pair, every few hands) would keep a queue of announcements growing.
                 for hit in outcome.hits:
-                    if hit.status == "awarded" and hit.award_cents > 0:
+                    if hit.status == "awarded" and hit.award_cents > 0 and hit.needs_technician:
                         paid = LastWin(
                             won_cents=hit.award_cents,
                             table_id=hit.table_id,

@@ -107,8 +107,8 @@ async def test_the_grands_won_and_reset_amounts_in_turn_while_a_mini_hits(
         page = await open_display(browser, f"{wf.base_url}/display/stud")
         await page.evaluate(RECORD)
         now = wf.service.clock.now_us()
-        # The Grand won 8 s ago; a Mini hit at another table 7 s after it.
-        await win(wf, grand(now - 8 * S))
+        # The Grand won 6 s ago; a Mini hit at another table 5 s after it.
+        await win(wf, grand(now - 6 * S))
         await win(wf, mini(now - S))
         # The Grand's won amount, then its reset amount, then its won amount again: 68 IAC
         # 10-6-5(i) in turn, not cut short by the Mini.
@@ -222,18 +222,31 @@ async def test_a_pay_at_a_fixed_pay_bonus_is_announced(tmp_path: Path, browser: 
         ).state
         first = TableReading(table_id="draw-1", poll_seq=1, at_us=at - S, credits=0, rounds=0)
         bonus = apply_readings(bonus, [first]).state
-        flush = HitClaim(table_seq=1, seat=2, hand=HandCategory.STRAIGHT_FLUSH, round=1)
-        paid = apply_readings(
+        # Four of a kind at draw-1 seat 4 ($100.00, a routine pay the table pays on its own),
+        # then a straight flush at seat 2 ($2,000.00, which holds the table for a technician).
+        quads = HitClaim(table_seq=1, seat=4, hand=HandCategory.FOUR_OF_A_KIND, round=1)
+        small = apply_readings(
             bonus,
-            [first._replace(poll_seq=2, at_us=at, credits=1, rounds=1, head_hit=flush,
+            [first._replace(poll_seq=2, at_us=at - S // 2, credits=1, rounds=1, head_hit=quads,
                             pending_hits=1)],
         )  # fmt: skip
+        flush = HitClaim(table_seq=2, seat=2, hand=HandCategory.STRAIGHT_FLUSH, round=2)
+        paid = apply_readings(
+            small.state,
+            [first._replace(poll_seq=3, at_us=at, credits=2, rounds=2, head_hit=flush,
+                            pending_hits=1)],
+        )  # fmt: skip
+        assert [h.award_cents for h in small.hits] == [100_00]
         assert [h.award_cents for h in paid.hits] == [2_000_00]
-        for listener in runtime.listeners:
-            listener(paid)
+        await page.evaluate(RECORD)
+        for outcome in (small, paid):
+            for listener in runtime.listeners:
+                listener(outcome)
+            await asyncio.sleep(0.3)
         await page.wait_for_function(
             "() => document.getElementById('detail').textContent !== ''", timeout=WAIT_MS
         )
+        assert {s["detail"] for s in await seen(page)} <= {"", (await page.text_content("#detail"))}
         detail = await page.text_content("#detail") or ""
         assert detail.startswith("$2,000.00 paid at ") and "seat 2" in detail, detail
         assert "Straight flush" in detail
