@@ -204,7 +204,7 @@ async function correctionRequests(linkId) {
       el("td", {}, time(c.at_us)),
       el("td", {}, c.request_id),
       el("td", { class: `num ${c.delta_cents < 0 ? "bad-text" : ""}` }, cents(c.delta_cents)),
-      el("td", {}, c.category),
+      el("td", {}, EntryWords.category(c.category)),
       el("td", {}, c.reason),
       el("td", {}, c.requested_by),
       el("td", { class: "request-status" }, c.status + (c.decided_by ? ` by ${c.decided_by}` : "")

@@ -10,6 +10,7 @@ from playwright.async_api import expect
 
 from app.security import Role
 from controller.core.reducer.state import EntryKind
+from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor
@@ -48,6 +49,13 @@ async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(tmp_path: Pat
             document_name="limit.pdf",
             document_type="application/pdf",
         )
+        # And one asked for, waiting for a second person.
+        await corrections.request_correction(
+            wf.service.runtime, link_id="stud", delta_cents=-2_00,
+            category=CorrectionCategory.LIMIT_ADJUSTMENT, reason="the Minor's limit lowered",
+            requested_by="sam", document=b"%PDF-1.4 limit", document_name="limit.pdf",
+            document_type="application/pdf",
+        )  # fmt: skip
         page = await signed_in(browser, wf, Role.AUDITOR, "/audit")
         await page.select_option("#link", "stud")
         row = page.locator("#reductions tbody tr").filter(has_text="the Major's limit lowered")
@@ -56,6 +64,10 @@ async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(tmp_path: Pat
         assert "correction: a limit adjustment" in text
         assert "correction (a limit adjustment) by sam" in text
         assert "limit_adjustment" not in text
-        body = await page.locator("#reductions").inner_text()
-        assert not re.search(r"\b[a-z]+_[a-z_]+\b", body), body
+        asked = page.locator("#correction-requests tbody tr").filter(has_text="Minor's limit")
+        await expect(asked).to_have_count(1)
+        assert "a limit adjustment" in await asked.inner_text()
+        for section in ("#reductions", "#correction-requests"):
+            body = await page.locator(section).inner_text()
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b", body), body
         await shot(page, "audit-limit-adjustment")
