@@ -13,7 +13,7 @@ WebSocket text frame::
       "meter_cents": 104250,          # the link's meter now
       "reset_cents": 100000,
       "rate_bp": 8000,
-      "display": {                    # what the display shows now (68 IAC 10-6-5(g)-(i))
+      "display": {                    # the win announced now (68 IAC 10-6-5(g)-(i))
         "mode": "live" | "won" | "reset",
         "amount_cents": 104250,       # the amount to show in that mode
         "won_cents": null | int,      # the last win, during the hit phase
@@ -69,10 +69,17 @@ pushes them the same way: a display connected to any process shows the same stat
 
 The server decides every frame: the hit phase (the won amount at once, then won and reset
 amounts in turn) is ``controller.core.reducer.display_frame``; a ticker re-evaluates it and pushes
-the changes of mode. Each message is encoded once per link and the same text goes to every
-client. Each client holds at most one undelivered message (the latest wins), so a slow client
-costs the server nothing that grows; a client whose send has been stalled beyond a limit is
-dropped and will reconnect.
+the changes of mode. Wins close together are announced one at a time, each for its whole time
+(``controller.core.reducer.display.announcements`` says the order): the hub notes every
+committed win of the links it serves (and each pay of a fixed-pay bonus that holds the table
+for a technician), and ``display`` and ``levels`` show the one announced now while the other
+levels count on live. Two wins of one commit (one reading round) are one announcement, the
+link's last win.
+
+Each message is encoded once per link and the same text goes to every client. Each client
+holds at most one undelivered message (the latest wins), so a slow client costs the server
+nothing that grows; a client whose send has been stalled beyond a limit is dropped and will
+reconnect.
 """
 
 from __future__ import annotations
@@ -86,6 +93,8 @@ from typing import Any, Literal
 from app.live_delivery import Channel, Client, Receive, Resume, Send, encode
 from app.live_patron import paytables_content, property_content
 from controller.core.reducer import Outcome, display_frame, level_frames
+from controller.core.reducer.display import Slot, announcements, announcing, won_level
+from controller.core.reducer.state import LastWin, LinkState
 from controller.runtime.service import FloorService
 
 __all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
@@ -93,6 +102,11 @@ __all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
 log = logging.getLogger(__name__)
 
 Ending = Literal["left", "dropped", "closing"]
+
+# Wins kept to announce per link, a bound that play never reaches (a queue this long is hours
+# of announcements), and keys of wins already noted.
+WINS_KEPT = 256
+NOTED_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +144,10 @@ class LiveHub:
         self._ticker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
+        # Each link's wins still to announce or being announced, with the place of the
+        # level won, and the wins already noted (a state keeps its last win long after).
+        self._wins: dict[str, list[tuple[LastWin, int]]] = {}
+        self._noted: dict[str, set[tuple[int, str, str | None, int]]] = {}
 
     # ------------------------------------------------------------------------- running
 
@@ -238,7 +256,48 @@ class LiveHub:
 
     def on_outcome(self, outcome: Outcome) -> None:
         """A runtime listener: called right after each commit, so it only takes note."""
-        self.on_link_changed(outcome.state.link_id)
+        state = outcome.state
+        if state.link_id in self.channels:
+            # Every commit's win, though several commits come before the next framing.
+            self._note(state, state.last_win)
+            if state.fixed_pay:
+                # A bonus paying fixed amounts has no last win. Its pays big enough for the
+                # house to hold the table for a technician are announced; the routine ones
+                # (two pair, every few hands) would keep a queue of announcements growing.
+                for hit in outcome.hits:
+                    if hit.status == "awarded" and hit.award_cents > 0 and hit.needs_technician:
+                        paid = LastWin(
+                            won_cents=hit.award_cents,
+                            table_id=hit.table_id,
+                            seats=(hit.claim.seat,),
+                            hand=hit.claim.hand,
+                            at_us=hit.at_us,
+                        )
+                        self._note(state, paid)
+        self.on_link_changed(state.link_id)
+
+    def _note(self, state: LinkState, win: LastWin | None) -> None:
+        if win is None:
+            return
+        key = (win.at_us, win.table_id, win.level, win.won_cents)
+        noted = self._noted.setdefault(state.link_id, set())
+        if key in noted:
+            return
+        if len(noted) > NOTED_KEPT:
+            noted.clear()  # the older wins are long announced: their keys go
+        noted.add(key)
+        wins = self._wins.setdefault(state.link_id, [])
+        wins.append((win, won_level(state, win)))
+        del wins[:-WINS_KEPT]
+
+    def _slots(self, state: LinkState, now_us: int) -> tuple[Slot, ...]:
+        """The link's announcements; once none is left, its noted wins are let go."""
+        self._note(state, state.last_win)
+        wins = self._wins.get(state.link_id, [])
+        slots = announcements(wins)
+        if wins and announcing(slots, now_us) is None and all(s.end_us <= now_us for s in slots):
+            wins.clear()
+        return slots
 
     def on_link_changed(self, link_id: str) -> None:
         """The link changed here, or another process's commit to it was read."""
@@ -282,7 +341,8 @@ class LiveHub:
         service = self.service
         link_id = channel.link_id
         state = service.runtime.states[link_id]
-        frame = display_frame(state, now_us=now_us)
+        slots = self._slots(state, now_us)
+        frame = display_frame(state, now_us=now_us, slots=slots)
         win = frame.win
         names = channel.table_names
         display: dict[str, Any] = {
@@ -319,7 +379,7 @@ class LiveHub:
                     "must_hit_by_cents": f.must_hit_by_cents,
                     "won_cents": f.win.won_cents if f.win else None,
                 }
-                for f in level_frames(state, now_us=now_us)
+                for f in level_frames(state, now_us=now_us, slots=slots)
             ],
             "pays": [
                 {"hand": line.hand.name, "fixed_cents": line.fixed_cents}

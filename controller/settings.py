@@ -236,8 +236,9 @@ def load_ledger_key(settings: Settings, *, create: bool = False) -> bytes:
         return key
     if not create:
         raise LedgerKeyError(
-            f"no ledger key: set PROGRESSIVE_LEDGER_KEY or provide {path} "
-            "(it is created by the first `progressive db upgrade`)"
+            f"no ledger key: set PROGRESSIVE_LEDGER_KEY (hex), or PROGRESSIVE_LEDGER_KEY_FILE "
+            f"to the file that holds it (now {path}, which does not exist; it is created by "
+            "the first `progressive db upgrade`)"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

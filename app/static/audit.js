@@ -86,11 +86,11 @@ async function reductions(linkId, query) {
   body.replaceChildren(...rows.map((e) => el("tr", {},
     el("td", {}, time(e.at_us)),
     el("td", { class: "num" }, e.seq),
-    el("td", {}, e.kind),
+    el("td", {}, EntryWords.entryKind(e)),
     el("td", { class: "num" }, cents(e.meter_before_cents)),
     el("td", { class: "num bad-text" }, cents(e.delta_cents)),
     el("td", { class: "num" }, cents(e.meter_after_cents)),
-    el("td", {}, e.reduction_reason + (e.approved_by ? ` (approved by ${e.approved_by})` : "")),
+    el("td", {}, EntryWords.reason(e) + (e.approved_by ? ` (approved by ${e.approved_by})` : "")),
     el("td", {}, ...(e.documents.length
       ? e.documents.map((d) => el("button", { type: "button", onclick: () => download(d.url).catch((err) => message(err.message, false)) }, d.filename))
       : [e.hit_id ? `hit ${e.hit_id}` : "–"])),
@@ -204,7 +204,7 @@ async function correctionRequests(linkId) {
       el("td", {}, time(c.at_us)),
       el("td", {}, c.request_id),
       el("td", { class: `num ${c.delta_cents < 0 ? "bad-text" : ""}` }, cents(c.delta_cents)),
-      el("td", {}, c.category),
+      el("td", {}, EntryWords.category(c.category)),
       el("td", {}, c.reason),
       el("td", {}, c.requested_by),
       el("td", { class: "request-status" }, c.status + (c.decided_by ? ` by ${c.decided_by}` : "")

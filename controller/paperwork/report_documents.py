@@ -9,7 +9,7 @@ corrections + other = closing``; the cents are what the meter showed.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.core.hands import HandCategory
@@ -74,6 +74,20 @@ def _level(hit: HitRecord, names: dict[str, str]) -> str:
         return ""
     named = names.get(hit.level) if len(names) > 1 else None
     return hit.level if named is None else f"{hit.level} {named}"
+
+
+def _hand(hit: HitRecord, by_id: Mapping[str, HitRecord]) -> str:
+    """The hand a hit was paid for. An envy bonus is another seat's hand: it says whose (the
+    winner's table and seat, from the winning hit it was paid with), never as if the seat it
+    was paid to had made the hand."""
+    hand = HandCategory[hit.hand].label
+    if hit.kind != "envy":
+        return hand
+    # An envy bonus's id is its winning hit's, then "/envy" and the seat it was paid to.
+    winner = by_id.get(hit.hit_id.rpartition("/")[0])
+    where = f"{winner.table_id} seat {winner.seat}" if winner is not None else hit.table_id
+    amount = f"{format_cents(hit.award_cents)} " if hit.award_cents else ""
+    return f"envy: {amount}for the {hand} at {where}"
 
 
 def _paid(hit: HitRecord) -> str:
@@ -158,8 +172,9 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
                 ),
             )
         )  # fmt: skip
+    by_id = {h.hit_id: h for h in report.hits}
     hits = [["When", "Table, seat", "Hand", "Cards", "Level", "Amount", "Paid"], *[
-        [_short(h.at_us, letterhead), f"{h.table_id}, {h.seat}", HandCategory[h.hand].label,
+        [_short(h.at_us, letterhead), f"{h.table_id}, {h.seat}", _hand(h, by_id),
          hit_cards(h.cards), _level(h, report.level_names) or "-", format_cents(h.award_cents),
          _paid(h)]
         for h in report.hits

@@ -150,7 +150,9 @@ async def test_verify_without_the_key_explains_how_to_provide_it(
     await play(store)
     code, _, err = await progressive("ledger", "verify", db_url=db_url, cwd=tmp_path, key=False)
     assert code == 1
-    assert "no ledger key" in err and "PROGRESSIVE_LEDGER_KEY" in err
+    assert "no ledger key" in err and "PROGRESSIVE_LEDGER_KEY " in err
+    # Both ways of giving it: the key itself, or the file that holds it.
+    assert "PROGRESSIVE_LEDGER_KEY_FILE" in err and "progressive-ledger.key" in err
 
 
 async def test_export_history_hits_and_reductions(

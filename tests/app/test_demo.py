@@ -4,6 +4,8 @@ kind, a whole ledger, and a resume that picks up every meter of every level exac
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 # The first run deals slowly enough that every reading sees the round a hit was dealt in, so
 # the envy of a forced royal flush or straight flush is paid to the seats that bet; it forces
@@ -84,6 +88,12 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     assert "lir        Let It Ride bonus: fixed pays" in out
     assert "sevens     Super Sevens: fixed pays" in out
     assert "stopped; every committed entry is in the database" in out
+
+    # Run in a checkout, the demo leaves nothing git would offer to commit: its keys, its
+    # database and its checkpoints are ignored.
+    made, kept = not_ignored(tmp_path)
+    assert {"progressive-demo.key", "checkpoint-signing.key", "progressive-demo.db"} <= made
+    assert kept == []
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
     code, _, err = await progressive("ledger", "verify", db_url=url, cwd=tmp_path, key=False)
@@ -169,15 +179,53 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     )
     assert "MYSTERY  caribbean/" in out and "mystery (Mini)" in out
 
-    key_file = {"PROGRESSIVE_LEDGER_KEY_FILE": str(tmp_path / "progressive-demo.key")}
-    code, out, err = await progressive(
-        "ledger", "verify", "--checkpoints", str(tmp_path / "progressive-demo-checkpoints.jsonl"),
-        "--public-key", str(tmp_path / "checkpoint-signing.pub"),
-        db_url=url, cwd=tmp_path, key=False, env=key_file,
-    )  # fmt: skip
-    assert code == 0 and "ledger whole" in out, err
+    # The README's commands after the demo, run as written in the demo's folder.
+    env, commands = readme_demo_commands()
+    assert [c[:2] for c in commands] == [["ledger", "verify"], ["export", "history"]]
+    outputs = []
+    for args in commands:
+        code, out, err = await progressive(*args, cwd=tmp_path, key=False, env=env)
+        assert code == 0, (args, err)
+        outputs.append(out)
+    assert "ledger whole" in outputs[0]
     for link_id in ("caribbean", "paigow", "lir", "sevens"):
-        assert f"link {link_id}: " in out
+        assert f"link {link_id}: " in outputs[0]
+        assert f"{link_id}," in outputs[1]  # every link's entries, as CSV
+
+
+def not_ignored(folder: Path) -> tuple[set[str], list[str]]:
+    """The files in ``folder``, and those of them that the checkout's .gitignore would not
+    ignore at its top."""
+    names = sorted(p.name for p in folder.iterdir())
+    found = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(names) + "\n",
+        cwd=README.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode in (0, 1), found.stderr
+    return set(names), sorted(set(names) - set(found.stdout.split()))
+
+
+def readme_demo_commands() -> tuple[dict[str, str], list[list[str]]]:
+    """The README's commands for after the demo: the settings its block exports, and each
+    ``progressive`` command's arguments (its lines joined where they end in a backslash)."""
+    text = README.read_text(encoding="utf-8")
+    block = text[text.index("Then, in the same folder") :].split("\n\n")[1]
+    lines = block.replace("\\\n", " ").splitlines()
+    env: dict[str, str] = {}
+    commands: list[list[str]] = []
+    for line in lines:
+        words = shlex.split(line)
+        if words[0] == "export":
+            name, _, value = words[1].partition("=")
+            env[name] = value
+        else:
+            assert words[0] == "progressive", line
+            commands.append(words[1:])
+    return env, commands
 
 
 def _link(table_id: str) -> str:

@@ -41,6 +41,7 @@ PAI_GOW = "tests/controller/core/test_pai_gow.py"
 SUPER_SEVENS = "tests/controller/core/test_super_sevens.py"
 GAME_MODULES = "tests/controller/core/test_game_modules.py"
 LEVELS = "tests/controller/core/test_levels.py"
+ANNOUNCEMENTS = "tests/controller/core/test_announcements.py"
 
 # 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
 _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
@@ -80,18 +81,27 @@ _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
         (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
     ),
     "(g)": Enforced(
-        ("controller.core.reducer:display_frame",),
-        (f"{ENGINE}::test_display_after_a_meter_paid_hit",),
+        ("controller.core.reducer:display_frame", "controller.core.reducer.display:announcements"),
+        (
+            f"{ENGINE}::test_display_after_a_meter_paid_hit",
+            f"{ANNOUNCEMENTS}::test_a_grand_after_a_mini_is_shown_at_once_and_the_mini_again_whole_after",
+        ),
     ),
     "(h)": Enforced(
         ("controller.core.reducer:display_frame",),
         (f"{ENGINE}::test_display_is_live_without_a_win",),
     ),
     "(i)": Enforced(
-        ("controller.core.reducer:display_frame", "controller.core.reducer:apply_reading"),
+        (
+            "controller.core.reducer:display_frame",
+            "controller.core.reducer:apply_reading",
+            "controller.core.reducer.display:announcements",
+        ),
         (
             f"{ENGINE}::test_royal_flush_pays_displayed_whole_cents_and_resets",
             f"{ENGINE}::test_display_reset_phase_shows_the_current_meter",
+            f"{ANNOUNCEMENTS}::test_a_mini_after_the_grand_waits_out_the_grands_whole_time",
+            f"{ANNOUNCEMENTS}::test_no_win_is_ever_dropped_or_announced_for_less_than_its_whole_time",
         ),
     ),
     "(j)": NotOurs("the patents describe the game's equipment; the controller follows (f)"),

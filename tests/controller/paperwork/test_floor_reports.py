@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from datetime import date, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -20,6 +21,7 @@ from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
+from tests.pdf_text import pdf_text_or_skip
 from tests.storage.helpers import Poller, make_link
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
@@ -126,3 +128,20 @@ async def test_the_documents_write_hands_cards_and_reasons(store: LedgerStore) -
     assert pdf.startswith(b"%PDF") and pdf == report_pdf(report, HEAD)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "gaming-day-report.pdf").write_bytes(pdf)  # to look at
+
+
+async def test_an_envy_row_says_whose_hand_it_was_paid_for(store: LedgerStore) -> None:
+    await _played(store)
+    day = gaming_day(date(2025, 12, 31), starts=time(6), zone=ZONE)
+    report = await floor_report(store.engine, "stud", day, link_name="Caribbean Stud bank")
+    (royal,) = report.hits
+    # The royal flush at t1 seat 3 paid $500.00 envy to seat 5, recorded as the reducer
+    # records one (controller.core.reducer.level_hits.pay_envy): the winner's hand, the seat
+    # it was paid to, its id the winning hit's and "/envy5".
+    envy = replace(
+        royal, hit_id=f"{royal.hit_id}/envy5", table_seq=None, seat=5, cards=None,
+        verified_cards=None, award_cents=500_00, paid_from="table", level=None, kind="envy",
+    )  # fmt: skip
+    text = pdf_text_or_skip(report_pdf(replace(report, hits=[royal, envy]), HEAD), layout=False)
+    words = " ".join(text.split())
+    assert "envy: $500.00 for the royal flush at t1 seat 3" in words, words
