@@ -8,8 +8,9 @@ shuffled cards and serve the reference register maps (v2 for Super Sevens and Pa
 over Modbus TCP on loopback; the controller polls them through the same poller, engine and
 ledger as production, and the web server shows the floor displays and the technician,
 dealer, auditor and commission pages. One user per role is created with a fresh password,
-printed at start; the demo's commission agent approves the new links. A jackpot hand is
-forced every few minutes at the tables of the links with a meter, in turn
+and a second admin, technician and supervisor for the two-person steps, printed at start;
+the demo's commission agent approves the new links. A jackpot hand is forced every few
+minutes at the tables of the links with a meter, in turn
 (``demo_board.DemoFloor``); a demo technician verifies and resets a held table if nobody does
 it on the technician page first. Ctrl-C stops everything cleanly; running it again resumes
 where it stopped: every meter of every level and the armed mystery trigger from the
@@ -172,6 +173,10 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
             say("  demo users (new passwords at every start):")
             for username, role, password in users:
                 say(f"    {role:<17} {username:<17} {password}")
+            say(
+                "  two people, two windows: technician verifies, technician-2 signs off; admin "
+                "asks, admin-2 confirms; supervisor asks for a correction, supervisor-2 approves"
+            )
             say(
                 "  check the history:  PROGRESSIVE_DATABASE_URL="
                 + settings.database_url

@@ -152,6 +152,38 @@ async def paid_without_technician(
     return QuietPage(hits=[read_hit(service, r) for r in rows], total=total, offset=offset)
 
 
+class TaxFormsDue(BaseModel):
+    hits: list[HitRead] = Field(description="the newest first, at most `limit`")
+    total: int = Field(description="how many awards wait for their tax form's reference")
+    tax_reporting_from_cents: int
+
+
+@router.get(
+    "/tax-forms-due",
+    summary="Awards whose tax form's reference is still to be recorded",
+    description="Every award at or above the operator's tax-reporting amount "
+    "(PROGRESSIVE_TAX_REPORTING_FROM) with no tax form's reference yet, its table reset or "
+    "not, newest first: the reference is recorded with `POST /api/v1/hits/{hit_id}/tax-form` "
+    "and printed on the jackpot slip.",
+    responses=errors(401, 403, 404, 422),
+)
+async def tax_forms_due(
+    service: ServiceDep,
+    _: Annotated[Principal, Depends(HIT_READERS)],
+    link: LinkQuery = None,
+    table: TableQuery = None,
+    kind: KindQuery = None,
+    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 50,
+) -> TaxFormsDue:
+    from_cents = service.settings.tax_reporting_from
+    rows, total = await records.tax_forms_due(
+        service.engine, _filter(service, link, table, kind), from_cents=from_cents, limit=limit
+    )
+    return TaxFormsDue(
+        hits=[read_hit(service, r) for r in rows], total=total, tax_reporting_from_cents=from_cents
+    )
+
+
 @router.get("/{hit_id}", summary="One hit", responses=errors(401, 403, 404))
 async def get_hit(
     hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]

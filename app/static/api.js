@@ -10,6 +10,9 @@ const Api = (() => {
 
   function token() { return sessionStorage.getItem(KEY); }
 
+  // Who is signed in on this tab (their user name), or null.
+  function user() { return sessionStorage.getItem(USER); }
+
   // A role as people say it: "commission_agent" -> "commission agent".
   function roleName(role) { return String(role || "").replace(/_/g, " "); }
 
@@ -47,10 +50,21 @@ const Api = (() => {
       field = el("input", {
         id: "login-new-password", name: "new_password", type: "password",
         placeholder: "your new password", autocomplete: "new-password",
+        "aria-label": "your new password",
       });
       form.password.after(field);
     }
     return field;
+  }
+
+  // The form's words while a one-time code waits for its new password, and after.
+  const CHOOSE = "Welcome: this one-time code lets you choose a password of your own. Keep the "
+    + "code where it is, type your new password in the field below it, and press "
+    + "\u201cSet password and sign in\u201d.";
+  function choosing(form, on) {
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.textContent = on ? "Set password and sign in" : "Sign in";
+    form.password.placeholder = on ? "one-time code" : "password";
   }
 
   async function signIn(event) {
@@ -60,28 +74,35 @@ const Api = (() => {
       username: form.username.value,
       password: form.password.value,
     });
-    const choosing = document.getElementById("login-new-password");
+    const newField = document.getElementById("login-new-password");
     let url = "/api/v1/auth/token";
-    if (choosing && !choosing.hidden) {
+    if (newField && !newField.hidden) {
       url = "/api/v1/auth/password";
-      body.set("new_password", choosing.value);
+      body.set("new_password", newField.value);
     }
     const answer = await fetch(url, { method: "POST", body });
     const data = await answer.json().catch(() => ({}));
     if (!answer.ok) {
-      document.getElementById("login-message").textContent = describe(data, answer.status);
+      const said = document.getElementById("login-message");
+      said.textContent = describe(data, answer.status);
+      said.classList.remove("guide");
       if (answer.headers.get("X-Password-Required")) {
+        // The API's answer speaks to programs; a person is told what to do here.
+        said.textContent = CHOOSE;
+        said.classList.add("guide");
         const field = newPasswordField(form);
         field.hidden = false;
         field.required = true;
+        choosing(form, true);
         field.focus();
       }
       return;
     }
-    if (choosing) {
-      choosing.value = "";
-      choosing.hidden = true;
-      choosing.required = false;
+    if (newField) {
+      newField.value = "";
+      newField.hidden = true;
+      newField.required = false;
+      choosing(form, false);
     }
     sessionStorage.setItem(KEY, data.access_token);
     sessionStorage.setItem(ROLE, data.role);
@@ -267,5 +288,5 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, rate, time, el, fold, hitRows, linkName, message, ApiError, token, roleName };
+  return { call, download, start, cardFace, cents, rate, time, el, fold, hitRows, linkName, message, ApiError, token, user, roleName };
 })();

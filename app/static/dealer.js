@@ -2,6 +2,8 @@
 // devices accepted. Oneida Let It Ride rules I.2 (also J.2c, K.2b): after "No More Bets" the
 // dealer collects the bonus wagers and verifies that the number of chips wagered equals the
 // number of wagers acknowledged or accepted by the wagering devices; this page is that count.
+// A table held after a hit takes no side bets until a technician resets it: the page says so
+// instead of counting.
 "use strict";
 
 const REFRESH_MS = 1000;
@@ -30,7 +32,13 @@ async function refresh() {
     document.getElementById("round").textContent = t.rounds ?? "–";
     document.getElementById("count").textContent = t.seats_with_bets.length;
     const state = document.getElementById("state");
-    state.replaceChildren(el("span", { class: `state ${t.state}` }, t.state.replace("_", " ")));
+    state.replaceChildren(el("span", { class: `state ${t.state}` }, t.hit_pending ? "progressive closed" : t.state.replaceAll("_", " ")));
+    // A table held after a hit takes no side bets: said plainly, in place of a count of none.
+    document.getElementById("closed").hidden = !t.hit_pending;
+    document.getElementById("open").hidden = t.hit_pending;
+    document.getElementById("closed-why").textContent = t.hit_pending
+      ? "A progressive hit at this table waits for a technician to verify it and reset the table. Take no progressive side bets until then; this page opens again by itself."
+      : "";
     const seats = [];
     for (let s = 1; s <= t.seats; s += 1) {
       const bet = t.seats_with_bets.includes(s);

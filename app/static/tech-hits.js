@@ -1,5 +1,5 @@
 // The technician page's hit cards, in words: a jackpot holding a table as a loud card with
-// its steps (verify, second signature, hand pay, reset) and the time it has waited; a fixed
+// its steps (verify, second signature, hand pay, tax form, reset) and the time it has waited; a fixed
 // pay as a quiet line; the fixed pays nobody waits for as plain rows of a log.
 "use strict";
 
@@ -48,22 +48,52 @@ const TechHits = (() => {
     return parts.length ? el("div", { class: "muted hit-status" }, parts.join(" · ")) : "";
   }
 
-  // The steps a jackpot goes through before its table plays again.
-  function steps(h) {
-    const step = (done, text) => el("li", { class: done ? "done" : "todo" }, done ? `✓ ${text}` : text);
-    const list = [step(Boolean(h.verified_by), h.verified_by ? `Verified by ${h.verified_by}` : "Verify the hand")];
+  // What verifying a hit means, by its kind: a hand's cards are confirmed (or, unreported,
+  // checked); a mystery award and an envy pay have no cards of their own to confirm.
+  function verifyWords(h) {
+    if (h.kind === "mystery") return { step: "Verify the mystery award", button: "Verify the mystery award" };
+    if (h.kind === "envy") return { step: "Verify the envy pay", button: "Verify the envy pay" };
+    return h.cards
+      ? { step: "Verify the hand", button: "Confirm cards and verify" }
+      : { step: "Verify the hand", button: "Check cards and verify" };
+  }
+
+  // Who may give the second signature (the roles the sign-off admits), never the verifier.
+  const SIGNERS = "another technician or a supervisor";
+  const signerWords = (h) =>
+    `Second signature: ${SIGNERS}, not ${h.verified_by || "the verifier"}, signs in on this page and signs off`;
+
+  // The steps a jackpot goes through before its table plays again; each is done on this card
+  // (or said to be optional), none only a word.
+  function steps(h, ctx) {
+    const step = (done, text, cls) =>
+      el("li", { class: `${done ? "done" : "todo"}${cls ? ` ${cls}` : ""}` }, done ? `✓ ${text}` : text);
+    const list = [step(Boolean(h.verified_by), h.verified_by ? `Verified by ${h.verified_by}` : verifyWords(h).step)];
     if (h.needs_second_signature) {
-      list.push(step(Boolean(h.signed_off_by), h.signed_off_by
-        ? `Signed off by ${h.signed_off_by}`
-        : "Second signature (someone other than the verifier)"));
+      list.push(step(Boolean(h.signed_off_by), h.signed_off_by ? `Signed off by ${h.signed_off_by}` : signerWords(h)));
     }
-    list.push(step(h.hand_paid_cents !== null, h.hand_paid_cents !== null ? "Hand pay recorded" : "Record the hand pay"));
+    list.push(step(h.hand_paid_cents !== null, h.hand_paid_cents !== null
+      ? `Hand pay of ${cents(h.hand_paid_cents)} recorded`
+      : "Hand pay (optional): record it here if the award is paid by hand", "optional"));
     if (h.needs_tax_form) {
       list.push(step(Boolean(h.tax_form_reference), h.tax_form_reference
-        ? `Tax form ${h.tax_form_reference}` : "Tax form (at the cage)"));
+        ? `Tax form ${h.tax_form_reference} recorded`
+        : `Record the tax form reference (required: an award of ${cents(ctx.taxFrom)} or more)`));
     }
     list.push(step(false, `Reset table ${h.table_id}`));
     return el("ol", { class: "steps" }, ...list);
+  }
+
+  // The tax form's reference field and its button.
+  function taxFormField(h, act, key) {
+    const input = el("input", {
+      class: "tax-input", size: "16", maxlength: "64", placeholder: "e.g. W-2G number",
+      "aria-label": "tax form reference",
+    });
+    return [
+      el("label", {}, "Tax form reference ", input),
+      el("button", { type: "button", class: "tax-form", onclick: () => act.taxForm(h, input.value, key) }, "Record tax form"),
+    ];
   }
 
   function actionsOf(h, ctx) {
@@ -77,18 +107,24 @@ const TechHits = (() => {
         }));
       }
       box.append(el("button", { type: "button", class: "primary verify", onclick: () => act.verify(h) },
-        h.cards || h.kind !== "hand" ? "Confirm cards and verify" : "Check cards and verify"));
+        verifyWords(h).button));
     }
     if (h.needs_second_signature && h.verified_by && !h.signed_off_by) {
-      box.append(el("button", { type: "button", class: "primary sign-off", onclick: () => act.signOff(h) },
-        "Sign off as second person"));
+      if (ctx.me && ctx.me.toLowerCase() === h.verified_by.toLowerCase()) {
+        box.append(el("div", { class: "muted sign-wait" },
+          `Waiting for the second signature: you verified this award, so ${SIGNERS} signs it off, signed in on this page on their own account.`));
+      } else {
+        box.append(el("button", { type: "button", class: "primary sign-off", onclick: () => act.signOff(h) },
+          "Sign off as second person"));
+      }
     }
     if (h.status === "awarded" && h.verified_by && h.hand_paid_cents === null) {
       box.append(
-        el("label", {}, "Hand pay $ ",
+        el("label", {}, "Hand pay (optional) $ ",
           el("input", { class: "pay-input", size: "12", value: cents(h.award_cents).replace("$", ""), "aria-label": "amount paid" })),
         el("button", { type: "button", class: "pay", onclick: () => act.handPay(h) }, "Record hand pay"));
     }
+    if (h.needs_tax_form && !h.tax_form_reference) box.append(...taxFormField(h, act, `hit:${h.hit_id}`));
     const ready = h.status === "refused"
       || (h.verified_by && (!h.needs_second_signature || h.signed_off_by));
     if (h.holds_table && ready) {
@@ -119,7 +155,7 @@ const TechHits = (() => {
       refused ? "" : el("span", { class: "amount" }, cents(h.award_cents))),
     el("div", { class: "hit-sub" }, sub.join(" · ")),
     el("div", {}, cardsOf(h)),
-    refused ? "" : steps(h),
+    refused ? "" : steps(h, ctx),
     statusLine(h),
     actionsOf(h, ctx),
     ctx.result(`hit:${h.hit_id}`));
@@ -149,5 +185,15 @@ const TechHits = (() => {
       el("td", { class: "num" }, cents(h.award_cents))));
   }
 
-  return { holdingCard, otherCard, quietRows, hitPath, when, what };
+  // An award whose tax form's reference is still to record, its table reset or not.
+  function taxDueRow(h, ctx) {
+    return el("tr", { "data-tax-hit": h.hit_id, "data-table": h.table_id },
+      el("td", {}, when(h.at_us)),
+      el("td", {}, `Table ${h.table_id}, seat ${h.seat}`),
+      el("td", {}, what(h)),
+      el("td", { class: "num" }, cents(h.award_cents)),
+      el("td", { class: "tax-actions" }, ...taxFormField(h, ctx.act, `tax:${h.hit_id}`), ctx.result(`tax:${h.hit_id}`)));
+  }
+
+  return { holdingCard, otherCard, quietRows, taxDueRow, hitPath, when, what };
 })();

@@ -1,7 +1,7 @@
 // The technician's page: the hits that hold tables first and loud (never cut off by a page
 // of other work), then the rest of the work, every table's state with the hits it waits on,
-// and that work: verify the hand, sign off as a second person, record the hand pay, reset the
-// table; take a table out of play, record what was done to it and its verification, and
+// and that work: verify the hand, sign off as a second person, record the hand pay and the tax
+// form's reference, reset the table; take a table out of play, record what was done to it and its verification, and
 // return it to play (68 IAC 10-1-6.2). The result of an action is shown where it was taken.
 "use strict";
 
@@ -19,7 +19,12 @@ let escalateS = 600;
 let otherLimit = OTHER_PAGE;
 let quietOffset = 0;
 let holdingAll = []; // every hit holding a table, whatever the filters
-const results = new Map(); // "hit:<id>" or "table:<id>" -> {text, ok}
+let taxFrom = 0; // the operator's tax-reporting amount, in cents
+let lastTax = "";
+// "hit:<id>", "table:<id>" or "tax:<id>" -> {text, ok, progress}: a refusal keeps the
+// progress of the hits it concerned, and goes once they move on (a signature given
+// meanwhile on another screen answers "not signed off").
+const results = new Map();
 
 // "$1,234.56" or "1234.56" -> 123456 cents, exactly (no floating point), or null.
 function parseCents(text) {
@@ -166,13 +171,33 @@ function keepTyping(box, attr, children) {
   }
 }
 
-const ctx = () => ({ act: { verify, signOff, handPay, reset, slip }, result });
+const ctx = () => ({
+  act: { verify, signOff, handPay, taxForm, reset, slip }, result, taxFrom, me: Api.user(),
+});
+
+// Where the hits a result concerns stand: the hit's, or every hit holding the table's.
+function progressOf(key) {
+  const [kind, id] = (key || "").split(/:(.*)/s);
+  const hits = holdingAll.filter((h) => (kind === "table" ? h.table_id === id : h.hit_id === id));
+  return JSON.stringify(hits.map((h) => [h.hit_id, h.verified_by, h.signed_off_by, h.hand_paid_cents, h.tax_form_reference]));
+}
+
+// A refusal whose hits have moved on since is answered: it goes.
+function dropAnswered() {
+  const top = document.getElementById("message");
+  for (const [key, r] of results) {
+    if (r.ok || key.startsWith("tax:") || r.progress === progressOf(key)) continue;
+    results.delete(key);
+    if (!top.hidden && top.textContent === r.text) top.hidden = true;
+  }
+}
 
 function renderWork(work) {
   const signature = JSON.stringify([work, [...results]]);
   if (signature === lastHits) return; // keep what the technician is typing
   lastHits = signature;
   escalateS = work.escalate_after_s;
+  taxFrom = work.tax_reporting_from_cents;
   const c = ctx();
   document.getElementById("holding-count").textContent = String(work.holding.length);
   const shown = work.other.length;
@@ -188,6 +213,24 @@ function renderWork(work) {
     : [el("p", { class: "muted" }, "No other hits waiting.")]);
   document.getElementById("other-more").hidden = shown >= work.other_total;
   TechAlert.tick(escalateS);
+}
+
+// Awards of the tax-reporting amount or more whose tax form's reference is still to record,
+// their tables reset already (one still held shows it on its card).
+async function refreshTaxDue() {
+  const page = await call("GET", `/api/v1/hits/tax-forms-due?${filterQuery()}`);
+  const held = new Set(holdingAll.map((h) => h.hit_id));
+  const due = page.hits.filter((h) => !held.has(h.hit_id));
+  const signature = JSON.stringify([due, [...results].filter(([k]) => k.startsWith("tax:"))]);
+  if (signature === lastTax) return; // keep what is being typed
+  lastTax = signature;
+  taxFrom = page.tax_reporting_from_cents;
+  document.getElementById("tax-from").textContent = cents(taxFrom);
+  document.getElementById("tax-count").textContent = String(due.length);
+  const body = document.querySelector("#tax-due tbody");
+  keepTyping(body, "data-tax-hit", due.length
+    ? due.map((h) => TechHits.taxDueRow(h, ctx()))
+    : [el("tr", {}, el("td", { colspan: "5", class: "muted" }, "None."))]);
 }
 
 async function refreshQuiet() {
@@ -359,10 +402,12 @@ async function refresh() {
       filtered ? call("GET", "/api/v1/hits/work?limit=1") : null,
     ]);
     holdingAll = (all || work).holding;
+    dropAnswered();
     TechAlert.notice(holdingAll);
     renderFilters(tables);
     renderWork(work);
     renderTables(tables);
+    await refreshTaxDue();
     await refreshQuiet();
     await refreshRecords(tables);
   } catch (err) {
@@ -376,9 +421,10 @@ async function act(work, done, key) {
   try {
     await work();
   } catch (err) {
-    if (key) results.set(key, { text: err.message, ok: false });
+    if (key) results.set(key, { text: err.message, ok: false, progress: progressOf(key) });
     message(err.message, false); // what was typed stays, to be corrected
     lastHits = "";
+    lastTax = "";
     await refresh();
     return false;
   }
@@ -391,6 +437,7 @@ async function act(work, done, key) {
   }
   message(done, true);
   lastHits = "";
+  lastTax = "";
   lastRecords = "";
   await refresh();
   return true;
@@ -401,7 +448,7 @@ function cardOf(h) {
 }
 
 function refuseHere(h, text) {
-  results.set(`hit:${h.hit_id}`, { text, ok: false });
+  results.set(`hit:${h.hit_id}`, { text, ok: false, progress: progressOf(`hit:${h.hit_id}`) });
   message(text, false);
   lastHits = "";
   return refresh();
@@ -429,6 +476,19 @@ function handPay(h) {
   if (amount === null) return refuseHere(h, "Write the amount like 1,234.56.");
   return act(() => call("POST", hitPath(h.hit_id, "hand-pay"), { amount_cents: amount }),
     `Hand pay of ${cents(amount)} recorded for hit ${h.hit_id}.`, `hit:${h.hit_id}`);
+}
+
+function taxForm(h, typed, key) {
+  const reference = typed.trim();
+  if (!reference) {
+    results.set(key, { text: "Write the tax form's reference (e.g. its W-2G number).", ok: false, progress: progressOf(key) });
+    message(results.get(key).text, false);
+    lastHits = "";
+    lastTax = "";
+    return refresh();
+  }
+  return act(() => call("POST", hitPath(h.hit_id, "tax-form"), { reference }),
+    `Tax form ${reference} recorded for hit ${h.hit_id}: the jackpot slip prints it.`, key);
 }
 
 async function reset(tableId, key) {

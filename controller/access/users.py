@@ -369,22 +369,34 @@ async def change_own_password(
         return await _existing(conn, username)
 
 
+# The demo's second admin, technician and supervisor: every two-person step (an account
+# change confirmed by a second admin, a second signature other than the verifier's, a
+# correction approved by a supervisor other than the one who asked) can be tried from the
+# pages alone.
+DEMO_SECONDS = (
+    ("admin-2", Role.ADMIN),
+    ("technician-2", Role.TECHNICIAN),
+    ("supervisor-2", Role.SUPERVISOR),
+)
+
+
 async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[str, str, str]]:
-    """One user per role, named after the role, each with a fresh random password.
+    """One user per role, named after the role, then a second admin, technician and
+    supervisor (``DEMO_SECONDS``), each with a fresh random password.
 
     For the demo only: it prints what this returns (username, role, password). Users that
     exist from an earlier demo run get a new password, and are enabled with their role.
     """
     made: list[tuple[str, str, str]] = []
-    for role in Role:
+    for username, role in [*((r.value, r) for r in Role), *DEMO_SECONDS]:
         password = secrets.token_urlsafe(12)
         hashed = await hash_password(password)
         async with engine.begin() as conn:
-            row = await access_repo.load_user(conn, role.value)
+            row = await access_repo.load_user(conn, username)
             if row is None:
                 await access_repo.insert_user(
                     conn,
-                    username=role.value,
+                    username=username,
                     role=role.value,
                     credentials=new_credentials(password_hash=hashed, expires_at_us=None),
                     created_at_us=at_us,
@@ -394,7 +406,7 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
             else:
                 await access_repo.change_account(
                     conn,
-                    role.value,
+                    username,
                     role=role.value,
                     credentials=new_credentials(password_hash=hashed, expires_at_us=None),
                     enable=True,
@@ -406,9 +418,9 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
                 at_us=at_us,
                 actor="demo",
                 action=action,
-                target=f"user {role.value}",
+                target=f"user {username}",
                 before=before,
                 after={"role": role.value, "disabled": False, "password": "demo"},
             )
-        made.append((role.value, role.value, password))
+        made.append((username, role.value, password))
     return made

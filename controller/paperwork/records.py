@@ -232,6 +232,17 @@ async def paid_without_technician(
         return await Hits(conn).paid_without_technician(only, limit=limit, offset=offset)
 
 
+async def tax_forms_due(
+    engine: AsyncEngine, only: HitFilter, *, from_cents: int, limit: int = 50
+) -> tuple[list[HitRecord], int]:
+    """The newest awards at or above the tax-reporting amount ``from_cents`` whose tax form's
+    reference is not recorded yet, and their number."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
+    async with engine.connect() as conn:
+        return await Hits(conn).tax_forms_due(only, from_cents=from_cents, limit=limit)
+
+
 async def anomalies(
     engine: AsyncEngine,
     *,

@@ -100,6 +100,9 @@ def fixed_pay_needs_technician(*, amount_cents: int, from_cents: int) -> bool:
 # PROGRESSIVE_SECOND_SIGNATURE_FROM.
 SECOND_SIGNATURE_CLAUSE = "house policy: second signature from an amount"
 SECOND_SIGNATURE_FROM_CENTS = 10_000_00
+# Who gives it, as the refusals tell people: the roles the sign-off route admits
+# (``app.api.hits.HIT_WORKERS``), signed in on their own account.
+SECOND_SIGNERS = "another technician or a supervisor, signed in as themselves"
 
 # The operator's tax-reporting amount: an award at or above it is reported on a tax form
 # whose reference number the jackpot slip carries (never the patron's identity). No clause of
@@ -121,7 +124,8 @@ def check_second_signature(*, table_id: str, unsigned_hit_ids: Sequence[str]) ->
         raise RuleViolation(
             SECOND_SIGNATURE_CLAUSE,
             f"table {table_id} cannot be reset before its hits are signed off by a second "
-            "person: " + ", ".join(unsigned_hit_ids),
+            f"person ({SECOND_SIGNERS}, not the one who verified it): "
+            + ", ".join(unsigned_hit_ids),
         )
 
 
@@ -158,7 +162,7 @@ def check_sign_off(
         raise RuleViolation(
             SECOND_SIGNATURE_CLAUSE,
             f"{signer} verified hit {hit_id} and cannot also sign it off; "
-            "a second, different person signs",
+            f"a second, different person signs: {SECOND_SIGNERS}",
         )
 
 

@@ -289,6 +289,20 @@ class Hits:
         )
         return rows, int(total or 0)
 
+    async def tax_forms_due(
+        self, only: HitFilter, *, from_cents: int, limit: int
+    ) -> tuple[list[HitRecord], int]:
+        """The newest ``limit`` awards of ``from_cents`` or more with no tax form's reference
+        recorded yet, and how many there are in all: what is still to record, whether or not
+        their tables were reset (``controller.rules.house.needs_tax_form``)."""
+        due = and_(
+            _h.status == "awarded", _h.award_cents >= from_cents, _h.tax_form_reference.is_(None)
+        )
+        q = only.where(select(*_HIT).where(due))
+        rows = await self._all(q.order_by(_h.at_us.desc(), _h.hit_id.desc()).limit(limit))
+        total = await self.conn.scalar(only.where(select(func.count()).select_from(_h).where(due)))
+        return rows, int(total or 0)
+
     async def paid_without_technician(
         self, only: HitFilter, *, limit: int, offset: int
     ) -> tuple[list[HitRecord], int]:

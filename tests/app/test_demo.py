@@ -79,6 +79,10 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     assert "/tech" in out and "/audit" in out
     for role in ("technician", "auditor", "commission_agent", "admin"):
         assert f"    {role:<17} {role:<17} " in out  # one user per role, password shown
+    # A second admin, technician and supervisor: every two-person step from the pages alone.
+    for name, role in (("admin-2", "admin"), ("technician-2", "technician"),
+                       ("supervisor-2", "supervisor")):  # fmt: skip
+        assert f"    {role:<17} {name:<17} " in out
     assert "royal flush (Grand)" in out and "caribbean: Grand won, meter reset to $10,000.00" in out
     assert "ENVY     caribbean/" in out
     # The board: every level with its amount, the Mini's ceiling, the fixed-pay links.

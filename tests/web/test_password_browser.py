@@ -51,3 +51,41 @@ async def test_a_reset_person_chooses_their_password_on_the_page(tmp_path: Path)
             data={"username": "tina.tech", "password": "tina's own passphrase"},
         )
         assert signed.status_code == 200
+
+
+async def test_a_new_commission_agent_sets_a_password_on_the_page(tmp_path: Path) -> None:
+    """Two admins make the agent; the agent's first sign-in, on a phone, is told in the page's
+    own words to choose a password there, never to call the API."""
+    async with (
+        chromium() as browser,
+        web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 1)}) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        ann = await headers_for(wf, Role.ADMIN, "ann")
+        bob = await headers_for(wf, Role.ADMIN, "bob")
+        asked = await http.post(
+            "/api/v1/users", headers=ann, json={"username": "cara", "role": "commission_agent"}
+        )
+        assert asked.status_code == 202, asked.text
+        confirmed = await http.post(
+            f"/api/v1/account-requests/{asked.json()['request_id']}/confirm", headers=bob
+        )
+        assert confirmed.status_code == 200, confirmed.text
+        code = f"{asked.json()['code_first_half']} {confirmed.json()['code_second_half']}"
+
+        page = await browser.new_page(viewport={"width": 390, "height": 844})
+        await page.goto(wf.base_url + "/commission")
+        await page.fill("#login-username", "cara")
+        await page.fill("#login-password", code)
+        await page.click("#login-form button[type=submit]")
+        said = page.locator("#login-message")
+        await expect(said).to_contain_text("choose a password of your own")
+        await expect(said).not_to_contain_text("/api/")
+        await expect(page.locator("#login-form button[type=submit]")).to_have_text(
+            "Set password and sign in"
+        )
+        await page.locator("#login-new-password").fill("cara's own passphrase")
+        await shot(page, "password-2-commission-agent-chooses-phone")
+        await page.click("#login-form button[type=submit]")
+        await expect(page.locator("#who")).to_have_text("cara (commission agent)")
+        await expect(page.locator("#login-form button[type=submit]")).to_have_text("Sign in")

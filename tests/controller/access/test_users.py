@@ -160,10 +160,16 @@ async def test_display_tokens_keep_only_a_digest_and_can_be_revoked(store: Ledge
 async def test_demo_users_one_per_role_with_fresh_passwords(store: LedgerStore) -> None:
     engine = store.engine
     first = await users.ensure_demo_users(engine, at_us=T0)
-    assert [(name, role) for name, role, _ in first] == [(r.value, r.value) for r in Role]
+    # One per role, then a second admin, technician and supervisor for the two-person steps.
+    assert [(name, role) for name, role, _ in first] == [(r.value, r.value) for r in Role] + [
+        ("admin-2", "admin"),
+        ("technician-2", "technician"),
+        ("supervisor-2", "supervisor"),
+    ]
     await users.disable_user(engine, username="technician", actor="root", at_us=T0 + 1)
+    await users.disable_user(engine, username="admin-2", actor="root", at_us=T0 + 1)
     second = await users.ensure_demo_users(engine, at_us=T0 + 2)
-    assert len(await users.list_users(engine)) == len(Role)
+    assert len(await users.list_users(engine)) == len(Role) + 3
     for (name, _, old), (_, role, new) in zip(first, second, strict=True):
         assert old != new and len(new) >= users.MIN_PASSWORD
         assert await users.authenticate(engine, name, old) is None
