@@ -171,6 +171,7 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
             say(f"  admin:           {url}/admin")
             say(f"  API:             {url}/docs  (ReDoc: {url}/redoc)")
             say("  demo users (new passwords at every start):")
+            say(f"    {'ROLE':<17} {'USER':<17} PASSWORD")
             for username, role, password in users:
                 say(f"    {role:<17} {username:<17} {password}")
             say(

@@ -77,6 +77,7 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     for link_id in ("caribbean", "paigow", "lir", "sevens"):
         assert f"/display/{link_id}" in out
     assert "/tech" in out and "/audit" in out
+    assert f"    {'ROLE':<17} {'USER':<17} PASSWORD" in out  # the user list has its heads
     for role in ("technician", "auditor", "commission_agent", "admin"):
         assert f"    {role:<17} {role:<17} " in out  # one user per role, password shown
     # A second admin, technician and supervisor: every two-person step from the pages alone.
