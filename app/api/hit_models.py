@@ -8,6 +8,7 @@ stored text (``raw``), and logged once, so one bad record never breaks a list of
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -201,18 +202,20 @@ class HitRead(BaseModel):
 
 
 log = logging.getLogger(__name__)
-# Hits whose unreadable record was logged: once each, not at every poll of a page. Bounded:
-# past it, a bad record is logged again, which beats a memory that grows without end.
+# Hits whose unreadable record was logged, per floor: once each, not at every poll of a page.
+# Bounded: past it, a bad record is logged again, which beats a memory without end.
 _LOGGED_MAX = 10_000
-_logged: set[str] = set()
+_logged: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
 
 
-def note_problems(shown: Iterable[HitRead]) -> None:
-    """Log each hit whose record cannot be read in full, the first time it is shown."""
+def note_problems(floor: object, shown: Iterable[HitRead]) -> None:
+    """Log each hit of ``floor`` whose record cannot be read in full, the first time it is
+    shown."""
+    seen = _logged.setdefault(floor, set())
     for hit in shown:
-        if hit.problem is None or hit.hit_id in _logged:
+        if hit.problem is None or hit.hit_id in seen:
             continue
-        if len(_logged) >= _LOGGED_MAX:
-            _logged.clear()
-        _logged.add(hit.hit_id)
+        if len(seen) >= _LOGGED_MAX:
+            seen.clear()
+        seen.add(hit.hit_id)
         log.warning("hit %s is shown without what cannot be read: %s", hit.hit_id, hit.problem)

@@ -42,7 +42,7 @@ def read_hit(service: FloorService, row: HitRecord) -> HitRead:
         tax_reporting_from_cents=settings.tax_reporting_from,
         level_name=name,
     )
-    note_problems((shown,))
+    note_problems(service, (shown,))
     return shown
 
 
