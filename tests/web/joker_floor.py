@@ -60,7 +60,9 @@ async def _hit(wf: WebFloor, table_id: str, seat: int, hand: HandCategory) -> Hi
 
 
 @contextlib.asynccontextmanager
-async def joker_floor(folder: Path, *, database_url: str | None = None) -> AsyncIterator[JokerFloor]:
+async def joker_floor(
+    folder: Path, *, database_url: str | None = None
+) -> AsyncIterator[JokerFloor]:
     settings = settings_in(folder)
     if database_url is not None:
         settings = settings.model_copy(update={"database_url": database_url})

@@ -74,7 +74,10 @@ async def test_every_list_shows_the_joker_and_a_bad_record(
         verified = await http.post(hit_url(five, "verify"), json={"cards": typed}, headers=tech)
         assert verified.status_code == 200, verified.text
         body = verified.json()
-        assert body["verified_by"].startswith("technician") and body["verified_cards"] == FIVE_ACES_TEXT
+        assert (
+            body["verified_by"].startswith("technician")
+            and body["verified_cards"] == FIVE_ACES_TEXT
+        )
         again = await http.post(hit_url(five, "verify"), headers=tech)
         assert again.status_code == 409, again.text
 
