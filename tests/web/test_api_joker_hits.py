@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
@@ -18,6 +19,7 @@ from sqlalchemy import update
 from app.security import Role
 from controller.periods import gaming_day_of
 from controller.storage.models import HitRow
+from tests.app.helpers import progressive
 from tests.pdf_text import pdf_text_or_skip
 from tests.web.auth import headers_for
 from tests.web.joker_floor import joker_floor
@@ -113,6 +115,15 @@ async def test_every_list_shows_the_joker_and_a_bad_record(
         )
         assert isinstance(as_json, dict)
         assert {h["hit_id"]: h["cards"] for h in as_json["rows"]}[five] == "As Ah Ad Ac JK 2c 3d"
+        # The command line's export is the same file.
+        key = {"PROGRESSIVE_LEDGER_KEY_FILE": str(s.ledger_key_file)}
+        period = ["--since", str(day - timedelta(days=1)), "--until", str(day + timedelta(days=2))]
+        code, out, err = await progressive(
+            "export", "hits", *period, "--link", "paigow", db_url=db_url, key=False, env=key
+        )
+        assert code == 0, err
+        printed = {r["hit_id"]: r["cards"] for r in csv.DictReader(io.StringIO(out))}
+        assert printed[five] == "As Ah Ad Ac JK 2c 3d"
 
         # A record whose verified cards are no cards (written behind the controller's back):
         # every list still answers, the record with what is wrong and the stored text, and it
