@@ -144,8 +144,7 @@ class HitRead(BaseModel):
         awarded = row.status == "awarded"
         problems: list[str] = []
         raw: dict[str, str] = {}
-        hand = HandCategory.__members__.get(row.hand)
-        if hand is None:
+        if row.hand not in HandCategory.__members__:
             problems.append(f"the stored hand {row.hand!r} is no hand the controller knows")
             raw["hand"] = row.hand
         cards = ShownCards.of(row.cards)
@@ -160,7 +159,7 @@ class HitRead(BaseModel):
             table_id=row.table_id,
             seat=row.seat,
             hand=row.hand,
-            hand_label=row.hand if hand is None else hand.label,
+            hand_label=HandCategory.label_of(row.hand),
             round=row.round,
             cards=cards.texts(),
             source=row.source,

@@ -157,7 +157,7 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
             )
         )  # fmt: skip
     hits = [["When", "Table, seat", "Hand", "Cards", "Level", "Amount", "Paid"], *[
-        [_short(h.at_us, letterhead), f"{h.table_id}, {h.seat}", HandCategory[h.hand].label,
+        [_short(h.at_us, letterhead), f"{h.table_id}, {h.seat}", HandCategory.label_of(h.hand),
          hit_cards(h.cards), _level(h, report.level_names) or "-", format_cents(h.award_cents),
          _paid(h)]
         for h in report.hits
@@ -222,7 +222,7 @@ def _hit_row(h: HitRecord, letterhead: Letterhead) -> dict[str, Any]:
         "table_id": h.table_id,
         "seat": h.seat,
         "hand": h.hand,
-        "hand_name": HandCategory[h.hand].label,
+        "hand_name": HandCategory.label_of(h.hand),
         "cards": ShownCards.of(h.cards).compact() or "",
         "verified_cards": ShownCards.of(h.verified_cards).compact() or "",
         "level": h.level or "",

@@ -155,3 +155,12 @@ async def test_every_list_shows_the_joker_and_a_bad_record(
         assert exported.status_code == 200, exported.text
         (row,) = [r for r in csv.DictReader(io.StringIO(exported.text)) if r["hit_id"] == royal]
         assert row["cards"].count(" ") == 4  # the table's five cards, still readable
+        # The day's report prints it, saying what cannot be read.
+        caribbean = f"/api/v1/links/caribbean/reports/gaming-day?date={day}"
+        data = _ok(await http.get(f"{caribbean}&format=json", headers=auditor))
+        assert isinstance(data, dict)
+        (printed_royal,) = [h for h in data["hits"] if h["hit_id"] == royal]
+        assert printed_royal["verified_cards"].startswith("unreadable: the stored cards '51,x'")
+        for fmt in ("csv", "pdf"):
+            answer = await http.get(f"{caribbean}&format={fmt}", headers=auditor)
+            assert answer.status_code == 200, answer.text

@@ -3,9 +3,11 @@ back without ever failing the record: what is wrong is said, the stored text kep
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from app.api.floor_models import VerifyRequest
+from app.api.floor_models import HitRead, VerifyRequest
 from controller.core.games import Game
 from controller.core.hands import (
     JOKER,
@@ -21,6 +23,7 @@ from controller.core.hands import (
     read_stored_cards,
 )
 from controller.core.verification import HitWorkRefused, confirmed_cards
+from controller.storage.hits import HitRecord
 
 H = HandCategory
 FIVE_ACES = (51, 50, 49, 48, JOKER, 0, 5)  # As Ah Ad Ac, the joker, 2c 3d
@@ -94,3 +97,36 @@ def test_only_a_game_whose_deck_has_a_joker_takes_it_at_a_verification() -> None
         )
         == FIVE_ACES
     )
+
+
+def test_a_hit_whose_record_cannot_be_read_is_shown_with_what_is_wrong() -> None:
+    row = HitRecord(
+        hit_id="t-1#4",
+        link_id="t",
+        table_id="t-1",
+        table_seq=4,
+        seat=2,
+        hand="SIX_ACES",
+        round=9,
+        cards="51,x",
+        source="table",
+        status="refused",
+        award_cents=0,
+        paid_from=None,
+        settlement_group="g",
+        settlement_order=0,
+        policy="split",
+        refusal="no such hand",
+        entered_by=None,
+        at_us=1,
+        verified_cards="51,50,49,48,52,0,5",
+    )
+    shown = HitRead.of(row)
+    assert shown.hand_label == "SIX_ACES" and shown.cards is None
+    assert shown.verified_cards == ["As", "Ah", "Ad", "Ac", "JK", "2c", "3d"]
+    assert shown.raw == {"hand": "SIX_ACES", "cards": "51,x"}
+    assert shown.problem == (
+        "the stored hand 'SIX_ACES' is no hand the controller knows; cards: the stored cards "
+        "'51,x' hold 'x', not a card code"
+    )
+    assert HitRead.of(replace(row, hand="FIVE_ACES", cards=None)).problem is None
