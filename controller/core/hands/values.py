@@ -53,6 +53,13 @@ class HandCategory(enum.IntEnum):
         return label[:1].upper() + label[1:]
 
     @classmethod
+    def label_of(cls, name: str) -> str:
+        """The label of a hand kept by its name (``"ROYAL_FLUSH"``); a name no hand has is
+        shown as it is, so a record holding one is still shown."""
+        member = cls.__members__.get(name)
+        return name if member is None else member.label
+
+    @classmethod
     def parse(cls, text: str) -> HandCategory:
         """A category from its name or label, ignoring case, ``_``, ``-`` and spacing."""
         if isinstance(text, str):
