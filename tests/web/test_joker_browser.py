@@ -63,9 +63,11 @@ async def test_tech_shows_the_joker_and_refreshes_after_each_step(tmp_path: Path
         await expect(card.locator(".steps")).to_contain_text("✓ Verified by")
         await card.locator("button.pay").click()
         await expect(card.locator(".result.ok")).to_contain_text("Hand pay of $")
-        await expect(card.locator(".steps")).to_contain_text("✓ Hand pay recorded")
+        await expect(card.locator(".steps")).to_contain_text(
+            re.compile(r"✓ Hand pay of \$[\d,.]+ recorded")
+        )
         await expect(other.locator(f'#holding [data-hit="{five}"] .steps')).to_contain_text(
-            "✓ Hand pay recorded"
+            re.compile(r"✓ Hand pay of \$[\d,.]+ recorded")
         )
         await card.locator("button.reset-here").click()
         await expect(page.locator(f'#holding [data-hit="{five}"]')).to_have_count(0)
