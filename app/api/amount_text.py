@@ -112,6 +112,7 @@ _KINDS: dict[str, TypeAdapter[int]] = {
     "paid": TypeAdapter(PaidCentsText),
     "change": TypeAdapter(SignedCentsText),
     "share": TypeAdapter(ShareText),
+    "hidden": TypeAdapter(ShareOrNoneText),
     "rate": TypeAdapter(RateText),
 }
 _SHOW: dict[str, Callable[[int], str]] = {
@@ -119,14 +120,16 @@ _SHOW: dict[str, Callable[[int], str]] = {
     "paid": format_cents,
     "change": format_cents,
     "share": format_bp,
+    "hidden": format_bp,
     "rate": format_bp,
 }
 
 
 class ReadingAsk(BaseModel):
-    kind: Literal["amount", "paid", "change", "share", "rate"] = Field(
+    kind: Literal["amount", "paid", "change", "share", "hidden", "rate"] = Field(
         description="amount ($0 or more), paid (at least a cent), change (an amount up or "
-        "down, -$120.00), share (above 0% to 100%), rate (a rate of progression)"
+        "down, -$120.00), share (above 0% to 100%), hidden (a hidden share, 0% to 100%), "
+        "rate (a rate of progression)"
     )
     text: str = Field(max_length=40, examples=["$6,000"])
 
