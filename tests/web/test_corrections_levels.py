@@ -21,7 +21,13 @@ from tests.web.floor import WebFloor, settings_in, web_floor
 
 LINKS = {"caribbean": (Game.CARIBBEAN_STUD, 2)}
 STUD_LINES = [line for line in PAYTABLE if line["game"] == Game.CARIBBEAN_STUD.value]
-LEVELS = {"caribbean": {"level": CARIBBEAN_LEVELS, "paytable": STUD_LINES}}
+LEVELS = {
+    "caribbean": {
+        "name": "Caribbean Stud and Draw progressive",
+        "level": CARIBBEAN_LEVELS,
+        "paytable": STUD_LINES,
+    }
+}
 # Every meter of the demo's Caribbean pool, as the form names it.
 METERS = {
     "L1": "Grand",

@@ -40,7 +40,6 @@ async def ask(page: Page, key: str, delta: str) -> None:
 async def test_each_meter_of_a_link_of_levels_is_corrected_on_the_page(
     tmp_path: Path, size: tuple[int, int], keys: list[str]
 ) -> None:
-    wide = size[0] > 1000
     url = f"sqlite+aiosqlite:///{tmp_path / 'progressive.db'}"
     assert settings_in(tmp_path).database_url == url
     async with (
@@ -103,11 +102,25 @@ async def test_each_meter_of_a_link_of_levels_is_corrected_on_the_page(
         )
         await shot(approver, f"corrections-levels-approved-{size[0]}")
         assert await sideways_px(approver) == 0
-        if wide:
-            # The link's select keeps to its cell: it ends before the next field begins.
-            link = await asker.locator("#correction-link").bounding_box()
-            delta = await asker.locator("#correction-delta").bounding_box()
-            assert link is not None and delta is not None
-            same_row = abs(link["y"] - delta["y"]) < 5
-            assert not same_row or link["x"] + link["width"] <= delta["x"], (link, delta)
+        await no_field_over_another(asker)
         await ledger_whole(wf)
+
+
+async def no_field_over_another(page: Page) -> None:
+    """Every field of the correction form keeps to its cell: the link's select, with a long
+    name, ends before the field beside it begins."""
+    boxes = []
+    for field in await page.locator("#correction select, #correction input").all():
+        box = await field.bounding_box()
+        if box is not None and box["width"] > 0:
+            boxes.append((await field.get_attribute("id"), box))
+    assert len(boxes) >= 5
+    for i, (a, p) in enumerate(boxes):
+        for b, q in boxes[i + 1 :]:
+            apart = (
+                p["x"] + p["width"] <= q["x"] + 0.5
+                or q["x"] + q["width"] <= p["x"] + 0.5
+                or p["y"] + p["height"] <= q["y"] + 0.5
+                or q["y"] + q["height"] <= p["y"] + 0.5
+            )
+            assert apart, f"{a} {p} overlaps {b} {q}"
