@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security import Principal, Role, require
 from controller.core.money import MAX_AMOUNT_CENTS, MoneyError, displayed_cents, parse_cents
+from controller.core.reducer import EngineError
+from controller.core.reducer.levels import meter_label
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.runtime.service import FloorService
 from controller.storage.papers.corrections import CorrectionRequest
 from controller.storage.store import NotFound
 
@@ -38,13 +41,28 @@ class CorrectionRequestRead(BaseModel):
     decided_at_us: int | None
     decision_reason: str | None
     correction_id: str | None
+    meter: str | None = Field(
+        description="the meter of a link of levels it corrects (L2, L1.reserve...); "
+        "null: the link's one meter"
+    )
+    meter_name: str | None = Field(description='the meter as people call it: "Grand reserve"')
+
+
+class CorrectionMeterRead(BaseModel):
+    meter: str = Field(examples=["L1.reserve"])
+    name: str = Field(examples=["Grand reserve"])
+    amount_cents: int
 
 
 class RejectRequest(BaseModel):
     reason: Note
 
 
-def _request(r: CorrectionRequest) -> CorrectionRequestRead:
+def _request(r: CorrectionRequest, service: FloorService) -> CorrectionRequestRead:
+    state = service.runtime.states.get(r.link_id)
+    name = None
+    if r.meter is not None and state is not None:
+        name = meter_label([lv.config for lv in state.levels], r.meter)
     return CorrectionRequestRead(
         request_id=r.request_id,
         link_id=r.link_id,
@@ -59,6 +77,8 @@ def _request(r: CorrectionRequest) -> CorrectionRequestRead:
         decided_at_us=r.decided_at_us,
         decision_reason=r.decision_reason,
         correction_id=r.correction_id,
+        meter=r.meter,
+        meter_name=name,
     )
 
 
@@ -68,7 +88,8 @@ def _request(r: CorrectionRequest) -> CorrectionRequestRead:
     status_code=status.HTTP_201_CREATED,
     summary="Request a correction of the meter (applied when a second person approves)",
     description="Multipart form: delta_cents (negative lowers the meter; or delta, the amount "
-    'as typed, "-$120.00"), category, reason and '
+    'as typed with its $, "-$120.00"), category, reason, meter (on a link of levels, the one '
+    "to correct: L1, L1.reserve, L2.overflow..., as GET .../corrections/meters lists them) and "
     f"a supporting document (PDF, PNG, JPEG or UTF-8 text, at most "
     f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB; required for a reduction).",
     responses=errors(401, 403, 404, 409, 422),
@@ -83,16 +104,25 @@ async def request_correction(
     delta: Annotated[
         str | None, Form(max_length=40, description='delta_cents as typed, "-$120.00"')
     ] = None,
+    meter: Annotated[
+        str | None,
+        Form(max_length=32, description="on a link of levels: the meter to correct (L1.reserve)"),
+    ] = None,
     document: Annotated[UploadFile | None, File()] = None,
 ) -> CorrectionRequestRead:
     if (delta is None) == (delta_cents is None):
         raise bad_input("body.delta_cents", "give the change as delta_cents or delta, one of them")
     if delta is not None:
         try:
-            delta_cents = parse_cents(delta, allow_negative=True)
+            # Typed with its $, as on the command line: "10" is never taken for $10.
+            delta_cents = parse_cents(delta, allow_negative=True, unit_required=True)
         except MoneyError as exc:
             raise bad_input("body.delta", str(exc)) from None
     assert delta_cents is not None
+    try:
+        meter = corrections.check_meter(service.runtime, link_id, meter or None)
+    except EngineError as exc:
+        raise bad_input("body.meter", str(exc)) from None
     content: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if document is not None:
@@ -113,8 +143,26 @@ async def request_correction(
         document=content,
         document_name=name,
         document_type=kind,
+        meter=meter,
     )
-    return _request(await corrections.correction_request(service.engine, request_id))
+    return _request(await corrections.correction_request(service.engine, request_id), service)
+
+
+@router.get(
+    "/links/{link_id}/corrections/meters",
+    tags=["corrections"],
+    summary="The meters a correction of a link of levels chooses from",
+    description="Every meter of a link of levels, with its name and current amount; a "
+    "correction names one. Empty for a link of one meter: its corrections need no choice.",
+    responses=errors(401, 403, 404, 422),
+)
+async def correction_meters(
+    link_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(REQUESTERS)]
+) -> list[CorrectionMeterRead]:
+    return [
+        CorrectionMeterRead(meter=m.key, name=m.name, amount_cents=displayed_cents(m.units))
+        for m in corrections.correction_meters(service.runtime, link_id)
+    ]
 
 
 @router.get(
@@ -134,7 +182,7 @@ async def list_corrections(
     if link is not None and link not in service.runtime.states:
         raise NotFound(f"no link {link!r}")
     rows = await corrections.correction_requests(service.engine, link_id=link, status=status_)
-    return [_request(r) for r in rows]
+    return [_request(r, service) for r in rows]
 
 
 @router.post(
@@ -147,7 +195,7 @@ async def approve_correction(
     request_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
 ) -> CorrectionRequestRead:
     await corrections.approve_correction(service.runtime, request_id, approved_by=who.username)
-    return _request(await corrections.correction_request(service.engine, request_id))
+    return _request(await corrections.correction_request(service.engine, request_id), service)
 
 
 @router.post(
@@ -165,4 +213,4 @@ async def reject_correction(
     await corrections.reject_correction(
         service.runtime, request_id, rejected_by=who.username, reason=body.reason
     )
-    return _request(await corrections.correction_request(service.engine, request_id))
+    return _request(await corrections.correction_request(service.engine, request_id), service)

@@ -1,10 +1,11 @@
 """The regulated paperwork over HTTP: devices removed from play
-(``app.api.integrity_records``), corrections by two people (``app.api.corrections``) and the
-reconciliation of a link's meter for auditors (``app.api.reconciliation``), under one router."""
+(``app.api.integrity_records``), corrections by two people (``app.api.corrections``), the
+reconciliation of a link's meter for auditors (``app.api.reconciliation``) and how an amount
+or a rate as typed is read (``app.api.amount_text``), under one router."""
 
 from fastapi import APIRouter
 
-from app.api import corrections, integrity_records, reconciliation
+from app.api import amount_text, corrections, integrity_records, reconciliation
 from app.api.corrections import (
     APPROVERS,
     AUDIT_READERS,
@@ -46,6 +47,7 @@ router = APIRouter()
 router.include_router(integrity_records.router)
 router.include_router(corrections.router)
 router.include_router(reconciliation.router)
+router.include_router(amount_text.router)
 
 __all__ = [
     "APPROVERS",

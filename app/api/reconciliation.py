@@ -3,6 +3,7 @@ report as CSV or PDF."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from typing import Annotated, Any, Literal
 
@@ -131,6 +132,14 @@ async def get_reconciliation(
         return await job.run(_report, total, weeks, _names(service, link_id))
 
 
+def _day(at_us: int) -> str:
+    """The UTC day of ``at_us``: ``2026-01-31``."""
+    return (_EPOCH + dt.timedelta(microseconds=at_us)).date().isoformat()
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
 def _names(service: FloorService, link_id: str) -> dict[str, str]:
     """The levels' names by key, as the link is loaded now."""
     state = service.runtime.states.get(link_id)
@@ -189,8 +198,9 @@ async def export_reconciliation(
             await reconciliation.chain_head(service.engine, link_id),
             service.last_checkpoint(link_id),
         )
-        # The file name is built from checked values only, never from what a caller typed.
-        stem = f"reconciliation-{since_us}-{until_us}"
+        # The file name is built from checked values only, never from what a caller typed:
+        # the link and the first and last days of the period (UTC, as the period is read).
+        stem = f"reconciliation-{link_id}-{_day(since_us)}-{_day(max(since_us, until_us - 1))}"
         names = _names(service, link_id)
         if format == "csv":
             text = await job.run(_report_csv, total, weeks, anchors, names)

@@ -319,6 +319,39 @@ const Api = (() => {
   // A link as people name it: its name, and its id only when that says something more.
   function linkName(l) { return !l.name || l.name === l.link_id ? l.link_id : `${l.name} (${l.link_id})`; }
 
+  // How an amount or a rate as typed is read, said as one types by the server's one parser
+  // (POST /api/v1/readings), so that what is sent is what the person meant: "reads as
+  // $6,000.00", or what is wrong ("'6000' needs its unit: write an amount like $1,234.56";
+  // with ``quiet``, only a reading: a form that checks as one types shows its problems).
+  // ``kind``: amount, paid, change, share, hidden, rate, or a function that says which.
+  // Returns the element that says it, for the caller to place by the field.
+  function echo(input, kind, quiet) {
+    const out = el("span", { class: "reads", "aria-live": "polite" });
+    let timer = null;
+    let asked = 0;
+    async function read() {
+      const mine = ++asked;
+      const text = input.value.trim();
+      const k = typeof kind === "function" ? kind() : kind;
+      if (!text || !k) { out.className = "reads"; out.textContent = ""; return; }
+      try {
+        const r = await call("POST", "/api/v1/readings", { kind: k, text });
+        if (mine !== asked) return;
+        out.className = "reads ok";
+        out.textContent = `reads as ${r.reads_as}`;
+      } catch (e) {
+        if (mine !== asked) return;
+        out.className = "reads bad";
+        out.textContent = quiet ? "" : (e.problems.length ? e.problems[0].problem : e.message);
+      }
+    }
+    const later = () => { clearTimeout(timer); timer = setTimeout(read, 250); };
+    input.addEventListener("input", later);
+    input.addEventListener("change", later);
+    out.refresh = later;
+    return out;
+  }
+
   function message(text, ok) {
     const box = document.getElementById("message");
     box.textContent = text;
@@ -327,7 +360,7 @@ const Api = (() => {
   }
 
   return {
-    call, download, start, cardFace, hitCards, loadFailed, cents, rate, time, el, fold, hitRows,
-    linkName, message, ApiError, token, user, roleName,
+    call, download, start, cardFace, hitCards, loadFailed, cents, rate, time, el, echo, fold,
+    hitRows, linkName, message, ApiError, token, user, roleName,
   };
 })();

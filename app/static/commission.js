@@ -9,7 +9,7 @@ let current = null;
 function changeCell(s) {
   const lines = (s.words && s.words.change) || [];
   if (!lines.length) return el("td", { class: "muted" }, "no change");
-  return el("td", {}, ...lines.map((c) => el("div", { class: "change-line" },
+  return el("td", { class: "change" }, ...lines.map((c) => el("div", { class: "change-line" },
     `${c.label}: `,
     ...(c.current === null ? [] : [el("span", { class: "was" }, c.current), " → "]),
     el("span", { class: "now" }, c.proposed))));

@@ -17,17 +17,20 @@ const Filing = (() => {
   const kind = () => $("kind").value;
 
   function fieldRow(label, input, now, key) {
+    const field = input.matches("input, select") ? input : input.querySelector("input, select");
     return el("div", { class: "field-row" },
-      el("label", { for: input.id }, label), input,
+      el("label", { for: field.id }, label), input,
       el("span", { class: "now" }, ...now),
       el("div", { class: "problem", "data-for": key, role: "alert" }));
   }
 
-  function textInput(id, key, placeholder, value) {
+  // A field for an amount or a rate, and beside it how what is typed reads ("reads as
+  // $6,000.00"); its problems are the check's to show. ``kind``: see Api.echo.
+  function textInput(id, key, placeholder, value, kind) {
     const input = el("input", { id, "data-field": key, placeholder, autocomplete: "off" });
     if (value) input.value = value;
     input.addEventListener("input", changed);
-    return input;
+    return el("span", { class: "typed" }, input, Api.echo(input, kind, true));
   }
 
   function select(options, value, key) {
@@ -42,12 +45,12 @@ const Filing = (() => {
     const lock = terms.jackpot_won_since_rate_set
       ? "a jackpot was won since it was set, so it may change"
       : "no jackpot was won since it was set";
-    return [fieldRow("Proposed rate of progression", textInput("rate", "rate", "e.g. 82.5%"),
+    return [fieldRow("Proposed rate of progression", textInput("rate", "rate", "e.g. 82.5%", "", "rate"),
       ["now ", el("b", {}, Words.rate(terms.rate_bp)), ` (${lock})`], "rate")];
   }
 
   function resetFields() {
-    return [fieldRow("Proposed reset amount", textInput("reset", "reset", "e.g. $10,000.00"),
+    return [fieldRow("Proposed reset amount", textInput("reset", "reset", "e.g. $10,000.00", "", "amount"),
       ["now ", el("b", {}, cents(terms.reset_cents))], "reset")];
   }
 
@@ -68,14 +71,17 @@ const Filing = (() => {
         ? select(terms.levels.map((v, n) => [String(n + 1), `level ${n + 1} (${v.name})`]),
           String(now && now.level ? now.level : 1), `paytable.${i}.level`)
         : "";
+      const pay = textInput(`pay-${i}`, `paytable.${i}.amount`, "10% or $500.00", amount,
+        () => ({ share: "share", fixed: "paid" })[how.value]);
+      how.addEventListener("change", () => pay.lastChild.refresh());
       return el("tr", { "data-hand": h.hand },
         el("td", { class: "hand" }, Words.hand(h.hand)),
         el("td", { class: "now" }, now ? Words.line(now).replace(/^[^:]+: /, "") : "pays nothing"),
         el("td", {}, how),
-        el("td", {}, textInput(`pay-${i}`, `paytable.${i}.amount`, "10% or $500.00", amount)),
+        el("td", {}, pay),
         ...(levels > 1 ? [el("td", {}, level)] : []),
         el("td", {}, textInput(`envy-${i}`, `paytable.${i}.envy`, "none",
-          now && now.envy_cents ? cents(now.envy_cents) : "")),
+          now && now.envy_cents ? cents(now.envy_cents) : "", "paid")),
         el("td", {}, el("div", { class: "problem", "data-for": `paytable.${i}`, role: "alert" })));
     });
     return [
@@ -93,11 +99,11 @@ const Filing = (() => {
     const rows = terms.levels.map((v, i) => el("tr", { "data-level": String(i) },
       el("td", { class: "hand" }, `${i + 1}. ${v.name}`),
       el("td", { class: "now" }, Words.level(v).replace(/^[^:]+: /, "")),
-      el("td", {}, textInput(`level-reset-${i}`, `levels.${i}.reset`, "$10,000.00", cents(v.reset_cents))),
-      el("td", {}, textInput(`level-rate-${i}`, `levels.${i}.rate`, "40%", Words.rate(v.rate_bp))),
-      el("td", {}, textInput(`level-reserve-${i}`, `levels.${i}.reserve`, "0%", Words.rate(v.reserve_bp))),
+      el("td", {}, textInput(`level-reset-${i}`, `levels.${i}.reset`, "$10,000.00", cents(v.reset_cents), "amount")),
+      el("td", {}, textInput(`level-rate-${i}`, `levels.${i}.rate`, "40%", Words.rate(v.rate_bp), "share")),
+      el("td", {}, textInput(`level-reserve-${i}`, `levels.${i}.reserve`, "0%", Words.rate(v.reserve_bp), "hidden")),
       el("td", {}, textInput(`level-limit-${i}`, `levels.${i}.limit`, "no limit",
-        v.limit_cents ? cents(v.limit_cents) : "")),
+        v.limit_cents ? cents(v.limit_cents) : "", "paid")),
       el("td", {}, el("div", { class: "problem", "data-for": `levels.${i}`, role: "alert" }))));
     return [
       el("table", { class: "edit", id: "levels" },

@@ -104,7 +104,7 @@ async function decideCorrection(c, action, cell, reason) {
   try {
     const done = await call("POST", `/api/v1/corrections/${encodeURIComponent(c.request_id)}/${action}`, body);
     cell.replaceChildren(el("span", { class: "result ok" }, done.status === "approved" ? "Approved: the meter was corrected." : "Rejected."));
-    await loadCorrections(false);
+    await Promise.all([loadCorrections(false), loadMeters()]);
   } catch (e) {
     cell.replaceChildren(el("span", { class: "result bad" }, e.message));
   }
@@ -140,7 +140,7 @@ async function loadCorrections(all = true) {
     const state = c.status === "pending" ? "waiting for a second person"
       : `${c.status} by ${c.decided_by}${c.decision_reason ? `: ${c.decision_reason}` : ""}`;
     return el("tr", { "data-id": c.request_id },
-      el("td", {}, time(c.at_us)), el("td", {}, c.link_id),
+      el("td", {}, time(c.at_us)), el("td", {}, where(c)),
       el("td", { class: "num" }, cents(c.delta_cents)),
       el("td", {}, CATEGORIES[c.category] || c.category), el("td", {}, c.reason), el("td", {}, doc),
       el("td", {}, c.requested_by), el("td", { class: `status-${c.status}` }, state), action);
@@ -148,10 +148,33 @@ async function loadCorrections(all = true) {
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "9", class: "muted" }, "No correction was asked for.")));
 }
 
+// A correction's link, and on a link of levels the meter it corrects: "caribbean, Grand
+// reserve (L1.reserve)".
+function where(c) {
+  return c.meter ? `${c.link_id}, ${c.meter_name || c.meter} (${c.meter})` : c.link_id;
+}
+
+// A link of levels has several meters: the correction names one, chosen from each meter's
+// name and amount now. A link of one meter needs no choice.
+async function loadMeters() {
+  const link = $("correction-link").value;
+  const meters = link
+    ? await call("GET", `/api/v1/links/${encodeURIComponent(link)}/corrections/meters`) : [];
+  const select = $("correction-meter");
+  const keep = select.value;
+  $("correction-meter-box").hidden = !meters.length;
+  select.required = meters.length > 0;
+  select.replaceChildren(
+    el("option", { value: "" }, "choose the meter"),
+    ...meters.map((m) => el("option", { value: m.meter }, `${m.name} (${m.meter}): ${cents(m.amount_cents)}`)));
+  if (meters.some((m) => m.meter === keep)) select.value = keep;
+}
+
 async function askCorrection(event) {
   event.preventDefault();
   const form = new FormData();
   form.set("delta", $("correction-delta").value.trim());
+  if ($("correction-meter").value) form.set("meter", $("correction-meter").value);
   form.set("category", $("correction-category").value);
   form.set("reason", $("correction-reason").value);
   const file = $("correction-document").files[0];
@@ -169,9 +192,10 @@ async function askCorrection(event) {
     return;
   }
   result.className = "result ok";
-  result.textContent = `Asked: ${cents(data.delta_cents)} on ${data.link_id}, waiting for a second person.`;
+  result.textContent = `Asked: ${cents(data.delta_cents)} on ${where(data)}, waiting for a second person.`;
   $("correction").reset();
-  await loadCorrections();
+  deltaRead.refresh();
+  await Promise.all([loadCorrections(), loadMeters()]);
 }
 
 async function ready() {
@@ -181,8 +205,11 @@ async function ready() {
   const links = await call("GET", "/api/v1/links");
   // A fixed-pay link has no meter (68 IAC 10-7-5(e)): there is nothing on it to correct.
   const metered = links.filter((l) => l.meter_cents !== null);
+  const keep = $("correction-link").value;
   $("correction-link").replaceChildren(...metered.map((l) => el("option", { value: l.link_id }, Words.link(l))));
+  if (metered.some((l) => l.link_id === keep)) $("correction-link").value = keep;
   await Promise.all([
+    loadMeters(),
     Filing.start(links, () => loadSubmissions().catch(report)),
     loadSubmissions(), loadAnomalies(), loadCorrections(),
   ]);
@@ -190,5 +217,8 @@ async function ready() {
 
 Filing.wire(report);
 $("correction").addEventListener("submit", (e) => askCorrection(e).catch(report));
+$("correction-link").addEventListener("change", () => loadMeters().catch(report));
+const deltaRead = Api.echo($("correction-delta"), "change");
+$("correction-delta").after(deltaRead);
 $("sign-out").addEventListener("click", () => { $("work").hidden = true; $("not-allowed").hidden = true; });
 Api.start(() => ready().catch(report));

@@ -171,6 +171,25 @@ class ParSheet:
             (self.level_share(i + 1) * m for i, m in enumerate(meters_cents)), Fraction(0)
         )
 
+    def long_run_return(self, *, rate_bp: int, reset_cents: int) -> Fraction:
+        """The side bet's return in the long run (1 is 100 %) on a link of one meter that
+        grows by ``rate_bp`` of every wager and is reset to ``reset_cents`` after each
+        jackpot: what the rate of progression returns to patrons (68 IAC 10-1-1.1(b)).
+
+        The meter neither grows nor shrinks without bound in the long run, so what it pays
+        equals what goes into it: the rate's share of each wager, and the reset amount the
+        house seeds each time a line paying the whole meter resets it (the chance of such a
+        hand per side bet x the reset amount, per unit wagered). With the fixed lines on
+        top: ``fixed + rate + P(jackpot) x reset / wager``. A paytable with no line paying
+        from the meter never pays it out: its return is the fixed lines'. Exact (the cent
+        each award rounds down stays on the meter and is paid with a later one).
+        """
+        if self.meter_share == 0:
+            return self.fixed_return
+        resets = sum((o.probability for o in self.lines if o.line.resets_meter), Fraction(0))
+        seeded = resets * reset_cents / self.wager_cents
+        return self.fixed_return + Fraction(rate_bp, BP_PER_WHOLE) + seeded
+
     @property
     def envy_per_other_seat(self) -> Fraction:
         """The expected envy paid to this side bet per other seat at the table with a side
@@ -227,8 +246,12 @@ def par_sheet_dict(
     meter_cents: int,
     levels: Sequence[LevelConfig] | None = None,
     level_meters_cents: Sequence[int] | None = None,
+    rate_bp: int | None = None,
 ) -> dict[str, Any]:
     """The par sheet as the packet carries it: JSON-ready, exact figures as ``n/d`` text.
+
+    With ``rate_bp`` a classic link's sheet also gives, per wager, the long-run return at
+    that rate of progression (``ParSheet.long_run_return``).
 
     ``levels`` (a link of levels, or an empty sequence for a fixed-pay link) adds, per wager,
     the return at every level's reset amount and at every level's meter
@@ -252,21 +275,25 @@ def par_sheet_dict(
     by_wager = []
     for sheet in (par_sheet(paytable, wager_cents=w) for w in sorted(set(wagers_cents))):
         even = sheet.break_even_meter
-        by_wager.append(
-            {
-                "wager_cents": sheet.wager_cents,
-                "wager": format_cents(sheet.wager_cents),
-                "return_at_reset": return_dict(sheet.expected_return(reset_cents)),
-                "return_at_meter": return_dict(sheet.expected_return(meter_cents)),
-                "break_even_meter": None
-                if even is None
-                else {
-                    "exact_cents": fraction_text(even),
-                    "cents": ceil_cents(even),
-                    "amount": format_cents(ceil_cents(even)),
-                },
+        entry: dict[str, Any] = {
+            "wager_cents": sheet.wager_cents,
+            "wager": format_cents(sheet.wager_cents),
+            "return_at_reset": return_dict(sheet.expected_return(reset_cents)),
+            "return_at_meter": return_dict(sheet.expected_return(meter_cents)),
+            "break_even_meter": None
+            if even is None
+            else {
+                "exact_cents": fraction_text(even),
+                "cents": ceil_cents(even),
+                "amount": format_cents(ceil_cents(even)),
+            },
+        }
+        if rate_bp is not None:
+            entry["long_run_return"] = {
+                "rate_bp": rate_bp,
+                **return_dict(sheet.long_run_return(rate_bp=rate_bp, reset_cents=reset_cents)),
             }
-        )
+        by_wager.append(entry)
     out = sheet_head(paytable, reset_cents=reset_cents, meter_cents=meter_cents)
     out["lines"] = [line_dict(o) for o in line_odds(paytable)]
     out["by_wager"] = by_wager

@@ -11,11 +11,14 @@ import enum
 import hashlib
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access.duties import check_independent
 from controller.core.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
+from controller.core.reducer import correction_meter
+from controller.core.reducer.levels import is_single_meter, meter_label, meters_of
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
 from controller.rules.records import check_correction_request
 from controller.runtime.links import LinkRuntime
@@ -32,6 +35,39 @@ class CorrectionCategory(enum.StrEnum):
     OTHER = "other"
 
 
+@dataclass(frozen=True, slots=True)
+class CorrectionMeter:
+    """A meter a correction of a link may move, as the form offers it."""
+
+    key: str  # L1, L1.reserve, L2.overflow...
+    name: str  # Grand, Grand reserve, Major overflow...
+    units: int
+
+
+def correction_meters(runtime: LinkRuntime, link_id: str) -> list[CorrectionMeter]:
+    """The meters of a link of levels, one to be named by each correction of it; none for a
+    link of one meter, whose corrections need no choice."""
+    state = runtime.states.get(link_id)
+    if state is None:
+        raise NotFound(f"no link {link_id!r}")
+    levels = [lv.config for lv in state.levels]
+    if not levels or is_single_meter(levels):
+        return []
+    return [
+        CorrectionMeter(key, meter_label(levels, key), units)
+        for key, units in meters_of(state.levels).items()
+    ]
+
+
+def check_meter(runtime: LinkRuntime, link_id: str, meter: str | None) -> str | None:
+    """The meter a correction of ``link_id`` names, checked against the link's meters when it
+    is filed (and again when it is applied): None for a link of one meter."""
+    state = runtime.states.get(link_id)
+    if state is None:
+        raise NotFound(f"no link {link_id!r}")
+    return correction_meter(state, meter)
+
+
 async def request_correction(
     runtime: LinkRuntime,
     *,
@@ -43,10 +79,12 @@ async def request_correction(
     document: bytes | None,
     document_name: str = "document",
     document_type: str = "application/octet-stream",
+    meter: str | None = None,
 ) -> str:
-    """A pending request, its document kept; the meter does not move yet."""
-    if link_id not in runtime.states:
-        raise NotFound(f"no link {link_id!r}")
+    """A pending request, its document kept; the meter does not move yet. ``meter``: the one
+    of a link of levels it corrects (``L2``, ``L1.reserve``...), refused unless the link has
+    it."""
+    meter = check_meter(runtime, link_id, meter)
     check_cents("a correction", delta_cents, low=-MAX_AMOUNT_CENTS)
     delta_units = delta_cents * UNITS_PER_CENT
     now = runtime.clock.now_us()
@@ -67,7 +105,7 @@ async def request_correction(
         await stored.insert_request(
             conn, request_id=request_id, link_id=link_id, delta_units=delta_units,
             category=str(category), reason=reason, document_sha256=digest,
-            requested_by=requested_by, at_us=now, status="pending",
+            requested_by=requested_by, at_us=now, status="pending", meter=meter,
         )  # fmt: skip
 
     await runtime.store.commit(
@@ -81,6 +119,7 @@ async def request_correction(
             "after": {
                 "request_id": request_id,
                 "delta_cents": delta_cents,
+                "meter": meter,
                 "category": str(category),
                 "reason": reason,
                 "document_sha256": digest,
@@ -158,6 +197,7 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
         document_name=name,
         document_type=kind,
         correction_id=correction_id,
+        meter=req.meter,
         also=_decide(
             request_id,
             status="approved",

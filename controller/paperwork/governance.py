@@ -230,6 +230,7 @@ def _par_sheets(
             wagers_cents=wagers,
             reset_cents=reset,
             meter_cents=reset if f.meter_cents is None else f.meter_cents,
+            rate_bp=tables.get("rate_bp"),
         )
 
     bound = f.jackpot_odds_bound

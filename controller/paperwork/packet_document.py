@@ -251,6 +251,11 @@ def _hold(exact: str) -> str:
     return text.replace("%", " %")
 
 
+def _long_run(figure: Mapping[str, Any]) -> str:
+    """``92.10 % at a rate of 82.50 %``."""
+    return f"{_percent(figure)} at a rate of {rate_text(figure['rate_bp'])}"
+
+
 def _returns(packet: Mapping[str, Any]) -> list[Doc]:
     """The return to players and the hold of the side bet, per game and side bet."""
     new = packet["current"] is None
@@ -279,6 +284,17 @@ def _returns(packet: Mapping[str, Any]) -> list[Doc]:
                     _percent(w["return_at_meter"]),
                 ],
             ]
+            # What the rate of progression returns in the long run (68 IAC 10-1-1.1(b)), at
+            # each rate; a packet filed before it was computed has none.
+            if "long_run_return" in w:
+                was_long = b.get("long_run_return") if b else None
+                rows.append(
+                    [
+                        f"{at}: long-run return to players at the rate of progression",
+                        _long_run(was_long) if was_long else NONE,
+                        _long_run(w["long_run_return"]),
+                    ]
+                )
         sections.append(
             _compare(
                 "returns",

@@ -126,7 +126,8 @@ def render_pdf(
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.add_page()
     pdf.set_font("Helvetica", style="B", size=15)
-    pdf.multi_cell(0, 8, _latin1(title), new_x="LMARGIN", new_y="NEXT")
+    # Left-aligned: a title that wraps is not stretched to the margin with wide gaps.
+    pdf.multi_cell(0, 8, _latin1(title), new_x="LMARGIN", new_y="NEXT", align="L")
     pdf.ln(3)
     if letterhead is not None:
         pdf.set_font("Helvetica", size=8)
@@ -148,7 +149,7 @@ def render_pdf(
         lines = len(body) if isinstance(body, Sequence) else 0
         room_for(_HEADING_WITH_A_LINE_MM + (5 * lines + signing if last_words else 0))
         pdf.set_font("Helvetica", style="B", size=11)
-        pdf.multi_cell(0, 6, _latin1(heading), new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(0, 6, _latin1(heading), new_x="LMARGIN", new_y="NEXT", align="L")
         pdf.set_font("Helvetica", size=9)
         if isinstance(body, Fields):
             with pdf.table(
@@ -178,7 +179,7 @@ def render_pdf(
         else:
             for paragraph in body:
                 assert isinstance(paragraph, str)
-                pdf.multi_cell(0, 5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
+                pdf.multi_cell(0, 5, _latin1(paragraph), new_x="LMARGIN", new_y="NEXT", align="L")
         pdf.ln(3)
     if signatures:
         room_for(6 + _SIGNATURE_MM * len(signatures))

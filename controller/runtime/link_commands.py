@@ -180,10 +180,13 @@ class LinkCommands(LinkMemory):
         document_type: str = "application/octet-stream",
         correction_id: str | None = None,
         also: Extra | None = None,
+        meter: str | None = None,
     ) -> Outcome:
         """A correcting entry with its supporting document, all in one transaction.
 
-        ``also`` writes what belongs with it (the approved request) in the same transaction.
+        ``meter`` is the meter of a link of levels it moves (``L2``, ``L1.reserve``...), named
+        in the entry's explanation; ``also`` writes what belongs with it (the approved
+        request) in the same transaction.
         """
         check_correction_reason(reason)
         check_correction_approval(requested_by=requested_by, approved_by=approved_by)
@@ -212,20 +215,26 @@ class LinkCommands(LinkMemory):
                 requested_by=requested_by,
                 approved_by=approved_by,
                 at_us=now,
+                meter=meter,
             )
             if also is not None:
                 await also(conn)
 
-        return await self.command(
-            link_id,
-            lambda s, at: reducer.apply_correction(
+        def step(s: LinkState, at: int) -> Outcome:
+            which = "" if meter is None else f" of {reducer.correction_meter_label(s, meter)}"
+            return reducer.apply_correction(
                 s,
                 correction_id=correction_id,
                 delta_units=delta_cents * UNITS_PER_CENT,
-                reason=f"correction ({category}) by {requested_by}: {reason}",
+                reason=f"correction ({category}){which} by {requested_by}: {reason}",
                 at_us=at,
                 document_sha256=digest,
-            ),
+                meter=meter,
+            )
+
+        return await self.command(
+            link_id,
+            step,
             # The approval is what changes the meter: the approver is the one who acted.
             actor=approved_by or requested_by,
             action="meter.correct",
@@ -234,6 +243,7 @@ class LinkCommands(LinkMemory):
             audit_after={
                 "correction_id": correction_id,
                 "delta_cents": delta_cents,
+                "meter": meter,
                 "document_sha256": digest,
                 "requested_by": requested_by,
                 "approved_by": approved_by,

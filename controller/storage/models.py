@@ -267,6 +267,8 @@ class CorrectionRow(Base):
     requested_by: Mapped[str] = mapped_column(String(100))
     approved_by: Mapped[str | None] = mapped_column(String(100))
     at_us: Mapped[int] = mapped_column(BigInteger)
+    # The meter of a link of levels it moved (L2, L1.reserve...); null: the link's one meter.
+    meter: Mapped[str | None] = mapped_column(String(32))
 
     __table_args__ = (
         CheckConstraint(

@@ -82,6 +82,8 @@ class CorrectionRequestRow(Base):
     document_sha256: Mapped[str | None] = mapped_column(ForeignKey("documents.sha256"))
     requested_by: Mapped[str] = mapped_column(String(100))
     at_us: Mapped[int] = mapped_column(BigInteger)
+    # The meter of a link of levels to correct (L2, L1.reserve...); null: the link's one meter.
+    meter: Mapped[str | None] = mapped_column(String(32))
     # The decision, made once.
     status: Mapped[str] = mapped_column(String(16))  # pending, approved, rejected
     decided_by: Mapped[str | None] = mapped_column(String(100))

@@ -10,6 +10,8 @@ from sqlalchemy.exc import DBAPIError
 from controller.core.games import Game
 from controller.storage.database import check_schema, downgrade, make_engine, upgrade
 from controller.storage.models import HitRow, MeterEntryRow
+from controller.storage.papers.corrections import insert_request
+from controller.storage.paperwork import CorrectionRequestRow
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
 from tests.storage.helpers import Poller, make_link, runtime
@@ -130,3 +132,20 @@ async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: st
         assert again.states["bonus"].fixed_pay and again.inoperable == {}
     finally:
         await engine.dispose()
+
+
+async def test_the_meter_of_a_correction_request_is_a_fixed_fact(store: LedgerStore) -> None:
+    # 0010 adds the column; SQLite's guard names it among the facts, PostgreSQL's fixes all
+    # but the decision.
+    async with store.engine.begin() as conn:
+        await insert_request(
+            conn, request_id="r1", link_id="stud", delta_units=5, category="other",
+            reason="count", document_sha256=None, requested_by="sup", at_us=1,
+            status="pending", meter="L1.reserve",
+        )  # fmt: skip
+    row = CorrectionRequestRow
+    with pytest.raises(DBAPIError, match=r"facts|never edited"):
+        async with store.engine.begin() as conn:
+            await conn.execute(update(row).where(row.request_id == "r1").values(meter="L2"))
+    async with store.engine.connect() as conn:
+        assert await conn.scalar(select(row.meter)) == "L1.reserve"

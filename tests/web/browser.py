@@ -53,9 +53,17 @@ def role_words(role: Role) -> str:
     return role.value.replace("_", " ")
 
 
-async def signed_in(browser: Browser, wf: WebFloor, role: Role, path: str) -> Page:
-    name, password = await new_user(wf, role)
-    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+async def signed_in(
+    browser: Browser,
+    wf: WebFloor,
+    role: Role,
+    path: str,
+    *,
+    viewport: tuple[int, int] = (1400, 1000),
+    username: str | None = None,
+) -> Page:
+    name, password = await new_user(wf, role, username)
+    page = await browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
     await page.goto(wf.base_url + path)
     await page.fill("#login-username", name)
     await page.fill("#login-password", password)
@@ -77,6 +85,11 @@ async def downloaded_pdf(page: Page, button: Locator) -> bytes:
     data = _read(await (await info.value).path())
     assert data.startswith(b"%PDF"), data[:40]
     return data
+
+
+async def sideways_px(page: Page) -> int:
+    """How far the page scrolls sideways: 0 when everything keeps to the window's width."""
+    return int(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
 
 
 def _read(path: str | Path) -> bytes:

@@ -87,8 +87,12 @@ async def web_floor(
     sim_clock: Callable[[], int] | None = None,
     sim_autodeal: bool = True,
     clock: Clock | None = None,
+    link_settings: Mapping[str, Mapping[str, object]] | None = None,
 ) -> AsyncIterator[WebFloor]:
+    """``link_settings``: more of a link's floor-file settings (its ``level`` list, its
+    ``paytable``); a link given levels takes its rate and reset amounts from them."""
     links = links or DEFAULT_LINKS
+    more = link_settings or {}
     sim = SimFloor(
         [GatewaySpec(game=game, tables=n, port=0) for game, n in links.values()],
         rounds_per_second=rounds_per_second,
@@ -107,7 +111,9 @@ async def web_floor(
                 for link_id, (game, _) in links.items()
             ],
             "link": [
-                {"id": link_id, "game": game.value, "rate": "80%", "reset": "$1,000",
+                {"id": link_id, "game": game.value,
+                 **({} if "level" in more.get(link_id, {}) else {"rate": "80%", "reset": "$1,000"}),
+                 **more.get(link_id, {}),
                  "table": [{"id": f"{link_id}-{u}", "bus": link_id, "unit": u,
                             "poll_interval_ms": poll_interval_ms, "min_round_ms": 10,
                             "max_credits_per_seat": 1, "location": f"pit 1, table {u}",

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
+import pytest
 from playwright.async_api import expect
 
+from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
 from app.security import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
@@ -14,7 +17,8 @@ from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import Proposal, SubmissionKind
 from tests.integration.harness import wait_until
-from tests.web.browser import chromium, pytestmark, shot, signed_in
+from tests.web.auth import headers_for
+from tests.web.browser import chromium, pytestmark, shot, sideways_px, signed_in
 from tests.web.floor import settings_in, web_floor
 
 __all__ = ["pytestmark"]
@@ -89,3 +93,64 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         assert done.review_reason == "Par sheet checked; 30 days of notice given"
         assert runtime.states["stud"].armed is not None
         assert runtime.states["stud"].rate_bp == 8000  # waits for the next jackpot reset
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (390, 844)])
+async def test_the_commission_page_keeps_to_the_screen(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """A levels change of the demo's four-level link and a rate change, read at a desktop's
+    and a phone's width: nothing scrolls sideways, and the rate change gives the long-run
+    return at each rate."""
+    # One simulated gateway per game: the link of levels deals Caribbean Draw here.
+    links = {"caribbean": (Game.CARIBBEAN_DRAW, 1), "stud": (Game.CARIBBEAN_STUD, 1)}
+    stud = [line for line in PAYTABLE if line["game"] == Game.CARIBBEAN_STUD.value]
+    draw = [{**line, "game": Game.CARIBBEAN_DRAW.value} for line in stud]
+    settings = {"caribbean": {"level": CARIBBEAN_LEVELS, "paytable": draw}}
+    async with (
+        chromium() as browser,
+        web_floor(tmp_path, links=links, link_settings=settings) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        runtime = wf.service.runtime
+        sup = await headers_for(wf, Role.SUPERVISOR)
+        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
+        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        levels = [
+            {k: v for k, v in lv.items() if not k.startswith("mystery") and k != "hidden"}
+            | {"rate": lv["share"]}
+            for lv in CARIBBEAN_LEVELS
+        ]
+        for lv, given in zip(levels, CARIBBEAN_LEVELS, strict=True):
+            del lv["share"]
+            if "hidden" in given:
+                lv["reserve"] = given["hidden"]
+            if "mystery_floor" in given:
+                lv["mystery"] = {"floor_cents": 50_00, "ceiling_cents": 80_00}
+        levels[0]["reset"] = "$12,000"
+        body = {"kind": "levels_change", "link_id": "caribbean", "levels": levels}
+        filed = await http.post("/api/v1/submissions", json=body, headers=sup)
+        assert filed.status_code == 201, filed.text
+        body = {"kind": "rate_change", "link_id": "stud", "rate": "90%"}
+        rate = await http.post("/api/v1/submissions", json=body, headers=sup)
+        assert rate.status_code == 201, rate.text
+
+        page = await signed_in(browser, wf, Role.COMMISSION_AGENT, "/commission", viewport=size)
+        levels_row = page.locator(f'tr[data-id="{filed.json()["submission_id"]}"]')
+        await expect(levels_row).to_contain_text("Grand")
+        await shot(page, f"commission-list-{size[0]}")
+        assert await sideways_px(page) == 0
+        await levels_row.locator("button.open").click()
+        await expect(page.locator("#doc-title")).to_contain_text(filed.json()["submission_id"])
+        await shot(page, f"commission-levels-{size[0]}")
+        assert await sideways_px(page) == 0
+
+        rate_row = page.locator(f'tr[data-id="{rate.json()["submission_id"]}"]')
+        await rate_row.locator("button.open").click()
+        returns = page.locator('[data-key="returns"]')
+        long_run = returns.locator("tr").filter(has_text="long-run return")
+        await expect(long_run.first).to_contain_text("at a rate of 80.00 %")
+        await expect(long_run.first).to_contain_text("at a rate of 90.00 %")
+        await shot(page, f"commission-rate-{size[0]}")
+        assert await sideways_px(page) == 0

@@ -35,6 +35,7 @@ NOT_WRITES: dict[tuple[str, str], dict[str, object] | None] = {
         "link_id": "stud",
         "rate_bp": 8800,
     },
+    ("POST", "/api/v1/readings"): {"kind": "amount", "text": "$6,000"},
 }
 PASSWORD = "correct horse battery"
 PDF = b"%PDF-1.4 supporting document"

@@ -135,3 +135,76 @@ async def test_the_check_names_the_paytable_line_and_only_filers_may_ask(tmp_pat
         ]  # fmt: skip
         [game] = terms["games"]
         assert game["hands"][0] == {"hand": "ROYAL_FLUSH", "label": "royal flush"}
+
+
+# Every field of a request body that takes an amount or a rate as text, with a bare number in
+# it: (body, the field the problem is on, the form the refusal shows).
+LEVEL = {"name": "Grand", "reset": "$10,000", "rate": "40%"}
+BARE: list[tuple[dict[str, Any], str, str]] = [
+    ({"kind": "rate_change", "link_id": "stud", "rate": "85"}, "rate", "82.5%"),
+    ({"kind": "reset_change", "link_id": "stud", "reset": "6000"}, "reset", "$1,234.56"),
+    *[
+        ({"kind": "paytable_change", "link_id": "stud", "paytable": [line]},
+         f"paytable.0.{field}", form)
+        for line, field, form in (
+            ({"hand": "ROYAL_FLUSH", "percent": "100"}, "percent", "10%"),
+            ({"hand": "FLUSH", "fixed": "50"}, "fixed", "$1,234.56"),
+            ({"hand": "ROYAL_FLUSH", "percent": "100%", "envy": "5"}, "envy", "$1,234.56"),
+        )
+    ],
+    *[
+        ({"kind": "levels_change", "link_id": "stud", "levels": [{**LEVEL, field: text}]},
+         f"levels.0.{field}", form)
+        for field, text, form in (
+            ("reset", "10000", "$1,234.56"),
+            ("rate", "40", "10%"),
+            ("reserve", "10", "10%"),
+            ("limit", "2500", "$1,234.56"),
+        )
+    ],
+]  # fmt: skip
+
+
+async def test_a_bare_number_is_refused_in_every_amount_and_rate(tmp_path: Path) -> None:
+    """As on the command line, 10 is never taken for $10 (nor 85 for 85 %): the filing is a
+    422 showing the form to write, the check shows it on the field, and a page's echo of what
+    was typed says the same, or how it reads."""
+    async with (
+        web_floor(tmp_path, links=STUD_ONLY) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        sup = await headers_for(wf, Role.SUPERVISOR)
+        before = len(await _rows(wf))
+        for body, field, form in BARE:
+            checked, filed = await _both(http, body, sup)
+            assert filed.status_code == 422, (body, filed.text)
+            [problem] = filed.json()["detail"]["problems"]
+            assert problem["where"] == f"body.{field}" and "needs its unit" in problem["problem"]
+            assert form in problem["problem"], problem
+            [shown] = checked.json()["problems"]
+            assert (shown["field"], shown["message"]) == (field, problem["problem"])
+        assert len(await _rows(wf)) == before
+
+        async def read(kind: str, text: str) -> httpx.Response:
+            return await http.post(
+                "/api/v1/readings", json={"kind": kind, "text": text}, headers=sup
+            )
+
+        for kind, text, value, reads_as in (
+            ("amount", "$6,000", 6_000_00, "$6,000.00"),
+            ("change", "-$120", -120_00, "-$120.00"),
+            ("rate", "85%", 8_500, "85%"),
+            ("share", "2.5%", 250, "2.5%"),
+        ):
+            answer = await read(kind, text)
+            assert answer.status_code == 200, answer.text
+            assert answer.json() == {"value": value, "reads_as": reads_as}
+        for kind, text, form in (("amount", "6000", "$1,234.56"), ("rate", "85", "82.5%")):
+            bare = await read(kind, text)
+            assert bare.status_code == 422
+            [problem] = bare.json()["detail"]["problems"]
+            assert "needs its unit" in problem["problem"] and form in problem["problem"]
+        assert (await read("share", "101%")).status_code == 422
+        assert (
+            await http.post("/api/v1/readings", json={"kind": "rate", "text": "85%"})
+        ).status_code == 401

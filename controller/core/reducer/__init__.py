@@ -28,7 +28,13 @@ from controller.core.reducer.conservation import (
     check_conservation,
     check_outcome,
 )
-from controller.core.reducer.corrections import apply_correction, approve_anomaly, reject_anomaly
+from controller.core.reducer.corrections import (
+    apply_correction,
+    approve_anomaly,
+    correction_meter,
+    correction_meter_label,
+    reject_anomaly,
+)
 from controller.core.reducer.display import DisplayFrame, LevelFrame, display_frame, level_frames
 from controller.core.reducer.hits import awaiting_acknowledgement, enter_hit
 from controller.core.reducer.pool import draws_wanted, with_draws
@@ -88,6 +94,8 @@ __all__ = [
     "change_reset_amount",
     "check_conservation",
     "check_outcome",
+    "correction_meter",
+    "correction_meter_label",
     "display_frame",
     "draws_wanted",
     "enter_hit",

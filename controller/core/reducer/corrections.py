@@ -4,7 +4,7 @@ documented correcting entries."""
 from __future__ import annotations
 
 from controller.core.reducer.builder import Builder
-from controller.core.reducer.levels import meters_of
+from controller.core.reducer.levels import FIRST, is_single_meter, meter_label, meters_of
 from controller.core.reducer.pool import contribution_moves
 from controller.core.reducer.state import Anomaly, EngineError, EntryKind, LinkState, Outcome
 from controller.rules.records import check_reduction_documented
@@ -75,6 +75,33 @@ def reject_anomaly(
     return b.done()
 
 
+def correction_meter(state: LinkState, meter: str | None) -> str | None:
+    """The meter a correction of ``state``'s link moves: ``meter`` when it is one of the
+    link's several meters (``L2``, ``L1.reserve``...), None for a link of one meter (a classic
+    link, or a fixed-pay link's balance from before), where ``L1`` may be named or not."""
+    levels = [lv.config for lv in state.levels]
+    meters = meters_of(state.levels)
+    if levels and not is_single_meter(levels):
+        if meter is None:
+            raise EngineError(
+                f"link {state.link_id} has several meters: name the one to correct "
+                f"({', '.join(meters)})"
+            )
+        if meter not in meters:
+            raise EngineError(
+                f"link {state.link_id} has no meter {meter}; its meters are {', '.join(meters)}"
+            )
+        return meter
+    if meter not in (None, FIRST) or (meter is not None and not levels):
+        raise EngineError(f"link {state.link_id} has one meter and no meter {meter}")
+    return None
+
+
+def correction_meter_label(state: LinkState, meter: str) -> str:
+    """``Major overflow (L2.overflow)``: a meter of ``state``'s link as a correction names it."""
+    return f"{meter_label([lv.config for lv in state.levels], meter)} ({meter})"
+
+
 def apply_correction(
     state: LinkState,
     *,
@@ -93,16 +120,10 @@ def apply_correction(
     if delta_units == 0:
         raise EngineError("a correction must change the meter")
     check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
+    meter = correction_meter(state, meter)
     b = Builder(state)
     details = {"document_sha256": document_sha256}
-    if b.levels and not b.single:
-        if meter is None:
-            raise EngineError(
-                f"link {state.link_id} has several meters: name the one to correct "
-                f"({', '.join(meters_of(state.levels))})"
-            )
-        if meter not in meters_of(state.levels):
-            raise EngineError(f"link {state.link_id} has no meter {meter}")
+    if meter is not None:
         b.move(
             EntryKind.CORRECTION,
             at_us,
@@ -112,8 +133,6 @@ def apply_correction(
             details=details,
         )
         return b.done()
-    if meter not in (None, "L1") or (meter is not None and not b.levels):
-        raise EngineError(f"link {state.link_id} has no meter {meter}")
     b.emit(
         EntryKind.CORRECTION,
         at_us,

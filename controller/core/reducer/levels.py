@@ -213,6 +213,14 @@ def parse_key(key: str) -> tuple[int, str]:
     return int(m.group(1)) - 1, (m.group(2) or ".meter")[1:]
 
 
+def meter_label(levels: Sequence[LevelConfig], key: str) -> str:
+    """A meter as people call it: ``L1`` -> ``Grand``, ``L1.reserve`` -> ``Grand reserve``,
+    ``L2.overflow`` -> ``Major overflow`` (the level's number when it has no such level)."""
+    index, pot = parse_key(key)
+    name = levels[index].name if index < len(levels) else f"level {index + 1}"
+    return name if pot == "meter" else f"{name} {pot}"
+
+
 def has_overflow_meter(levels: Sequence[LevelConfig], index: int) -> bool:
     cfg = levels[index]
     if cfg.limit_cents is None:

@@ -27,6 +27,7 @@ class CorrectionRequest(NamedTuple):
     decided_at_us: int | None
     decision_reason: str | None
     correction_id: str | None
+    meter: str | None  # the meter of a link of levels; None: the link's one meter
 
 
 _r = CorrectionRequestRow
@@ -34,7 +35,7 @@ _COLUMNS = columns(
     CorrectionRequest,
     _r.request_id, _r.link_id, _r.delta_units, _r.category, _r.reason, _r.document_sha256,
     _r.requested_by, _r.at_us, _r.status, _r.decided_by, _r.decided_at_us, _r.decision_reason,
-    _r.correction_id,
+    _r.correction_id, _r.meter,
 )  # fmt: skip
 
 
@@ -50,13 +51,14 @@ async def insert_correction(
     requested_by: str,
     approved_by: str | None,
     at_us: int,
+    meter: str | None = None,
 ) -> None:
     """The correction of a link's meter, in the transaction of its correcting entry."""
     await conn.execute(
         insert(CorrectionRow).values(
             correction_id=correction_id, link_id=link_id, delta_units=delta_units,
             category=category, reason=reason, document_sha256=document_sha256,
-            requested_by=requested_by, approved_by=approved_by, at_us=at_us,
+            requested_by=requested_by, approved_by=approved_by, at_us=at_us, meter=meter,
         )
     )  # fmt: skip
 
@@ -73,12 +75,13 @@ async def insert_request(
     requested_by: str,
     at_us: int,
     status: str,
+    meter: str | None = None,
 ) -> None:
     await conn.execute(
         insert(_r).values(
             request_id=request_id, link_id=link_id, delta_units=delta_units, category=category,
             reason=reason, document_sha256=document_sha256, requested_by=requested_by,
-            at_us=at_us, status=status,
+            at_us=at_us, status=status, meter=meter,
         )
     )  # fmt: skip
 

@@ -176,3 +176,18 @@ def test_the_default_bound_accepts_every_game() -> None:
     check_jackpot_odds(share, bound=600)
     with pytest.raises(RuleViolation, match="flush"):
         check_jackpot_odds(share, bound=500)
+
+
+def test_the_long_run_return_grows_with_the_rate_and_the_seed() -> None:
+    stud = Game.CARIBBEAN_STUD
+    sheet = par_sheet(default_paytable(stud), wager_cents=5_00)
+    at = sheet.long_run_return
+    # Each point of rate is a point of return; the seed is the royal's chance x the reset.
+    assert at(rate_bp=8_100, reset_cents=0) - at(rate_bp=8_000, reset_cents=0) == Fraction(1, 100)
+    seed = at(rate_bp=8_000, reset_cents=10_000_00) - at(rate_bp=8_000, reset_cents=0)
+    assert seed == Fraction(4, 2_598_960) * 10_000_00 / 5_00
+    assert at(rate_bp=8_000, reset_cents=0) == sheet.fixed_return + Fraction(8, 10)
+    # No line pays from the meter: what goes into it is never returned.
+    fixed_only = make_paytable(stud, [{"hand": "FLUSH", "fixed_cents": 50_00}])
+    sheet = par_sheet(fixed_only, wager_cents=1_00)
+    assert sheet.long_run_return(rate_bp=8_000, reset_cents=10_000_00) == sheet.fixed_return

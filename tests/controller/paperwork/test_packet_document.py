@@ -8,11 +8,13 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from controller.core.games import Game, make_paytable
+from controller.core.odds import fraction_text, percent_text
 from controller.paperwork.governance import (
     PacketFacts,
     build_packet,
@@ -107,6 +109,41 @@ def test_a_rate_change_reads_current_and_proposed_with_its_notice_period() -> No
     assert change_summary(doc) == [
         {"label": "Rate of progression", "current": "80.00 %", "proposed": "90.00 %"}
     ]
+
+
+def long_run(rate_bp: int, reset_cents: int, wager_cents: int) -> Fraction:
+    """The default Caribbean Stud paytable's long-run return, from the five-card counts: the
+    fixed lines (four of a kind $500, full house $100, flush $50), the rate, and the reset
+    amount seeded after each royal flush (4 deals in 2,598,960)."""
+    deals = 2_598_960
+    fixed = Fraction(624 * 500_00 + 3_744 * 100_00 + 5_108 * 50_00, deals * wager_cents)
+    return fixed + Fraction(rate_bp, 10_000) + Fraction(4 * reset_cents, deals * wager_cents)
+
+
+def test_a_rate_change_shows_the_long_run_return_at_each_rate(tmp_path: Path) -> None:
+    packet = classic(Proposal(kind=K.RATE_CHANGE, rate_bp=9000))
+    doc = packet_document(packet, letterhead=LH, review=Review(status="filed"))
+    returns = rows_of(doc, "returns")
+    for wager in (1_00, 5_00):
+        at = f"${wager // 100}.00 side bet"
+        # The return at the reset amount does not depend on the rate; the long-run one does.
+        same, changed = returns[f"{at}: return to players at the reset amount"]
+        assert same[1] == same[2] and not changed
+        cells, changed = returns[f"{at}: long-run return to players at the rate of progression"]
+        was, will = long_run(8000, 10_000_00, wager), long_run(9000, 10_000_00, wager)
+        assert will - was == Fraction(1, 10)
+        assert cells[1:] == [
+            f"{percent_text(was).replace('%', ' %')} at a rate of 80.00 %",
+            f"{percent_text(will).replace('%', ' %')} at a rate of 90.00 %",
+        ]
+        assert changed
+        by_wager = {w["wager_cents"]: w for w in packet["par_sheet"]["proposed"]["by_wager"]}
+        assert by_wager[wager]["long_run_return"]["exact"] == fraction_text(will)
+    text = pdf_text_or_skip(packet_pdf(packet))
+    assert "long-run return" in text
+    for rate, words in ((8000, "80.00 %"), (9000, "90.00 %")):
+        figure = percent_text(long_run(rate, 10_000_00, 1_00)).replace("%", " %")
+        assert f"{figure} at a rate of {words}" in text
 
 
 def test_a_reset_change_moves_the_return_and_a_rejection_says_why() -> None:
@@ -251,6 +288,16 @@ def test_the_printed_packet_is_the_document_under_the_letterhead(tmp_path: Path)
         assert words in text, words
     for raw in ("ROYAL_FLUSH", "STRAIGHT_FLUSH", "+00:00", "_bp", "_us", "_cents", "rate_change"):
         assert raw not in text, raw
+
+
+def test_a_title_that_wraps_is_left_aligned_with_no_wide_gaps() -> None:
+    f = test_packet.facts(STUD, Proposal(kind=K.RATE_CHANGE, rate_bp=9000))
+    long_id = "sub-0f3a9c2e7b5d41e8a6c0f3a9c2e7b5d4"
+    text = pdf_text_or_skip(packet_pdf(filed(dataclasses.replace(f, submission_id=long_id))))
+    lines = text.splitlines()
+    first = lines.index(next(x for x in lines if x.startswith("Progressive")))
+    assert lines[first] == f"Progressive submission {long_id}:", lines[first]
+    assert lines[first + 1] == "change of the rate of progression"
 
 
 def test_a_printed_pool_packet_names_hands_and_limits_in_words(tmp_path: Path) -> None:
