@@ -73,10 +73,38 @@ class Principal:
     username: str
     role: Role
     device: bool = False
+    # What the token was checked against, so that an open feed can be checked again: a
+    # device token's id, a sign-in token's generation and when it expires (epoch seconds).
+    token_id: str | None = None
+    generation: int | None = None
+    expires_at: int | None = None
 
 
 class TokenRefused(Exception):
-    """Why a token does not sign anyone in, in words for the person holding it."""
+    """Why a token does not sign anyone in, in words for the person holding it; ``why`` is the
+    same in a few words, for a display told it is signed out."""
+
+    def __init__(self, detail: str, *, why: str = "token not valid") -> None:
+        super().__init__(detail)
+        self.why = why
+
+
+def judge(username: str, role: Role, generation: int, current: users.User | None) -> None:
+    """``TokenRefused`` unless a sign-in token of ``username`` naming ``role`` and
+    ``generation`` still holds for the user as they are now (``current``)."""
+    if current is None or current.disabled:
+        raise TokenRefused(
+            f"the account {username!r} is disabled or no longer exists", why="account disabled"
+        )
+    if current.role is not role:
+        raise TokenRefused(
+            f"the role of {username!r} has changed; sign in again", why="role changed"
+        )
+    if current.token_generation != generation or current.must_set_password:
+        raise TokenRefused(
+            f"the token of {username!r} was revoked (password or account changed); sign in again",
+            why="token revoked",
+        )
 
 
 class Authority:
@@ -140,8 +168,15 @@ class Authority:
         if token.startswith(DEVICE_TOKEN_PREFIX):
             device = await users.verify_device_token(self.service.engine, token)
             if device is None:
-                raise TokenRefused("the device token is unknown or has been revoked")
-            return Principal(username=f"display {device.name}", role=device.role, device=True)
+                raise TokenRefused(
+                    "the device token is unknown or has been revoked", why="token revoked"
+                )
+            return Principal(
+                username=f"display {device.name}",
+                role=device.role,
+                device=True,
+                token_id=device.token_id,
+            )
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -151,29 +186,23 @@ class Authority:
                 options={"require": ["exp", "iat", "sub", "iss"]},
             )
         except jwt.ExpiredSignatureError:
-            raise TokenRefused("the token has expired; sign in again") from None
+            raise TokenRefused(
+                "the token has expired; sign in again", why="token expired"
+            ) from None
         except jwt.InvalidTokenError:
             raise TokenRefused("the token is not valid; sign in again") from None
         username, role_name = claims.get("sub"), claims.get("role")
-        generation = claims.get("gen")
+        generation, expires_at = claims.get("gen"), claims.get("exp")
         if (
             not isinstance(username, str)
             or role_name not in {r.value for r in Role}
             or not isinstance(generation, int)
+            or not isinstance(expires_at, int)
         ):
             raise TokenRefused("the token is not valid; sign in again")
         role = Role(role_name)
-        current = await self._current(username)
-        if current is None or current.disabled:
-            raise TokenRefused(f"the account {username!r} is disabled or no longer exists")
-        if current.role is not role:
-            raise TokenRefused(f"the role of {username!r} has changed; sign in again")
-        if current.token_generation != generation or current.must_set_password:
-            raise TokenRefused(
-                f"the token of {username!r} was revoked (password or account changed); "
-                "sign in again"
-            )
-        return Principal(username=username, role=role)
+        judge(username, role, generation, await self._current(username))
+        return Principal(username=username, role=role, generation=generation, expires_at=expires_at)
 
 
 _authorities: weakref.WeakKeyDictionary[FloorService, Authority] = weakref.WeakKeyDictionary()
