@@ -23,8 +23,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from controller.core.money import MoneyError, check_cents, parse_cents
 from controller.rules.house import (
@@ -35,6 +33,7 @@ from controller.rules.house import (
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
+from controller.storage.database import backend_of
 
 # The shortest keys accepted: the ledger's seal (HMAC) and the token signature (HS256).
 LEDGER_KEY_MIN_BYTES = 16
@@ -197,8 +196,8 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url(cls, value: str) -> str:
         try:
-            backend = make_url(value).get_backend_name()
-        except ArgumentError:
+            backend = backend_of(value)
+        except ValueError:
             raise ValueError(
                 "PROGRESSIVE_DATABASE_URL is not a database URL (write one like "
                 "sqlite+aiosqlite:///progressive.db or postgresql+asyncpg://host/db)"
