@@ -83,7 +83,9 @@ async def request_correction(
     delta: Annotated[
         str | None, Form(max_length=40, description='delta_cents as typed, "-$120.00"')
     ] = None,
-    document: Annotated[UploadFile | None, File()] = None,
+    document: Annotated[
+        UploadFile | None, File(json_schema_extra={"maxLength": MAX_DOCUMENT_BYTES})
+    ] = None,
 ) -> CorrectionRequestRead:
     if (delta is None) == (delta_cents is None):
         raise bad_input("body.delta_cents", "give the change as delta_cents or delta, one of them")

@@ -23,14 +23,14 @@ from pathlib import Path as FilePath
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Path, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from starlette.websockets import WebSocketState
 
 from app.api.deps import get_service, ws_service
 from app.api.text_fields import IdText
 from app.live import LiveHub
-from app.security import Principal, TokenRefused, authority, display_access_ok
+from app.security import Principal, TokenQuery, TokenRefused, authority, display_access_ok
 from app.security.feed_access import FeedAccess
 from controller.runtime.service import FloorService
 from controller.settings import Settings
@@ -97,10 +97,6 @@ class DisplayDoor:
             del self.open[address]
 
 
-TokenQuery = Annotated[
-    str | None,
-    Query(description="A display device token, when the installation requires one."),
-]
 LinkPath = Annotated[IdText, Path(description="The link's id", examples=["stud"])]
 
 

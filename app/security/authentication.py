@@ -37,6 +37,7 @@ __all__ = [
     "HASHING_SLOTS",
     "ISSUER",
     "STAFF_VIEWERS",
+    "TABLE_VIEWERS",
     "TOKEN_URL",
     "USER_CHECK_S",
     "Authority",
@@ -45,6 +46,7 @@ __all__ = [
     "Principal",
     "Role",
     "RoleRequirement",
+    "TokenQuery",
     "TokenRefused",
     "authority",
     "display_access",
@@ -289,18 +291,26 @@ async def display_access_ok(service: FloorService, token: str | None) -> bool:
     return True
 
 
+# Longer than any token this server makes (a device token is 47 characters, a sign-in token a
+# few hundred): a longer one is refused before anything reads it.
+MAX_TOKEN_CHARS = 2048
+
+TokenQuery = Annotated[
+    str | None,
+    Query(
+        max_length=MAX_TOKEN_CHARS,
+        description=(
+            "A display device token or a sign-in token, for displays that cannot send "
+            "headers; needed only when the installation requires display tokens."
+        ),
+    ),
+]
+
+
 async def display_access(
     request: Request,
     bearer: Annotated[str | None, Depends(oauth2_scheme)],
-    token: Annotated[
-        str | None,
-        Query(
-            description=(
-                "A display device token or a sign-in token, for displays that cannot send "
-                "headers; needed only when the installation requires display tokens."
-            ),
-        ),
-    ] = None,
+    token: TokenQuery = None,
 ) -> None:
     """Dependency of the public read paths: refuses with 401 when a token is required and
     neither the ``Authorization`` header nor ``?token=`` carries a valid one."""
@@ -319,23 +329,18 @@ DisplayAccess = Annotated[None, Depends(display_access)]
 STAFF_VIEWERS = frozenset(
     {Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.COMMISSION_AGENT, Role.ADMIN}
 )
+# Each table's state, counters, bets and switches: to the people who work the tables and
+# those who check them (GET /api/v1/tables, and the tables of a link), no one else.
+TABLE_VIEWERS = frozenset({Role.DEALER, Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN})
 
 
 async def display_reader(
     request: Request,
     bearer: Annotated[str | None, Depends(oauth2_scheme)],
-    token: Annotated[
-        str | None,
-        Query(
-            description=(
-                "A display device token or a sign-in token, for displays that cannot send "
-                "headers; needed only when the installation requires display tokens."
-            ),
-        ),
-    ] = None,
+    token: TokenQuery = None,
 ) -> Principal | None:
-    """``display_access``, and the signed-in staff member reading (None: a display, a
-    patron-facing screen or nobody signed in), for paths that show staff more."""
+    """``display_access``, and the signed-in person reading (None: a display or nobody signed
+    in), for paths that show some roles more (``STAFF_VIEWERS``, ``TABLE_VIEWERS``)."""
     await display_access(request, bearer, token)
     found = bearer or token
     if not found:
@@ -344,7 +349,7 @@ async def display_reader(
         principal = await authority(get_service(request)).principal(found)
     except TokenRefused:
         return None
-    if principal.device or principal.role not in STAFF_VIEWERS:
+    if principal.device:
         return None
     return principal
 
