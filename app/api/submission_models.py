@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from app.api.amount_text import CentsText, PaidCentsText, RateText, ShareOrNoneText, ShareText
@@ -156,6 +156,24 @@ class SubmissionCreate(_Typed):
         f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); lifts the notice period and is kept with the "
         "filing",
     )
+
+    @field_validator("paytable", "levels", mode="before")
+    @classmethod
+    def _not_too_long(cls, value: Any, info: ValidationInfo) -> Any:
+        # Counted before any line is read: a list past its bound costs its length, not the
+        # reading of every line in it (which the bound's own check would do first).
+        limit = MAX_PAYTABLE_LINES if info.field_name == "paytable" else MAX_LEVELS
+        if isinstance(value, list) and len(value) > limit:
+            raise PydanticCustomError(
+                "too_long",
+                "at most {limit} items (one per {what}), not {count}",
+                {
+                    "limit": limit,
+                    "what": "hand" if info.field_name == "paytable" else "level",
+                    "count": len(value),
+                },
+            )
+        return value
 
 
 class ChangeLine(BaseModel):

@@ -136,7 +136,7 @@ async def test_positions_past_any_record_are_422_not_500(tmp_path: Path) -> None
             {
                 "field": "paytable",
                 "rule": None,
-                "message": "List should have at most 17 items after validation, not 18",
+                "message": "at most 17 items (one per hand), not 18",
             }
         ]
         filed = await http.post("/api/v1/submissions", json=body, headers=supervisor)
