@@ -88,12 +88,12 @@ class FloorState(Collector):
         meter = GaugeMetricFamily(
             "progressive_meter_cents", "The link's meter as displayed, in cents", labels=link_labels
         )
-        # Every meter of a pool, the hidden reserve too (metrics are read by staff only);
-        # never a mystery level's trigger.
+        # Each level's meter as displayed, and nothing a patron's display does not show:
+        # /metrics is read without signing in, so never a hidden (reserve) or overflow meter
+        # (staff read those on the link) nor a mystery level's trigger.
         level_meter = GaugeMetricFamily(
             "progressive_level_meter_cents",
-            "Each meter of the link's pool, in cents: a level's meter as displayed, its hidden "
-            "reserve and its overflow",
+            "Each level's meter of the link's pool as displayed, in cents",
             labels=["link_id", "level", "level_name", "pot"],
         )
         clients = GaugeMetricFamily(
@@ -132,6 +132,8 @@ class FloorState(Collector):
             meter.add_metric([link_id], state.meter_cents)
             for key, units in meters_of(state.levels).items():
                 index, pot = parse_key(key)
+                if pot != "meter":
+                    continue
                 name = state.levels[index].config.name
                 level_meter.add_metric(
                     [link_id, f"L{index + 1}", name, pot], displayed_cents(units)

@@ -37,7 +37,7 @@ WebSocket text frame::
       ],
       "property": {"name": null | "Blue River Casino", "colour": "#0b5d3b",
                    "accent": "#e8c15a"},  # the property's name and display colours
-      "tables": [{"table_id": "stud-1", "name": "Table 1", "state": "online"}, ...],
+      "tables": [{"table_id": "stud-1", "name": "Table 1"}, ...],
       "fresh": true,                  # a table of the link answered recently
       "degraded": false,              # the tables' readings are not being recorded now
       "at_us": 1767225600000000       # when this state was framed (heartbeat: when sent)
@@ -48,12 +48,14 @@ WebSocket text frame::
   the ceiling it must hit by, never its trigger; hidden (reserve) and overflow meters are
   never sent. A fixed-pay link sends no level and its paytable as ``pays``.
 * ``paytables`` and ``property`` are what patrons read around the amounts
-  (``app.live_patron``); ``tables`` carries each table's state for other consumers, which a
-  patron's display does not show.
+  (``app.live_patron``); ``tables`` names the link's tables (a winning table is named by its
+  id). The feed is read without signing in unless the installation requires display tokens:
+  it carries nothing a patron's display does not need, never a table's state, counters, bets
+  or switches (``GET /api/v1/tables``, to dealers and up) nor a hidden meter.
 * ``snapshot`` is the first message of every connection: the whole current state.
-* ``update``: the state changed (meter, hit, a table online, offline or hit pending, the
-  display's mode, freshness); ``seq`` is one more than the link's previous update. States are
-  whole, never deltas: a client that falls behind skips to the latest one.
+* ``update``: the state changed (meter, hit, the display's mode, freshness); ``seq`` is one
+  more than the link's previous update. States are whole, never deltas: a client that falls
+  behind skips to the latest one.
 * ``degraded``: the controller cannot record what the tables report (the database is out of
   reach). Polling, heartbeats and this push go on, but the amounts are those of the last
   recorded state: a display never shows an amount that is not in the meter history
@@ -356,7 +358,7 @@ class LiveHub:
             "hand_label": win.hand.title if win else None,
         }
         tables = [
-            {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id), "state": s.state}
+            {"table_id": s.table_id, "name": names.get(s.table_id, s.table_id)}
             for s in service.table_statuses(link_id)
         ]
         return {

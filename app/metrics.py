@@ -24,10 +24,10 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
 * ``progressive_link_last_answer_timestamp_seconds{link_id}``: the last poll a table of the
   link answered, where this process polls it
 * ``progressive_meter_cents{link_id}``: the meter as displayed, whole cents (level 1's)
-* ``progressive_level_meter_cents{link_id, level, level_name, pot}``: every meter of a link's pool,
-  whole cents: ``pot="meter"`` a level's meter as displayed, ``pot="reserve"`` its hidden
-  share (metrics are staff-only), ``pot="overflow"`` what went past its limit. Never a
-  mystery level's trigger. A fixed-pay link has none.
+* ``progressive_level_meter_cents{link_id, level, level_name, pot}``: each level's meter as
+  displayed, whole cents (``pot="meter"``). ``/metrics`` is read without signing in: never a
+  hidden (reserve) or overflow meter, nor a mystery level's trigger. A fixed-pay link has
+  none.
 * ``progressive_contribution_units_total{link_id}`` (1 cent = 10,000 units),
   ``progressive_award_cents_total{link_id}``, ``progressive_hits_total{link_id, status}``
 * ``progressive_ledger_append_seconds`` histogram: one group commit of readings

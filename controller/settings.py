@@ -11,9 +11,17 @@ from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
@@ -25,6 +33,42 @@ from controller.rules.house import (
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
+from controller.storage.database import backend_of
+
+# The shortest keys accepted: the ledger's seal (HMAC) and the token signature (HS256).
+LEDGER_KEY_MIN_BYTES = 16
+SECRET_KEY_MIN_BYTES = 32
+# Names printed on every document: one line, and short enough for a letterhead.
+NAME_MAX_CHARS = 200
+
+
+def _setting(info: ValidationInfo) -> str:
+    return f"PROGRESSIVE_{str(info.field_name).upper()}"
+
+
+def hex_key(text: str, *, source: str, min_bytes: int) -> bytes:
+    """A key written in hexadecimal, at least ``min_bytes`` long, or ``ValueError`` naming
+    ``source`` (the setting or the file it came from)."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        raise ValueError(f"{source} must be hexadecimal") from None
+    if len(key) < min_bytes:
+        raise ValueError(
+            f"{source} must be at least {min_bytes} bytes ({2 * min_bytes} hex digits), "
+            f"not {len(key)}"
+        )
+    return key
+
+
+def settings_refused(exc: ValidationError) -> str:
+    """Every problem of the settings on one line, each naming its setting."""
+    problems = []
+    for error in exc.errors():
+        setting = "PROGRESSIVE_" + "_".join(str(p) for p in error["loc"][:1]).upper()
+        message = str(error["msg"]).removeprefix("Value error, ")
+        problems.append(message if message.startswith(setting) else f"{setting}: {message}")
+    return "; ".join(problems) or "the settings are not valid"
 
 
 class Settings(BaseSettings):
@@ -64,7 +108,7 @@ class Settings(BaseSettings):
     # Display connections open at once from one address (the socket's peer: behind a proxy,
     # the proxy's address, so raise this to the number of displays behind it). Past it, a
     # new one is closed with 1013 "try again later"; those already open are unaffected.
-    ws_max_per_address: int = Field(default=32, ge=1)
+    ws_max_per_address: int = Field(default=32, ge=1, le=100_000)
     # 68 IAC 10-1-4(1) "unless otherwise provided by the executive director": the reference of
     # a written direction that lifts the notice periods for this installation. Empty: the 60-
     # and 30-day notice periods apply. When set, it is recorded on every submission filed.
@@ -136,6 +180,51 @@ class Settings(BaseSettings):
             check_cents(setting, value)
         return value
 
+    @field_validator("ledger_key", "secret_key")
+    @classmethod
+    def _key(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        # Checked here, whole, before anything serves: a key found wanting only when the
+        # first person signs in would be a server error for everyone.
+        if value is not None:
+            shortest = (
+                LEDGER_KEY_MIN_BYTES if info.field_name == "ledger_key" else SECRET_KEY_MIN_BYTES
+            )
+            hex_key(value.get_secret_value(), source=_setting(info), min_bytes=shortest)
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        try:
+            backend = backend_of(value)
+        except ValueError:
+            raise ValueError(
+                "PROGRESSIVE_DATABASE_URL is not a database URL (write one like "
+                "sqlite+aiosqlite:///progressive.db or postgresql+asyncpg://host/db)"
+            ) from None
+        if backend not in {"sqlite", "postgresql"}:
+            raise ValueError(
+                f"PROGRESSIVE_DATABASE_URL: the controller keeps its records in SQLite or "
+                f"PostgreSQL, not {backend}"
+            )
+        return value
+
+    @field_validator("property_name", "property_licence", "notice_override")
+    @classmethod
+    def _one_line(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if len(value) > NAME_MAX_CHARS or any(c in value for c in "\r\n\t\x00"):
+            raise ValueError(f"{_setting(info)}: one line of at most {NAME_MAX_CHARS} characters")
+        return value
+
+    @field_validator("checkpoint_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and _web_origin(value) is None:
+            raise ValueError(f"PROGRESSIVE_CHECKPOINT_URL: not an http(s) URL: {value!r}")
+        return value
+
     @field_validator("property_time_zone")
     @classmethod
     def _time_zone(cls, value: str) -> str:
@@ -184,6 +273,17 @@ class Settings(BaseSettings):
             return tuple(o.strip() for o in value.split(",") if o.strip())
         return value
 
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in value:
+            if _web_origin(origin) is None:
+                raise ValueError(
+                    f"PROGRESSIVE_ALLOWED_ORIGINS: {origin!r} is no web origin "
+                    "(write one like https://displays.casino.example)"
+                )
+        return value
+
     @field_validator("trusted_proxies", mode="before")
     @classmethod
     def _networks(cls, value: Any) -> Any:
@@ -205,6 +305,18 @@ class Settings(BaseSettings):
         return self
 
 
+def _web_origin(text: str) -> str | None:
+    """The host of an http(s) URL, or None when ``text`` is not one."""
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 (a port out of range raises here)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in {"http", "https"} or not parts.hostname:
+        return None
+    return parts.hostname
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
@@ -221,19 +333,15 @@ def load_ledger_key(settings: Settings, *, create: bool = False) -> bytes:
     fresh random key, readable by its owner only.
     """
     if settings.ledger_key is not None:
-        try:
-            key = bytes.fromhex(settings.ledger_key.get_secret_value())
-        except ValueError as exc:
-            raise LedgerKeyError("PROGRESSIVE_LEDGER_KEY must be hexadecimal") from exc
-        if len(key) < 16:
-            raise LedgerKeyError("PROGRESSIVE_LEDGER_KEY must be at least 16 bytes (32 hex digits)")
-        return key
+        return _key_or(
+            LedgerKeyError,
+            settings.ledger_key.get_secret_value(),
+            "PROGRESSIVE_LEDGER_KEY",
+            LEDGER_KEY_MIN_BYTES,
+        )
     path = settings.ledger_key_file
     if path.exists():
-        key = bytes.fromhex(path.read_text().strip())
-        if len(key) < 16:
-            raise LedgerKeyError(f"{path} holds a key shorter than 16 bytes")
-        return key
+        return _key_or(LedgerKeyError, path.read_text(), f"the key in {path}", LEDGER_KEY_MIN_BYTES)
     if not create:
         raise LedgerKeyError(
             f"no ledger key: set PROGRESSIVE_LEDGER_KEY (hex), or PROGRESSIVE_LEDGER_KEY_FILE "
@@ -267,13 +375,12 @@ def load_secret_key(settings: Settings, *, create: bool = True) -> bytes:
     it only signs everyone out.
     """
     if settings.secret_key is not None:
-        try:
-            key = bytes.fromhex(settings.secret_key.get_secret_value())
-        except ValueError as exc:
-            raise SecretKeyError("PROGRESSIVE_SECRET_KEY must be hexadecimal") from exc
-        if len(key) < 32:
-            raise SecretKeyError("PROGRESSIVE_SECRET_KEY must be at least 32 bytes (64 hex digits)")
-        return key
+        return _key_or(
+            SecretKeyError,
+            settings.secret_key.get_secret_value(),
+            "PROGRESSIVE_SECRET_KEY",
+            SECRET_KEY_MIN_BYTES,
+        )
     path = secret_key_path(settings)
     if not path.exists():
         if not create:
@@ -291,13 +398,14 @@ def load_secret_key(settings: Settings, *, create: bool = True) -> bytes:
             pass
         finally:
             tmp.unlink()
+    return _key_or(SecretKeyError, path.read_text(), f"the key in {path}", SECRET_KEY_MIN_BYTES)
+
+
+def _key_or(error: type[RuntimeError], text: str, source: str, min_bytes: int) -> bytes:
     try:
-        key = bytes.fromhex(path.read_text().strip())
+        return hex_key(text, source=source, min_bytes=min_bytes)
     except ValueError as exc:
-        raise SecretKeyError(f"{path} does not hold a hexadecimal key") from exc
-    if len(key) < 32:
-        raise SecretKeyError(f"{path} holds a key shorter than 32 bytes")
-    return key
+        raise error(str(exc)) from None
 
 
 def checkpoint_public_key_path(settings: Settings) -> Path | None:

@@ -108,7 +108,9 @@ async def request_correction(
         str | None,
         Form(max_length=32, description="on a link of levels: the meter to correct (L1.reserve)"),
     ] = None,
-    document: Annotated[UploadFile | None, File()] = None,
+    document: Annotated[
+        UploadFile | None, File(json_schema_extra={"maxLength": MAX_DOCUMENT_BYTES})
+    ] = None,
 ) -> CorrectionRequestRead:
     if (delta is None) == (delta_cents is None):
         raise bad_input("body.delta_cents", "give the change as delta_cents or delta, one of them")

@@ -23,18 +23,20 @@ from pathlib import Path as FilePath
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Path, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from starlette.websockets import WebSocketState
 
 from app.api.deps import get_service, ws_service
 from app.api.text_fields import IdText
 from app.live import LiveHub
-from app.security import display_access_ok
+from app.security import Principal, TokenQuery, TokenRefused, authority, display_access_ok
+from app.security.feed_access import FeedAccess
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 
-# Close codes of the feed, in the application range 4000-4999 (401 and 404 as in HTTP).
+# Close codes of the feed, in the application range 4000-4999 (401 and 404 as in HTTP). A
+# 4401's reason says why in a few words ("signed out: token revoked"), for the display to show.
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_UNKNOWN_LINK = 4404
 # RFC 6455 1013 "try again later": the client did not keep up and may reconnect, or its
@@ -95,10 +97,6 @@ class DisplayDoor:
             del self.open[address]
 
 
-TokenQuery = Annotated[
-    str | None,
-    Query(description="A display device token, when the installation requires one."),
-]
 LinkPath = Annotated[IdText, Path(description="The link's id", examples=["stud"])]
 
 
@@ -109,10 +107,12 @@ async def live_hub(app: FastAPI) -> AsyncIterator[None]:
     await hub.start()
     app.state.live_hub = hub
     app.state.display_door = DisplayDoor(app.state.service.settings)
+    app.state.feed_access = access = FeedAccess(authority(app.state.service))
     try:
         yield
     finally:
         await hub.stop()
+        await access.stop()
 
 
 router = APIRouter(tags=["floor display"], lifespan=live_hub)
@@ -127,7 +127,8 @@ def _bearer(header: str | None) -> str | None:
 @router.websocket("/ws/links/{link_id}", name="link_feed")
 async def link_feed(websocket: WebSocket, link_id: LinkPath, token: TokenQuery = None) -> None:
     """A snapshot of the link's display state, then every change; closes with 4401 when a
-    token is required and not valid, 4404 for an unknown link."""
+    token is required and not valid, or stops being valid while the feed is open, 4404 for an
+    unknown link."""
     service = ws_service(websocket)
     door: DisplayDoor = websocket.app.state.display_door
     if not door.origin_ok(websocket.headers.get("origin"), websocket.headers.get("host")):
@@ -151,19 +152,52 @@ async def _feed(
     websocket: WebSocket, service: FloorService, link_id: str, token: str | None
 ) -> None:
     token = token or _bearer(websocket.headers.get("authorization"))
-    if not await display_access_ok(service, token):
-        await websocket.close(CLOSE_UNAUTHORIZED, "a valid display token is required")
-        return
+    principal: Principal | None = None
+    if service.settings.display_requires_token:
+        if not token:
+            await websocket.close(CLOSE_UNAUTHORIZED, "a valid display token is required")
+            return
+        try:
+            principal = await authority(service).principal(token)
+        except TokenRefused as exc:
+            await websocket.close(CLOSE_UNAUTHORIZED, f"signed out: {exc.why}")
+            return
     if link_id not in service.runtime.states:
         await websocket.close(CLOSE_UNKNOWN_LINK, f"no link {link_id[:60]!r}")
         return
     hub: LiveHub = websocket.app.state.live_hub
-    ending = await hub.serve(link_id, websocket.send_text, websocket.receive)
-    if ending == "dropped" and websocket.application_state is WebSocketState.CONNECTED:
-        # Its buffer is full, so the close frame may never leave: do not wait for it.
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(1.0):
-                await websocket.close(CLOSE_TOO_SLOW, "not keeping up; reconnect")
+    serving = hub.serve(link_id, websocket.send_text, websocket.receive)
+    if principal is None:
+        ending = await serving
+    else:
+        # The token is checked again while the feed is open: revoked, disabled, another role
+        # or expired, the feed ends as a new request with it would be refused.
+        access: FeedAccess = websocket.app.state.feed_access
+        feed = asyncio.create_task(serving, name=f"display {link_id} feed")
+        refused = asyncio.create_task(access.until_refused(principal))
+        try:
+            done, _ = await asyncio.wait((feed, refused), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (feed, refused):
+                task.cancel()
+            await asyncio.gather(feed, refused, return_exceptions=True)
+        if feed not in done:
+            await _close_quickly(
+                websocket, CLOSE_UNAUTHORIZED, f"signed out: {refused.result().why}"
+            )
+            return
+        ending = feed.result()
+    if ending == "dropped":
+        await _close_quickly(websocket, CLOSE_TOO_SLOW, "not keeping up; reconnect")
+
+
+async def _close_quickly(websocket: WebSocket, code: int, reason: str) -> None:
+    # Its buffer may be full, so the close frame may never leave: do not wait for it.
+    if websocket.application_state is not WebSocketState.CONNECTED:
+        return
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(1.0):
+            await websocket.close(code, reason)
 
 
 _PAGE = (FilePath(__file__).parent.parent / "static" / "display.html").read_text(encoding="utf-8")

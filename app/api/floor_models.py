@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, HTTPException, Query
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from app.api.deps import get_service
 from app.api.hit_models import HitRead
@@ -185,6 +185,7 @@ class LinkRead(BaseModel):
                     "description": "royal flush: 100% of the meter",
                 }
             ],
+            "table_count": 2,
             "tables": [],
         }
     )
@@ -211,7 +212,11 @@ class LinkRead(BaseModel):
     inoperable_reason: str | None = None
     last_win: LastWinRead | None
     paytable: list[PaytableLineRead]
-    tables: list[TableRead]
+    table_count: int = Field(description="how many tables the link has")
+    tables: list[TableRead] = Field(
+        description="each table's state, counters, bets and switches: to those who may read "
+        "the tables (dealers and up, as GET /api/v1/tables); empty for anyone else"
+    )
     levels: list[LevelRead] = Field(
         default=[],
         description="the pool's levels, level 1 first (a classic link: its one level); "
@@ -236,6 +241,7 @@ class LinkRead(BaseModel):
         *,
         level_hits: dict[str, LevelHits] | None = None,
         staff: bool = False,
+        table_viewer: bool = False,
     ) -> LinkRead:
         win = state.last_win
         link_state: Literal["playing", "hit_pending", "offline", "inoperable"] = "playing"
@@ -277,7 +283,8 @@ class LinkRead(BaseModel):
                 )
                 for line in state.paytable.lines
             ],
-            tables=tables,
+            table_count=len(tables),
+            tables=tables if table_viewer else [],
             levels=levels_of(state, level_hits or {}, staff=staff),
             fixed_pays=fixed_pays_of(state) if state.fixed_pay else [],
             last_entry_us=state.last_at_us or None,
@@ -290,7 +297,7 @@ class VerifyRequest(BaseModel):
         json_schema_extra={"examples": [{"cards": ["As", "Ks", "Qs", "Js", "Ts"]}, {}]},
     )
 
-    cards: list[str] | None = Field(
+    cards: list[Annotated[str, StringConstraints(max_length=8)]] | None = Field(
         default=None,
         max_length=7,
         description="the cards the technician saw (five; one to three for Super Sevens, seven "

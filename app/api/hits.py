@@ -153,7 +153,7 @@ async def paid_without_technician(
     table: TableQuery = None,
     kind: KindQuery = None,
     limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=records.MAX_POSITION)] = 0,
 ) -> QuietPage:
     rows, total = await records.paid_without_technician(
         service.engine, _filter(service, link, table, kind), limit=limit, offset=offset

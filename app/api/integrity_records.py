@@ -28,7 +28,9 @@ RECORD_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.AD
 class IntegrityRecordCreate(BaseModel):
     """68 IAC 10-1-6.2(b)(1)-(3), (5) and (10), known when the device is removed."""
 
-    questioned_at_us: int = Field(ge=0, description="(b)(1) when its integrity was questioned")
+    questioned_at_us: int = Field(
+        ge=0, le=2**62, description="(b)(1) when its integrity was questioned"
+    )
     device_type: Line = Field(description="(b)(2)")
     manufacturer_serial_number: Annotated[str, optional_line(100)] | None = Field(
         default=None, description="(b)(3)(A), if any"

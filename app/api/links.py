@@ -1,5 +1,6 @@
 """Links: current amounts (public, as on the floor; a pool's hidden meters to signed-in staff
-only), meter history and its chart, hits."""
+only, each table's state to those who may read the tables), meter history and its chart,
+hits."""
 
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from app.api.floor_models import (
 )
 from app.api.hits import read_hits
 from app.api.text_fields import IdText
-from app.security import DisplayReader, Principal, Role, require
+from app.security import (
+    STAFF_VIEWERS,
+    TABLE_VIEWERS,
+    DisplayReader,
+    Principal,
+    Role,
+    require,
+)
 from controller.paperwork import records
 from controller.runtime.service import FloorService
 from controller.storage.store import NotFound
@@ -47,7 +55,9 @@ async def _link(
         inoperable=service.runtime.is_inoperable(link_id),
         level_hits={} if state.fixed_pay else await records.level_hits(service.engine, link_id),
         # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
-        staff=reader is not None,
+        staff=reader is not None and reader.role in STAFF_VIEWERS,
+        # Each table's state: as GET /api/v1/tables shows it, to the same people.
+        table_viewer=reader is not None and reader.role in TABLE_VIEWERS,
     )
 
 
@@ -152,7 +162,9 @@ async def link_history(
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
     until: UntilQuery = None,
-    after_seq: Annotated[int, Query(ge=0, description="continue after this entry")] = 0,
+    after_seq: Annotated[
+        int, Query(ge=0, le=records.MAX_POSITION, description="continue after this entry")
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 1000,
     reductions_only: Annotated[bool, Query(description="only entries lowering the meter")] = False,
 ) -> HistoryRead:

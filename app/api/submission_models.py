@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from app.api.amount_text import CentsText, PaidCentsText, RateText, ShareOrNoneText, ShareText
 from app.api.text_fields import IdText, Line, Note
+from controller.core.games.paytables import MAX_PAYTABLE_LINES
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS
 from controller.rules.filing import AMENDMENT_NOTICE_CLAUSE
@@ -119,14 +120,20 @@ class SubmissionCreate(_Typed):
 
     kind: Literal["new_link", "rate_change", "reset_change", "paytable_change", "levels_change"]
     link_id: IdText
-    rate_bp: int | None = Field(default=None, description="rate_change: the new rate")
+    # Wide of the rule's range on purpose: a rate outside it is refused by the rule, with its
+    # clause (68 IAC 10-1-1.1(c)); the field keeps out only numbers no rate could be.
+    rate_bp: int | None = Field(
+        default=None, ge=0, le=10 * BP_PER_WHOLE, description="rate_change: the new rate"
+    )
     reset_cents: int | None = Field(
         default=None, ge=0, le=MAX_AMOUNT_CENTS, description="reset_change: the new amount"
     )
     rate: RateText | None = Field(default=None, description='rate_bp as text, "82.5%"')
     reset: CentsText | None = Field(default=None, description='reset_cents as text, "$10,000"')
     paytable: list[PaytableLineIn] | None = Field(
-        default=None, description="paytable_change: the new paytable"
+        default=None,
+        max_length=MAX_PAYTABLE_LINES,
+        description="paytable_change: the new paytable, one line per hand at most",
     )
     game: Literal["caribbean_stud", "caribbean_draw", "let_it_ride_bonus"] | None = Field(
         default=None,
@@ -149,6 +156,24 @@ class SubmissionCreate(_Typed):
         f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); lifts the notice period and is kept with the "
         "filing",
     )
+
+    @field_validator("paytable", "levels", mode="before")
+    @classmethod
+    def _not_too_long(cls, value: Any, info: ValidationInfo) -> Any:
+        # Counted before any line is read: a list past its bound costs its length, not the
+        # reading of every line in it (which the bound's own check would do first).
+        limit = MAX_PAYTABLE_LINES if info.field_name == "paytable" else MAX_LEVELS
+        if isinstance(value, list) and len(value) > limit:
+            raise PydanticCustomError(
+                "too_long",
+                "at most {limit} items (one per {what}), not {count}",
+                {
+                    "limit": limit,
+                    "what": "hand" if info.field_name == "paytable" else "level",
+                    "count": len(value),
+                },
+            )
+        return value
 
 
 class ChangeLine(BaseModel):

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Query
 
 from app.api.floor_models import ServiceDep, TableRead, errors
 from app.api.text_fields import IdText
-from app.security import Principal, Role, require
+from app.security import TABLE_VIEWERS, Principal, Role, require
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/tables", tags=["tables"])
 
-TABLE_READERS = require(Role.DEALER, Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+TABLE_READERS = require(*TABLE_VIEWERS)
 TABLE_RESETTERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
 
 

@@ -26,7 +26,13 @@ from controller.paperwork.export import ExportError
 from controller.paperwork.records import link_names
 from controller.rules import RuleViolation
 from controller.runtime.service import FloorMismatch
-from controller.settings import LedgerKeyError, Settings
+from controller.settings import (
+    LedgerKeyError,
+    SecretKeyError,
+    Settings,
+    load_secret_key,
+    settings_refused,
+)
 from controller.storage.database import (
     SchemaNotCurrent,
     check_schema,
@@ -159,11 +165,23 @@ def settings_for(database_url: str | None, *, existing: bool = True) -> Settings
     try:
         s = Settings()
     except ValidationError as exc:
-        raise click.ClickException(f"settings: {exc}") from None
+        raise click.ClickException(f"settings refused: {settings_refused(exc)}") from None
     s = s.model_copy(update={"database_url": database_url}) if database_url else s
     if existing:
         _refuse_missing(s.database_url)
     return s
+
+
+def serving_settings(database_url: str | None) -> Settings:
+    """The settings of a command that serves the web, whole: with the token-signing key read
+    (or made) now, so that a key found wanting stops the command before anything serves
+    rather than failing every sign-in."""
+    settings = settings_for(database_url, existing=False)  # the database is checked later
+    try:
+        load_secret_key(settings, create=True)
+    except (SecretKeyError, OSError) as exc:
+        raise click.ClickException(f"settings refused: {exc}") from None
+    return settings
 
 
 def _unreachable(url: str, exc: BaseException) -> DatabaseUnreachable:

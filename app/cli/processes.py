@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from app.cli.common import BadFile, db_option, main, reach, run, settings_for
+from app.cli.common import BadFile, db_option, main, reach, run, serving_settings
 from controller.core.games import Game
 from controller.storage.database import backend_of
 from link_adapters.simulator.table_types import DEALT_GAMES
@@ -231,7 +231,7 @@ def run_cmd(
         floor = load_floor_config(config_path)  # the whole file, before anything is written
     except ConfigError as exc:
         raise BadFile(f"{exc}\nnothing was written; correct the file and run again") from None
-    settings = settings_for(database_url, existing=False)  # the database is checked below
+    settings = serving_settings(database_url)  # the database is checked below
     if settings.checkpoint_key_file is None and not (no_checkpoints or settings.checkpoints_off):
         raise click.ClickException(
             "no checkpoint signing key: the meter history would not be anchored outside the "
@@ -260,7 +260,7 @@ def web_cmd(database_url: str | None, host: str, port: int) -> None:
     """A web process only (PostgreSQL): displays, pages and API for controllers run elsewhere."""
     from app.daemon import WebOnlyError, run_web
 
-    settings = settings_for(database_url, existing=False)
+    settings = serving_settings(database_url)
     if backend_of(settings.database_url) != "sqlite":
         # run_web refuses SQLite itself, saying why: a web process needs PostgreSQL.
         run(reach(settings))

@@ -37,6 +37,7 @@ __all__ = [
     "HASHING_SLOTS",
     "ISSUER",
     "STAFF_VIEWERS",
+    "TABLE_VIEWERS",
     "TOKEN_URL",
     "USER_CHECK_S",
     "Authority",
@@ -45,6 +46,7 @@ __all__ = [
     "Principal",
     "Role",
     "RoleRequirement",
+    "TokenQuery",
     "TokenRefused",
     "authority",
     "display_access",
@@ -73,10 +75,38 @@ class Principal:
     username: str
     role: Role
     device: bool = False
+    # What the token was checked against, so that an open feed can be checked again: a
+    # device token's id, a sign-in token's generation and when it expires (epoch seconds).
+    token_id: str | None = None
+    generation: int | None = None
+    expires_at: int | None = None
 
 
 class TokenRefused(Exception):
-    """Why a token does not sign anyone in, in words for the person holding it."""
+    """Why a token does not sign anyone in, in words for the person holding it; ``why`` is the
+    same in a few words, for a display told it is signed out."""
+
+    def __init__(self, detail: str, *, why: str = "token not valid") -> None:
+        super().__init__(detail)
+        self.why = why
+
+
+def judge(username: str, role: Role, generation: int, current: users.User | None) -> None:
+    """``TokenRefused`` unless a sign-in token of ``username`` naming ``role`` and
+    ``generation`` still holds for the user as they are now (``current``)."""
+    if current is None or current.disabled:
+        raise TokenRefused(
+            f"the account {username!r} is disabled or no longer exists", why="account disabled"
+        )
+    if current.role is not role:
+        raise TokenRefused(
+            f"the role of {username!r} has changed; sign in again", why="role changed"
+        )
+    if current.token_generation != generation or current.must_set_password:
+        raise TokenRefused(
+            f"the token of {username!r} was revoked (password or account changed); sign in again",
+            why="token revoked",
+        )
 
 
 class Authority:
@@ -140,8 +170,15 @@ class Authority:
         if token.startswith(DEVICE_TOKEN_PREFIX):
             device = await users.verify_device_token(self.service.engine, token)
             if device is None:
-                raise TokenRefused("the device token is unknown or has been revoked")
-            return Principal(username=f"display {device.name}", role=device.role, device=True)
+                raise TokenRefused(
+                    "the device token is unknown or has been revoked", why="token revoked"
+                )
+            return Principal(
+                username=f"display {device.name}",
+                role=device.role,
+                device=True,
+                token_id=device.token_id,
+            )
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -151,29 +188,23 @@ class Authority:
                 options={"require": ["exp", "iat", "sub", "iss"]},
             )
         except jwt.ExpiredSignatureError:
-            raise TokenRefused("the token has expired; sign in again") from None
+            raise TokenRefused(
+                "the token has expired; sign in again", why="token expired"
+            ) from None
         except jwt.InvalidTokenError:
             raise TokenRefused("the token is not valid; sign in again") from None
         username, role_name = claims.get("sub"), claims.get("role")
-        generation = claims.get("gen")
+        generation, expires_at = claims.get("gen"), claims.get("exp")
         if (
             not isinstance(username, str)
             or role_name not in {r.value for r in Role}
             or not isinstance(generation, int)
+            or not isinstance(expires_at, int)
         ):
             raise TokenRefused("the token is not valid; sign in again")
         role = Role(role_name)
-        current = await self._current(username)
-        if current is None or current.disabled:
-            raise TokenRefused(f"the account {username!r} is disabled or no longer exists")
-        if current.role is not role:
-            raise TokenRefused(f"the role of {username!r} has changed; sign in again")
-        if current.token_generation != generation or current.must_set_password:
-            raise TokenRefused(
-                f"the token of {username!r} was revoked (password or account changed); "
-                "sign in again"
-            )
-        return Principal(username=username, role=role)
+        judge(username, role, generation, await self._current(username))
+        return Principal(username=username, role=role, generation=generation, expires_at=expires_at)
 
 
 _authorities: weakref.WeakKeyDictionary[FloorService, Authority] = weakref.WeakKeyDictionary()
@@ -260,18 +291,26 @@ async def display_access_ok(service: FloorService, token: str | None) -> bool:
     return True
 
 
+# Longer than any token this server makes (a device token is 47 characters, a sign-in token a
+# few hundred): a longer one is refused before anything reads it.
+MAX_TOKEN_CHARS = 2048
+
+TokenQuery = Annotated[
+    str | None,
+    Query(
+        max_length=MAX_TOKEN_CHARS,
+        description=(
+            "A display device token or a sign-in token, for displays that cannot send "
+            "headers; needed only when the installation requires display tokens."
+        ),
+    ),
+]
+
+
 async def display_access(
     request: Request,
     bearer: Annotated[str | None, Depends(oauth2_scheme)],
-    token: Annotated[
-        str | None,
-        Query(
-            description=(
-                "A display device token or a sign-in token, for displays that cannot send "
-                "headers; needed only when the installation requires display tokens."
-            ),
-        ),
-    ] = None,
+    token: TokenQuery = None,
 ) -> None:
     """Dependency of the public read paths: refuses with 401 when a token is required and
     neither the ``Authorization`` header nor ``?token=`` carries a valid one."""
@@ -290,23 +329,18 @@ DisplayAccess = Annotated[None, Depends(display_access)]
 STAFF_VIEWERS = frozenset(
     {Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.COMMISSION_AGENT, Role.ADMIN}
 )
+# Each table's state, counters, bets and switches: to the people who work the tables and
+# those who check them (GET /api/v1/tables, and the tables of a link), no one else.
+TABLE_VIEWERS = frozenset({Role.DEALER, Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN})
 
 
 async def display_reader(
     request: Request,
     bearer: Annotated[str | None, Depends(oauth2_scheme)],
-    token: Annotated[
-        str | None,
-        Query(
-            description=(
-                "A display device token or a sign-in token, for displays that cannot send "
-                "headers; needed only when the installation requires display tokens."
-            ),
-        ),
-    ] = None,
+    token: TokenQuery = None,
 ) -> Principal | None:
-    """``display_access``, and the signed-in staff member reading (None: a display, a
-    patron-facing screen or nobody signed in), for paths that show staff more."""
+    """``display_access``, and the signed-in person reading (None: a display or nobody signed
+    in), for paths that show some roles more (``STAFF_VIEWERS``, ``TABLE_VIEWERS``)."""
     await display_access(request, bearer, token)
     found = bearer or token
     if not found:
@@ -315,7 +349,7 @@ async def display_reader(
         principal = await authority(get_service(request)).principal(found)
     except TokenRefused:
         return None
-    if principal.device or principal.role not in STAFF_VIEWERS:
+    if principal.device:
         return None
     return principal
 

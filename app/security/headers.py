@@ -19,6 +19,7 @@ __all__ = [
     "COMMON_HEADERS",
     "DOCS_PATHS",
     "DOCS_POLICY",
+    "MAX_DATA_BYTES",
     "MAX_REQUEST_BYTES",
     "PAGE_POLICY",
     "REDOC_PATH",
@@ -36,6 +37,10 @@ DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
 REDOC_PATH = "/redoc"
 # The largest request body: a supporting document and the form fields around it.
 MAX_REQUEST_BYTES = MAX_DOCUMENT_BYTES + 64 * 1024
+# Any body but an upload (JSON, a plain form): the largest one any route takes, every text at
+# its longest and escaped, is a few tens of kilobytes. Past this, a body is refused before it
+# is read whole, let alone parsed on the event loop that serves every table's polling.
+MAX_DATA_BYTES = 256 * 1024
 
 
 def _style_attribute_hashes(folder: Path) -> list[str]:
@@ -147,11 +152,19 @@ def headers_for_path(path: str) -> dict[str, str]:
 
 class SecurityHeaders:
     """ASGI middleware: the security headers on every HTTP answer, and a bound on request
-    bodies (413 beyond ``MAX_REQUEST_BYTES``, declared or streamed)."""
+    bodies (413 beyond ``MAX_REQUEST_BYTES`` for an upload, ``MAX_DATA_BYTES`` for any other,
+    declared or streamed)."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body: int = MAX_REQUEST_BYTES,
+        max_data: int = MAX_DATA_BYTES,
+    ) -> None:
         self.app = app
         self.max_body = max_body
+        self.max_data = max_data
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -183,9 +196,15 @@ class SecurityHeaders:
             )
             await send({"type": "http.response.body", "body": body})
 
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            await refuse(413, f"the request is larger than {self.max_body} bytes")
+        sent = dict(scope["headers"])
+        upload = sent.get(b"content-type", b"").lower().startswith(b"multipart/form-data")
+        limit = self.max_body if upload else self.max_data
+        too_large = f"the request is larger than {limit} bytes" + (
+            "" if upload else " (only an upload, multipart/form-data, may be larger)"
+        )
+        declared = sent.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await refuse(413, too_large)
             return
 
         received = 0
@@ -197,10 +216,10 @@ class SecurityHeaders:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_body and not refused:
+                if received > limit and not refused:
                     refused = True
                     if not started:
-                        await refuse(413, f"the request is larger than {self.max_body} bytes")
+                        await refuse(413, too_large)
                     # The application sees a caller gone away and stops reading.
                     return {"type": "http.disconnect"}
             return message

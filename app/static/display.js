@@ -425,8 +425,15 @@
         refusal = "This jackpot does not exist on the controller";
         delay = BACKOFF_MAX_MS;
       } else if (event.code === 4401) {
-        refusal = "This display needs a valid display token";
-        delay = BACKOFF_MAX_MS;
+        // Signed out (the token revoked, expired, its person disabled or given another
+        // role): the token in this page's address will not be let in again, so say why and
+        // stop; a new token means opening the page again.
+        const why = event.reason ? event.reason.charAt(0).toUpperCase() + event.reason.slice(1) : "";
+        refusal = why
+          ? `${why} — open this display again with a valid display token`
+          : "This display needs a valid display token";
+        liveness();
+        return;
       }
       liveness();
       setTimeout(connect, delay);

@@ -98,7 +98,7 @@ function linkCard(link) {
   if (before !== undefined && link.meter_cents !== null && link.meter_cents > before) amount.classList.add("up");
   shownCents.set(link.link_id, link.meter_cents);
   const win = link.last_win;
-  const tables = link.tables.length;
+  const tables = link.table_count;
   return el("a", { class: `card link state-${link.state}`, href: `/display/${encodeURIComponent(link.link_id)}`, "data-link": link.link_id },
     el("span", { class: "game" }, link.game_label),
     el("span", { class: "title" }, link.name),

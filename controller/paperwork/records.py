@@ -26,6 +26,9 @@ from controller.storage.store import NotFound
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
+# A position in a record (an entry's seq, an offset into a list): the most a database integer
+# holds (64 bits, signed), so that no position asked for fails as the query is bound.
+MAX_POSITION = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,6 +19,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from alembic import command
@@ -91,8 +92,12 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
 
 
 def backend_of(url: str) -> str:
-    """``sqlite`` or ``postgresql``: the kind of database a URL names."""
-    return make_url(url).get_backend_name()
+    """``sqlite`` or ``postgresql``: the kind of database a URL names (``ValueError``: the
+    text is no database URL)."""
+    try:
+        return make_url(url).get_backend_name()
+    except ArgumentError:
+        raise ValueError("not a database URL") from None
 
 
 def url_shown(url: str) -> str:

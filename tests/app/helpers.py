@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import httpx
+
 from tests.conftest import KEY
 
 
@@ -66,3 +68,36 @@ async def commission_agent(db_url: str, username: str, password: str) -> None:
         )
     finally:
         await engine.dispose()
+
+
+TABLE_WATCHER_PASSWORD = "a dealer's password for reading tables"
+
+
+async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
+    """Signed-in headers of a dealer (made in the database the first time), for reading each
+    table's state on a link: the public link view names no table's state."""
+    import time
+
+    from controller.access import users
+    from controller.storage.database import make_engine
+
+    engine = make_engine(db_url)
+    try:
+        await users.create_user(
+            engine,
+            username="table-watcher",
+            role=users.Role.DEALER,
+            password=TABLE_WATCHER_PASSWORD,
+            actor="admin",
+            at_us=time.time_ns() // 1000,
+        )
+    except users.AlreadyExists:
+        pass
+    finally:
+        await engine.dispose()
+    answer = await http.post(
+        "/api/v1/auth/token",
+        data={"username": "table-watcher", "password": TABLE_WATCHER_PASSWORD},
+    )
+    answer.raise_for_status()
+    return {"Authorization": f"Bearer {answer.json()['access_token']}"}

@@ -16,6 +16,7 @@ import httpx
 
 from controller.paperwork.checkpoints import make_key_pair
 from controller.storage.store import LedgerStore
+from tests.app.helpers import table_watcher
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.integration.test_run_command import free_port
@@ -65,12 +66,15 @@ class Controller:
         port: int,
         log: Path,
         plans: Sequence[LinkPlan],
+        db_url: str,
     ) -> None:
         self.name = name
         self.proc = proc
         self.http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5)
         self.log = log
         self.plans = tuple(plans)
+        self.db_url = db_url
+        self._dealer: dict[str, str] | None = None
 
     @classmethod
     async def start(
@@ -100,7 +104,7 @@ class Controller:
                 sys.executable, "-m", "app.cli", "run", "--config", str(config),
                 "--port", str(port), env=env, cwd=cwd, stdout=out, stderr=out,
             )  # fmt: skip
-        c = cls(name, proc, port, log, plans)
+        c = cls(name, proc, port, log, plans, env["PROGRESSIVE_DATABASE_URL"])
         try:
             await c.up()
         except BaseException:
@@ -121,9 +125,13 @@ class Controller:
                 await asyncio.sleep(0.2)
 
     async def tables(self) -> list[dict[str, Any]]:
+        """Each table's state, as a dealer reads it (the public view names none)."""
+        if self._dealer is None:
+            self._dealer = await table_watcher(self.http, self.db_url)
         got: list[dict[str, Any]] = []
         for p in self.plans:
-            got += (await self.http.get(f"/api/v1/links/{p.link_id}")).json()["tables"]
+            link = await self.http.get(f"/api/v1/links/{p.link_id}", headers=self._dealer)
+            got += link.json()["tables"]
         return got
 
     async def drives_all_since(self, since_us: int) -> bool:

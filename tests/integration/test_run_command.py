@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.app.helpers import commission_agent, progressive
+from tests.app.helpers import commission_agent, progressive, table_watcher
 from tests.conftest import KEY
 
 
@@ -129,7 +129,8 @@ reset = "$500"
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web}") as http:
             await _until_up(http)
             # The new link was filed with the commission and waits; the agent approves it.
-            tables = (await http.get("/api/v1/links/stud")).json()["tables"]
+            dealer = await table_watcher(http, db_url)
+            tables = (await http.get("/api/v1/links/stud", headers=dealer)).json()["tables"]
             assert {t["state"] for t in tables} == {"awaiting_approval"}
             login = await http.post(
                 "/api/v1/auth/token", data={"username": "agent", "password": PASSWORD}

@@ -129,7 +129,7 @@ class Technician:
         await self.login(c)
         released = 0
         for p in PLANS:
-            link = (await c.http.get(f"/api/v1/links/{p.link_id}")).json()
+            link = (await c.http.get(f"/api/v1/links/{p.link_id}", headers=self.auth)).json()
             held = [t["table_id"] for t in link["tables"] if t["hit_pending"]]
             if not held:
                 continue

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import httpx
 
+from app.security import Role
 from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.storage.helpers import accept_hits_again, refuse_hits_of
+from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 
 
@@ -75,7 +77,9 @@ async def test_an_inoperable_link_is_named_by_readyz_and_shown_by_the_api(
         ready = await http.get("/readyz")
         assert ready.status_code == 503
         assert "table stud-1" in ready.json()["problems"]["link stud"]
-        link = (await http.get("/api/v1/links/stud")).json()
+        link = (
+            await http.get("/api/v1/links/stud", headers=await headers_for(wf, Role.DEALER))
+        ).json()
         assert link["state"] == "inoperable"
         assert link["inoperable_reason"] == "table stud-1: its counter row was changed"
         assert {t["state"] for t in link["tables"]} == {"inoperable"}
@@ -101,7 +105,9 @@ async def test_a_table_whose_hit_cannot_be_recorded_is_named_by_readyz_api_and_m
         ready = await http.get("/readyz")
         assert ready.status_code == 503
         assert "this hit is refused" in ready.json()["problems"]["table stud-1"]
-        tables = {t["table_id"]: t for t in (await http.get("/api/v1/links/stud")).json()["tables"]}
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        link = (await http.get("/api/v1/links/stud", headers=tech)).json()
+        tables = {t["table_id"]: t for t in link["tables"]}
         assert tables["stud-1"]["state"] == "unrecorded"
         assert "this hit is refused" in tables["stud-1"]["unrecorded_reason"]
         assert tables["stud-2"]["unrecorded_reason"] is None

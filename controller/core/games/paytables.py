@@ -13,6 +13,9 @@ from controller.core.games.registry import rules_of
 from controller.core.hands import HandCategory
 from controller.core.money import BP_PER_WHOLE, format_bp, format_cents
 
+# A paytable pays each hand at most once: it has at most one line per hand there is.
+MAX_PAYTABLE_LINES = len(HandCategory)
+
 
 @dataclass(frozen=True, slots=True)
 class Paytable:
