@@ -1,0 +1,563 @@
+"""Every game, every jackpot shape and every outcome of a hit through every surface people use.
+
+One floor (``shapes_floor``) for the module: Caribbean Stud and Draw on the demo's link of
+four levels (hidden share, limits with overflow, envy pays, a mystery Mini), a link of levels
+whose Major passes its excess on to the next level and whose mystery Mini has hit, Pai Gow
+Poker with the joker on one meter, the Let It Ride bonus and Super Sevens as fixed-pay links;
+hits held, verified, signed off by a second person, paid by hand, reset, refused, and fixed
+pays paid at the table that nobody waits for.
+
+Each is taken through every GET route of the API (read from the application's OpenAPI: a
+route added later fails ``test_every_get_route_is_classified`` until it is called here or
+said to carry no shape), every page in Chromium at a desk's size and a phone's, every printed
+document read back by pdftotext, every export over the API and ``progressive export``; and a
+hit whose stored cards are damaged breaks no list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, ConsoleMessage, Locator, Page, expect
+from sqlalchemy import select, text, update
+
+from app.security import Role
+from controller.core.verification import parse_stored_cards
+from controller.storage.models import HitRow
+from tests.app.helpers import progressive
+from tests.pdf_text import keep_pdf, pdf_text_or_skip
+from tests.web.browser import chromium, role_words, shot
+from tests.web.browser import pytestmark as needs_chromium
+from tests.web.shapes_floor import ShapesFloor, hit_url, shapes_floor
+from tests.web.test_roles import protected_routes
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+
+# Whom a route is asked as: the first of these it admits.
+ROLE_ORDER = (
+    Role.AUDITOR,
+    Role.TECHNICIAN,
+    Role.SUPERVISOR,
+    Role.COMMISSION_AGENT,
+    Role.ADMIN,
+    Role.DEALER,
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    hit_id: str
+    link_id: str
+    table_id: str
+    hand: str
+    kind: str
+    status: str
+    cards: int  # how many cards the table reported (0: none)
+    paid_from: str | None
+    needs_technician: bool
+
+
+@dataclass
+class Floor:
+    sf: ShapesFloor
+    http: httpx.AsyncClient
+    headers: dict[Role, dict[str, str]]
+    hits: dict[str, Hit]
+    today: str
+    shifts: list[int]
+    submissions: list[str]
+
+    def of_link(self, link_id: str) -> list[Hit]:
+        return [h for h in self.hits.values() if h.link_id == link_id]
+
+    @property
+    def tables(self) -> list[str]:
+        return sorted({f"{gw}-{u}" for gw, u in self.sf.sim.tables})
+
+    @property
+    def period(self) -> str:
+        day = date.fromisoformat(self.today)
+        return f"since={day - timedelta(days=1)}&until={day + timedelta(days=2)}"
+
+
+async def _hits(sf: ShapesFloor) -> dict[str, Hit]:
+    async with sf.service.engine.connect() as conn:
+        rows = (await conn.execute(select(HitRow).order_by(HitRow.at_us))).all()
+    found = {}
+    for r in rows:
+        codes = parse_stored_cards(r.cards)
+        found[r.hit_id] = Hit(
+            r.hit_id, r.link_id, r.table_id, r.hand, r.kind, r.status,
+            0 if codes is None else len(codes), r.paid_from, r.needs_technician,
+        )  # fmt: skip
+    return found
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def floor(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Floor]:
+    async with (
+        shapes_floor(tmp_path_factory.mktemp("shapes")) as sf,
+        httpx.AsyncClient(base_url=sf.base_url, timeout=30) as http,
+    ):
+        headers = {role: sf.headers(role) for role in Role}
+        # The heavy work's threads (documents) are started here, not in the first test.
+        await asyncio.gather(*(
+            http.get(f"/api/v1/links/{link}/reports/gaming-day?date=2026-01-0{n}",
+                     headers=headers[Role.AUDITOR])
+            for n, link in enumerate(sf.links, start=1)
+        ))  # fmt: skip
+        auditor = headers[Role.AUDITOR]
+        calendar = (await http.get("/api/v1/reports/calendar", headers=auditor)).json()
+        subs = (await http.get("/api/v1/submissions", headers=headers[Role.SUPERVISOR])).json()
+        yield Floor(
+            sf=sf,
+            http=http,
+            headers=headers,
+            hits=await _hits(sf),
+            today=calendar["today"],
+            shifts=[s["shift"] for s in calendar["shifts"]],
+            submissions=[s["submission_id"] for s in subs],
+        )
+
+
+# --- every GET route of the API ----------------------------------------------------------
+
+Calls = Callable[[Floor], list[str]]
+
+
+def _each_link(path: str, *queries: str) -> Calls:
+    def calls(f: Floor) -> list[str]:
+        return [
+            path.replace("{link_id}", quote(link, safe="")) + q
+            for link in f.sf.links
+            for q in queries or ("",)
+        ]
+
+    return calls
+
+
+def _once(*urls: str) -> Calls:
+    return lambda f: list(urls)
+
+
+def _reports(path: str, *, shift: bool) -> Calls:
+    def calls(f: Floor) -> list[str]:
+        shifts = [f"&shift={s}" for s in f.shifts] if shift else [""]
+        return [
+            path.replace("{link_id}", link) + f"?date={f.today}{s}&format={fmt}"
+            for link in f.sf.links
+            for s in shifts
+            for fmt in ("pdf", "csv", "json")
+        ]
+
+    return calls
+
+
+def _exports(f: Floor) -> list[str]:
+    return [
+        f"/api/v1/exports/{kind}?{f.period}&format={fmt}{link}"
+        for kind in ("history", "hits", "reductions")
+        for fmt in ("csv", "json")
+        for link in ("", *(f"&link={lk}" for lk in f.sf.links))
+    ]
+
+
+def _submission(suffix: str) -> Calls:
+    return lambda f: [f"/api/v1/submissions/{s}{suffix}" for s in f.submissions]
+
+
+# Every GET route that shows a link, a table or a hit, and how it is called for each shape.
+CALLS: dict[str, Calls] = {
+    "/api/v1/links": _once("/api/v1/links"),
+    "/api/v1/links/{link_id}": _each_link("/api/v1/links/{link_id}"),
+    "/api/v1/links/{link_id}/history": _each_link("/api/v1/links/{link_id}/history"),
+    "/api/v1/links/{link_id}/meter": _each_link("/api/v1/links/{link_id}/meter"),
+    "/api/v1/links/{link_id}/hits": _each_link("/api/v1/links/{link_id}/hits", "", "?pending=true"),
+    "/api/v1/tables": _once("/api/v1/tables"),
+    "/api/v1/tables/{table_id}": lambda f: [f"/api/v1/tables/{t}" for t in f.tables],
+    "/api/v1/tables/{table_id}/integrity-records": lambda f: [
+        f"/api/v1/tables/{t}/integrity-records" for t in f.tables
+    ],
+    "/api/v1/hits": _once("/api/v1/hits?limit=1000", "/api/v1/hits?pending=true&limit=1000"),
+    "/api/v1/hits/work": _once("/api/v1/hits/work?limit=1000"),
+    "/api/v1/hits/paid-without-technician": _once("/api/v1/hits/paid-without-technician"),
+    "/api/v1/hits/{hit_id}": lambda f: [hit_url(h) for h in f.hits],
+    "/api/v1/hits/{hit_id}/slip.pdf": lambda f: [
+        hit_url(h.hit_id, "slip.pdf") for h in f.hits.values() if h.status == "awarded"
+    ],
+    "/api/v1/reports/calendar": _once("/api/v1/reports/calendar"),
+    "/api/v1/links/{link_id}/reports/gaming-day": _reports(
+        "/api/v1/links/{link_id}/reports/gaming-day", shift=False
+    ),
+    "/api/v1/links/{link_id}/reports/shift": _reports(
+        "/api/v1/links/{link_id}/reports/shift", shift=True
+    ),
+    "/api/v1/exports/{kind}": _exports,
+    "/api/v1/links/{link_id}/reconciliation": lambda f: [
+        f"/api/v1/links/{lk}/reconciliation?{f.period}" for lk in f.sf.links
+    ],
+    "/api/v1/links/{link_id}/reconciliation/export": lambda f: [
+        f"/api/v1/links/{lk}/reconciliation/export?{f.period}&format={fmt}"
+        for lk in f.sf.links
+        for fmt in ("csv", "pdf")
+    ],
+    "/api/v1/audit-log": _once("/api/v1/audit-log"),
+    "/api/v1/anomalies": _once("/api/v1/anomalies"),
+    "/api/v1/corrections": _once("/api/v1/corrections"),
+    "/api/v1/submissions": _once("/api/v1/submissions"),
+    "/api/v1/submissions/terms/{link_id}": _each_link("/api/v1/submissions/terms/{link_id}"),
+    "/api/v1/submissions/{submission_id}": _submission(""),
+    "/api/v1/submissions/{submission_id}/document": _submission("/document"),
+    "/api/v1/submissions/{submission_id}/packet.json": _submission("/packet.json"),
+    "/api/v1/submissions/{submission_id}/packet.pdf": _submission("/packet.pdf"),
+    "/display/{link_id}": _each_link("/display/{link_id}"),
+    "/metrics": _once("/metrics"),
+    "/readyz": _once("/readyz"),
+}
+# GET routes that show no link, table or hit, and why.
+NO_SHAPE: dict[str, str] = {
+    "/healthz": "says only that the process answers",
+    "/api/v1/auth/me": "the signed-in person",
+    "/api/v1/users": "people and their roles",
+    "/api/v1/account-requests": "people's account changes",
+    "/api/v1/device-tokens": "display devices",
+    "/api/v1/documents/{sha256}": "a stored document's bytes, as they were filed",
+    "/api/v1/tables/{table_id}/integrity-records/{record_id}": (
+        "one integrity record, as its table's list shows it"
+    ),
+}
+
+
+async def _openapi_get_routes(f: Floor) -> list[str]:
+    spec = (await f.http.get("/openapi.json")).json()
+    return sorted(p for p, ops in spec["paths"].items() if "get" in ops)
+
+
+async def test_every_get_route_is_classified(floor: Floor) -> None:
+    routes = set(await _openapi_get_routes(floor))
+    unclassified = routes - set(CALLS) - set(NO_SHAPE)
+    assert not unclassified, (
+        f"GET routes neither called with every shape (CALLS) nor said to show none "
+        f"(NO_SHAPE): {sorted(unclassified)}"
+    )
+    gone = (set(CALLS) | set(NO_SHAPE)) - routes
+    assert not gone, f"routes no longer served: {sorted(gone)}"
+
+
+def _role_for(f: Floor, path: str) -> Role | None:
+    found, _ = protected_routes(f.sf.app)
+    for p in found:
+        # A path as the OpenAPI writes it: "{hit_id}", not the route's "{hit_id:hit}".
+        if p.method == "GET" and re.sub(r":[^}]+}", "}", p.path) == path:
+            return next(r for r in ROLE_ORDER if r in p.roles)
+    return None
+
+
+async def test_every_get_route_answers_every_shape(floor: Floor) -> None:
+    failures: list[str] = []
+    calls = 0
+    for path, make in CALLS.items():
+        role = _role_for(floor, path)
+        headers = floor.headers[role] if role is not None else {}
+        for url in make(floor):
+            calls += 1
+            answer = await floor.http.get(url, headers=headers)
+            if answer.status_code != 200:
+                failures.append(f"{url} ({role}): {answer.status_code} {answer.text[:200]}")
+            elif "internal error" in answer.text.lower():
+                failures.append(f"{url} ({role}): says internal error")
+    assert not failures, "\n".join(failures)
+    assert calls > len(floor.hits) * 2, calls
+
+
+# --- the lists of hits carry every hit, with its cards --------------------------------------
+
+
+def _check_listed(f: Floor, listed: list[dict[str, Any]], want: list[Hit], where: str) -> None:
+    by_id = {h["hit_id"]: h for h in listed}
+    missing = [h.hit_id for h in want if h.hit_id not in by_id]
+    assert not missing, f"{where}: hits missing: {missing}"
+    for h in want:
+        shown = by_id[h.hit_id]
+        cards = shown["cards"] or []
+        assert len(cards) == h.cards, (where, h.hit_id, shown["cards"])
+        assert all(isinstance(c, str) and c for c in cards), (where, h.hit_id, cards)
+        assert shown["hand_label"], (where, h.hit_id)
+
+
+async def _json(f: Floor, url: str, role: Role = Role.TECHNICIAN) -> Any:
+    answer = await f.http.get(url, headers=f.headers[role])
+    assert answer.status_code == 200, (url, answer.status_code, answer.text[:300])
+    return answer.json()
+
+
+async def test_every_hit_is_in_the_lists_with_its_cards(floor: Floor) -> None:
+    everything = list(floor.hits.values())
+    games = {h.table_id.rsplit("-", 1)[0] for h in everything}
+    assert games >= {"stud", "draw", "paigow", "lir", "sevens", "levels"}, games
+    assert {h.kind for h in everything} == {"hand", "envy", "mystery"}
+    _check_listed(floor, await _json(floor, "/api/v1/hits?limit=1000"), everything, "/hits")
+    for link in floor.sf.links:
+        url = f"/api/v1/links/{link}/hits?limit=1000"
+        _check_listed(floor, await _json(floor, url), floor.of_link(link), url)
+    work = await _json(floor, "/api/v1/hits/work?limit=1000")
+    waiting = [floor.hits[i] for o in ("held", "verified", "second_signed", "refused",
+                                       "hand_paid") for i in floor.sf.hits[o][:1]]  # fmt: skip
+    _check_listed(floor, work["holding"] + work["other"], waiting, "/hits/work")
+    quiet = await _json(floor, "/api/v1/hits/paid-without-technician?limit=200")
+    at_table = [floor.hits[i] for i in floor.sf.hits["at_table"]]
+    _check_listed(floor, quiet["hits"], at_table, "/hits/paid-without-technician")
+    for h in everything:
+        _check_listed(floor, [await _json(floor, hit_url(h.hit_id))], [h], hit_url(h.hit_id))
+    # The joker is a card of its own, shown as one.
+    (five_aces,) = [await _json(floor, hit_url(floor.sf.one("held")))]
+    assert len(five_aces["cards"]) == 7 and len(set(five_aces["cards"])) == 7, five_aces
+
+
+# --- documents -------------------------------------------------------------------------------
+
+
+async def _pdf(f: Floor, url: str, role: Role = Role.AUDITOR) -> str:
+    answer = await f.http.get(url, headers=f.headers[role])
+    assert answer.status_code == 200, (url, answer.status_code, answer.text[:300])
+    assert answer.content.startswith(b"%PDF"), url
+    name = re.sub(r"[^A-Za-z0-9.-]+", "_", url.split("/api/v1/", 1)[-1])[:100]
+    keep_pdf(f"every-shape-{name}.pdf", answer.content)
+    return pdf_text_or_skip(answer.content)
+
+
+async def test_every_document_prints_every_shape(floor: Floor) -> None:
+    for h in floor.hits.values():
+        if h.status != "awarded":
+            continue
+        text = await _pdf(floor, hit_url(h.hit_id, "slip.pdf"))
+        assert h.table_id in text, (h.hit_id, text[:500])
+    for link in floor.sf.links:
+        text = await _pdf(floor, f"/api/v1/links/{link}/reports/gaming-day?date={floor.today}")
+        for h in floor.of_link(link):
+            assert h.table_id in text, (link, h.hit_id)
+        for shift in floor.shifts:
+            url = f"/api/v1/links/{link}/reports/shift?date={floor.today}&shift={shift}"
+            await _pdf(floor, url)
+        await _pdf(floor, f"/api/v1/links/{link}/reconciliation/export?{floor.period}&format=pdf")
+    for s in floor.submissions:
+        await _pdf(floor, f"/api/v1/submissions/{s}/packet.pdf", Role.SUPERVISOR)
+
+
+# --- exports ---------------------------------------------------------------------------------
+
+
+def _exported_ids(text: str, fmt: str) -> set[str]:
+    if fmt == "csv":
+        return {row["hit_id"] for row in csv.DictReader(io.StringIO(text))}
+    body = json.loads(text)
+    rows = body if isinstance(body, list) else body.get("rows", body.get("hits", []))
+    return {row["hit_id"] for row in rows}
+
+
+async def test_every_export_carries_every_hit(floor: Floor) -> None:
+    want = set(floor.hits)
+    for fmt in ("csv", "json"):
+        url = f"/api/v1/exports/hits?{floor.period}&format={fmt}"
+        answer = await floor.http.get(url, headers=floor.headers[Role.AUDITOR])
+        assert answer.status_code == 200, (url, answer.text[:300])
+        assert _exported_ids(answer.text, fmt) == want, url
+    day = date.fromisoformat(floor.today)
+    settings = floor.sf.service.settings
+    env = {"PROGRESSIVE_LEDGER_KEY_FILE": str(settings.ledger_key_file)}
+    for fmt in ("csv", "json"):
+        code, out, err = await progressive(
+            "export", "hits", "--since", str(day - timedelta(days=1)),
+            "--until", str(day + timedelta(days=2)), "--format", fmt,
+            db_url=settings.database_url, key=False, env=env,
+        )  # fmt: skip
+        assert code == 0, err
+        assert _exported_ids(out, fmt) == want, fmt
+
+
+# --- one damaged record breaks no list -------------------------------------------------------
+
+
+def _flagged(shown: dict[str, Any]) -> bool:
+    """The hit says its stored record cannot be read as it should."""
+    words = ("problem", "unreadable", "damaged", "invalid", "error")
+    return any(v for k, v in shown.items() if any(w in k for w in words))
+
+
+async def _write_cards(f: Floor, hit_id: str, cards: str | None) -> None:
+    """Write a hit's cards past the database's guard on its facts: a record as damaged
+    storage, or a writer of another version, could leave it."""
+    async with f.sf.service.engine.begin() as conn:
+        guards = (
+            await conn.execute(
+                text(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'hits'"
+                )
+            )
+        ).all()
+        for name, _ in guards:
+            await conn.execute(text(f'DROP TRIGGER "{name}"'))
+        await conn.execute(update(HitRow).where(HitRow.hit_id == hit_id).values(cards=cards))
+        for _, sql in guards:
+            await conn.execute(text(sql))
+
+
+async def test_a_damaged_record_breaks_no_list(floor: Floor) -> None:
+    damaged = floor.sf.one("verified")
+    where = HitRow.hit_id == damaged
+    async with floor.sf.service.engine.connect() as conn:
+        before = await conn.scalar(select(HitRow.cards).where(where))
+    await _write_cards(floor, damaged, "51,zz,99,-1")
+    try:
+        lists = [
+            "/api/v1/hits?limit=1000",
+            "/api/v1/hits?pending=true&limit=1000",
+            "/api/v1/hits/work?limit=1000",
+            f"/api/v1/links/{floor.hits[damaged].link_id}/hits?limit=1000",
+        ]
+        failures = []
+        for url in lists:
+            answer = await floor.http.get(url, headers=floor.headers[Role.TECHNICIAN])
+            if answer.status_code != 200:
+                failures.append(f"{url}: {answer.status_code} {answer.text[:200]}")
+                continue
+            body = answer.json()
+            listed = body["holding"] + body["other"] if isinstance(body, dict) else body
+            shown = [h for h in listed if h["hit_id"] == damaged]
+            if len(shown) != 1:
+                failures.append(f"{url}: the damaged hit {damaged} is not listed")
+            elif not _flagged(shown[0]):
+                failures.append(f"{url}: the damaged hit is listed unflagged: {shown[0]}")
+            others = {h["hit_id"] for h in listed} - {damaged}
+            if not others:
+                failures.append(f"{url}: no other hit listed")
+        answer = await floor.http.get(hit_url(damaged), headers=floor.headers[Role.TECHNICIAN])
+        if answer.status_code != 200 or not _flagged(answer.json()):
+            failures.append(f"{hit_url(damaged)}: {answer.status_code} {answer.text[:200]}")
+        assert not failures, "\n".join(failures)
+    finally:
+        await _write_cards(floor, damaged, before)
+
+
+# --- every page, in Chromium -----------------------------------------------------------------
+
+PAGES: dict[str, Role | None] = {
+    "/": Role.TECHNICIAN,
+    "/tech": Role.TECHNICIAN,
+    "/audit": Role.AUDITOR,
+    "/dealer": Role.DEALER,
+    "/supervisor": Role.SUPERVISOR,
+    "/commission": Role.COMMISSION_AGENT,
+    "/admin": Role.ADMIN,
+}
+SIZES = {"desk": (1920, 1080), "phone": (390, 844)}
+
+
+async def _open(
+    browser: Browser, f: Floor, path: str, role: Role | None, size: str
+) -> tuple[Page, list[str]]:
+    width, height = SIZES[size]
+    page = await browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+
+    def console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            errors.append(f"console: {msg.text} ({msg.location.get('url')})")
+
+    # The browser asks for /favicon.ico of its own accord; no page names one.
+    await page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    page.on("console", console)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.on(
+        "response",
+        lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+    )
+    if role is not None:
+        # Signed in as the sign-in form leaves the tab (Api.signIn): the token in sessionStorage.
+        name, token = f.sf.users[role]
+        stored = {"progressive.token": token, "progressive.role": role.value,
+                  "progressive.user": name}  # fmt: skip
+        await page.add_init_script(
+            f"for (const [k, v] of Object.entries({json.dumps(stored)})) sessionStorage.setItem(k, v);"
+        )
+    await page.goto(f.sf.base_url + path)
+    if role is not None:
+        await expect(page.locator("#who")).to_have_text(f"{name} ({role_words(role)})")
+    await page.wait_for_load_state("networkidle")
+    return page, errors
+
+
+async def _soft(problems: list[str], where: str, check: Awaitable[None]) -> None:
+    """A check whose failure is written down, so one page's fault hides no other."""
+    try:
+        await check
+    except AssertionError as exc:
+        problems.append(f"{where}: {str(exc).strip().splitlines()[0]}")
+
+
+async def _settled(page: Page, where: str, errors: list[str], problems: list[str]) -> None:
+    body = page.locator("body")
+    said = re.compile("internal error", re.I)
+    await _soft(problems, where, expect(body).not_to_contain_text(said, timeout=2_000))
+    await _soft(problems, where, expect(body).not_to_contain_text("Loading…", timeout=5_000))
+    problems.extend(f"{where}: {e}" for e in errors)
+    errors.clear()
+
+
+async def _cards_shown(row: Locator, h: Hit, where: str, problems: list[str]) -> None:
+    where = f"{where}, hit {h.hit_id}"
+    await _soft(problems, where, expect(row).to_be_visible(timeout=3_000))
+    await _soft(problems, where, expect(row.locator(".card")).to_have_count(h.cards, timeout=1_000))
+
+
+async def test_every_page_shows_every_shape(floor: Floor) -> None:
+    problems: list[str] = []
+    async with chromium() as browser:
+        for size in SIZES:
+            for path, role in PAGES.items():
+                page, errors = await _open(browser, floor, path, role, size)
+                where = f"{path} at {size}"
+                await _settled(page, where, errors, problems)
+                if path == "/tech":
+                    for outcome in ("held", "verified", "second_signed", "refused", "hand_paid"):
+                        h = floor.hits[floor.sf.one(outcome)]
+                        row = page.locator(f'[data-hit="{h.hit_id}"]').first
+                        await _soft(
+                            problems,
+                            where,
+                            expect(row.locator(".hand")).to_be_visible(timeout=3_000),
+                        )
+                        await _cards_shown(row, h, where, problems)
+                if path == "/audit":
+                    for link in floor.sf.links:
+                        await page.select_option("#link", link)
+                        await page.click("#latest")
+                        await page.wait_for_load_state("networkidle")
+                        for fold in await page.locator(
+                            "#hits button.fold[aria-expanded=false]"
+                        ).all():
+                            await fold.click()
+                        for h in floor.of_link(link):
+                            row = page.locator("#hits tbody tr", has_text=h.hit_id).first
+                            await _cards_shown(row, h, f"{where}, {link}", problems)
+                        await _settled(page, f"{where}, {link}", errors, problems)
+                await shot(page, f"every-shape{path.replace('/', '-') or '-home'}-{size}")
+                await page.close()
+            for link in floor.sf.links:
+                page, errors = await _open(browser, floor, f"/display/{link}", None, size)
+                await _settled(page, f"/display/{link} at {size}", errors, problems)
+                await shot(page, f"every-shape-display-{link}-{size}")
+                await page.close()
+    assert not problems, "\n".join(problems)
