@@ -293,7 +293,8 @@ class VerifyRequest(BaseModel):
     cards: list[str] | None = Field(
         default=None,
         max_length=7,
-        description="the five cards the technician saw, needed when the table reported none; "
+        description="the cards the technician saw (five; one to three for Super Sevens, seven "
+        "for Pai Gow Poker, the joker 'JK' or 'Joker'), needed when the table reported none; "
         "when it did, they are optional and must be the reported cards",
     )
 
@@ -303,13 +304,17 @@ class VerifyRequest(BaseModel):
         if cards is not None:
             for c in cards:
                 try:
-                    card_code(c)
+                    # The joker is read here; whether the hit's game deals one, its
+                    # verification says (68 IAC 10-9-3(b)).
+                    card_code(c, joker=True)
                 except InvalidCards as exc:
                     raise ValueError(str(exc)) from None
         return cards
 
     def codes(self) -> tuple[int, ...] | None:
-        return None if self.cards is None else tuple(card_code(c) for c in self.cards)
+        if self.cards is None:
+            return None
+        return tuple(card_code(c, joker=True) for c in self.cards)
 
 
 class HandPayRequest(BaseModel):

@@ -1,13 +1,20 @@
-"""The hits of the floor's JSON API: a hit as taken and the technician's marks on it."""
+"""The hits of the floor's JSON API: a hit as taken and the technician's marks on it.
+
+A hit is always shown: a part of its record that cannot be read (cards that are no cards, a
+hand the controller does not know) is shown empty, with what is wrong (``problem``) and the
+stored text (``raw``), and logged once, so one bad record never breaks a list of hits.
+"""
 
 from __future__ import annotations
 
+import logging
+import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from controller.core.hands import HandCategory, card_text
-from controller.core.verification import parse_stored_cards
+from controller.core.hands import HandCategory, ShownCards
 from controller.rules.house import (
     SECOND_SIGNATURE_FROM_CENTS,
     TAX_REPORTING_FROM_CENTS,
@@ -69,7 +76,10 @@ class HitRead(BaseModel):
     hand: str
     hand_label: str
     round: int
-    cards: list[str] | None = Field(description="as the table reported them; null: not reported")
+    cards: list[str] | None = Field(
+        description="as the table reported them, two characters each, the joker 'JK'; null: "
+        "not reported (or unreadable: see problem)"
+    )
     source: str = Field(description="table or technician")
     status: str = Field(description="awarded or refused")
     award_cents: int
@@ -111,6 +121,14 @@ class HitRead(BaseModel):
     tax_form_reference: str | None = None
     tax_form_by: str | None = None
     tax_form_at_us: int | None = None
+    problem: str | None = Field(
+        default=None,
+        description="what in the stored record cannot be read, when something cannot: that "
+        "part is shown empty (null cards, the stored hand name as its label)",
+    )
+    raw: dict[str, str] | None = Field(
+        default=None, description="the stored text of each part that cannot be read, by field"
+    )
 
     @classmethod
     def of(
@@ -124,15 +142,27 @@ class HitRead(BaseModel):
         """The hit as the API shows it; the amounts are the house's (settings), the level's
         name its pool's."""
         awarded = row.status == "awarded"
+        problems: list[str] = []
+        raw: dict[str, str] = {}
+        hand = HandCategory.__members__.get(row.hand)
+        if hand is None:
+            problems.append(f"the stored hand {row.hand!r} is no hand the controller knows")
+            raw["hand"] = row.hand
+        cards = ShownCards.of(row.cards)
+        verified = ShownCards.of(row.verified_cards)
+        for field, shown in (("cards", cards), ("verified_cards", verified)):
+            if shown.problem is not None and shown.raw is not None:
+                problems.append(f"{field}: {shown.problem}")
+                raw[field] = shown.raw
         return cls(
             hit_id=row.hit_id,
             link_id=row.link_id,
             table_id=row.table_id,
             seat=row.seat,
             hand=row.hand,
-            hand_label=HandCategory[row.hand].label,
+            hand_label=row.hand if hand is None else hand.label,
             round=row.round,
-            cards=_cards(row.cards),
+            cards=cards.texts(),
             source=row.source,
             status=row.status,
             award_cents=row.award_cents,
@@ -142,7 +172,7 @@ class HitRead(BaseModel):
             at_us=row.at_us,
             verified_by=row.verified_by,
             verified_at_us=row.verified_at_us,
-            verified_cards=_cards(row.verified_cards),
+            verified_cards=verified.texts(),
             released_by=row.released_by,
             released_at_us=row.released_at_us,
             hand_paid_by=row.hand_paid_by,
@@ -166,9 +196,26 @@ class HitRead(BaseModel):
             tax_form_reference=row.tax_form_reference,
             tax_form_by=row.tax_form_by,
             tax_form_at_us=row.tax_form_at_us,
+            problem="; ".join(problems) or None,
+            raw=raw or None,
         )
 
 
-def _cards(text: str | None) -> list[str] | None:
-    codes = parse_stored_cards(text)
-    return None if codes is None else [card_text(c) for c in codes]
+log = logging.getLogger(__name__)
+# Hits whose unreadable record was logged, per floor: once each, not at every poll of a page.
+# Bounded: past it, a bad record is logged again, which beats a memory without end.
+_LOGGED_MAX = 10_000
+_logged: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
+
+
+def note_problems(floor: object, shown: Iterable[HitRead]) -> None:
+    """Log each hit of ``floor`` whose record cannot be read in full, the first time it is
+    shown."""
+    seen = _logged.setdefault(floor, set())
+    for hit in shown:
+        if hit.problem is None or hit.hit_id in seen:
+            continue
+        if len(seen) >= _LOGGED_MAX:
+            seen.clear()
+        seen.add(hit.hit_id)
+        log.warning("hit %s is shown without what cannot be read: %s", hit.hit_id, hit.problem)

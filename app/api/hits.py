@@ -3,12 +3,14 @@ hand pay."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
+from app.api.hit_models import note_problems
 from app.api.text_fields import HitReference, IdText
 from app.security import Principal, Role, require
 from controller.core.reducer.levels import level_key
@@ -34,12 +36,19 @@ def read_hit(service: FloorService, row: HitRecord) -> HitRead:
     if row.level is not None and state is not None:
         names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
         name = names.get(row.level)
-    return HitRead.of(
+    shown = HitRead.of(
         row,
         second_signature_from_cents=service.runtime.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
         level_name=name,
     )
+    note_problems(service, (shown,))
+    return shown
+
+
+def read_hits(service: FloorService, rows: Iterable[HitRecord]) -> list[HitRead]:
+    """Hits as the API shows them, each whatever the others' records hold."""
+    return [read_hit(service, r) for r in rows]
 
 
 def _filter(
@@ -76,7 +85,7 @@ async def list_hits(
     if table is not None:
         service.runtime.link_of(table)  # 404 for a table that does not exist
     rows = await records.hits(service.engine, table_id=table, pending=pending, limit=limit)
-    return [read_hit(service, r) for r in rows]
+    return read_hits(service, rows)
 
 
 class WorkRead(BaseModel):
@@ -116,8 +125,8 @@ async def technician_work(
     )
     settings = service.settings
     return WorkRead(
-        holding=[read_hit(service, r) for r in work.holding],
-        other=[read_hit(service, r) for r in work.other],
+        holding=read_hits(service, work.holding),
+        other=read_hits(service, work.other),
         other_total=work.other_total,
         escalate_after_s=settings.escalate_after_minutes * 60,
         second_signature_from_cents=service.runtime.second_signature_from_cents,
@@ -149,7 +158,7 @@ async def paid_without_technician(
     rows, total = await records.paid_without_technician(
         service.engine, _filter(service, link, table, kind), limit=limit, offset=offset
     )
-    return QuietPage(hits=[read_hit(service, r) for r in rows], total=total, offset=offset)
+    return QuietPage(hits=read_hits(service, rows), total=total, offset=offset)
 
 
 @router.get("/{hit_id:hit}", summary="One hit", responses=errors(401, 403, 404))

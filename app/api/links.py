@@ -18,6 +18,7 @@ from app.api.floor_models import (
     errors,
     period,
 )
+from app.api.hits import read_hits
 from app.api.text_fields import IdText
 from app.security import DisplayReader, Principal, Role, require
 from controller.paperwork import records
@@ -263,4 +264,4 @@ async def link_hits(
 ) -> list[HitRead]:
     _known(service, link_id)
     rows = await records.hits(service.engine, link_id=link_id, pending=pending, limit=limit)
-    return [HitRead.of(r) for r in rows]
+    return read_hits(service, rows)

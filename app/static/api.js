@@ -181,16 +181,54 @@ const Api = (() => {
   }
 
   const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+  const RANKS = new Set(["2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K", "A"]);
+  // The joker as the API writes it ("JK") and as people read it (controller.core.hands).
+  const JOKER_TEXT = "JK";
+  const JOKER_WORD = "Joker";
 
-  // "As" -> a card face "A♠" (red for hearts and diamonds).
+  // "As" -> a card face "A♠" (red for hearts and diamonds); "JK" -> "Joker". A text that is
+  // no card is shown as it is, marked, never half-read.
   function cardFace(text) {
-    const rank = text.slice(0, -1) === "T" ? "10" : text.slice(0, -1);
-    const suit = text.slice(-1).toLowerCase();
     const span = document.createElement("span");
-    span.className = `card ${suit === "h" || suit === "d" ? "red" : "black"}`;
-    span.textContent = rank + (SUITS[suit] || "?");
     span.title = text;
+    if (String(text).toUpperCase() === JOKER_TEXT || String(text).toLowerCase() === JOKER_WORD.toLowerCase()) {
+      span.className = "card joker";
+      span.textContent = JOKER_WORD;
+      span.title = "the joker";
+      return span;
+    }
+    const rank = String(text).slice(0, -1).toUpperCase();
+    const suit = String(text).slice(-1).toLowerCase();
+    if (!RANKS.has(rank) || !SUITS[suit]) {
+      span.className = "card unknown";
+      span.textContent = String(text);
+      return span;
+    }
+    span.className = `card ${suit === "h" || suit === "d" ? "red" : "black"}`;
+    span.textContent = (rank === "T" ? "10" : rank) + SUITS[suit];
     return span;
+  }
+
+  // A hit's cards as faces; what is wrong with its record instead when a part of it could
+  // not be read (the API says so in `problem`, and keeps the stored text in `raw`); `none`
+  // when no cards were reported.
+  function hitCards(h, none) {
+    if (h.problem) {
+      const raw = h.raw ? Object.entries(h.raw).map(([k, v]) => `${k} "${v}"`).join(", ") : "";
+      return [el("span", { class: "record-problem bad-text", title: raw },
+        `Record partly unreadable: ${h.problem}`)];
+    }
+    return h.cards ? h.cards.map(cardFace) : [none];
+  }
+
+  // A list that could not be loaded says so where it stands (and what it showed before goes:
+  // nothing stays under a heading it no longer belongs to). `box` is an element whose
+  // children are replaced; in a table body, a row of `colspan` cells.
+  function loadFailed(box, err, what, colspan) {
+    const text = `Could not load ${what}: ${err.message}`;
+    const note = el(colspan ? "td" : "div", { class: "load-error bad-text", role: "alert",
+      ...(colspan ? { colspan: String(colspan) } : {}) }, text);
+    box.replaceChildren(colspan ? el("tr", {}, note) : note);
   }
 
   function cents(amount) {
@@ -267,5 +305,8 @@ const Api = (() => {
     box.hidden = false;
   }
 
-  return { call, download, start, cardFace, cents, rate, time, el, fold, hitRows, linkName, message, ApiError, token, roleName };
+  return {
+    call, download, start, cardFace, hitCards, loadFailed, cents, rate, time, el, fold, hitRows,
+    linkName, message, ApiError, token, roleName,
+  };
 })();

@@ -8,6 +8,7 @@
   const { el, call, cents, message, download } = Api;
   const WEEK_MS = 7 * 24 * 3600 * 1000;
   let ready = false;
+  let asking = 0; // the latest day's hits asked for
 
   // The calendar week (Monday 00:00 UTC, as the weekly meter report counts weeks) holding a
   // date written "YYYY-MM-DD": its bounds as ISO times. Dates only: no amount is involved.
@@ -60,9 +61,11 @@
     if (!linkId || !day) return;
     downloads(linkId, day, shift);
     const body = document.querySelector("#report-hits tbody");
+    const asked = ++asking;
     try {
       const r = await call("GET",
         `/api/v1/links/${encodeURIComponent(linkId)}/reports/gaming-day?date=${encodeURIComponent(day)}&format=json`);
+      if (asked !== asking) return; // another link or day was asked for meanwhile
       if (!r.hits.length) {
         body.replaceChildren(el("tr", {}, el("td", { colspan: 9, class: "muted" }, "No hits this gaming day.")));
         return;
@@ -72,14 +75,17 @@
         el("td", {}, h.hit_id),
         el("td", {}, `${h.table_id}, ${h.seat}`),
         el("td", {}, h.hand_name),
-        el("td", {}, ...(h.cards ? h.cards.map(Api.cardFace) : ["–"])),
+        // A card text each, or (a string) what makes the stored cards unreadable.
+        el("td", {}, ...(Array.isArray(h.cards) ? h.cards.map(Api.cardFace)
+          : [h.cards ? el("span", { class: "record-problem bad-text" }, h.cards) : "–"])),
         el("td", {}, h.level || "–"),
         el("td", { class: "num" }, cents(h.award_cents)),
         el("td", {}, h.status !== "awarded" ? "refused" : (h.paid_from === "meter" ? "meter" : "at the table")),
         el("td", {}, slipButton(h)));
       body.replaceChildren(...Api.hitRows(r.hits, row, 9, "No jackpot paid from the meter this gaming day."));
     } catch (err) {
-      if (err.status !== 401) message(err.message, false);
+      // The rows of the day or link shown before go: they are not this one's.
+      if (asked === asking && err.status !== 401) Api.loadFailed(body, err, "the day's hits", 9);
     }
   }
 

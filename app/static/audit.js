@@ -11,6 +11,9 @@ const MINUTE_MS = 60000;
 const SECOND_MS = 1000;
 let started = false;
 let links = [];
+// Which showing of a link is the latest: a slower answer for the link shown before is dropped,
+// never drawn under this one's headings.
+let showing = 0;
 // Why the period shown is the one shown, said under the chart; a period chosen by hand: none.
 let windowReason = "";
 
@@ -68,7 +71,7 @@ function drawChart(series) {
   chart.append(svg("polyline", { class: "line", points: line, "data-points": pts.length }));
 }
 
-async function reductions(linkId, query) {
+async function reductions(linkId, query, current) {
   const rows = [];
   let after = 0;
   for (let page = 0; page < MAX_REDUCTION_PAGES; page += 1) {
@@ -78,6 +81,7 @@ async function reductions(linkId, query) {
     if (h.next_after_seq === null) break;
     after = h.next_after_seq;
   }
+  if (!current()) return;
   const body = document.querySelector("#reductions tbody");
   if (!rows.length) {
     body.replaceChildren(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No reductions in this period.")));
@@ -97,8 +101,9 @@ async function reductions(linkId, query) {
   )));
 }
 
-async function hits(linkId, since, until) {
+async function hits(linkId, since, until, current) {
   const all = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/hits?limit=1000`);
+  if (!current()) return;
   const inPeriod = all.filter((h) => h.at_us >= since && h.at_us < until);
   const body = document.querySelector("#hits tbody");
   if (!inPeriod.length) {
@@ -109,7 +114,7 @@ async function hits(linkId, since, until) {
     el("td", {}, time(h.at_us)),
     el("td", {}, h.hit_id),
     el("td", {}, `${h.table_id}, ${h.seat}`),
-    el("td", {}, h.hand_label, " ", el("span", { class: "cards" }, ...(h.cards || []).map(Api.cardFace))),
+    el("td", {}, h.hand_label, " ", el("span", { class: "cards" }, ...Api.hitCards(h, ""))),
     el("td", { class: "num" }, cents(h.award_cents)),
     el("td", {}, h.status + (h.refusal ? `: ${h.refusal}` : "")),
     el("td", {}, h.verified_by || "–"),
@@ -146,8 +151,9 @@ const RECON_LINES = [
   ["closing", "Closing meter", true],
 ];
 
-async function reconcile(linkId, query) {
+async function reconcile(linkId, query, current) {
   const r = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/reconciliation?${query}`);
+  if (!current()) return;
   const verdict = document.getElementById("recon-verdict");
   if (r.balanced) {
     verdict.replaceChildren(el("div", { class: "balanced", "data-balanced": "yes" },
@@ -178,8 +184,9 @@ async function reconcile(linkId, query) {
 
 const APPROVER_ROLES = ["supervisor", "admin"];
 
-async function correctionRequests(linkId) {
+async function correctionRequests(linkId, current) {
   const rows = await call("GET", `/api/v1/corrections?link=${encodeURIComponent(linkId)}`);
+  if (!current()) return;
   const body = document.querySelector("#correction-requests tbody");
   if (!rows.length) {
     body.replaceChildren(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No correction requests for this link.")));
@@ -292,19 +299,48 @@ async function show(event) {
   }
   const linkId = document.getElementById("link").value;
   const query = periodQuery();
-  try {
+  const mine = ++showing;
+  const current = () => mine === showing;
+  const link = links.find((l) => l.link_id === linkId);
+  document.getElementById("hits-link").textContent = link ? `of ${Api.linkName(link)}` : "";
+  document.getElementById("message").hidden = true;
+  // Each section is loaded on its own: one that fails shows its error in its place, and what
+  // it showed before (perhaps another link's) goes; the others are shown anyway.
+  const section = async (load, fail) => {
+    try {
+      await load();
+    } catch (err) {
+      if (current() && err.status !== 401) fail(err);
+    }
+  };
+  const since = new Date(document.getElementById("since").value).getTime() * 1000;
+  const until = new Date(document.getElementById("until").value).getTime() * 1000;
+  let period = [since, until];
+  await section(async () => {
     const series = await call("GET", `/api/v1/links/${encodeURIComponent(linkId)}/meter?${query}&points=400`);
+    if (!current()) return;
+    period = [series.since_us, series.until_us];
     drawChart(series);
     sayWindow(series);
-    exportsFor(linkId, query);
-    await reconcile(linkId, query);
-    await correctionRequests(linkId);
-    await reductions(linkId, query);
-    await hits(linkId, series.since_us, series.until_us);
-    document.getElementById("message").hidden = true;
-  } catch (err) {
-    if (err.status !== 401) message(err.message, false);
-  }
+  }, (err) => {
+    document.getElementById("chart").replaceChildren();
+    document.getElementById("chart-note").textContent = "";
+    Api.loadFailed(document.getElementById("window-note"), err, "the meter");
+  });
+  if (!current()) return;
+  exportsFor(linkId, query);
+  await section(() => reconcile(linkId, query, current), (err) => {
+    for (const id of ["#recon tbody", "#recon-tables tbody", "#recon-exports"]) {
+      document.querySelector(id).replaceChildren();
+    }
+    Api.loadFailed(document.getElementById("recon-verdict"), err, "the reconciliation");
+  });
+  await section(() => correctionRequests(linkId, current), (err) =>
+    Api.loadFailed(document.querySelector("#correction-requests tbody"), err, "the correction requests", 8));
+  await section(() => reductions(linkId, query, current), (err) =>
+    Api.loadFailed(document.querySelector("#reductions tbody"), err, "the reductions", 8));
+  await section(() => hits(linkId, period[0], period[1], current), (err) =>
+    Api.loadFailed(document.querySelector("#hits tbody"), err, "the hits", 9));
 }
 
 async function verifyLedger() {

@@ -4,7 +4,7 @@
 "use strict";
 
 const TechHits = (() => {
-  const { el, cardFace, cents } = Api;
+  const { el, hitCards, cents } = Api;
 
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -32,9 +32,10 @@ const TechHits = (() => {
   const hitPath = (id, action) => `/api/v1/hits/${encodeURIComponent(id)}/${action}`;
 
   function cardsOf(h) {
-    return h.cards
-      ? el("span", { class: "cards" }, ...h.cards.map(cardFace))
-      : el("span", { class: "muted" }, h.kind === "hand" ? "the table reported no cards" : "");
+    if (!h.cards && !h.problem) {
+      return el("span", { class: "muted" }, h.kind === "hand" ? "the table reported no cards" : "");
+    }
+    return el("span", { class: "cards" }, ...hitCards(h, ""));
   }
 
   function statusLine(h) {
@@ -70,9 +71,9 @@ const TechHits = (() => {
     const box = el("div", { class: "actions" });
     const { act } = ctx;
     if (h.status === "awarded" && !h.verified_by) {
-      if (!h.cards && h.kind === "hand") {
+      if (!h.cards && !h.problem && h.kind === "hand") {
         box.append(el("input", {
-          class: "cards-input", size: "22", placeholder: "five cards, e.g. As Ks Qs Js Ts",
+          class: "cards-input", size: "28", placeholder: "the cards, e.g. As Ks Qs Js Ts (joker: JK)",
           "aria-label": "cards seen",
         }));
       }

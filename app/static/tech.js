@@ -347,26 +347,57 @@ async function refreshRecords(tables) {
   keepTyping(box, "data-record", open.map(renderRecord));
 }
 
+// A part of the page whose load failed: its error where it stands, the rest shown anyway.
+function failed(err, box, what, colspan) {
+  if (err.status === 401) return; // the sign-in form is back
+  Api.loadFailed(box, err, what, colspan);
+}
+
+// The work list's failure: what it showed goes (it may be another filter's), the counts too.
+function workFailed(err) {
+  lastHits = "";
+  document.getElementById("holding-count").textContent = "?";
+  document.getElementById("other-count").textContent = "?";
+  document.getElementById("other").replaceChildren();
+  document.getElementById("other-more").hidden = true;
+  failed(err, document.getElementById("holding"), "the hits waiting for a technician");
+}
+
 async function refresh() {
-  try {
-    const q = filterQuery();
-    q.set("limit", String(otherLimit));
-    const filtered = [...q.keys()].some((k) => k !== "limit");
-    const [tables, work, all] = await Promise.all([
-      call("GET", "/api/v1/tables"),
-      call("GET", `/api/v1/hits/work?${q}`),
-      // The tables list names the hits each held table waits on, whatever the filters.
-      filtered ? call("GET", "/api/v1/hits/work?limit=1") : null,
-    ]);
-    holdingAll = (all || work).holding;
+  const q = filterQuery();
+  q.set("limit", String(otherLimit));
+  const filtered = [...q.keys()].some((k) => k !== "limit");
+  // Each list is loaded and shown on its own: one that fails says so where it stands and
+  // never keeps the others (the tables, the filters) from showing.
+  const [tables, work, all] = await Promise.allSettled([
+    call("GET", "/api/v1/tables"),
+    call("GET", `/api/v1/hits/work?${q}`),
+    // The tables list names the hits each held table waits on, whatever the filters.
+    filtered ? call("GET", "/api/v1/hits/work?limit=1") : Promise.resolve(null),
+  ]);
+  const whole = filtered ? all : work;
+  if (whole.status === "fulfilled") {
+    holdingAll = whole.value.holding;
     TechAlert.notice(holdingAll);
-    renderFilters(tables);
-    renderWork(work);
-    renderTables(tables);
+  }
+  if (tables.status === "fulfilled") renderFilters(tables.value);
+  if (work.status === "fulfilled") renderWork(work.value);
+  else workFailed(work.reason);
+  if (tables.status === "fulfilled") renderTables(tables.value);
+  else failed(tables.reason, document.querySelector("#tables tbody"), "the tables", 9);
+  try {
     await refreshQuiet();
-    await refreshRecords(tables);
   } catch (err) {
-    if (err.status !== 401) message(`Could not refresh: ${err.message}`, false);
+    document.getElementById("quiet-count").textContent = "?";
+    failed(err, document.querySelector("#quiet-log tbody"), "the fixed pays paid with no technician", 4);
+  }
+  if (tables.status === "fulfilled") {
+    try {
+      await refreshRecords(tables.value);
+    } catch (err) {
+      lastRecords = "";
+      failed(err, document.getElementById("out-of-play"), "the tables out of play");
+    }
   }
 }
 
@@ -411,8 +442,10 @@ function verify(h) {
   const input = cardOf(h) && cardOf(h).querySelector(".cards-input");
   let body = {};
   if (input) {
+    // How many cards a hand is (five; one to three for Super Sevens, seven for Pai Gow
+    // Poker) and whether the joker is one of them is the game's: the server says.
     const cards = input.value.trim().split(/[\s,]+/).filter(Boolean);
-    if (cards.length !== 5) return refuseHere(h, `Enter the five cards of the hand (${cards.length} entered).`);
+    if (!cards.length) return refuseHere(h, "Enter the cards of the hand.");
     body = { cards };
   }
   return act(() => call("POST", hitPath(h.hit_id, "verify"), body),

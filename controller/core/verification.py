@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.core.games import Game
-from controller.core.hands import HandCategory, InvalidCards, card_text
+from controller.core.hands import JOKER, HandCategory, InvalidCards, cards_words
 from controller.core.money import format_cents
 from controller.core.reducer import EngineError
 
@@ -22,17 +22,6 @@ NO_CARDS_KINDS = frozenset({"mystery", "envy"})
 
 class HitWorkRefused(EngineError):
     """A verification, hand pay or reset that cannot be done; the message says why."""
-
-
-def cards_text(cards: Sequence[int]) -> str:
-    return " ".join(card_text(c, joker=True) for c in cards)
-
-
-def parse_stored_cards(text: str | None) -> tuple[int, ...] | None:
-    """Card codes as the hit record keeps them (``"51,47,43,39,35"``)."""
-    if text is None or not text.strip():
-        return None
-    return tuple(int(c) for c in text.split(","))
 
 
 def confirmed_cards(
@@ -59,11 +48,14 @@ def confirmed_cards(
         if entered:
             raise HitWorkRefused(f"hit {hit_id}: a {kind} hit is decided by no cards of its own")
         return ()
+    if entered is not None and JOKER in entered and not game.rules.hand.deck.joker:
+        # Only a deck with a joker deals one: Pai Gow Poker's (68 IAC 10-9-3(b)).
+        raise HitWorkRefused(f"hit {hit_id}: the joker is not a card of {game.rules.label}")
     if reported is not None:
         if entered is not None and sorted(entered) != sorted(reported):
             raise HitWorkRefused(
                 f"hit {hit_id}: the cards entered ({_safe_text(entered)}) are not the cards the "
-                f"table reported ({cards_text(reported)})"
+                f"table reported ({cards_words(reported)})"
             )
         return tuple(reported)
     rules = game.rules
@@ -129,6 +121,6 @@ def check_release(*, table_id: str, unverified_hit_ids: Sequence[str]) -> None:
 
 def _safe_text(cards: Sequence[int]) -> str:
     try:
-        return cards_text(cards)
+        return cards_words(cards)
     except InvalidCards:
         return ", ".join(str(c) for c in cards)

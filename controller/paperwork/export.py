@@ -26,10 +26,10 @@ from typing import Any, TextIO, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from controller.core.hands import ShownCards
 from controller.core.ledger import ENTRY_COLUMNS, SealedEntry, canonical_details
 from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
-from controller.core.verification import cards_text, parse_stored_cards
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
 from controller.runtime.workers import Job, step
@@ -191,9 +191,9 @@ def _hit_row(r: HitRecord) -> dict[str, Any]:
         column: iso(r.at_us) if field == "at_us" else getattr(r, field)
         for column, field in zip(HIT_FIELDS, _HIT_EXPORTED, strict=True)
     }
-    # Cards as people read them ("As Ks Qs Js Ts"), never as the register map's codes.
-    codes = parse_stored_cards(r.cards)
-    row["cards"] = None if codes is None else cards_text(codes)
+    # Cards two characters each ("As Ks Qs Js Ts", the joker "JK"), never as the register
+    # map's codes; a record whose cards are unreadable says so, with its stored text.
+    row["cards"] = ShownCards.of(r.cards).compact()
     return row
 
 

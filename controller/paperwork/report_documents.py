@@ -12,9 +12,8 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from controller.core.hands import HandCategory
+from controller.core.hands import HandCategory, ShownCards
 from controller.core.money import displayed_cents, format_cents
-from controller.core.verification import cards_text, parse_stored_cards
 from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter
 from controller.paperwork.floor_reports import FloorReport
@@ -65,8 +64,7 @@ def _amount(units: int) -> str:
 
 def hit_cards(text: str | None) -> str:
     """Cards as people read them ("As Ks Qs Js Ts"), "" when none were reported."""
-    codes = parse_stored_cards(text)
-    return "" if codes is None else cards_text(codes)
+    return ShownCards.of(text).words()
 
 
 def _level(hit: HitRecord, names: dict[str, str]) -> str:
@@ -225,8 +223,8 @@ def _hit_row(h: HitRecord, letterhead: Letterhead) -> dict[str, Any]:
         "seat": h.seat,
         "hand": h.hand,
         "hand_name": HandCategory[h.hand].label,
-        "cards": hit_cards(h.cards),
-        "verified_cards": hit_cards(h.verified_cards),
+        "cards": ShownCards.of(h.cards).compact() or "",
+        "verified_cards": ShownCards.of(h.verified_cards).compact() or "",
         "level": h.level or "",
         "award_cents": h.award_cents,
         "paid_from": h.paid_from or "",
@@ -298,9 +296,15 @@ def _hit_json(h: HitRecord, letterhead: Letterhead) -> dict[str, Any]:
     return {
         **_hit_row(h, letterhead),
         "at_us": h.at_us,
-        "cards": hit_cards(h.cards).split() or None,
-        "verified_cards": hit_cards(h.verified_cards).split() or None,
+        "cards": _json_cards(h.cards),
+        "verified_cards": _json_cards(h.verified_cards),
     }
+
+
+def _json_cards(text: str | None) -> list[str] | str | None:
+    """A card text each (``"As"``, the joker ``"JK"``), or what makes them unreadable."""
+    shown = ShownCards.of(text)
+    return shown.texts() if shown.problem is None else shown.compact()
 
 
 def report_json(report: FloorReport, letterhead: Letterhead) -> dict[str, Any]:

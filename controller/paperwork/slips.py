@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.games import Game
-from controller.core.hands import HandCategory
+from controller.core.hands import HandCategory, ShownCards
 from controller.core.ledger import SealedEntry
 from controller.core.money import UNITS_PER_CENT, displayed_cents, format_cents
 from controller.core.reducer import EngineError, EntryKind
 from controller.core.reducer.conservation import entry_meters
-from controller.core.verification import cards_text, parse_stored_cards
 from controller.paperwork.pdf import Fields, Letterhead, render_pdf
 from controller.rules.house import needs_second_signature, needs_tax_form
 from controller.storage.entries import Entries
@@ -95,9 +94,9 @@ def _units(units: int) -> str:
 
 
 def _cards(text: str | None, kind: str) -> str:
-    codes = parse_stored_cards(text)
-    if codes is not None:
-        return cards_text(codes)
+    shown = ShownCards.of(text)
+    if shown.codes is not None or shown.problem is not None:
+        return shown.words()
     if kind == "mystery":
         return "none: a mystery level's trigger, decided by no cards"
     if kind == "envy":

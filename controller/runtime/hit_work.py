@@ -11,13 +11,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core import reducer
-from controller.core.hands import HandCategory
+from controller.core.hands import HandCategory, InvalidCards, read_stored_cards
 from controller.core.reducer import HitClaim, Outcome
 from controller.core.verification import (
+    HitWorkRefused,
     check_hand_pay,
     check_release,
     confirmed_cards,
-    parse_stored_cards,
 )
 from controller.rules.house import (
     SECOND_SIGNATURE_FROM_CENTS,
@@ -119,7 +119,10 @@ class HitWork(LinkCommands):
         row = await self.hit(hit_id)
         if row.verified_by is not None:
             raise Conflict(f"hit {hit_id} was already verified by {row.verified_by}")
-        reported = parse_stored_cards(row.cards)
+        try:
+            reported = read_stored_cards(row.cards)
+        except InvalidCards as exc:
+            raise HitWorkRefused(f"hit {hit_id}: {exc}; its record needs correcting") from None
         state = self.states.get(row.link_id)
         if state is None:
             raise NotFound(f"hit {hit_id}: link {row.link_id} is not on this floor")

@@ -60,6 +60,12 @@ class WebFloor:
         return self.sim.play_round_now(game.value, unit)
 
 
+def _profile(game: Game) -> str:
+    """The reference profile of the register map the game's simulated tables speak (v2 for
+    Super Sevens and Pai Gow Poker: their hands, more cards, the joker as 52)."""
+    return "reference-v1" if game.rules.register.map_version == 1 else "reference-v2"
+
+
 def settings_in(folder: Path) -> Settings:
     return Settings(
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive.db'}",
@@ -104,7 +110,8 @@ async def web_floor(
                 {"id": link_id, "game": game.value, "rate": "80%", "reset": "$1,000",
                  "table": [{"id": f"{link_id}-{u}", "bus": link_id, "unit": u,
                             "poll_interval_ms": poll_interval_ms, "min_round_ms": 10,
-                            "max_credits_per_seat": 1, "location": f"pit 1, table {u}"}
+                            "max_credits_per_seat": 1, "location": f"pit 1, table {u}",
+                            "profile": _profile(game)}
                            for u in range(1, n + 1)]}
                 for link_id, (game, n) in links.items()
             ],

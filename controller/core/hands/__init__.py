@@ -21,7 +21,10 @@ Public API:
   the value does not carry the cards.
 * ``best_five(cards)`` -- the five cards making that hand (slower; for display and audit).
 * ``card_code``, ``card_text``, ``parse_cards`` -- text <-> code conversions (the joker,
-  ``JOKER`` = 52, only where the caller allows it).
+  ``JOKER`` = 52, only where the caller allows it); ``card_word`` a card for people.
+* ``ShownCards``, ``read_stored_cards``, ``cards_words``, ``cards_compact`` -- cards as a hit
+  record keeps them, read back and written for people (``JOKER_WORD``) and files
+  (``JOKER_TEXT``).
 * ``checked_cards`` -- a game's hand checked: its card count, the joker, a shoe's copies.
 * ``InvalidCards`` -- every refusal, a ``ValueError`` whose message says what is wrong.
 
@@ -34,34 +37,51 @@ strengths over the 2,598,960 five-card hands.
 The package is pure: lookup tables are built at import from rank arithmetic alone, and the
 only state is a bounded memo for hands of six or more cards, which never changes a result.
 
-Its modules: ``cards`` (codes, text, validation), ``values`` (categories and hand values) and
+Its modules: ``cards`` (codes, text, validation), ``stored`` (cards as records keep them),
+``values`` (categories and hand values) and
 ``evaluation`` (the lookup tables, ``evaluate`` and ``best_five``).
 """
 
 from controller.core.hands.cards import (
     JOKER,
+    JOKER_TEXT,
+    JOKER_WORD,
     RANK_CHARS,
     SUIT_CHARS,
     InvalidCards,
     card_code,
     card_text,
+    card_word,
     checked_cards,
     parse_cards,
 )
 from controller.core.hands.evaluation import best_five, evaluate
+from controller.core.hands.stored import (
+    ShownCards,
+    cards_compact,
+    cards_words,
+    read_stored_cards,
+)
 from controller.core.hands.values import HandCategory, HandValue
 
 __all__ = [
     "JOKER",
+    "JOKER_TEXT",
+    "JOKER_WORD",
     "RANK_CHARS",
     "SUIT_CHARS",
     "HandCategory",
     "HandValue",
     "InvalidCards",
+    "ShownCards",
     "best_five",
     "card_code",
     "card_text",
+    "card_word",
+    "cards_compact",
+    "cards_words",
     "checked_cards",
     "evaluate",
     "parse_cards",
+    "read_stored_cards",
 ]

@@ -1,8 +1,11 @@
 """Card codes and card text: what a card is (an int 0-51, and 52 the joker where a game deals
-one), how cards are checked, and how they are written and read (``"As"``, ``"10d"``, ``"Jk"``).
+one), how cards are checked, and how they are written and read (``"As"``, ``"10d"``, ``"JK"``).
 
 The joker exists only where a caller asks for it (``joker=True``): the five-card evaluator and
-everything that reads card text without saying so still refuse code 52.
+everything that reads card text without saying so still refuse code 52. It is written one of
+two ways, both kept here: ``JOKER_TEXT`` among the two-character card texts (the API's card
+lists, CSV and JSON exports) and ``JOKER_WORD`` where people read it (pages, slips, reports).
+Cards kept as text (``stored_cards``) are read in ``stored``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ SUIT_CHARS: Final = "cdhs"
 # Pai Gow Poker's deck is 52 cards and one joker (68 IAC 10-9-3(b)); register map v2 sends it
 # as code 52.
 JOKER: Final = 52
-JOKER_TEXT: Final = "Jk"
+# The joker among two-character card texts: upper-case K is no suit, so it is never a jack's.
+JOKER_TEXT: Final = "JK"
+# The joker where people read it: pages, slips, reports.
+JOKER_WORD: Final = "Joker"
 
 
 class InvalidCards(ValueError):
@@ -126,17 +132,24 @@ _RANK_FROM_TEXT["10"] = 8
 _CARD_FORMAT: Final = "rank 2-9, T or 10, J, Q, K or A, then suit c, d, h or s (e.g. 'As', '10d')"
 
 
+def is_joker_text(text: str) -> bool:
+    """``"JK"`` or ``"Joker"``, in any case."""
+    return text.strip().lower() in (JOKER_TEXT.lower(), JOKER_WORD.lower())
+
+
 def card_code(text: str, *, joker: bool = False) -> int:
     """The code of a card written like ``"As"``, ``"2c"``, ``"Td"`` or ``"10d"`` (and, with
-    ``joker``, ``"Jk"`` or ``"joker"`` for the joker).
+    ``joker``, ``"JK"`` or ``"Joker"`` for the joker).
 
     Rank and suit letters are case-insensitive; surrounding whitespace is ignored.
     """
     if not isinstance(text, str):
         raise InvalidCards(f"card text must be a str, got {type(text).__name__} {text!r}")
     stripped = text.strip()
-    if joker and stripped.lower() in (JOKER_TEXT.lower(), "joker"):
-        return JOKER
+    if is_joker_text(stripped):
+        if joker:
+            return JOKER
+        raise InvalidCards(f"{text!r} is the joker, and the joker is not a card of this game")
     rank = _RANK_FROM_TEXT.get(stripped[:-1].upper())
     suit = SUIT_CHARS.find(stripped[-1:].lower()) if stripped else -1
     if rank is None or suit < 0:
@@ -146,11 +159,16 @@ def card_code(text: str, *, joker: bool = False) -> int:
 
 def card_text(code: int, *, joker: bool = False) -> str:
     """Two-character text of a card code, e.g. 51 -> ``"As"``, 32 -> ``"Tc"`` (and, with
-    ``joker``, 52 -> ``"Jk"``)."""
+    ``joker``, 52 -> ``"JK"``)."""
     if joker and type(code) is int and code == JOKER:
         return JOKER_TEXT
     checked = _check_code(code, "card")
     return RANK_CHARS[checked >> 2] + SUIT_CHARS[checked & 3]
+
+
+def card_word(code: int) -> str:
+    """A card as people read it: its text (``"As"``), the joker ``"Joker"``."""
+    return JOKER_WORD if type(code) is int and code == JOKER else card_text(code)
 
 
 def parse_cards(text: str, *, joker: bool = False) -> tuple[int, ...]:

@@ -73,7 +73,7 @@ def test_the_joker_is_refused_where_the_game_deals_none() -> None:
         evaluate((JOKER, 1, 2, 3, 4))
     with pytest.raises(InvalidCards, match="outside 0-51"):
         rules_of(Game.CARIBBEAN_STUD).judge((JOKER, 1, 2, 3, 4))
-    with pytest.raises(InvalidCards, match="unrecognised card"):
+    with pytest.raises(InvalidCards, match="the joker is not a card of this game"):
         parse_cards("Jk")
     assert parse_cards("joker 2c", joker=True) == (JOKER, 0)
 
