@@ -17,12 +17,14 @@ hit whose stored cards are damaged breaks no list.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
 import re
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -32,9 +34,10 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, ConsoleMessage, Locator, Page, expect
 from sqlalchemy import select, text, update
+from sqlalchemy.pool import QueuePool
 
 from app.security import Role
-from controller.core.verification import parse_stored_cards
+from controller.core.hands import HandCategory, ShownCards
 from controller.storage.models import HitRow
 from tests.app.helpers import progressive
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
@@ -61,6 +64,7 @@ class Hit:
     hit_id: str
     link_id: str
     table_id: str
+    seat: int
     hand: str
     kind: str
     status: str
@@ -78,6 +82,14 @@ class Floor:
     today: str
     shifts: list[int]
     submissions: list[str]
+    # What the GET routes answered, by URL: the documents are read back from these.
+    answers: dict[str, httpx.Response] = field(default_factory=dict)
+
+    async def get(self, url: str, role: Role | None) -> httpx.Response:
+        if url not in self.answers:
+            headers = self.headers[role] if role is not None else {}
+            self.answers[url] = await self.http.get(url, headers=headers)
+        return self.answers[url]
 
     def of_link(self, link_id: str) -> list[Hit]:
         return [h for h in self.hits.values() if h.link_id == link_id]
@@ -97,12 +109,31 @@ async def _hits(sf: ShapesFloor) -> dict[str, Hit]:
         rows = (await conn.execute(select(HitRow).order_by(HitRow.at_us))).all()
     found = {}
     for r in rows:
-        codes = parse_stored_cards(r.cards)
+        codes = ShownCards.of(r.cards).codes
         found[r.hit_id] = Hit(
-            r.hit_id, r.link_id, r.table_id, r.hand, r.kind, r.status,
+            r.hit_id, r.link_id, r.table_id, r.seat, r.hand, r.kind, r.status,
             0 if codes is None else len(codes), r.paid_from, r.needs_technician,
         )  # fmt: skip
     return found
+
+
+async def _start_heavy_work(sf: ShapesFloor) -> None:
+    """Every thread of the service's heavy work (documents) started now, not in a test that
+    would be blamed for it."""
+    workers = sf.service.workers
+    meet = threading.Barrier(workers.threads)
+
+    async def one() -> None:
+        async with workers.job() as job:
+            await job.run(meet.wait, 10)
+
+    await asyncio.gather(*(one() for _ in range(workers.threads)))
+    # And the database's connections, each with its thread, as many as its pool keeps.
+    engine = sf.service.engine
+    size = engine.pool.size() if isinstance(engine.pool, QueuePool) else 1
+    async with contextlib.AsyncExitStack() as stack:
+        for _ in range(size):
+            await stack.enter_async_context(engine.connect())
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -112,12 +143,7 @@ async def floor(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Floor
         httpx.AsyncClient(base_url=sf.base_url, timeout=30) as http,
     ):
         headers = {role: sf.headers(role) for role in Role}
-        # The heavy work's threads (documents) are started here, not in the first test.
-        await asyncio.gather(*(
-            http.get(f"/api/v1/links/{link}/reports/gaming-day?date=2026-01-0{n}",
-                     headers=headers[Role.AUDITOR])
-            for n, link in enumerate(sf.links, start=1)
-        ))  # fmt: skip
+        await _start_heavy_work(sf)
         auditor = headers[Role.AUDITOR]
         calendar = (await http.get("/api/v1/reports/calendar", headers=auditor)).json()
         subs = (await http.get("/api/v1/submissions", headers=headers[Role.SUPERVISOR])).json()
@@ -270,10 +296,9 @@ async def test_every_get_route_answers_every_shape(floor: Floor) -> None:
     calls = 0
     for path, make in CALLS.items():
         role = _role_for(floor, path)
-        headers = floor.headers[role] if role is not None else {}
         for url in make(floor):
             calls += 1
-            answer = await floor.http.get(url, headers=headers)
+            answer = await floor.get(url, role)
             if answer.status_code != 200:
                 failures.append(f"{url} ({role}): {answer.status_code} {answer.text[:200]}")
             elif "internal error" in answer.text.lower():
@@ -313,8 +338,8 @@ async def test_every_hit_is_in_the_lists_with_its_cards(floor: Floor) -> None:
         url = f"/api/v1/links/{link}/hits?limit=1000"
         _check_listed(floor, await _json(floor, url), floor.of_link(link), url)
     work = await _json(floor, "/api/v1/hits/work?limit=1000")
-    waiting = [floor.hits[i] for o in ("held", "verified", "second_signed", "refused",
-                                       "hand_paid") for i in floor.sf.hits[o][:1]]  # fmt: skip
+    waiting = [floor.hits[i] for o in ("held", "verified", "second_signed", "refused")
+               for i in floor.sf.hits[o][:1]]  # fmt: skip
     _check_listed(floor, work["holding"] + work["other"], waiting, "/hits/work")
     quiet = await _json(floor, "/api/v1/hits/paid-without-technician?limit=200")
     at_table = [floor.hits[i] for i in floor.sf.hits["at_table"]]
@@ -330,7 +355,7 @@ async def test_every_hit_is_in_the_lists_with_its_cards(floor: Floor) -> None:
 
 
 async def _pdf(f: Floor, url: str, role: Role = Role.AUDITOR) -> str:
-    answer = await f.http.get(url, headers=f.headers[role])
+    answer = await f.get(url, role)
     assert answer.status_code == 200, (url, answer.status_code, answer.text[:300])
     assert answer.content.startswith(b"%PDF"), url
     name = re.sub(r"[^A-Za-z0-9.-]+", "_", url.split("/api/v1/", 1)[-1])[:100]
@@ -343,13 +368,17 @@ async def test_every_document_prints_every_shape(floor: Floor) -> None:
         if h.status != "awarded":
             continue
         text = await _pdf(floor, hit_url(h.hit_id, "slip.pdf"))
-        assert h.table_id in text, (h.hit_id, text[:500])
+        assert h.hit_id in text and h.table_id in text, (h.hit_id, text[:500])
+    assert "Joker" in await _pdf(floor, hit_url(floor.sf.one("held"), "slip.pdf"))
     for link in floor.sf.links:
-        text = await _pdf(floor, f"/api/v1/links/{link}/reports/gaming-day?date={floor.today}")
-        for h in floor.of_link(link):
-            assert h.table_id in text, (link, h.hit_id)
+        day = f"/api/v1/links/{link}/reports/gaming-day?date={floor.today}&format=pdf"
+        text = await _pdf(floor, day)
+        hits = floor.of_link(link)
+        assert f"Hits ({len(hits)})" in text, (link, text)
+        for h in hits:
+            assert f"{h.table_id}, {h.seat}" in text, (link, h.hit_id)
         for shift in floor.shifts:
-            url = f"/api/v1/links/{link}/reports/shift?date={floor.today}&shift={shift}"
+            url = f"/api/v1/links/{link}/reports/shift?date={floor.today}&shift={shift}&format=pdf"
             await _pdf(floor, url)
         await _pdf(floor, f"/api/v1/links/{link}/reconciliation/export?{floor.period}&format=pdf")
     for s in floor.submissions:
@@ -462,6 +491,8 @@ PAGES: dict[str, Role | None] = {
     "/commission": Role.COMMISSION_AGENT,
     "/admin": Role.ADMIN,
 }
+# The hits the technician's page shows: every one that waits for a technician.
+TECH_OUTCOMES = ("held", "verified", "second_signed", "refused", "mystery", "envy")
 SIZES = {"desk": (1920, 1080), "phone": (390, 844)}
 
 
@@ -522,42 +553,62 @@ async def _cards_shown(row: Locator, h: Hit, where: str, problems: list[str]) ->
     await _soft(problems, where, expect(row.locator(".card")).to_have_count(h.cards, timeout=1_000))
 
 
+async def _looked_at(
+    page: Page, name: str, where: str, errors: list[str], problems: list[str]
+) -> None:
+    """Screenshots at a desk's size and a phone's, the page settled at each."""
+    for size, (width, height) in SIZES.items():
+        await page.set_viewport_size({"width": width, "height": height})
+        await _settled(page, f"{where} at {size}", errors, problems)
+        await shot(page, f"every-shape-{name}-{size}")
+
+
 async def test_every_page_shows_every_shape(floor: Floor) -> None:
     problems: list[str] = []
     async with chromium() as browser:
-        for size in SIZES:
-            for path, role in PAGES.items():
-                page, errors = await _open(browser, floor, path, role, size)
-                where = f"{path} at {size}"
-                await _settled(page, where, errors, problems)
-                if path == "/tech":
-                    for outcome in ("held", "verified", "second_signed", "refused", "hand_paid"):
-                        h = floor.hits[floor.sf.one(outcome)]
-                        row = page.locator(f'[data-hit="{h.hit_id}"]').first
-                        await _soft(
-                            problems,
-                            where,
-                            expect(row.locator(".hand")).to_be_visible(timeout=3_000),
-                        )
-                        await _cards_shown(row, h, where, problems)
-                if path == "/audit":
-                    for link in floor.sf.links:
-                        await page.select_option("#link", link)
+        for path, role in PAGES.items():
+            page, errors = await _open(browser, floor, path, role, "desk")
+            where = path
+            await _settled(page, where, errors, problems)
+            if path == "/tech":
+                for outcome in TECH_OUTCOMES:
+                    h = floor.hits[floor.sf.one(outcome)]
+                    row = page.locator(f'[data-hit="{h.hit_id}"]').first
+                    hand = re.compile(re.escape(HandCategory[h.hand].label), re.I)
+                    await _soft(
+                        problems,
+                        f"{where}, hit {h.hit_id}",
+                        expect(row).to_contain_text(hand, timeout=3_000),
+                    )
+                    await _cards_shown(row, h, where, problems)
+            if path == "/audit":
+                for link in floor.sf.links:
+                    await page.select_option("#link", link)
+                    # Shown once the link's latest activity has brought its hits.
+                    wanted = f"/api/v1/links/{link}/hits"
+                    async with page.expect_response(lambda r, w=wanted: w in r.url):
                         await page.click("#latest")
-                        await page.wait_for_load_state("networkidle")
-                        for fold in await page.locator(
-                            "#hits button.fold[aria-expanded=false]"
-                        ).all():
-                            await fold.click()
-                        for h in floor.of_link(link):
-                            row = page.locator("#hits tbody tr", has_text=h.hit_id).first
-                            await _cards_shown(row, h, f"{where}, {link}", problems)
-                        await _settled(page, f"{where}, {link}", errors, problems)
-                await shot(page, f"every-shape{path.replace('/', '-') or '-home'}-{size}")
-                await page.close()
-            for link in floor.sf.links:
-                page, errors = await _open(browser, floor, f"/display/{link}", None, size)
-                await _settled(page, f"/display/{link} at {size}", errors, problems)
-                await shot(page, f"every-shape-display-{link}-{size}")
-                await page.close()
+                    listed = page.locator("#hits tbody")
+                    for h in floor.of_link(link):
+                        await _soft(
+                            problems, f"{where}, {link}", expect(listed).to_contain_text(h.hit_id)
+                        )
+                    folded = page.locator("#hits button.fold[aria-expanded=false]")
+                    for fold in await folded.all():
+                        await fold.click()
+                    await _soft(problems, f"{where}, {link}", expect(folded).to_have_count(0))
+                    for h in floor.of_link(link):
+                        row = page.locator("#hits tbody tr", has_text=h.hit_id).first
+                        await _cards_shown(row, h, f"{where}, {link}", problems)
+                    await _settled(page, f"{where}, {link}", errors, problems)
+                    if link == "paigow":
+                        await _looked_at(page, "audit-paigow", where, errors, problems)
+                        await page.set_viewport_size({"width": 1920, "height": 1080})
+            name = path.strip("/") or "home"
+            await _looked_at(page, name, where, errors, problems)
+            await page.close()
+        for link in floor.sf.links:
+            page, errors = await _open(browser, floor, f"/display/{link}", None, "desk")
+            await _looked_at(page, f"display-{link}", f"/display/{link}", errors, problems)
+            await page.close()
     assert not problems, "\n".join(problems)
