@@ -560,6 +560,10 @@ async def _looked_at(
     for size, (width, height) in SIZES.items():
         await page.set_viewport_size({"width": width, "height": height})
         await _settled(page, f"{where} at {size}", errors, problems)
+        # Nothing goes past the screen's right edge: a wide table scrolls in its own box.
+        wide = await page.evaluate("document.documentElement.scrollWidth")
+        if wide > width:
+            problems.append(f"{where} at {size}: {wide} px wide on a screen of {width}")
         await shot(page, f"every-shape-{name}-{size}")
 
 
