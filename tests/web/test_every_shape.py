@@ -567,6 +567,22 @@ async def _looked_at(
         await shot(page, f"every-shape-{name}-{size}")
 
 
+async def _report_shows(page: Page, f: Floor, link: str, where: str, problems: list[str]) -> None:
+    """The audit page's gaming-day report of ``link``: each of its hits with its cards."""
+    wanted = f"/api/v1/links/{link}/reports/gaming-day"
+    async with page.expect_response(lambda r: wanted in r.url):
+        await page.select_option("#report-link", link)
+    listed = page.locator("#report-hits tbody")
+    for h in f.of_link(link):
+        await _soft(problems, where, expect(listed).to_contain_text(h.hit_id))
+    folded = page.locator("#report-hits button.fold[aria-expanded=false]")
+    for fold in await folded.all():
+        await fold.click()
+    for h in f.of_link(link):
+        row = page.locator(f'#report-hits tr[data-hit="{h.hit_id}"]')
+        await _cards_shown(row, h, f"{where}, {link}", problems)
+
+
 async def test_every_page_shows_every_shape(floor: Floor) -> None:
     problems: list[str] = []
     async with chromium() as browser:
@@ -604,6 +620,7 @@ async def test_every_page_shows_every_shape(floor: Floor) -> None:
                     for h in floor.of_link(link):
                         row = page.locator("#hits tbody tr", has_text=h.hit_id).first
                         await _cards_shown(row, h, f"{where}, {link}", problems)
+                    await _report_shows(page, floor, link, f"{where}, the day's report", problems)
                     await _settled(page, f"{where}, {link}", errors, problems)
                     if link == "paigow":
                         await _looked_at(page, "audit-paigow", where, errors, problems)
