@@ -388,32 +388,58 @@ async def test_every_document_prints_every_shape(floor: Floor) -> None:
 # --- exports ---------------------------------------------------------------------------------
 
 
-def _exported_ids(text: str, fmt: str) -> set[str]:
+def _exported(text: str, fmt: str) -> dict[str, dict[str, Any]]:
+    """The rows of a hits export (or a report's hits), by hit id."""
     if fmt == "csv":
-        return {row["hit_id"] for row in csv.DictReader(io.StringIO(text))}
-    body = json.loads(text)
-    rows = body if isinstance(body, list) else body.get("rows", body.get("hits", []))
-    return {row["hit_id"] for row in rows}
+        rows: list[dict[str, Any]] = list(csv.DictReader(io.StringIO(text)))
+    else:
+        body = json.loads(text)
+        rows = body if isinstance(body, list) else body.get("rows", body.get("hits", []))
+    return {row["hit_id"]: row for row in rows}
+
+
+def _card_count(cards: Any) -> int:
+    if not cards:
+        return 0
+    return len(cards) if isinstance(cards, list) else len(str(cards).split())
+
+
+def _check_exported(f: Floor, rows: dict[str, dict[str, Any]], want: list[Hit], where: str) -> None:
+    assert set(rows) == {h.hit_id for h in want}, where
+    for h in want:
+        assert _card_count(rows[h.hit_id]["cards"]) == h.cards, (where, rows[h.hit_id])
 
 
 async def test_every_export_carries_every_hit(floor: Floor) -> None:
-    want = set(floor.hits)
+    everything = list(floor.hits.values())
     for fmt in ("csv", "json"):
         url = f"/api/v1/exports/hits?{floor.period}&format={fmt}"
-        answer = await floor.http.get(url, headers=floor.headers[Role.AUDITOR])
+        answer = await floor.get(url, Role.AUDITOR)
         assert answer.status_code == 200, (url, answer.text[:300])
-        assert _exported_ids(answer.text, fmt) == want, url
+        _check_exported(floor, _exported(answer.text, fmt), everything, url)
+        for link in floor.sf.links:
+            url = f"/api/v1/links/{link}/reports/gaming-day?date={floor.today}&format={fmt}"
+            answer = await floor.get(url, Role.AUDITOR)
+            assert answer.status_code == 200, (url, answer.text[:300])
+            if fmt == "json":
+                _check_exported(floor, _exported(answer.text, fmt), floor.of_link(link), url)
+            else:
+                for h in floor.of_link(link):
+                    assert h.hit_id in answer.text, (url, h.hit_id)
     day = date.fromisoformat(floor.today)
     settings = floor.sf.service.settings
     env = {"PROGRESSIVE_LEDGER_KEY_FILE": str(settings.ledger_key_file)}
-    for fmt in ("csv", "json"):
-        code, out, err = await progressive(
+
+    async def command(fmt: str) -> tuple[str, tuple[int, str, str]]:
+        return fmt, await progressive(
             "export", "hits", "--since", str(day - timedelta(days=1)),
             "--until", str(day + timedelta(days=2)), "--format", fmt,
             db_url=settings.database_url, key=False, env=env,
         )  # fmt: skip
+
+    for fmt, (code, out, err) in await asyncio.gather(command("csv"), command("json")):
         assert code == 0, err
-        assert _exported_ids(out, fmt) == want, fmt
+        _check_exported(floor, _exported(out, fmt), everything, f"progressive export ({fmt})")
 
 
 # --- one damaged record breaks no list -------------------------------------------------------
