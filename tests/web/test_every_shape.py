@@ -32,6 +32,9 @@ from urllib.parse import quote
 import httpx
 import pytest
 import pytest_asyncio
+from fastapi import routing
+from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
 from playwright.async_api import Browser, ConsoleMessage, Locator, Page, expect
 from sqlalchemy import select, text, update
 from sqlalchemy.pool import QueuePool
@@ -71,6 +74,7 @@ class Hit:
     cards: int  # how many cards the table reported (0: none)
     paid_from: str | None
     needs_technician: bool
+    award_cents: int
 
 
 @dataclass
@@ -112,7 +116,7 @@ async def _hits(sf: ShapesFloor) -> dict[str, Hit]:
         codes = ShownCards.of(r.cards).codes
         found[r.hit_id] = Hit(
             r.hit_id, r.link_id, r.table_id, r.seat, r.hand, r.kind, r.status,
-            0 if codes is None else len(codes), r.paid_from, r.needs_technician,
+            0 if codes is None else len(codes), r.paid_from, r.needs_technician, r.award_cents,
         )  # fmt: skip
     return found
 
@@ -517,6 +521,22 @@ PAGES: dict[str, Role | None] = {
     "/commission": Role.COMMISSION_AGENT,
     "/admin": Role.ADMIN,
 }
+# A table of each game, each held by another outcome (a dealer's page of one table).
+DEALT_AT = ("stud-1", "draw-2", "paigow-1", "lir-1", "sevens-1", "levels-1")
+# Every page, by the route that serves it: each is opened above, or fails the test below.
+EVERY_PAGE = {*PAGES, "/dealer/{table_id}", "/display/{link_id}"}
+
+
+async def test_every_page_is_opened(floor: Floor) -> None:
+    served = set()
+    for route in routing.iter_route_contexts(floor.sf.app.routes):
+        original = getattr(route, "original_route", route)
+        if isinstance(original, APIRoute) and original.response_class is HTMLResponse:
+            served.add(route.path)
+    served -= {"/docs", "/docs/oauth2-redirect", "/redoc"}  # the API's own description
+    assert served == EVERY_PAGE, (sorted(served - EVERY_PAGE), sorted(EVERY_PAGE - served))
+
+
 # The hits the technician's page shows: every one that waits for a technician.
 TECH_OUTCOMES = ("held", "verified", "second_signed", "refused", "mystery", "envy")
 SIZES = {"desk": (1920, 1080), "phone": (390, 844)}
@@ -654,8 +674,24 @@ async def test_every_page_shows_every_shape(floor: Floor) -> None:
             name = path.strip("/") or "home"
             await _looked_at(page, name, where, errors, problems)
             await page.close()
+        for table in DEALT_AT:
+            page, errors = await _open(browser, floor, f"/dealer/{table}", Role.DEALER, "desk")
+            await _soft(
+                problems, f"/dealer/{table}", expect(page.locator("#title")).to_contain_text(table)
+            )
+            await _looked_at(page, f"dealer-{table}", f"/dealer/{table}", errors, problems)
+            await page.close()
         for link in floor.sf.links:
             page, errors = await _open(browser, floor, f"/display/{link}", None, "desk")
+            if link == "levels":
+                # The Mini's win is announced at the amount it paid.
+                mini = floor.hits[floor.sf.one("mystery")].award_cents
+                said = f"${mini // 100:,}.{mini % 100:02d}"
+                await _soft(
+                    problems,
+                    f"/display/{link}",
+                    expect(page.locator("body")).to_contain_text(f"Mini: {said} won"),
+                )
             await _looked_at(page, f"display-{link}", f"/display/{link}", errors, problems)
             await page.close()
     assert not problems, "\n".join(problems)
