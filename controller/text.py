@@ -179,6 +179,16 @@ REFERENCE = TextRule(
     help="1 to 128 letters, digits, '.', '_', ':', '@', '#' or '-', starting with a letter "
     "or digit",
 )
+# A hit: a reference, or the envy pay of one ("stud-1#3/envy", "stud-1#3/envy5", named by
+# controller/core/reducer/level_hits.py), whose "/" goes in an address as it is.
+HIT_REFERENCE = TextRule(
+    name="hit reference",
+    kind="a hit reference",
+    max_length=128,
+    charset=r"[A-Za-z0-9][A-Za-z0-9._:@#-]{0,119}(?:/envy[0-9]{0,3})?",
+    help="a hit's id: 1 to 120 letters, digits, '.', '_', ':', '@', '#' or '-', starting "
+    "with a letter or digit, then, for an envy pay, '/envy' and its seat",
+)
 USERNAME = TextRule(
     name="username",
     kind="a username",

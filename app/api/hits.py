@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
 from app.api.hit_models import note_problems
-from app.api.text_fields import IdText, Reference
+from app.api.text_fields import HitReference, IdText
 from app.security import Principal, Role, require
 from controller.core.reducer.levels import level_key
 from controller.paperwork import records
@@ -193,15 +193,15 @@ async def tax_forms_due(
     )
 
 
-@router.get("/{hit_id}", summary="One hit", responses=errors(401, 403, 404))
+@router.get("/{hit_id:hit}", summary="One hit", responses=errors(401, 403, 404))
 async def get_hit(
-    hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
+    hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
 ) -> HitRead:
     return read_hit(service, await service.runtime.hit(hit_id))
 
 
 @router.post(
-    "/{hit_id}/verify",
+    "/{hit_id:hit}/verify",
     summary="Verify the hand of a hit",
     description="When the table reported cards, this confirms them (cards sent must be the "
     "same). When it reported none, send the five cards seen: the evaluator checks they make "
@@ -209,7 +209,7 @@ async def get_hit(
     responses=errors(401, 403, 404, 409, 422),
 )
 async def verify_hit(
-    hit_id: Reference,
+    hit_id: HitReference,
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
     body: VerifyRequest | None = None,
@@ -220,7 +220,7 @@ async def verify_hit(
 
 
 @router.post(
-    "/{hit_id}/sign-off",
+    "/{hit_id:hit}/sign-off",
     summary="Sign off a verified award as the second person",
     description="An award paid from a meter at or above the second-signature amount is "
     "signed off by a second person, not the one who verified it, before its table may be "
@@ -229,7 +229,7 @@ async def verify_hit(
     responses=errors(401, 403, 404, 409),
 )
 async def sign_off_hit(
-    hit_id: Reference,
+    hit_id: HitReference,
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
 ) -> HitRead:
@@ -238,13 +238,13 @@ async def sign_off_hit(
 
 
 @router.post(
-    "/{hit_id}/hand-pay",
+    "/{hit_id:hit}/hand-pay",
     summary="Record the hand pay of a verified hit",
     description="The amount must be the award, in whole cents. Recorded once. Audited.",
     responses=errors(401, 403, 404, 409, 422),
 )
 async def hand_pay(
-    hit_id: Reference,
+    hit_id: HitReference,
     body: HandPayRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],

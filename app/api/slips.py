@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.floor_models import ServiceDep, errors
-from app.api.text_fields import Reference, one_line
+from app.api.text_fields import HitReference, one_line
 from app.security import Principal, Role, require
 from controller.core.games import Game
 from controller.paperwork.pdf import letterhead_of
@@ -36,7 +36,7 @@ def _game_and_levels(
 
 
 @router.get(
-    "/{hit_id}/slip.pdf",
+    "/{hit_id:hit}/slip.pdf",
     summary="The jackpot slip of an award, to print",
     description="The property's letterhead; the link, table, seat, game, level, hand and cards "
     "(as dealt and as verified); the amount and, for an award from a meter, the meter before "
@@ -48,7 +48,7 @@ def _game_and_levels(
     responses={200: {"content": {"application/pdf": {}}}, **errors(401, 403, 404, 409, 422)},
 )
 async def jackpot_slip(
-    hit_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(SLIP_READERS)]
+    hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(SLIP_READERS)]
 ) -> Response:
     hit = await service.runtime.hit(hit_id)
     game, levels = _game_and_levels(service, hit.link_id, hit.table_id)
@@ -90,7 +90,7 @@ class TaxFormRead(BaseModel):
 
 
 @router.post(
-    "/{hit_id}/tax-form",
+    "/{hit_id:hit}/tax-form",
     summary="Record the reference of the tax form an award was reported on",
     description="Only for an award at or above the operator's tax-reporting amount "
     "(PROGRESSIVE_TAX_REPORTING_FROM); recorded once, a second time is refused (409). The "
@@ -98,7 +98,7 @@ class TaxFormRead(BaseModel):
     responses=errors(401, 403, 404, 409, 422),
 )
 async def record_tax_form(
-    hit_id: Reference,
+    hit_id: HitReference,
     body: TaxFormRequest,
     service: ServiceDep,
     who: Annotated[Principal, Depends(TAX_FORM_WRITERS)],

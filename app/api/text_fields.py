@@ -10,8 +10,18 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from starlette.convertors import Convertor, register_url_convertor
 
-from controller.text import ID, MULTILINE, ONE_LINE, REFERENCE, USERNAME, TextRefused, TextRule
+from controller.text import (
+    HIT_REFERENCE,
+    ID,
+    MULTILINE,
+    ONE_LINE,
+    REFERENCE,
+    USERNAME,
+    TextRefused,
+    TextRule,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +66,29 @@ def optional_line(max_length: int = ONE_LINE.max_length) -> Checked:
 IdText = Annotated[str, Checked(ID)]
 # Records the controller named: hits, anomalies, integrity records, requests, submissions.
 Reference = Annotated[str, Checked(REFERENCE)]
+# A hit in a path, ``/{hit_id:hit}``: an envy pay's id holds a "/" (``HIT_REFERENCE``).
+HitReference = Annotated[str, Checked(HIT_REFERENCE)]
 Username = Annotated[str, Checked(USERNAME)]
 # Reasons, notes, descriptions: the free text of a record, line breaks allowed.
 Note = Annotated[str, Checked(MULTILINE, required=True)]
 OptionalNote = Annotated[str, Checked(MULTILINE)]
 # Names, telephone numbers, serial numbers: one line.
 Line = Annotated[str, one_line()]
+
+
+class _HitConvertor(Convertor[str]):
+    """``{hit_id:hit}``: one segment of a path, or an envy pay's two ("stud-1#3/envy5"), so
+    "/api/v1/hits/stud-1%233%2Fenvy5/slip.pdf" finds the slip of that envy pay (the server
+    decodes "%2F" before routing). Anything else in the segment is left to ``HitReference``
+    to refuse with a 422 that says why."""
+
+    regex = "[^/]+(?:/envy[^/]*)?"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("hit", _HitConvertor())

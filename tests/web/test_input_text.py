@@ -88,6 +88,14 @@ async def test_hidden_characters_are_refused_where_text_enters(tmp_path: Path) -
         refused(answer, "path.hit_id", "U+202E")
         answer = await http.get("/api/v1/hits", params={"table": "stud-1"}, headers=tech)
         assert answer.status_code == 200, answer.text
+        # An envy pay's id holds a "/": it reaches its hit, and a second segment that is no
+        # envy pay's is refused by the rule, not lost as an unknown address.
+        answer = await http.get(f"/api/v1/hits/{quote('stud-1#1/envyX', safe='')}", headers=tech)
+        refused(answer, "path.hit_id", "not a valid hit reference")
+        envy = quote("stud-1#99/envy2", safe="")
+        for path in (f"/api/v1/hits/{envy}", f"/api/v1/hits/{envy}/slip.pdf"):
+            answer = await http.get(path, headers=tech)
+            assert answer.status_code == 404 and "stud-1#99/envy2" in answer.text, answer.text
 
         # A record's fields, each by its own kind; multi-line text keeps its lines.
         removal: dict[str, Any] = {
