@@ -28,6 +28,7 @@ __all__ = [
     "device_token",
     "device_token_by_digest",
     "disable_user",
+    "hold_enabled",
     "insert_device_token",
     "insert_request",
     "insert_user",
@@ -172,6 +173,19 @@ async def count_enabled(conn: AsyncConnection, role: str) -> int:
         .where(UserRow.role == role, UserRow.disabled.is_(False))
     )
     return count or 0
+
+
+async def hold_enabled(conn: AsyncConnection, role: str) -> int:
+    """How many enabled users have ``role``, their rows locked until the transaction ends
+    (PostgreSQL: ``FOR UPDATE``; SQLite has one writer at a time), so that two changes that
+    each leave enough of them cannot together leave too few."""
+    names = await conn.scalars(
+        select(UserRow.username)
+        .where(UserRow.role == role, UserRow.disabled.is_(False))
+        .order_by(UserRow.username)
+        .with_for_update()
+    )
+    return len(list(names))
 
 
 # ------------------------------------------------------------------------ device tokens

@@ -4,7 +4,7 @@ both databases."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import duties, users
 from controller.access.duties import RequestKind, RequestStatus
@@ -151,13 +151,36 @@ async def test_the_command_line_makes_only_the_first_two_admins(store: LedgerSto
         async with engine.connect() as conn:
             await duties.check_bootstrap(conn, role)
 
-    for role in (Role.SUPERVISOR, Role.COMMISSION_AGENT):
+    async def add_admin(name: str) -> None:  # as ``progressive users add`` does
+        async def close(conn: AsyncConnection) -> None:
+            await duties.close_bootstrap_when_due(conn, actor="cli", at_us=T0)
+
+        await users.create_user(
+            engine, username=name, role=Role.ADMIN, password=PASSWORD, actor="cli", at_us=T0,
+            check=lambda conn: duties.check_bootstrap(conn, Role.ADMIN), then=close,
+        )  # fmt: skip
+
+    for role in (Role.TECHNICIAN, Role.SUPERVISOR, Role.COMMISSION_AGENT):
         with pytest.raises(duties.DutyRefused, match="made by two admins"):
             await bootstrap(role)
-    await bootstrap(Role.TECHNICIAN)
+    await bootstrap(Role.DEALER)
     await bootstrap(Role.ADMIN)
-    await _admins(engine, "ann", "bob")
-    with pytest.raises(duties.DutyRefused, match="only the first two admins"):
+    await add_admin("ann")
+    async with engine.connect() as conn:
+        assert not await duties.bootstrap_closed(conn)
+    await add_admin("bob")
+    async with engine.connect() as conn:
+        assert await duties.bootstrap_closed(conn)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
         await bootstrap(Role.ADMIN)
+    # The last two admins are not disabled, by the host either.
+    with pytest.raises(duties.DutyRefused, match="last 2 enabled admins"):
+        await duties.disable_account(engine, username="bob", actor="cli", at_us=T0)
+    # Fewer than two enabled however it came about (the store's own operation here): closed.
     await users.disable_user(engine, username="bob", actor="ann", at_us=T0)
-    await bootstrap(Role.ADMIN)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
+        await bootstrap(Role.ADMIN)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
+        await add_admin("cid")
+    entries = await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)
+    assert len(entries) == 1
