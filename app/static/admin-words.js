@@ -17,7 +17,7 @@ const Words = (() => {
   ];
   // Roles whose accounts two admins make (controller/access/duties.py GUARDED_ROLES): their
   // person chooses the password with a one-time code.
-  const GUARDED = new Set(["admin", "supervisor", "commission_agent"]);
+  const GUARDED = new Set(["admin", "technician", "supervisor", "commission_agent"]);
 
   const ACTIONS = {
     "user.create": "created an account",

@@ -286,10 +286,12 @@ async def _confirm(
             )
         if actor == request.username:
             raise DutyRefused("a change to your own account is confirmed by another admin")
-        # A recovery was asked for on the host, by someone with no account to check.
-        if request.kind is not RequestKind.RECOVER and not await _enabled_admin(
-            conn, request.requested_by
-        ):
+        if request.kind is RequestKind.RECOVER:
+            # Asked for on the host, by someone with no account: the confirmation is the
+            # second person, and must be an admin's, enabled now.
+            if not await _enabled_admin(conn, actor):
+                raise DutyRefused(f"a recovery is confirmed by an enabled admin; {actor} is not")
+        elif not await _enabled_admin(conn, request.requested_by):
             raise DutyRefused(
                 f"{request.requested_by}, who asked for this change, is no longer an "
                 "enabled admin; reject it"
