@@ -4,12 +4,14 @@ both databases."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import duties, users
 from controller.access.duties import RequestKind, RequestStatus
 from controller.access.users import Role
 from controller.rules import RuleViolation
+from controller.storage import access_repo
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 
@@ -184,3 +186,22 @@ async def test_the_command_line_makes_only_the_first_two_admins(store: LedgerSto
         await add_admin("cid")
     entries = await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)
     assert len(entries) == 1
+
+
+async def test_a_database_error_names_no_parameter(store: LedgerStore) -> None:
+    """A refused write's error (and so a logged traceback) never carries its parameters: here
+    the digest of a one-time code."""
+    digest = "ab" * 32
+    credentials = users.new_credentials(code_sha256=digest, expires_at_us=T0)
+    async with store.engine.connect() as conn:  # never committed
+        await access_repo.insert_user(
+            conn, username="tech-z", role="technician", credentials=credentials,
+            created_at_us=T0, created_by="test",
+        )  # fmt: skip
+        with pytest.raises(IntegrityError) as raised:
+            await access_repo.insert_user(
+                conn, username="tech-z", role="technician", credentials=credentials,
+                created_at_us=T0, created_by="test",
+            )  # fmt: skip
+    assert digest not in str(raised.value)
+    assert "hidden due to hide_parameters" in str(raised.value)
