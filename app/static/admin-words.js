@@ -29,6 +29,7 @@ const Words = (() => {
     "user.set_role": "changed a role",
     "account.request": "asked for an account change",
     "account.reject": "turned down an account change",
+    "access.bootstrap_closed": "recorded the first two admins: the command line makes no more",
     "device_token.create": "made a display token",
     "device_token.revoke": "revoked a display token",
     "link.create": "created a link",
