@@ -60,6 +60,7 @@ const Words = (() => {
     enable: "enable again",
     role: "role change",
     reset: "password reset",
+    recover: "new admin asked for on the host",
   };
 
   const REQUEST_STATES = {

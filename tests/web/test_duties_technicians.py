@@ -1,10 +1,12 @@
 """The second signature is technicians (and supervisors) checking each other, through the live
 server: no one admin makes, takes over, revives or promotes into a technician, a signer tied to
 the verifier by an account change is no second person, and no one admin thins the admins out
-below the two that every two-person change needs."""
+below the two that every two-person change needs; after its first two admins the host only
+asks for one, which an admin confirms."""
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -13,6 +15,8 @@ import httpx
 
 from app.security import Role
 from controller.core.games import Game
+from tests.app.test_users_cli import PASSWORD as CLI_PASSWORD
+from tests.app.test_users_cli import run
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.busy_floor import busy_floor
 from tests.web.floor import web_floor
@@ -167,3 +171,48 @@ async def test_one_admin_cannot_thin_the_admins_below_two(tmp_path: Path) -> Non
         assert revived.status_code == 202, revived.text
         assert (await _confirm(http, revived, bob)).status_code == 200
         assert (await http.post("/api/v1/users/bob/disable", headers=root)).status_code == 200
+
+
+async def test_the_host_asks_for_an_admin_only_for_an_admin_to_confirm(tmp_path: Path) -> None:
+    async with (
+        web_floor(tmp_path, links=STUD) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        url = wf.service.settings.database_url
+
+        async def add_admin(name: str) -> tuple[int, str]:
+            code, _, err = await run(
+                "users", "add", name, "--role", "admin", "--password-stdin", db_url=url,
+                stdin=CLI_PASSWORD + "\n",
+            )  # fmt: skip
+            return code, err
+
+        assert await add_admin("root") == (0, "")
+        assert await add_admin("ann") == (0, "")
+        code, err = await add_admin("cid")
+        assert code == 1 and "first two admins" in err, err
+        root = _bearer(await _sign_in(http, "root", CLI_PASSWORD))
+        closed = await http.get("/api/v1/audit-log?action=access.bootstrap_closed", headers=root)
+        assert [e["actor"] for e in closed.json()] == [f"cli {getpass.getuser()}"]
+
+        code, out, err = await run(
+            "users", "recover", "cid", "--reason", "ann is away for a month", db_url=url
+        )
+        assert code == 0, err
+        request_id = out.split("request ", 1)[1].split()[0]
+        first = out.rsplit(": ", 1)[1].strip()
+        (pending,) = (await http.get("/api/v1/account-requests", headers=root)).json()
+        assert pending["kind"] == "recover" and pending["request_id"] == request_id
+        assert pending["requested_by"].startswith("cli ") and pending["role"] == "admin"
+        async with client_at(wf, "127.0.0.2") as host_terminal:  # half a code is nothing
+            assert (await _sign_in(host_terminal, "cid", first)).status_code == 401
+
+        confirmed = await http.post(f"/api/v1/account-requests/{request_id}/confirm", headers=root)
+        assert confirmed.status_code == 200, confirmed.text
+        second = confirmed.json()["code_second_half"]
+        cid = _bearer(await _set_own(http, "cid", first + second, "cid's own passphrase"))
+        me = (await http.get("/api/v1/auth/me", headers=cid)).json()
+        assert me["role"] == "admin"
+        made = await http.get("/api/v1/audit-log?action=user.create", headers=cid)
+        (entry,) = [e for e in made.json() if e["target"] == "user cid"]
+        assert entry["actor"] == "root" and '"requested_by":"cli ' in entry["after"]
