@@ -95,7 +95,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     actor, at_us = _actor(), SystemClock().now_us()
 
     async def close_behind(conn: Any) -> None:  # the second admin closes the way behind it
-        await duties.close_bootstrap_when_due(conn, actor=actor, at_us=at_us)
+        await duties.after_bootstrap(conn, users.Role(role), actor=actor, at_us=at_us)
 
     async def work(engine: Any) -> Any:
         return await users.create_user(

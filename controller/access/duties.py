@@ -508,6 +508,7 @@ async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
     (``bootstrap_closed``), never again, even when admins are disabled later."""
     if role not in GUARDED_ROLES:
         return
+    await access_repo.hold_accounts(conn)  # two first admins asked for at once: one by one
     closed = await bootstrap_closed(conn)
     admins = await access_repo.count_enabled(conn, Role.ADMIN.value)
     if role is Role.ADMIN and not closed and admins < BOOTSTRAP_ADMINS:
@@ -523,6 +524,20 @@ async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
         f"a {role.value} account is made by two admins: one asks for it with "
         "POST /api/v1/users and another confirms it"
     )
+
+
+async def after_bootstrap(conn: AsyncConnection, role: Role, *, actor: str, at_us: int) -> None:
+    """After the command line made a ``role`` account, in its transaction: refuse an admin
+    past the first two (asked for at the same moment as another), and record the bootstrap
+    closed behind the second."""
+    if role is not Role.ADMIN:
+        return
+    if await access_repo.count_enabled(conn, Role.ADMIN.value) > BOOTSTRAP_ADMINS:
+        raise DutyRefused(
+            "this installation has had its first two admins, which alone the command line "
+            "makes (another was made meanwhile)"
+        )
+    await close_bootstrap_when_due(conn, actor=actor, at_us=at_us)
 
 
 async def file_recovery(

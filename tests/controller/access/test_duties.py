@@ -3,6 +3,8 @@ both databases."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -205,3 +207,38 @@ async def test_a_database_error_names_no_parameter(store: LedgerStore) -> None:
             )  # fmt: skip
     assert digest not in str(raised.value)
     assert "hidden due to hide_parameters" in str(raised.value)
+
+
+async def test_first_admins_asked_for_at_once_are_two(store: LedgerStore) -> None:
+    """Two first admins asked for on the command line at the same moment, with one there:
+    one of them is made and the way closes behind it."""
+    engine = store.engine
+    await _admins(engine, "ann")
+    a_checked, go_a = asyncio.Event(), asyncio.Event()
+
+    async def add(name: str, *, wait: bool) -> users.User:
+        async def check(conn: AsyncConnection) -> None:
+            await duties.check_bootstrap(conn, Role.ADMIN)
+            if wait:  # checked, not yet written: the other one comes now
+                a_checked.set()
+                await go_a.wait()
+
+        async def then(conn: AsyncConnection) -> None:
+            await duties.after_bootstrap(conn, Role.ADMIN, actor="cli", at_us=T0)
+
+        return await users.create_user(
+            engine, username=name, role=Role.ADMIN, password=PASSWORD, actor="cli", at_us=T0,
+            check=check, then=then,
+        )  # fmt: skip
+
+    first = asyncio.create_task(add("bob", wait=True))
+    await a_checked.wait()
+    second = asyncio.create_task(add("cid", wait=False))
+    await asyncio.sleep(0.5)  # SQLite: made meanwhile; PostgreSQL: waiting for the first
+    go_a.set()
+    answers = await asyncio.gather(first, second, return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, duties.DutyRefused)]
+    assert len(refused) == 1 and "first two admins" in str(refused[0]), answers
+    admins = [u for u in await users.list_users(engine) if u.role is Role.ADMIN]
+    assert len(admins) == 2, admins
+    assert len(await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)) == 1
