@@ -83,7 +83,8 @@ class UserCreate(BaseModel):
         extra="forbid",
         json_schema_extra={
             "examples": [
-                {"username": "pat.tech", "role": "technician", "password": "correct horse battery"}
+                {"username": "dee.dealer", "role": "dealer", "password": "correct horse battery"},
+                {"username": "pat.tech", "role": "technician"},
             ]
         },
     )
@@ -93,7 +94,7 @@ class UserCreate(BaseModel):
     password: Password | None = Field(
         default=None,
         description=(
-            f"required for a display, dealer, technician or auditor; never given for "
+            f"required for a display, dealer or auditor; never given for "
             f"{GUARDED_NAMES}, whose person chooses it with a one-time code"
         ),
     )

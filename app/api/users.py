@@ -190,7 +190,10 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
 @router.post(
     "/users/{username}/disable",
     summary="Disable a user: their sign-ins and tokens stop working",
-    responses={404: {"description": "no such user"}, 409: {"description": "your own account"}},
+    responses={
+        404: {"description": "no such user"},
+        409: {"description": "your own account, or one of the last two enabled admins"},
+    },
 )
 async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep) -> UserRead:
     if username == admin.username:
@@ -198,7 +201,7 @@ async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep
             status_code=409, detail="you cannot disable your own account; ask another admin"
         )
     try:
-        user = await users.disable_user(
+        user = await duties.disable_account(
             service.engine, username=username, actor=admin.username, at_us=service.clock.now_us()
         )
     except users.UserError as exc:
@@ -247,7 +250,7 @@ async def reset_password(
 
 @router.post(
     "/users/{username}/password",
-    summary="Set the password of a display, dealer, technician or auditor; their tokens stop",
+    summary="Set the password of a display, dealer or auditor; their tokens stop",
     responses={
         404: {"description": "no such user"},
         409: {"description": "a role that checks others: its person chooses the password"},

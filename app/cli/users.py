@@ -61,8 +61,10 @@ def users_group() -> None:
     help="Read the password from the first line of standard input instead of asking twice.",
 )
 def users_add(database_url: str | None, username: str, role: str, password_stdin: bool) -> None:
-    """Create a user. The first two admins are made this way; after them, admins, supervisors
-    and commission agents are made by two admins through the API (one asks, another confirms).
+    """Create a user. An installation's first two admins are made this way, and displays,
+    dealers and auditors; technicians, supervisors, commission agents and, once the
+    installation has had two admins, every admin are made by two admins through the API (one
+    asks, another confirms). When the admins cannot, see ``progressive users recover``.
     """
     from controller.access import duties, users
 
@@ -90,15 +92,21 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     except users.UserError as exc:
         raise click.ClickException(str(exc)) from exc
 
+    actor, at_us = _actor(), SystemClock().now_us()
+
+    async def close_behind(conn: Any) -> None:  # the second admin closes the way behind it
+        await duties.after_bootstrap(conn, users.Role(role), actor=actor, at_us=at_us)
+
     async def work(engine: Any) -> Any:
         return await users.create_user(
             engine,
             username=username,
             role=role,
             password=password,
-            actor=_actor(),
-            at_us=SystemClock().now_us(),
+            actor=actor,
+            at_us=at_us,
             check=bootstrap_only,
+            then=close_behind,
         )
 
     user = _users_run(database_url, work)
@@ -123,16 +131,46 @@ def users_list(database_url: str | None) -> None:
 @db_option
 @click.argument("username", type=Text(USERNAME))
 def users_disable(database_url: str | None, username: str) -> None:
-    """Stop a user signing in; their tokens stop working within seconds."""
-    from controller.access import users
+    """Stop a user signing in; their tokens stop working within seconds. The last two enabled
+    admins are not disabled: two admins make another first."""
+    from controller.access import duties
 
     async def work(engine: Any) -> Any:
-        return await users.disable_user(
+        return await duties.disable_account(
             engine, username=username, actor=_actor(), at_us=SystemClock().now_us()
         )
 
     _users_run(database_url, work)
     click.echo(f"user {username} disabled")
+
+
+@users_group.command("recover")
+@db_option
+@click.argument("username", type=Text(USERNAME))
+@click.option("--reason", required=True, help="Why the admins left cannot make an admin.")
+def users_recover(database_url: str | None, username: str, reason: str) -> None:
+    """Ask for a new admin from this host, when the admins left cannot make one (one of the
+    last two locked out, or gone). An enabled admin confirms it through the API; this
+    command shows the first half of the new admin's one-time code, and the confirming admin
+    is shown the second: no one person makes an admin. Both are in the audit log."""
+    from controller.access import duties
+
+    async def work(engine: Any) -> Any:
+        return await duties.file_recovery(
+            engine, username=username, reason=reason, actor=_actor(), at_us=SystemClock().now_us()
+        )
+
+    answer = _users_run(database_url, work)
+    request = answer.request
+    click.echo(
+        f"recovery of admin {username} asked for (account request {request.request_id}); an "
+        "enabled admin confirms it with "
+        f"POST /api/v1/account-requests/{request.request_id}/confirm and is shown the second "
+        f"half of the code, before {iso(request.expires_at_us)}",
+        err=True,
+    )
+    click.echo(f"request {request.request_id}")
+    click.echo(f"first half of the code, for {username} only: {answer.first_half}")
 
 
 @main.group("display-tokens")

@@ -17,7 +17,7 @@ const Words = (() => {
   ];
   // Roles whose accounts two admins make (controller/access/duties.py GUARDED_ROLES): their
   // person chooses the password with a one-time code.
-  const GUARDED = new Set(["admin", "supervisor", "commission_agent"]);
+  const GUARDED = new Set(["admin", "technician", "supervisor", "commission_agent"]);
 
   const ACTIONS = {
     "user.create": "created an account",
@@ -29,6 +29,7 @@ const Words = (() => {
     "user.set_role": "changed a role",
     "account.request": "asked for an account change",
     "account.reject": "turned down an account change",
+    "access.bootstrap_closed": "recorded the first two admins: the command line makes no more",
     "device_token.create": "made a display token",
     "device_token.revoke": "revoked a display token",
     "link.create": "created a link",
@@ -59,6 +60,7 @@ const Words = (() => {
     enable: "enable again",
     role: "role change",
     reset: "password reset",
+    recover: "new admin asked for on the host",
   };
 
   const REQUEST_STATES = {

@@ -1,9 +1,11 @@
 """No one acts alone: account changes that two admins make, and approvers independent of filers.
 
-The roles that check each other are admin (who makes accounts), supervisor (who requests a
-correction of a meter, and applies another's) and commission agent (who approves what others
-file). Whoever could make, revive, promote into or take over such an account could act as two
-people, so each of those changes is asked for by one admin and confirmed by a different one:
+The roles that check someone else's work are admin (who makes accounts), technician (whose
+second signature checks another's verification of a jackpot), supervisor (who requests a
+correction of a meter and applies another's, and signs jackpots too) and commission agent
+(who approves what others file). Whoever could make, revive, promote into or take over such an
+account could act as two people, so each of those changes is asked for by one admin and
+confirmed by a different one:
 
 - a new account of one of those roles, re-enabling one, a role change into one, and a
   password reset of one are pending requests until a second admin confirms them; the admin
@@ -12,13 +14,20 @@ people, so each of those changes is asked for by one admin and confirmed by a di
   instead, whose first half is shown to the admin who asks and whose second half to the admin
   who confirms; with both halves its person sets their own password, and until then the
   account can do nothing else (``must_set_password``); every earlier token ends;
-- the command line (a shell on the controller host) makes only the first admins, while fewer
-  than two are enabled, and otherwise refuses those roles (``check_bootstrap``);
+- no admin, alone or with another, disables or demotes an admin when fewer than two enabled
+  admins would be left (``BOOTSTRAP_ADMINS``): the two-person rule always has its two;
+- the command line (a shell on the controller host) makes only an installation's first two
+  admins; once it has had two, the audit log says so (``BOOTSTRAP_CLOSED``) and it makes no
+  more, however many are later disabled (``check_bootstrap``); the way back is a recovery
+  asked for on the host and confirmed by an enabled admin through the API
+  (``file_recovery``): host access and a second person, both recorded;
 - an approver is never the filer, nor tied to the filer by an account change either of them
-  asked for or confirmed for the other (``check_independent``).
+  asked for or confirmed for the other (``check_independent``); the same holds for the
+  second signature of a jackpot and its verifier.
 
-Other roles (display, dealer, technician, auditor) check no one's work here: one admin
-changes their accounts at once, through the same records.
+Other roles (display, dealer, auditor) check no one's work: one admin changes their accounts
+at once, through the same records. Taking a role's powers away (disabling, demoting out of
+it) is one admin's act, within the floor of two enabled admins.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
@@ -39,6 +49,7 @@ from controller.access.users import (
     add_user,
     check_role,
     check_username,
+    disable_in,
     new_credentials,
     shown,
     user_of,
@@ -48,9 +59,13 @@ from controller.storage import access_repo
 from controller.storage.access_repo import AccountRequestRecord, Credentials
 from controller.storage.store import write_audit
 
-GUARDED_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.COMMISSION_AGENT})
-# The command line makes admins while fewer than this many are enabled.
+# NJ 13:69E-1.39B's dual control, and the house's second signature (controller.rules.house).
+GUARDED_ROLES = frozenset({Role.ADMIN, Role.TECHNICIAN, Role.SUPERVISOR, Role.COMMISSION_AGENT})
+# The command line makes the first this many admins; no change leaves fewer enabled.
 BOOTSTRAP_ADMINS = 2
+# The audit log's record that the installation has had its first admins: from it on, the
+# command line makes no admin (never written twice, never undone).
+BOOTSTRAP_CLOSED = "access.bootstrap_closed"
 HOUR_US = 3_600 * 1_000_000
 REQUEST_LIFETIME_US = 24 * HOUR_US  # a request not confirmed within a day lapses
 CODE_LIFETIME_US = 24 * HOUR_US  # a code not used within a day of confirmation lapses
@@ -61,6 +76,9 @@ class RequestKind(StrEnum):
     ENABLE = "enable"
     ROLE = "role"
     RESET = "reset"
+    # A new admin asked for on the controller's host (``file_recovery``), confirmed by an
+    # enabled admin: the way back when the admins left cannot make one.
+    RECOVER = "recover"
 
 
 class RequestStatus(StrEnum):
@@ -112,7 +130,7 @@ def issues_code(kind: RequestKind, role: Role) -> bool:
     """Does the account get a one-time code in place of its password? A new account and a
     reset always; a role change into a role that checks others too, so that whoever knew the
     password before does not take the new powers with it."""
-    return kind in (RequestKind.CREATE, RequestKind.RESET) or (
+    return kind in (RequestKind.CREATE, RequestKind.RESET, RequestKind.RECOVER) or (
         kind is RequestKind.ROLE and role in GUARDED_ROLES
     )
 
@@ -154,7 +172,7 @@ async def _check_filable(
     conn: AsyncConnection, kind: RequestKind, username: str, role: Role | None, actor: str
 ) -> Role:
     """The role the account has after the change; refuses a change that makes no sense now."""
-    if kind is RequestKind.CREATE:
+    if kind in (RequestKind.CREATE, RequestKind.RECOVER):
         check_username(username)
         if role is None:
             raise UserError("a new account needs a role")
@@ -173,6 +191,8 @@ async def _check_filable(
             raise DutyRefused("you cannot change your own role; ask another admin")
         if role is user.role:
             raise UserError(f"{username!r} already has the role {role.value}")
+        if user.role is Role.ADMIN and not user.disabled:
+            await _check_admins_left(conn, username, gone=1)
         return role
     return user.role
 
@@ -240,9 +260,16 @@ async def confirm_request(
     engine: AsyncEngine, request_id: str, *, actor: str, at_us: int
 ) -> Answer:
     """A second admin's confirmation: the change is made now. For a code-issuing change the
-    answer carries the code's second half."""
-    async with engine.begin() as conn:
-        return await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=False)
+    answer carries the code's second half. Of confirmations at the same moment one makes
+    the change and the others are refused (``DutyRefused``: already confirmed)."""
+    try:
+        async with engine.begin() as conn:
+            return await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=False)
+    except IntegrityError as exc:  # the account was made meanwhile, by this request or another
+        raise DutyRefused(
+            f"account request {request_id} cannot be confirmed: the account was made "
+            "meanwhile (already confirmed)"
+        ) from exc
 
 
 async def _confirm(
@@ -251,7 +278,7 @@ async def _confirm(
     row = await _load(conn, request_id)
     request = _request(row, at_us)
     if request.status is not RequestStatus.PENDING:
-        raise DutyRefused(f"account request {request_id} is {request.status.value}")
+        raise DutyRefused(f"account request {request_id} is already {request.status.value}")
     if not alone:
         if actor == request.requested_by:
             raise DutyRefused(
@@ -259,11 +286,33 @@ async def _confirm(
             )
         if actor == request.username:
             raise DutyRefused("a change to your own account is confirmed by another admin")
-        if not await _enabled_admin(conn, request.requested_by):
+        if request.kind is RequestKind.RECOVER:
+            # Asked for on the host, by someone with no account: the confirmation is the
+            # second person, and must be an admin's, enabled now.
+            if not await _enabled_admin(conn, actor):
+                raise DutyRefused(f"a recovery is confirmed by an enabled admin; {actor} is not")
+        elif not await _enabled_admin(conn, request.requested_by):
             raise DutyRefused(
                 f"{request.requested_by}, who asked for this change, is no longer an "
                 "enabled admin; reject it"
             )
+    # Claimed first: of two confirmations at once, the second waits here and is refused,
+    # having changed nothing.
+    if not await access_repo.mark_decided(
+        conn,
+        request_id,
+        status=RequestStatus.CONFIRMED.value,
+        by=actor,
+        at_us=at_us,
+        while_status=RequestStatus.PENDING.value,
+    ):
+        raise DutyRefused(f"account request {request_id} was already decided meanwhile")
+    before = None if request.kind in _NEW else await _existing(conn, request.username)
+    leaves_admins = (
+        before is not None and before.role is Role.ADMIN and not before.disabled
+    )  # a demotion out of admin
+    if leaves_admins:
+        await access_repo.hold_enabled(conn, Role.ADMIN.value)
     after = await _check_filable(
         conn, request.kind, request.username, request.role, request.requested_by
     )
@@ -282,17 +331,13 @@ async def _confirm(
         "confirmed_by": actor,
     }
     await _apply(conn, request, after, credentials, who, actor=actor, at_us=at_us)
-    if not await access_repo.mark_decided(
-        conn,
-        request_id,
-        status=RequestStatus.CONFIRMED.value,
-        by=actor,
-        at_us=at_us,
-        while_status=RequestStatus.PENDING.value,
-    ):
-        raise DutyRefused(f"account request {request_id} was decided meanwhile")
+    if after is Role.ADMIN:
+        await close_bootstrap_when_due(conn, actor=actor, at_us=at_us)
     done = _request(await _load(conn, request_id), at_us)
     return Answer(request=done, second_half=second)
+
+
+_NEW = (RequestKind.CREATE, RequestKind.RECOVER)
 
 
 async def _apply(
@@ -306,7 +351,7 @@ async def _apply(
     at_us: int,
 ) -> None:
     target = f"user {request.username}"
-    if request.kind is RequestKind.CREATE:
+    if request.kind in _NEW:
         assert credentials is not None  # a new account always gets a one-time code
         await add_user(
             conn,
@@ -402,16 +447,141 @@ async def check_independent(
     check_no_tie(clause=clause, what=what, approver=approver, filer=filer, tie=tie)
 
 
-async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
-    """The command line's rule: accounts of the roles that check each other are made by two
-    admins through the API, except the first admins, while fewer than two are enabled."""
-    if role not in GUARDED_ROLES:
+async def _check_admins_left(conn: AsyncConnection, username: str, *, gone: int) -> None:
+    """Refuse a change that leaves fewer than ``BOOTSTRAP_ADMINS`` enabled admins, ``gone``
+    of those counted now being about to go (``username``'s)."""
+    left = await access_repo.count_enabled(conn, Role.ADMIN.value) - gone
+    if left < BOOTSTRAP_ADMINS:
+        raise DutyRefused(
+            f"{username} is one of the last {BOOTSTRAP_ADMINS} enabled admins: without them no "
+            "second admin confirms anything; two admins make another admin first"
+        )
+
+
+async def disable_account(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
+    """Disable ``username`` (one admin's act, or the host's), unless it is an enabled admin
+    and fewer than ``BOOTSTRAP_ADMINS`` would be left; of two such at once, the second waits
+    and counts after the first."""
+    async with engine.begin() as conn:
+        row = await access_repo.load_user(conn, username)
+        if row is not None and row.role == Role.ADMIN.value and not row.disabled:
+            await access_repo.hold_enabled(conn, Role.ADMIN.value)
+            user = await disable_in(conn, username=username, actor=actor, at_us=at_us)
+            await _check_admins_left(conn, username, gone=0)
+            return user
+        return await disable_in(conn, username=username, actor=actor, at_us=at_us)
+
+
+async def bootstrap_closed(conn: AsyncConnection) -> bool:
+    """Has this installation had its first admins (``BOOTSTRAP_CLOSED`` in the audit log)?"""
+    marks = await access_repo.audit_entries(
+        conn, since_us=None, until_us=None, limit=1, action=BOOTSTRAP_CLOSED
+    )
+    return bool(marks)
+
+
+async def close_bootstrap_when_due(conn: AsyncConnection, *, actor: str, at_us: int) -> None:
+    """Record, once, that the installation has had ``BOOTSTRAP_ADMINS`` enabled admins: from
+    then on the command line makes none, whatever happens to them."""
+    if await bootstrap_closed(conn):
         return
     admins = await access_repo.count_enabled(conn, Role.ADMIN.value)
-    if role is Role.ADMIN and admins < BOOTSTRAP_ADMINS:
+    if admins < BOOTSTRAP_ADMINS:
         return
-    first = " (only the first two admins are made here)" if role is Role.ADMIN else ""
+    await write_audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action=BOOTSTRAP_CLOSED,
+        target="installation",
+        after={
+            "enabled_admins": admins,
+            "command_line": "makes no more admins; a recovery is asked for on the host and "
+            "confirmed by an enabled admin",
+        },
+    )
+
+
+async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
+    """The command line's rule: accounts of the roles that check others are made by two
+    admins through the API, except an installation's first two admins; once it has had them
+    (``bootstrap_closed``), never again, even when admins are disabled later."""
+    if role not in GUARDED_ROLES:
+        return
+    await access_repo.hold_accounts(conn)  # two first admins asked for at once: one by one
+    closed = await bootstrap_closed(conn)
+    admins = await access_repo.count_enabled(conn, Role.ADMIN.value)
+    if role is Role.ADMIN and not closed and admins < BOOTSTRAP_ADMINS:
+        return
+    if role is Role.ADMIN:
+        raise DutyRefused(
+            "this installation has had its first two admins, which alone the command line "
+            "makes; an admin is made by two admins (POST /api/v1/users, confirmed by "
+            "another), or, when they cannot, asked for here with `progressive users recover` "
+            "and confirmed by an enabled admin"
+        )
     raise DutyRefused(
         f"a {role.value} account is made by two admins: one asks for it with "
-        f"POST /api/v1/users and another confirms it{first}"
+        "POST /api/v1/users and another confirms it"
     )
+
+
+async def after_bootstrap(conn: AsyncConnection, role: Role, *, actor: str, at_us: int) -> None:
+    """After the command line made a ``role`` account, in its transaction: refuse an admin
+    past the first two (asked for at the same moment as another), and record the bootstrap
+    closed behind the second."""
+    if role is not Role.ADMIN:
+        return
+    if await access_repo.count_enabled(conn, Role.ADMIN.value) > BOOTSTRAP_ADMINS:
+        raise DutyRefused(
+            "this installation has had its first two admins, which alone the command line "
+            "makes (another was made meanwhile)"
+        )
+    await close_bootstrap_when_due(conn, actor=actor, at_us=at_us)
+
+
+async def file_recovery(
+    engine: AsyncEngine, *, username: str, reason: str, actor: str, at_us: int
+) -> Answer:
+    """A new admin asked for on the controller's host (``actor``: who ran the command), with
+    the reason: pending until an enabled admin confirms it through the API, who is shown the
+    second half of its code as the host is shown the first. Two people, both recorded."""
+    if not reason.strip():
+        raise UserError("a recovery states its reason")
+    request_id = uuid.uuid4().hex
+    first = passwords.new_half()
+    async with engine.begin() as conn:
+        await _check_filable(conn, RequestKind.RECOVER, username, Role.ADMIN, actor)
+        await access_repo.insert_request(
+            conn,
+            AccountRequestRecord(
+                request_id=request_id,
+                kind=RequestKind.RECOVER.value,
+                username=username,
+                role=Role.ADMIN.value,
+                requested_by=actor,
+                requested_at_us=at_us,
+                expires_at_us=at_us + REQUEST_LIFETIME_US,
+                first_half_sha256=passwords.half_digest(first),
+                status=RequestStatus.PENDING.value,
+                decided_by=None,
+                decided_at_us=None,
+                decision_reason=None,
+            ),
+        )
+        await write_audit(
+            conn,
+            at_us=at_us,
+            actor=actor,
+            action="account.request",
+            target=f"user {username}",
+            after={
+                "request_id": request_id,
+                "kind": RequestKind.RECOVER.value,
+                "role": Role.ADMIN.value,
+                "reason": reason.strip(),
+                "enabled_admins": await access_repo.count_enabled(conn, Role.ADMIN.value),
+                "confirmed_by": "an enabled admin",
+            },
+        )
+        return Answer(request=_request(await _load(conn, request_id), at_us), first_half=first)

@@ -68,6 +68,7 @@ __all__ = [
     "check_username",
     "create_device_token",
     "create_user",
+    "disable_in",
     "disable_user",
     "ensure_demo_users",
     "get_user",
@@ -196,9 +197,11 @@ async def create_user(
     actor: str,
     at_us: int,
     check: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+    then: Callable[[AsyncConnection], Awaitable[None]] | None = None,
 ) -> User:
     """A new user with the password ``actor`` chose for them. ``check`` runs first in the same
-    transaction and may refuse (the command line's bootstrap rule)."""
+    transaction and may refuse (the command line's bootstrap rule); ``then`` runs after the
+    user is added, in it too (the bootstrap closing behind the second admin)."""
     check_username(username)
     checked_role = check_role(role)
     check_password(password, username=username)
@@ -207,7 +210,7 @@ async def create_user(
         async with engine.begin() as conn:
             if check is not None:
                 await check(conn)
-            return await add_user(
+            user = await add_user(
                 conn,
                 username=username,
                 role=checked_role,
@@ -215,6 +218,9 @@ async def create_user(
                 actor=actor,
                 at_us=at_us,
             )
+            if then is not None:
+                await then(conn)
+            return user
     except IntegrityError as exc:  # created by someone else at the same moment
         raise AlreadyExists(f"there is already a user {username!r}") from exc
 
@@ -284,21 +290,26 @@ async def authenticate(
 
 async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
     async with engine.begin() as conn:
-        row = await access_repo.load_user(conn, username)
-        if row is None:
-            raise UnknownUser(f"no user {username!r}")
-        before = user_of(row)
-        after = replace(before, disabled=True, token_generation=before.token_generation + 1)
-        await access_repo.disable_user(conn, username)
-        await write_audit(
-            conn,
-            at_us=at_us,
-            actor=actor,
-            action="user.disable",
-            target=f"user {username}",
-            before=shown(before),
-            after=shown(after),
-        )
+        return await disable_in(conn, username=username, actor=actor, at_us=at_us)
+
+
+async def disable_in(conn: AsyncConnection, *, username: str, actor: str, at_us: int) -> User:
+    """``disable_user`` in the caller's transaction (which may refuse after it)."""
+    row = await access_repo.load_user(conn, username)
+    if row is None:
+        raise UnknownUser(f"no user {username!r}")
+    before = user_of(row)
+    after = replace(before, disabled=True, token_generation=before.token_generation + 1)
+    await access_repo.disable_user(conn, username)
+    await write_audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action="user.disable",
+        target=f"user {username}",
+        before=shown(before),
+        after=shown(after),
+    )
     return after
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.access.duties import check_independent
 from controller.core import reducer
 from controller.core.hands import HandCategory, InvalidCards, read_stored_cards
 from controller.core.reducer import HitClaim, Outcome
@@ -20,6 +21,7 @@ from controller.core.verification import (
     confirmed_cards,
 )
 from controller.rules.house import (
+    SECOND_SIGNATURE_CLAUSE,
     SECOND_SIGNATURE_FROM_CENTS,
     check_second_signature,
     check_sign_off,
@@ -165,6 +167,16 @@ class HitWork(LinkCommands):
             verified_by=row.verified_by,
             signed_off_by=row.signed_off_by,
             signer=actor,
+        )
+        assert row.verified_by is not None  # check_sign_off refused an unverified hit
+        # Not the verifier's creature either: whoever made, revived, promoted or reset the
+        # verifier's account (or the other way round) is not a second person.
+        await check_independent(
+            self.store.engine,
+            approver=actor,
+            filer=row.verified_by,
+            clause=SECOND_SIGNATURE_CLAUSE,
+            what=f"verification of hit {hit_id}",
         )
         await self._fill_in_hit(
             row,

@@ -28,6 +28,8 @@ __all__ = [
     "device_token",
     "device_token_by_digest",
     "disable_user",
+    "hold_accounts",
+    "hold_enabled",
     "insert_device_token",
     "insert_request",
     "insert_user",
@@ -172,6 +174,30 @@ async def count_enabled(conn: AsyncConnection, role: str) -> int:
         .where(UserRow.role == role, UserRow.disabled.is_(False))
     )
     return count or 0
+
+
+# Any number, the same for every process: the lock of ``hold_accounts``.
+ACCOUNTS_LOCK = 0x70726F67
+
+
+async def hold_accounts(conn: AsyncConnection) -> None:
+    """One such transaction at a time, until it ends: on PostgreSQL a transaction-level
+    advisory lock; SQLite has one writer at a time already, counted after its write."""
+    if conn.dialect.name == "postgresql":
+        await conn.execute(select(func.pg_advisory_xact_lock(ACCOUNTS_LOCK)))
+
+
+async def hold_enabled(conn: AsyncConnection, role: str) -> int:
+    """How many enabled users have ``role``, their rows locked until the transaction ends
+    (PostgreSQL: ``FOR UPDATE``; SQLite has one writer at a time), so that two changes that
+    each leave enough of them cannot together leave too few."""
+    names = await conn.scalars(
+        select(UserRow.username)
+        .where(UserRow.role == role, UserRow.disabled.is_(False))
+        .order_by(UserRow.username)
+        .with_for_update()
+    )
+    return len(list(names))
 
 
 # ------------------------------------------------------------------------ device tokens

@@ -57,6 +57,9 @@ def _private_file(path: Path) -> None:
 
 
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    # A database error names its statement, never its parameters: those are password hashes,
+    # code and token digests, which a logged traceback must not carry.
+    kwargs.setdefault("hide_parameters", True)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(url, **kwargs)

@@ -51,6 +51,12 @@ async def progressive(
 async def commission_agent(db_url: str, username: str, password: str) -> None:
     """A commission agent in the database, as two admins would have made it through the API
     (``progressive users add`` makes only the first admins)."""
+    await checking_account(db_url, username, password, role="commission_agent")
+
+
+async def checking_account(db_url: str, username: str, password: str, *, role: str) -> None:
+    """An account of a role that checks others' work (technician, supervisor, commission
+    agent) in the database, as two admins would have made it through the API."""
     import time
 
     from controller.access import users
@@ -61,7 +67,7 @@ async def commission_agent(db_url: str, username: str, password: str) -> None:
         await users.create_user(
             engine,
             username=username,
-            role=users.Role.COMMISSION_AGENT,
+            role=role,
             password=password,
             actor="admin",
             at_us=time.time_ns() // 1000,

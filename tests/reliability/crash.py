@@ -30,7 +30,7 @@ from controller.core.hands import HandCategory
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from link_adapters.table import COMMAND_HIT_PENDING
-from tests.app.helpers import commission_agent, progressive
+from tests.app.helpers import checking_account, commission_agent, progressive
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.integration.processes import Controller, controller_env, drained, floor_toml
@@ -181,12 +181,7 @@ async def run_crash(
         config.write_text(floor_toml(PLANS, floor.ports, POLL_INTERVAL_MS))
         env = controller_env(db_url)
         await commission_agent(db_url, "agent", PASSWORD)
-        code, _, err = await progressive(
-            "users", "add", "tech", "--role", "technician", "--password-stdin",
-            db_url=db_url, cwd=workdir, stdin=PASSWORD,
-        )  # fmt: skip
-        if code != 0:
-            raise RuntimeError(f"users add tech: {err}")
+        await checking_account(db_url, "tech", PASSWORD, role="technician")
         n = 0
 
         async def polling(c: Controller, spawned: float, spawned_us: int) -> float:

@@ -33,15 +33,15 @@ async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_pat
         me = (await page.locator("#who").inner_text()).split(" ")[0]
 
         # A common password is refused, and the refusal stands under the password field.
-        await _create(page, "pat.tech", "technician", "password123")
+        await _create(page, "dee.dealer", "dealer", "password123")
         await expect(page.locator("#new-password-note")).to_contain_text("most common")
-        await expect(page.locator('#users tr[data-user="pat.tech"]')).to_have_count(0)
+        await expect(page.locator('#users tr[data-user="dee.dealer"]')).to_have_count(0)
         await shot(page, "admin-1-password-refused")
-        await _create(page, "pat.tech", "technician", "a long own passphrase")
-        await expect(page.locator("#create-result")).to_contain_text("Created pat.tech, technician")
+        await _create(page, "dee.dealer", "dealer", "a long own passphrase")
+        await expect(page.locator("#create-result")).to_contain_text("Created dee.dealer, dealer")
         await expect(page.locator("#new-password-note")).to_have_text("")
-        pat = page.locator('#users tr[data-user="pat.tech"]')
-        await expect(pat).to_contain_text("technician")
+        pat = page.locator('#users tr[data-user="dee.dealer"]')
+        await expect(pat).to_contain_text("dealer")
         await expect(pat).to_contain_text("active")
 
         await pat.locator("button.disable").click()

@@ -16,7 +16,7 @@ async def test_the_audit_log_filters_by_person_and_by_action(tmp_path: Path) -> 
         admin = await headers_for(wf, Role.ADMIN, "ada.admin")
         auditor = await headers_for(wf, Role.AUDITOR)
         made = await http.post(
-            "/api/v1/users", json={"username": "pat.tech", "role": "technician",
+            "/api/v1/users", json={"username": "pat.tech", "role": "dealer",
                                    "password": "a long enough secret 1"}, headers=admin,
         )  # fmt: skip
         assert made.status_code == 201, made.text

@@ -202,7 +202,7 @@ async def test_display_tokens_when_the_installation_requires_them(tmp_path: Path
 async def test_user_administration_and_its_audit_trail(tmp_path: Path) -> None:
     async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
         admin = await headers_for(wf, Role.ADMIN, "root")
-        body = {"username": "pat.tech", "role": "technician", "password": PASSWORD}
+        body = {"username": "pat.tech", "role": "dealer", "password": PASSWORD}
         made = await http.post("/api/v1/users", headers=admin, json=body)
         assert made.status_code == 201, made.text
         assert made.json()["created_by"] == "root"

@@ -24,10 +24,16 @@ async def test_a_reset_person_chooses_their_password_on_the_page(tmp_path: Path)
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
         admin = await headers_for(wf, Role.ADMIN, "root")
+        second = await headers_for(wf, Role.ADMIN, "ann")
         await new_user(wf, Role.TECHNICIAN, "tina.tech")
+        # A technician checks others' work: her reset is asked by one admin, confirmed by another.
         reset = await http.post("/api/v1/users/tina.tech/reset", headers=admin)
-        assert reset.status_code == 200, reset.text
-        code = f"{reset.json()['code_first_half']} {reset.json()['code_second_half']}"
+        assert reset.status_code == 202, reset.text
+        confirmed = await http.post(
+            f"/api/v1/account-requests/{reset.json()['request_id']}/confirm", headers=second
+        )
+        assert confirmed.status_code == 200, confirmed.text
+        code = f"{reset.json()['code_first_half']} {confirmed.json()['code_second_half']}"
 
         page = await browser.new_page(viewport={"width": 1200, "height": 800})
         await page.goto(wf.base_url + "/tech")

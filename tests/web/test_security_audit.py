@@ -144,7 +144,7 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
         await check.write(
             ("POST", "/api/v1/users"), "/api/v1/users", admin,
             Expected("user.create", "user pat.tech", changes=False),
-            json={"username": "pat.tech", "role": "technician", "password": PASSWORD},
+            json={"username": "pat.tech", "role": "dealer", "password": PASSWORD},
         )  # fmt: skip
         await check.write(
             ("POST", "/api/v1/users/{username}/password"), "/api/v1/users/pat.tech/password",

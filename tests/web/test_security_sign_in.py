@@ -127,7 +127,7 @@ async def test_an_overlong_password_is_refused_before_hashing(tmp_path: Path) ->
 async def test_weak_passwords_are_refused(tmp_path: Path) -> None:
     async with web_floor(tmp_path, links=LINKS) as wf, client_at(wf, "127.0.0.1") as http:
         admin = await headers_for(wf, Role.ADMIN, "root")
-        name, password = await new_user(wf, Role.TECHNICIAN, "pat.tech")
+        name, password = await new_user(wf, Role.DEALER, "pat.tech")
         weak = {
             "aaaaaaaaaa": "repeat",
             "\x00" * 10: "control characters",
@@ -143,7 +143,7 @@ async def test_weak_passwords_are_refused(tmp_path: Path) -> None:
             "x" * 129: "at most 128",
         }
         for bad, why in weak.items():
-            body = {"username": "pat.tech", "role": "technician", "password": bad}
+            body = {"username": "pat.tech", "role": "dealer", "password": bad}
             made = await http.post("/api/v1/users", headers=admin, json=body)
             assert made.status_code == 422, f"{bad!r}: {made.status_code}"
             reset = await http.post(
@@ -162,7 +162,7 @@ async def test_weak_passwords_are_refused(tmp_path: Path) -> None:
 async def test_a_password_change_ends_every_earlier_token(tmp_path: Path) -> None:
     async with web_floor(tmp_path, links=LINKS) as wf, client_at(wf, "127.0.0.1") as http:
         admin = await headers_for(wf, Role.ADMIN, "root")
-        name, password = await new_user(wf, Role.TECHNICIAN, "pat.tech")
+        name, password = await new_user(wf, Role.DEALER, "pat.tech")
         first = _bearer(await _sign_in(http, name, password))
         second = _bearer(await _sign_in(http, name, password))
         assert (await http.get(ME, headers=first)).status_code == 200

@@ -3,13 +3,17 @@ both databases."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import duties, users
 from controller.access.duties import RequestKind, RequestStatus
 from controller.access.users import Role
 from controller.rules import RuleViolation
+from controller.storage import access_repo
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 
@@ -151,13 +155,90 @@ async def test_the_command_line_makes_only_the_first_two_admins(store: LedgerSto
         async with engine.connect() as conn:
             await duties.check_bootstrap(conn, role)
 
-    for role in (Role.SUPERVISOR, Role.COMMISSION_AGENT):
+    async def add_admin(name: str) -> None:  # as ``progressive users add`` does
+        async def close(conn: AsyncConnection) -> None:
+            await duties.close_bootstrap_when_due(conn, actor="cli", at_us=T0)
+
+        await users.create_user(
+            engine, username=name, role=Role.ADMIN, password=PASSWORD, actor="cli", at_us=T0,
+            check=lambda conn: duties.check_bootstrap(conn, Role.ADMIN), then=close,
+        )  # fmt: skip
+
+    for role in (Role.TECHNICIAN, Role.SUPERVISOR, Role.COMMISSION_AGENT):
         with pytest.raises(duties.DutyRefused, match="made by two admins"):
             await bootstrap(role)
-    await bootstrap(Role.TECHNICIAN)
+    await bootstrap(Role.DEALER)
     await bootstrap(Role.ADMIN)
-    await _admins(engine, "ann", "bob")
-    with pytest.raises(duties.DutyRefused, match="only the first two admins"):
+    await add_admin("ann")
+    async with engine.connect() as conn:
+        assert not await duties.bootstrap_closed(conn)
+    await add_admin("bob")
+    async with engine.connect() as conn:
+        assert await duties.bootstrap_closed(conn)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
         await bootstrap(Role.ADMIN)
+    # The last two admins are not disabled, by the host either.
+    with pytest.raises(duties.DutyRefused, match="last 2 enabled admins"):
+        await duties.disable_account(engine, username="bob", actor="cli", at_us=T0)
+    # Fewer than two enabled however it came about (the store's own operation here): closed.
     await users.disable_user(engine, username="bob", actor="ann", at_us=T0)
-    await bootstrap(Role.ADMIN)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
+        await bootstrap(Role.ADMIN)
+    with pytest.raises(duties.DutyRefused, match="first two admins"):
+        await add_admin("cid")
+    entries = await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)
+    assert len(entries) == 1
+
+
+async def test_a_database_error_names_no_parameter(store: LedgerStore) -> None:
+    """A refused write's error (and so a logged traceback) never carries its parameters: here
+    the digest of a one-time code."""
+    digest = "ab" * 32
+    credentials = users.new_credentials(code_sha256=digest, expires_at_us=T0)
+    async with store.engine.connect() as conn:  # never committed
+        await access_repo.insert_user(
+            conn, username="tech-z", role="technician", credentials=credentials,
+            created_at_us=T0, created_by="test",
+        )  # fmt: skip
+        with pytest.raises(IntegrityError) as raised:
+            await access_repo.insert_user(
+                conn, username="tech-z", role="technician", credentials=credentials,
+                created_at_us=T0, created_by="test",
+            )  # fmt: skip
+    assert digest not in str(raised.value)
+    assert "hidden due to hide_parameters" in str(raised.value)
+
+
+async def test_first_admins_asked_for_at_once_are_two(store: LedgerStore) -> None:
+    """Two first admins asked for on the command line at the same moment, with one there:
+    one of them is made and the way closes behind it."""
+    engine = store.engine
+    await _admins(engine, "ann")
+    a_checked, go_a = asyncio.Event(), asyncio.Event()
+
+    async def add(name: str, *, wait: bool) -> users.User:
+        async def check(conn: AsyncConnection) -> None:
+            await duties.check_bootstrap(conn, Role.ADMIN)
+            if wait:  # checked, not yet written: the other one comes now
+                a_checked.set()
+                await go_a.wait()
+
+        async def then(conn: AsyncConnection) -> None:
+            await duties.after_bootstrap(conn, Role.ADMIN, actor="cli", at_us=T0)
+
+        return await users.create_user(
+            engine, username=name, role=Role.ADMIN, password=PASSWORD, actor="cli", at_us=T0,
+            check=check, then=then,
+        )  # fmt: skip
+
+    first = asyncio.create_task(add("bob", wait=True))
+    await a_checked.wait()
+    second = asyncio.create_task(add("cid", wait=False))
+    await asyncio.sleep(0.5)  # SQLite: made meanwhile; PostgreSQL: waiting for the first
+    go_a.set()
+    answers = await asyncio.gather(first, second, return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, duties.DutyRefused)]
+    assert len(refused) == 1 and "first two admins" in str(refused[0]), answers
+    admins = [u for u in await users.list_users(engine) if u.role is Role.ADMIN]
+    assert len(admins) == 2, admins
+    assert len(await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)) == 1
