@@ -473,7 +473,16 @@ async def disable_account(engine: AsyncEngine, *, username: str, actor: str, at_
 
 
 async def bootstrap_closed(conn: AsyncConnection) -> bool:
-    """Has this installation had its first admins (``BOOTSTRAP_CLOSED`` in the audit log)?"""
+    """Has this installation had its first admins (``BOOTSTRAP_CLOSED`` in the audit log)?
+
+    An installation from before the mark has had them too when it holds two admin accounts,
+    disabled or not: disabling them does not reopen the command line."""
+    if await _bootstrap_marked(conn):
+        return True
+    return await access_repo.count_ever(conn, Role.ADMIN.value) >= BOOTSTRAP_ADMINS
+
+
+async def _bootstrap_marked(conn: AsyncConnection) -> bool:
     marks = await access_repo.audit_entries(
         conn, since_us=None, until_us=None, limit=1, action=BOOTSTRAP_CLOSED
     )
@@ -483,7 +492,7 @@ async def bootstrap_closed(conn: AsyncConnection) -> bool:
 async def close_bootstrap_when_due(conn: AsyncConnection, *, actor: str, at_us: int) -> None:
     """Record, once, that the installation has had ``BOOTSTRAP_ADMINS`` enabled admins: from
     then on the command line makes none, whatever happens to them."""
-    if await bootstrap_closed(conn):
+    if await _bootstrap_marked(conn):
         return
     admins = await access_repo.count_enabled(conn, Role.ADMIN.value)
     if admins < BOOTSTRAP_ADMINS:

@@ -176,6 +176,12 @@ async def count_enabled(conn: AsyncConnection, role: str) -> int:
     return count or 0
 
 
+async def count_ever(conn: AsyncConnection, role: str) -> int:
+    """Accounts of ``role``, enabled or disabled."""
+    count = await conn.scalar(select(func.count()).select_from(UserRow).where(UserRow.role == role))
+    return count or 0
+
+
 # Any number, the same for every process: the lock of ``hold_accounts``.
 ACCOUNTS_LOCK = 0x70726F67
 

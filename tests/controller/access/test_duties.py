@@ -242,3 +242,21 @@ async def test_first_admins_asked_for_at_once_are_two(store: LedgerStore) -> Non
     admins = [u for u in await users.list_users(engine) if u.role is Role.ADMIN]
     assert len(admins) == 2, admins
     assert len(await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED)) == 1
+
+
+async def test_an_installation_from_before_the_mark_that_had_two_admins_stays_closed(
+    store: LedgerStore,
+) -> None:
+    """Two admin accounts made before the bootstrap was recorded closed, one of them disabled
+    since: the command line still makes no admin."""
+    engine = store.engine
+    for name in ("ann", "bob"):
+        await users.create_user(
+            engine, username=name, role=Role.ADMIN, password=PASSWORD, actor="cli", at_us=T0
+        )
+    await users.disable_user(engine, username="bob", actor="ann", at_us=T0)
+    assert await users.audit_entries(engine, action=duties.BOOTSTRAP_CLOSED) == []
+    async with engine.connect() as conn:
+        assert await duties.bootstrap_closed(conn)
+        with pytest.raises(duties.DutyRefused, match="first two admins"):
+            await duties.check_bootstrap(conn, Role.ADMIN)
