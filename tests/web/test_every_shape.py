@@ -215,6 +215,9 @@ CALLS: dict[str, Calls] = {
     "/api/v1/links/{link_id}/history": _each_link("/api/v1/links/{link_id}/history"),
     "/api/v1/links/{link_id}/meter": _each_link("/api/v1/links/{link_id}/meter"),
     "/api/v1/links/{link_id}/hits": _each_link("/api/v1/links/{link_id}/hits", "", "?pending=true"),
+    "/api/v1/links/{link_id}/corrections/meters": _each_link(
+        "/api/v1/links/{link_id}/corrections/meters"
+    ),
     "/api/v1/tables": _once("/api/v1/tables"),
     "/api/v1/tables/{table_id}": lambda f: [f"/api/v1/tables/{t}" for t in f.tables],
     "/api/v1/tables/{table_id}/integrity-records": lambda f: [
