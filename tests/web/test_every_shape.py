@@ -557,8 +557,6 @@ async def _open(
         if msg.type == "error":
             errors.append(f"console: {msg.text} ({msg.location.get('url')})")
 
-    # The browser asks for /favicon.ico of its own accord; no page names one.
-    await page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
     page.on("console", console)
     page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
     page.on(
