@@ -34,6 +34,8 @@ async def run_daemon(
     async with _signalled() as stop:
         try:
             await service.start()
+            for note in service.floor_notes:
+                say(note)
             poller = service.poller
             assert poller is not None
             async with serve(create_app(service), host=host, port=port) as served:

@@ -148,6 +148,8 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
         await sim.start()
         service = FloorService(settings, floor=demo_floor(sim.ports))
         await service.start()
+        for note in service.floor_notes:  # the demo's floor gives the starting terms
+            say(note)
         agent = next(name for name, role, _ in users if role == "commission_agent")
         await SubmissionDesk(service.runtime).approve_new_links(
             reviewer=agent, role=Role.COMMISSION_AGENT

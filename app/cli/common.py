@@ -5,6 +5,8 @@ named is not in it), the one-line refusal of a user's error and the parameter ty
 from __future__ import annotations
 
 import asyncio
+import errno
+import socket
 from collections.abc import AsyncIterator, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -55,9 +57,11 @@ __all__ = [
     "BadFile",
     "DatabaseUnreachable",
     "NoDatabase",
+    "PortTaken",
     "Rate",
     "Text",
     "UnknownLink",
+    "check_port",
     "database",
     "database_setting",
     "db_option",
@@ -113,6 +117,41 @@ class UnknownLink(click.ClickException):
     taken for a link with no history (a typo is not a tamper report)."""
 
     exit_code = 2
+
+
+class PortTaken(click.ClickException):
+    """The web address a command would serve on cannot be listened on (another demo or
+    controller serves there): exit status 2, refused before anything is created."""
+
+    exit_code = 2
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, a web address that cannot be listened on, before a command
+    creates a database, keys or links it would then leave behind. Bound as the web server
+    binds (address reuse on, so a port left in TIME_WAIT by a stopped server is free)."""
+    if port == 0:
+        return  # the system chooses a free one
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise PortTaken(f"cannot serve the web on {host}:{port}: {exc.strerror or exc}") from None
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise PortTaken(
+                        f"{host}:{port} is already in use (another progressive demo or "
+                        "controller serving there?): stop it, or give --port another port; "
+                        "nothing was created"
+                    ) from None
+                raise PortTaken(
+                    f"cannot serve the web on {host}:{port}: {exc.strerror or exc}; nothing "
+                    "was created"
+                ) from None
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

@@ -5,6 +5,7 @@ print a link's levels, games and whether it awaits approval."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,9 @@ def kind_of(state: LinkState) -> str:
 
 
 AWAITING_APPROVAL = "AWAITING APPROVAL"
-LIST_HEADER = "\t".join(("LINK", "STATE", "GAMES", "METER", "RATE", "RESET", "TABLES", "KIND"))
+LIST_HEADER = "\t".join(
+    ("LINK", "STATE", "GAMES", "METER", "RATE", "RESET", "TABLES", "KIND", "APPROVED CHANGES")
+)
 
 
 def status_of(
@@ -102,9 +105,11 @@ def status_of(
     return "approved"
 
 
-def list_line(state: LinkState, status: str) -> str:
+def list_line(state: LinkState, status: str, changes: Sequence[str] = ()) -> str:
     """One link of ``links list``, in the columns of ``LIST_HEADER``: its state second, so a
-    link the commission has not approved never reads like one that plays."""
+    link the commission has not approved never reads like one that plays; last, each term it
+    plays by an approved change rather than as opened (``floor_terms.changes_in_force``),
+    which is where the database's terms and a floor file's starting ones part."""
     games = ", ".join(g.label for g in state.games)
     if state.fixed_pay:
         amounts = ["no meter", "-", "-"]
@@ -115,11 +120,15 @@ def list_line(state: LinkState, status: str) -> str:
             format_cents(state.reset_cents),
         ]
     kind = "fixed-pay" if state.fixed_pay else kind_of(state)
-    return "\t".join([state.link_id, status, games, *amounts, str(len(state.tables)), kind])
+    changed = "; ".join(changes) or "-"
+    return "\t".join(
+        [state.link_id, status, games, *amounts, str(len(state.tables)), kind, changed]
+    )
 
 
-def show_lines(state: LinkState, name: str, status: str) -> list[str]:
-    """Everything ``links show`` prints about one link."""
+def show_lines(state: LinkState, name: str, status: str, changes: Sequence[str] = ()) -> list[str]:
+    """Everything ``links show`` prints about one link; ``changes``, the terms it plays by an
+    approved change (a floor file still giving the starting ones is overruled by these)."""
     out = [
         f"link {state.link_id} ({name}): {kind_of(state)}; {status}",
         "games: " + ", ".join(g.label for g in state.games),
@@ -145,6 +154,7 @@ def show_lines(state: LinkState, name: str, status: str) -> list[str]:
             f"  {tid}: {state.game_of(tid).label}, "
             f"{format_cents(ts.config.denomination_cents)}, {ts.config.seats} seats"
         )
+    out += [f"approved change in force: {change}" for change in changes]
     if state.armed is not None:
         out.append(
             f"approved change waiting for the next jackpot reset: {state.armed.submission_id}"

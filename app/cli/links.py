@@ -3,6 +3,7 @@ recovering one that is inoperable."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -48,6 +49,7 @@ from controller.rules.progression import check_rate_of_progression
 from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
+from controller.runtime.floor_terms import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
@@ -235,9 +237,16 @@ def links_create(
     )
 
 
-async def _read_links(
-    database_url: str | None, link_ids: tuple[str, ...] = ()
-) -> tuple[dict[str, Any], dict[str, str], dict[str, int | None], dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class _Links:
+    states: dict[str, Any]
+    inoperable: dict[str, str]
+    go_live: dict[str, int | None]
+    names: dict[str, str]
+    changes: dict[str, list[str]]  # each link's terms set by an approved change
+
+
+async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) -> _Links:
     settings = settings_for(database_url)
     key = load_ledger_key(settings)
     async with database(settings, schema="check", links=link_ids) as engine:
@@ -245,22 +254,29 @@ async def _read_links(
         states, inoperable = await store.load_checked(await store.link_ids())
         go_live = await store.go_live_times()
         names = await records.link_names(engine)
-    return states, inoperable, go_live, names
+        approvals = await approvals_by_link(engine)
+    changes = {
+        link_id: changes_in_force(state, approvals.get(link_id, []))
+        for link_id, state in states.items()
+    }
+    return _Links(states, inoperable, go_live, names, changes)
 
 
 @links.command("list")
 @db_option
 def links_list(database_url: str | None) -> None:
     """Every link, one a line under a header: its STATE (approved, AWAITING APPROVAL by the
-    commission, INOPERABLE), games, meter, rate, reset, tables and kind."""
-    states, inoperable, go_live, _ = run(_read_links(database_url))
-    if not states:
+    commission, INOPERABLE), games, meter, rate, reset, tables, kind, and the terms it plays
+    by an approved change (what a floor file's starting terms give way to)."""
+    found = run(_read_links(database_url))
+    if not found.states:
         click.echo("no links yet: `progressive links create` files one", err=True)
         return
     now_us = SystemClock().now_us()
     click.echo(LIST_HEADER)
-    for link_id, s in sorted(states.items()):
-        click.echo(list_line(s, status_of(link_id, go_live, inoperable, now_us)))
+    for link_id, s in sorted(found.states.items()):
+        status = status_of(link_id, found.go_live, found.inoperable, now_us)
+        click.echo(list_line(s, status, found.changes[link_id]))
 
 
 @links.command("show")
@@ -268,10 +284,11 @@ def links_list(database_url: str | None) -> None:
 @click.argument("link_id", type=LINK_ID)
 def links_show(database_url: str | None, link_id: str) -> None:
     """One link: its levels, games, paytables (with levels and envy) and tables."""
-    states, inoperable, go_live, names = run(_read_links(database_url, (link_id,)))
-    state = states[link_id]
-    status = status_of(link_id, go_live, inoperable, SystemClock().now_us())
-    for line in show_lines(state, names.get(link_id, link_id), status):
+    found = run(_read_links(database_url, (link_id,)))
+    state = found.states[link_id]
+    status = status_of(link_id, found.go_live, found.inoperable, SystemClock().now_us())
+    name = found.names.get(link_id, link_id)
+    for line in show_lines(state, name, status, found.changes[link_id]):
         click.echo(line)
 
 

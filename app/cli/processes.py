@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from app.cli.common import BadFile, db_option, main, reach, run, serving_settings
+from app.cli.common import (
+    BadFile,
+    check_port,
+    db_option,
+    main,
+    reach,
+    run,
+    serving_settings,
+)
 from controller.core.games import Game
 from controller.storage.database import backend_of
 from link_adapters.simulator.table_types import DEALT_GAMES
@@ -65,6 +73,7 @@ def demo_cmd(
     server, on SQLite."""
     from app.demo import DemoError, DemoOptions, run_demo
 
+    check_port(host, port)  # before the folder, its database and keys are made
     folder.mkdir(parents=True, exist_ok=True)
     options = DemoOptions(
         folder=folder,
@@ -239,6 +248,7 @@ def run_cmd(
             "PROGRESSIVE_CHECKPOINT_KEY_FILE, or run with --no-checkpoints knowingly"
         )
     run(reach(settings))
+    check_port(host, port)  # before the file's new links are created and filed
     run(
         run_daemon(
             settings,
@@ -260,6 +270,7 @@ def web_cmd(database_url: str | None, host: str, port: int) -> None:
     """A web process only (PostgreSQL): displays, pages and API for controllers run elsewhere."""
     from app.daemon import WebOnlyError, run_web
 
+    check_port(host, port)
     settings = serving_settings(database_url)
     if backend_of(settings.database_url) != "sqlite":
         # run_web refuses SQLite itself, saying why: a web process needs PostgreSQL.

@@ -72,6 +72,9 @@ class LinkEntry:
     # The paytables given (``[[link.paytable]]``), by game; each game's default otherwise.
     paytable: Paytable | None = None
     paytables: Mapping[Game, Paytable] = field(default_factory=dict)
+    # Whether the file wrote paytable lines: a link that gives none asks for none at a
+    # restart, whatever the games' defaults have become.
+    paytable_given: bool = False
 
     @property
     def fixed_pay(self) -> bool:
@@ -259,6 +262,7 @@ def read_link(
         levels=plan.levels,
         paytable=plan.paytable,
         paytables=plan.paytables,
+        paytable_given=paytables is not None,
     )
 
 

@@ -10,18 +10,14 @@ from controller.core.games import Game, Paytable
 from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.clock import Clock
 from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by_link, reconcile
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import first_draws
 from controller.storage.store import LedgerStore, TableSpec
 
 __all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
-
-
-class FloorMismatch(ValueError):
-    """The configuration file and the database disagree about a link."""
 
 
 async def create_and_file_link(
@@ -75,20 +71,33 @@ async def create_and_file_link(
 
 
 async def open_floor(
-    store: LedgerStore, floor: FloorConfig, clock: Clock, *, notice_override: str | None = None
+    store: LedgerStore,
+    floor: FloorConfig,
+    clock: Clock,
+    *,
+    notice_override: str | None = None,
+    notes: list[str] | None = None,
 ) -> LinkRuntime:
-    """Create the links the database does not have yet; check the others match the file.
+    """Create the links the database does not have yet; check the others against the file.
 
-    A link that exists keeps what the database says: its rate, reset amount and paytable
-    change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by editing a file.
-    A new link is filed with the commission and does not play until approved (68 IAC
-    10-1-3(c)(4)). The whole file is checked against the database before anything is written.
+    A link that exists keeps what the database says: its rate, reset amount, levels and
+    paytables change only through the governed path (68 IAC 10-1-1.1(d)-(e)), never by
+    editing a file. Where the file still gives a value the commission approved once (the
+    link's starting terms, most often) the database's is kept and the difference added to
+    ``notes`` with the approval behind it; a value no approval ever gave is refused
+    (``floor_terms.reconcile``). A new link is filed with the commission and does not play
+    until approved (68 IAC 10-1-3(c)(4)). The whole file is checked against the database
+    before anything is written.
     """
     await store.check_key()
     runtime = LinkRuntime(store, clock)
     await runtime.load()
+    approvals = await approvals_by_link(store.engine)
+    found: list[str] = []
     for link in floor.links:
-        _check_against_database(runtime, link)
+        found += _check_against_database(runtime, link, approvals.get(link.link_id, []))
+    if notes is not None:
+        notes += found
     desk = SubmissionDesk(runtime, notice_override=notice_override)
     for link in floor.links:
         if link.link_id in runtime.states:
@@ -114,7 +123,10 @@ async def open_floor(
     return runtime
 
 
-def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
+def _check_against_database(
+    runtime: LinkRuntime, link: LinkEntry, approvals: list[Approval]
+) -> list[str]:
+    """The differences kept from the database, one line each; a conflict raises."""
     where = f"link {link.link_id}"
     state = runtime.states.get(link.link_id)
     if state is None:
@@ -124,23 +136,16 @@ def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
                 raise FloorMismatch(
                     f"{where}: table {t.config.table_id} is a table of link {other} in the database"
                 )
-        return
+        return []
     if state.game is not link.game:
         raise FloorMismatch(
             f"{where}: the file says {link.game.label}, the database {state.game.label}"
         )
-    if link.levels is not None and state.level_configs != link.levels:
+    if link.fixed_pay and not state.fixed_pay:
         raise FloorMismatch(
-            f"{where}: the file's levels differ from the database's; a link's levels change "
-            f"only through an approved submission ({RATE_GOVERNED_CLAUSE})"
+            f"{where}: the file makes it a fixed-pay link, with no meter; the database's has one"
         )
-    if state.fixed_pay or link.levels is not None:
-        pass  # a fixed-pay link has no rate; a link of levels' rate is its levels' shares
-    elif state.rate_bp != link.rate_bp or state.reset_cents != link.reset_cents:
-        raise FloorMismatch(
-            f"{where}: the file's rate or reset amount differs from the database's; a link's "
-            f"rate changes only through an approved submission ({RATE_GOVERNED_CLAUSE})"
-        )
+    notes = reconcile(link, state, approvals)
     configured = {t.config.table_id: t.config for t in link.tables}
     if set(configured) != set(state.tables):
         raise FloorMismatch(
@@ -150,3 +155,4 @@ def _check_against_database(runtime: LinkRuntime, link: LinkEntry) -> None:
     for tid, cfg in configured.items():
         if state.tables[tid].config != cfg:
             raise FloorMismatch(f"{where}: table {tid} is configured differently in the database")
+    return notes

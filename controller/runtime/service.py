@@ -116,6 +116,8 @@ class FloorService:
         self.change_feed: ChangeFeed | None = None
         self.retention: RetentionJob | None = None
         self.checkpoints: Checkpointer | None = None
+        # How the floor file differs from the database's approved terms, the database's kept.
+        self.floor_notes: list[str] = []
         self.started = False
 
     @property
@@ -169,13 +171,17 @@ class FloorService:
                 # own signed checkpoints (restored from an earlier copy, its newest history
                 # taken away) is refused here.
                 self.checkpoints = await self._open_checkpoints(store)
+                self.floor_notes = []
                 async with floor_setup(engine):
                     self._runtime = await open_floor(
                         store,
                         self.floor,
                         self.clock,
                         notice_override=self.settings.notice_override,
+                        notes=self.floor_notes,
                     )
+                for note in self.floor_notes:
+                    log.warning("%s", note)
                 self.poller = Poller(self._runtime, self.floor, self.clock)
                 self.poller.build()
                 if engine.dialect.name == "postgresql":

@@ -245,7 +245,7 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
     header, line = out.splitlines()
     assert header.split("\t")[:4] == ["LINK", "STATE", "GAMES", "METER"]
-    assert line == "stud\tAWAITING APPROVAL\tCaribbean Stud Poker\t$0.00\t75%\t$0.00\t2\tclassic"
+    assert line == "stud\tAWAITING APPROVAL\tCaribbean Stud Poker\t$0.00\t75%\t$0.00\t2\tclassic\t-"
 
 
 async def test_links_recover_brings_back_a_link_whose_counters_were_edited(

@@ -4,7 +4,9 @@ kind, a whole ledger, and a resume that picks up every meter of every level exac
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -12,14 +14,20 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.demo import demo_floor, demo_settings
+from controller.access.users import Role
 from controller.core.games import Game
+from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import meters_of, mystery_commitment
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.filing import Proposal, SubmissionKind, date_text
+from controller.runtime.service import FloorService
 from controller.settings import load_ledger_key
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
+from tests.e2e.pool import Readings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -236,3 +244,81 @@ def readme_demo_commands() -> tuple[dict[str, str], list[list[str]]]:
 def _link(table_id: str) -> str:
     prefix = table_id.split("-")[0]
     return {"stud": "caribbean", "draw": "caribbean"}.get(prefix, prefix)
+
+
+# Four aces, the joker (52) and two small cards: five aces at Pai Gow Poker.
+FIVE_ACES = (48, 49, 50, 51, 52, 0, 5)
+
+
+async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Path) -> None:
+    """Pai Gow's rate filed from 70 % to 85 %, approved by the commission agent, applied at
+    the link's next jackpot (68 IAC 10-1-1.1(d)): the demo, whose floor still says 70 %,
+    starts again on the approved 85 % and says whose approval that is."""
+    code, out, _ = await progressive(
+        *COMMON, "--duration", "2", "--jackpot-every", "600", cwd=tmp_path, key=False
+    )
+    assert code == 0, out
+    settings = demo_settings(tmp_path).model_copy(update={"ledger_key": None})
+    service = FloorService(settings, retention_schedule=False)
+    await service.start()
+    try:
+        rt = service.runtime
+        desk = SubmissionDesk(rt, notice_override=settings.notice_override)
+        state = rt.states["paigow"]
+        free = [t for t, ts in sorted(state.tables.items()) if not ts.hit_pending]
+        p = Readings(service.clock.now_us)
+        p.seq = {t: ts.poll_seq for t, ts in state.tables.items()}
+        p.credits = {t: ts.credits or 0 for t, ts in state.tables.items()}
+        p.rounds = {t: ts.rounds or 0 for t, ts in state.tables.items()}
+
+        async def five_aces(table_id: str) -> None:
+            seq = (state.tables[table_id].last_hit_seq or 0) + 1
+            await rt.apply_readings(
+                [p.hit(table_id, HandCategory.FIVE_ACES, FIVE_ACES, seat=1, hit_seq=seq)]
+            )
+
+        await five_aces(free[0])  # the rate may change once the jackpot is won
+        filed = await desk.file_change(
+            link_id="paigow",
+            proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=8_500),
+            filed_by="supervisor",
+        )
+        approved = await desk.approve(
+            filed.submission_id, reviewer="commission_agent", role=Role.COMMISSION_AGENT
+        )
+        await five_aces(free[1])  # applied at this jackpot's reset
+        assert rt.states["paigow"].rate_bp == 8_500
+    finally:
+        await service.stop()
+    assert approved.reviewed_at_us is not None
+
+    code, out, err = await progressive(*COMMON, "--duration", "2", cwd=tmp_path, key=False)
+    assert code == 0, out + err
+    assert (
+        "link paigow: rate 85% from the database, not the file's rate 70%: approved on "
+        f"{date_text(approved.reviewed_at_us)} by commission_agent "
+        f"(submission {filed.submission_id})"
+    ) in out, out
+    states, _ = await _states(tmp_path)
+    assert states["paigow"].rate_bp == 8_500
+
+
+async def test_a_second_demo_on_a_busy_port_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    """Another demo serves 127.0.0.1 on the port: refused in one line, exit status 2, and no
+    folder, database or key is made."""
+    with socket.socket() as serving:
+        serving.bind(("127.0.0.1", 0))
+        serving.listen()
+        port = serving.getsockname()[1]
+        code, out, err = await progressive(
+            "demo", "--port", str(port), "--folder", str(tmp_path / "second"),
+            cwd=tmp_path, key=False,
+        )  # fmt: skip
+    assert code == 2, (code, out, err)
+    assert err.splitlines() == [
+        f"Error: 127.0.0.1:{port} is already in use (another progressive demo or controller "
+        "serving there?): stop it, or give --port another port; nothing was created"
+    ], err
+    assert os.listdir(tmp_path) == []

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
+from controller.access.users import Role
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import FixedClock
 from controller.runtime.config import parse_floor_config
+from controller.runtime.links import LinkRuntime
 from controller.runtime.service import FloorMismatch, open_floor
 from controller.storage.models import (
     AuditRow,
@@ -27,7 +32,10 @@ from controller.storage.models import (
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.conftest import T0
-from tests.storage.helpers import make_link
+from tests.storage.helpers import Poller, make_link
+
+K = SubmissionKind
+AGENT = Role.COMMISSION_AGENT
 
 GOOD_TABLE = '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n'
 
@@ -153,3 +161,114 @@ async def test_links_create_refuses_what_a_configuration_file_would(
         assert code == 2 and message in err, (case, code, out, err)
         assert "Traceback" not in err, case
     assert await rows(store) == dict.fromkeys(await rows(store), 0)
+
+
+# --------------------------------------------------------------------- after approved changes
+
+NOTICE = "test floor, played at once"  # the executive director's direction (68 IAC 10-1-3(c))
+
+
+def _classic_floor(rate: str = "70%", reset: str = "$500") -> Any:
+    return parse_floor_config(
+        {
+            "bus": [{"name": "gw", "kind": "tcp", "host": "127.0.0.1"}],
+            "link": [
+                {"id": "stud", "game": "caribbean_stud", "rate": rate, "reset": reset,
+                 "table": [{"id": t, "bus": "gw", "unit": u}
+                           for u, t in enumerate(("T1", "T2", "T3"), start=1)]},
+            ],
+        }
+    )  # fmt: skip
+
+
+async def _restart(store: LedgerStore, floor: Any) -> tuple[LinkRuntime, list[str]]:
+    """The controller started again on ``floor``: the path ``progressive run`` takes."""
+    notes: list[str] = []
+    rt = await open_floor(
+        LedgerStore(store.engine, store.key), floor, FixedClock(T0), notice_override=NOTICE,
+        notes=notes,
+    )  # fmt: skip
+    return rt, notes
+
+
+async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_are(
+    store: LedgerStore, db_url: str, tmp_path: Path
+) -> None:
+    """The file still gives the link's starting rate (70 %) and reset amount ($500); the
+    commission approved 85 % and then $750, each applied at a jackpot reset (68 IAC
+    10-1-1.1(d)). The controller starts on the database's terms, saying which approval each
+    comes from; a file asking for what was never approved is refused with what to do."""
+    rt = await open_floor(store, _classic_floor(), FixedClock(T0), notice_override=NOTICE)
+    desk = SubmissionDesk(rt, notice_override=NOTICE)
+    await desk.approve_new_links(reviewer="agent", role=AGENT)
+    poll = Poller()
+    await rt.apply_readings([poll.reading(t, 0) for t in ("T1", "T2", "T3")])
+    await rt.apply_readings([poll.royal("T1", 1, seq=1)])  # the rate may now change
+    rate = await desk.file_change(
+        link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=8500), filed_by="sup"
+    )
+    await desk.approve(rate.submission_id, reviewer="agent", role=AGENT)
+
+    # Approved, not yet applied: the file may already say 85 %; 70 % plays until the reset.
+    _, notes = await _restart(store, _classic_floor(rate="85%"))
+    assert len(notes) == 1 and "the file's rate 85% was approved on " in notes[0], notes
+    assert f"(submission {rate.submission_id}) and takes effect at the link's next" in notes[0]
+    assert "until then rate 70%" in notes[0]
+
+    await rt.apply_readings([poll.royal("T2", 1, seq=1)])  # applied at this reset
+    reset = await desk.file_change(
+        link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=750_00),
+        filed_by="sup",
+    )  # fmt: skip
+    await desk.approve(reset.submission_id, reviewer="agent", role=AGENT)
+    await rt.apply_readings([poll.royal("T3", 1, seq=1)])
+    played = rt.states["stud"]
+    assert (played.rate_bp, played.reset_cents) == (8500, 750_00)
+
+    again, notes = await _restart(store, _classic_floor())
+    assert again.states["stud"] == played
+    approved_on = f"approved on {date_text(T0)} by agent"
+    assert notes == [
+        f"link stud: rate 85% from the database, not the file's rate 70%: {approved_on} "
+        f"(submission {rate.submission_id})",
+        f"link stud: reset amount $750.00 from the database, not the file's reset amount "
+        f"$500.00: {approved_on} (submission {reset.submission_id})",
+    ]
+    _, notes = await _restart(store, _classic_floor(rate="85%", reset="$750"))
+    assert notes == []
+
+    # Never approved: refused in one line, nothing written.
+    before = await rows(store)
+    with pytest.raises(FloorMismatch) as refused:
+        await _restart(store, _classic_floor(rate="90%"))
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith("link stud: the file's rate 90% was never approved; the link plays")
+    assert "rate 85% (" + approved_on in message
+    assert "File the change on /supervisor" in message
+    assert "or set the file's rate back to 85%" in message
+    assert await rows(store) == before
+
+    # The command: the same refusal, exit status 1, no traceback; `links list` and `links show`
+    # say which approval each term comes from.
+    path = tmp_path / "floor.toml"
+    path.write_text(
+        floor_file(rate="90%").replace('id = "CS-1"', 'id = "T1"')
+        + '  [[link.table]]\n  id = "T2"\n  bus = "gw"\n  unit = 2\n'
+        '  [[link.table]]\n  id = "T3"\n  bus = "gw"\n  unit = 3\n'
+    )
+    code, out, err = await progressive(
+        "run", "--config", str(path), "--no-checkpoints", "--port", "0", db_url=db_url
+    )
+    assert code == 1 and "the file's rate 90% was never approved" in err, (code, out, err)
+    assert "Traceback" not in err
+    code, out, err = await progressive("links", "list", db_url=db_url)
+    assert code == 0, err
+    header, line = out.splitlines()
+    row = dict(zip(header.split("\t"), line.split("\t"), strict=True))
+    assert row["APPROVED CHANGES"] == (
+        f"rate 85% {approved_on} (submission {rate.submission_id}); "
+        f"reset amount $750.00 {approved_on} (submission {reset.submission_id})"
+    )
+    code, out, err = await progressive("links", "show", "stud", db_url=db_url)
+    assert f"approved change in force: rate 85% {approved_on}" in out, out

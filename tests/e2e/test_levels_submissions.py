@@ -8,16 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import levels_from_dicts
+from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.filing import Proposal, SubmissionKind, date_text
+from controller.runtime.clock import SystemClock
+from controller.runtime.config import load_floor_config
+from controller.runtime.service import FloorMismatch, open_floor
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.e2e.pool import (
+    NOTICE,
     ROYAL,
     Controller,
     H,
@@ -28,6 +35,7 @@ from tests.e2e.pool import (
     signed_in,
     until_mystery,
 )
+from tests.e2e.test_levels_link_config import floor_file
 
 # The Grand gives two points of its share to the Minor; the Mini may now climb to $30.
 NEW_LEVELS: list[dict[str, Any]] = [
@@ -142,3 +150,50 @@ async def _entries(db_url: str) -> list[Any]:
     finally:
         await engine.dispose()
     return [EntryKind(k) for k in kinds]
+
+
+async def test_a_floor_file_restarts_after_an_approved_levels_change(
+    store: LedgerStore, tmp_path: Path
+) -> None:
+    """A link of levels made from a floor file; its levels changed by an approved submission
+    and applied at the Grand's reset. Restarted on the file as it was: the approved levels
+    are kept and the difference named with its approval (68 IAC 10-1-1.1(d)-(e)); a file
+    giving levels no one approved is refused."""
+    path = floor_file(tmp_path)
+    rt = await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
+    desk = SubmissionDesk(rt, notice_override=NOTICE)
+    await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
+    p = Readings(rt.clock.now_us)
+    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
+    await rt.apply_readings([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
+    wanted = levels_from_dicts(NEW_LEVELS)
+    filed = await desk.file_change(
+        link_id="pool", proposal=Proposal(kind=SubmissionKind.LEVELS_CHANGE, levels=wanted),
+        filed_by="sup",
+    )  # fmt: skip
+    approved = await desk.approve(filed.submission_id, reviewer="agent", role=Role.COMMISSION_AGENT)
+    await rt.apply_readings([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
+    played = rt.states["pool"]
+    assert played.level_configs == wanted and played.armed is None
+
+    notes: list[str] = []
+    again = await open_floor(
+        LedgerStore(store.engine, KEY), load_floor_config(path), SystemClock(),
+        notice_override=NOTICE, notes=notes,
+    )  # fmt: skip
+    assert again.states["pool"] == played
+    assert approved.reviewed_at_us is not None
+    assert notes == [
+        "link pool: levels Grand 38%, Major 15%, Minor 10%, Mini 2% from the database, not "
+        "the file's levels Grand 40%, Major 15%, Minor 8%, Mini 2%: approved on "
+        f"{date_text(approved.reviewed_at_us)} by agent (submission {filed.submission_id})"
+    ]
+
+    path.write_text(path.read_text().replace('share = "8%"', 'share = "9%"'))
+    with pytest.raises(FloorMismatch, match=r"^link pool: the file's levels Grand 40%, Major "
+                       r"15%, Minor 9%, Mini 2% was never approved; .* File the change on "
+                       r"/supervisor .* set the file's \[\[link.level\]\] back"):  # fmt: skip
+        await open_floor(
+            LedgerStore(store.engine, KEY), load_floor_config(path), SystemClock(),
+            notice_override=NOTICE,
+        )  # fmt: skip
