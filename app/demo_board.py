@@ -14,8 +14,11 @@ from app.demo_floor import FORCED, GATEWAYS, LINKS, TABLES_PER_GATEWAY
 from controller.core.money import format_cents
 from controller.core.reducer import Hit, LinkState, Outcome, display_frame
 from controller.core.reducer.display import level_frames
+from controller.core.verification import HitWorkRefused
+from controller.rules import RuleViolation
 from controller.runtime.clock import SystemClock
 from controller.runtime.service import FloorService
+from controller.storage.errors import StoreError
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 
 __all__ = ["BOARD_HITS", "DemoFloor", "RecentHit"]
@@ -70,6 +73,8 @@ class DemoFloor:
         self.clock = SystemClock()
         self.rng = random.Random(seed)
         self.held_since: dict[str, int] = {}
+        # Held tables the demo technician could not release (left to a person on /tech).
+        self.left_to_people: set[str] = set()
         self.turn = 0
         self.recent: deque[RecentHit] = deque(maxlen=BOARD_HITS)
         # Fixed pays below the technician's amount, by link: counted, not printed one by one.
@@ -143,15 +148,23 @@ class DemoFloor:
             for table_id, ts in state.tables.items():
                 if not ts.hit_pending:
                     self.held_since.pop(table_id, None)
+                    self.left_to_people.discard(table_id)
                     continue
                 since = self.held_since.setdefault(table_id, now)
-                if now - since < self.release_after_s * US:
+                if now - since < self.release_after_s * US or table_id in self.left_to_people:
                     continue
-                for hit in await runtime.unverified_hits(table_id):
-                    await runtime.verify_hit(hit.hit_id, actor="demo technician")
-                for hit in await runtime.unsigned_hits(table_id):
-                    await runtime.sign_off_hit(hit.hit_id, actor="demo supervisor")
-                await runtime.release_table(table_id, actor="demo technician")
+                try:
+                    for hit in await runtime.unverified_hits(table_id):
+                        await runtime.verify_hit(hit.hit_id, actor="demo technician")
+                    for hit in await runtime.unsigned_hits(table_id):
+                        await runtime.sign_off_hit(hit.hit_id, actor="demo supervisor")
+                    await runtime.release_table(table_id, actor="demo technician")
+                except (HitWorkRefused, RuleViolation, StoreError) as exc:
+                    # A hit the demo cannot judge (no cards reported, a record to correct):
+                    # the table waits for a person, and the floor plays on.
+                    self.left_to_people.add(table_id)
+                    self.say(f"  {state.link_id}/{table_id} left for a technician on /tech: {exc}")
+                    continue
                 self.held_since.pop(table_id, None)
                 self.say(f"  {state.link_id}/{table_id} verified and reset by the demo technician")
 
