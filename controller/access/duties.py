@@ -33,8 +33,10 @@ it) is one admin's act, within the floor of two enabled admins.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -215,32 +217,16 @@ async def file_request(
         after = await _check_filable(conn, kind, username, wanted, actor)
         first = passwords.new_half() if issues_code(kind, after) else None
         alone = not needs_second_admin(after)
-        await access_repo.insert_request(
+        await _record_request(
             conn,
-            AccountRequestRecord(
-                request_id=request_id,
-                kind=kind.value,
-                username=username,
-                role=None if wanted is None else wanted.value,
-                requested_by=actor,
-                requested_at_us=at_us,
-                expires_at_us=at_us + REQUEST_LIFETIME_US,
-                first_half_sha256=None if first is None else passwords.half_digest(first),
-                status=RequestStatus.PENDING.value,
-                decided_by=None,
-                decided_at_us=None,
-                decision_reason=None,
-            ),
-        )
-        await write_audit(
-            conn,
-            at_us=at_us,
+            request_id,
+            kind,
+            username,
+            wanted,
+            first,
             actor=actor,
-            action="account.request",
-            target=f"user {username}",
-            after={
-                "request_id": request_id,
-                "kind": kind.value,
+            at_us=at_us,
+            said={
                 "role": after.value,
                 "confirmed_by": "the same admin" if alone else "a second admin",
             },
@@ -249,6 +235,47 @@ async def file_request(
             done = await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=True)
             return Answer(request=done.request, first_half=first, second_half=done.second_half)
         return Answer(request=_request(await _load(conn, request_id), at_us), first_half=first)
+
+
+async def _record_request(
+    conn: AsyncConnection,
+    request_id: str,
+    kind: RequestKind,
+    username: str,
+    role: Role | None,
+    first: str | None,
+    *,
+    actor: str,
+    at_us: int,
+    said: Mapping[str, Any],
+) -> None:
+    """A pending request and its audit entry (``said``: what the entry adds to its id and
+    kind). Only the first half's digest is kept: the code is never stored."""
+    await access_repo.insert_request(
+        conn,
+        AccountRequestRecord(
+            request_id=request_id,
+            kind=kind.value,
+            username=username,
+            role=None if role is None else role.value,
+            requested_by=actor,
+            requested_at_us=at_us,
+            expires_at_us=at_us + REQUEST_LIFETIME_US,
+            first_half_sha256=None if first is None else passwords.half_digest(first),
+            status=RequestStatus.PENDING.value,
+            decided_by=None,
+            decided_at_us=None,
+            decision_reason=None,
+        ),
+    )
+    await write_audit(
+        conn,
+        at_us=at_us,
+        actor=actor,
+        action="account.request",
+        target=f"user {username}",
+        after={"request_id": request_id, "kind": kind.value, **said},
+    )
 
 
 async def _enabled_admin(conn: AsyncConnection, username: str) -> bool:
@@ -561,32 +588,16 @@ async def file_recovery(
     first = passwords.new_half()
     async with engine.begin() as conn:
         await _check_filable(conn, RequestKind.RECOVER, username, Role.ADMIN, actor)
-        await access_repo.insert_request(
+        await _record_request(
             conn,
-            AccountRequestRecord(
-                request_id=request_id,
-                kind=RequestKind.RECOVER.value,
-                username=username,
-                role=Role.ADMIN.value,
-                requested_by=actor,
-                requested_at_us=at_us,
-                expires_at_us=at_us + REQUEST_LIFETIME_US,
-                first_half_sha256=passwords.half_digest(first),
-                status=RequestStatus.PENDING.value,
-                decided_by=None,
-                decided_at_us=None,
-                decision_reason=None,
-            ),
-        )
-        await write_audit(
-            conn,
-            at_us=at_us,
+            request_id,
+            RequestKind.RECOVER,
+            username,
+            Role.ADMIN,
+            first,
             actor=actor,
-            action="account.request",
-            target=f"user {username}",
-            after={
-                "request_id": request_id,
-                "kind": RequestKind.RECOVER.value,
+            at_us=at_us,
+            said={
                 "role": Role.ADMIN.value,
                 "reason": reason.strip(),
                 "enabled_admins": await access_repo.count_enabled(conn, Role.ADMIN.value),
