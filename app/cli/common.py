@@ -33,6 +33,7 @@ from controller.settings import (
     SecretKeyError,
     Settings,
     load_secret_key,
+    secret_key_path,
     settings_refused,
 )
 from controller.storage.database import (
@@ -217,7 +218,10 @@ def serving_settings(database_url: str | None) -> Settings:
     rather than failing every sign-in."""
     settings = settings_for(database_url, existing=False)  # the database is checked later
     try:
-        load_secret_key(settings, create=True)
+        # A key given, or a key file there, is checked now; a missing file is made later, by
+        # the service, once the database is found: a refused command leaves no file behind.
+        if settings.secret_key is not None or secret_key_path(settings).exists():
+            load_secret_key(settings, create=False)
     except (SecretKeyError, OSError) as exc:
         raise click.ClickException(f"settings refused: {exc}") from None
     return settings

@@ -32,6 +32,7 @@ from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from tests.integration.harness import PausableClock, wait_until
+from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, web_floor
 
 GW = "caribbean_stud"
@@ -80,10 +81,16 @@ class Display:
     name: str
     latest: dict[str, Any] = field(default_factory=dict)
     messages: int = 0
+    # Each table's state as the same process tells a dealer (the displays' feed is public and
+    # carries no table state).
+    tables: dict[str, str] = field(default_factory=dict)
 
 
 @contextlib.asynccontextmanager
-async def display(base_url: str, link_id: str, name: str) -> AsyncIterator[Display]:
+async def display(
+    base_url: str, link_id: str, name: str, dealer: dict[str, str] | None = None
+) -> AsyncIterator[Display]:
+    """A display's feed; with ``dealer``'s headers, the tables' states as well."""
     shown = Display(name)
     url = base_url.replace("http://", "ws://", 1) + f"/ws/links/{link_id}"
 
@@ -93,17 +100,30 @@ async def display(base_url: str, link_id: str, name: str) -> AsyncIterator[Displ
                 shown.latest = json.loads(text_)
                 shown.messages += 1
 
-    reader = asyncio.create_task(read(), name=f"display {name}")
+    async def tables() -> None:
+        async with httpx.AsyncClient(base_url=base_url, headers=dealer) as http:
+            while True:
+                answer = await http.get("/api/v1/tables")
+                answer.raise_for_status()
+                shown.tables = {
+                    t["table_id"]: t["state"] for t in answer.json() if t["link_id"] == link_id
+                }
+                await asyncio.sleep(0.05)
+
+    tasks = [asyncio.create_task(read(), name=f"display {name}")]
+    if dealer is not None:
+        tasks.append(asyncio.create_task(tables(), name=f"tables at {name}"))
     try:
-        await wait_until(lambda: shown.messages > 0)
+        await wait_until(lambda: shown.messages > 0 and (dealer is None or bool(shown.tables)))
         yield shown
     finally:
-        reader.cancel()
-        await asyncio.gather(reader, return_exceptions=True)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def table_states(shown: Display) -> dict[str, str]:
-    return {t["table_id"]: t["state"] for t in shown.latest.get("tables", ())}
+    return shown.tables
 
 
 async def settled(wf: WebFloor) -> None:
@@ -130,79 +150,91 @@ async def test_displays_on_every_process_show_the_same_states(db_url: str, tmp_p
         web_floor(tmp_path, links=LINKS, settings=settings, sim_clock=clock.now_us) as wf,
         web_process(settings) as w1,
         web_process(settings) as w2,
-        display(wf.base_url, "stud", "controller") as d0,
-        display(w1.base_url, "stud", "web 1") as d1,
-        display(w2.base_url, "stud", "web 2") as d2,
     ):
-        runtime = wf.service.runtime
-        displays = (d0, d1, d2)
+        dealer = await headers_for(wf, Role.DEALER)
+        async with (
+            display(wf.base_url, "stud", "controller", dealer) as d0,
+            display(w1.base_url, "stud", "web 1", dealer) as d1,
+            display(w2.base_url, "stud", "web 2", dealer) as d2,
+        ):
+            await _same_states_everywhere(wf, w1, w2, (d0, d1, d2))
 
-        def all_show(meter_cents: int) -> bool:
-            return all(d.latest.get("meter_cents") == meter_cents for d in displays)
 
-        start_cents = runtime.states["stud"].meter_cents
-        for _ in range(12):
-            for unit in (1, 2):
-                wf.sim.play_round_now(GW, unit)
-        await settled(wf)
-        played_cents = runtime.states["stud"].meter_cents
-        assert played_cents > start_cents  # side bets were made and credited
-        await wait_until(lambda: all_show(played_cents))
+async def _same_states_everywhere(
+    wf: WebFloor,
+    w1: WebProcess,
+    w2: WebProcess,
+    displays: tuple[Display, Display, Display],
+) -> None:
+    d0 = displays[0]
+    runtime = wf.service.runtime
 
-        # A royal flush: every display shows the same win, from the controller's commit.
-        wf.sim.force_hand(GW, 1, 3, HandCategory.ROYAL_FLUSH)
-        wf.sim.play_round_now(GW, 1)
-        await wait_until(lambda: d0.latest["display"]["mode"] == "won")
-        won = d0.latest["display"]["won_cents"]
-        assert won >= played_cents
-        await wait_until(
-            lambda: all(
-                d.latest["display"]["won_cents"] == won
-                and d.latest["display"]["winning_table"] == "stud-1"
-                and table_states(d).get("stud-1") == "hit_pending"
-                for d in displays
-            )
+    def all_show(meter_cents: int) -> bool:
+        return all(d.latest.get("meter_cents") == meter_cents for d in displays)
+
+    start_cents = runtime.states["stud"].meter_cents
+    for _ in range(12):
+        for unit in (1, 2):
+            wf.sim.play_round_now(GW, unit)
+    await settled(wf)
+    played_cents = runtime.states["stud"].meter_cents
+    assert played_cents > start_cents  # side bets were made and credited
+    await wait_until(lambda: all_show(played_cents))
+
+    # A royal flush: every display shows the same win, from the controller's commit.
+    wf.sim.force_hand(GW, 1, 3, HandCategory.ROYAL_FLUSH)
+    wf.sim.play_round_now(GW, 1)
+    await wait_until(lambda: d0.latest["display"]["mode"] == "won")
+    won = d0.latest["display"]["won_cents"]
+    assert won >= played_cents
+    await wait_until(
+        lambda: all(
+            d.latest["display"]["won_cents"] == won
+            and d.latest["display"]["winning_table"] == "stud-1"
+            and table_states(d).get("stud-1") == "hit_pending"
+            for d in displays
         )
+    )
 
-        # The technician verifies and resets the table at web process 1: the controller,
-        # which drives the link, reads that commit and goes on from it.
-        [hit] = await w1.service.runtime.unverified_hits("stud-1")
-        await w1.service.runtime.verify_hit(hit.hit_id, actor="tech")
-        await w1.service.runtime.release_table("stud-1", actor="tech")
-        await wait_until(lambda: all(table_states(d).get("stud-1") == "online" for d in displays))
-        assert not runtime.states["stud"].tables["stud-1"].hit_pending
-        for _ in range(6):
-            wf.sim.play_round_now(GW, 1)
-        await settled(wf)
-        after_cents = runtime.states["stud"].meter_cents
-        await wait_until(lambda: all_show(after_cents))
+    # The technician verifies and resets the table at web process 1: the controller,
+    # which drives the link, reads that commit and goes on from it.
+    [hit] = await w1.service.runtime.unverified_hits("stud-1")
+    await w1.service.runtime.verify_hit(hit.hit_id, actor="tech")
+    await w1.service.runtime.release_table("stud-1", actor="tech")
+    await wait_until(lambda: all(table_states(d).get("stud-1") == "online" for d in displays))
+    assert not runtime.states["stud"].tables["stud-1"].hit_pending
+    for _ in range(6):
+        wf.sim.play_round_now(GW, 1)
+    await settled(wf)
+    after_cents = runtime.states["stud"].meter_cents
+    await wait_until(lambda: all_show(after_cents))
 
-        # Web process 2 loses its listening connection while play goes on: it listens again
-        # and reads what it missed.
-        feed = w2.service.change_feed
-        assert feed is not None and feed.connections == 1
-        async with wf.service.engine.connect() as conn:
-            ended = await conn.scalar(
-                text("SELECT pg_terminate_backend(:pid)"), {"pid": await _listen_pid(w2)}
-            )
-        assert ended is True
-        for _ in range(6):
-            for unit in (1, 2):
-                wf.sim.play_round_now(GW, unit)
-        await settled(wf)
-        final_cents = runtime.states["stud"].meter_cents
-        assert final_cents > after_cents
-        await wait_until(lambda: feed.connections == 2)
-        await wait_until(lambda: all_show(final_cents))
-        await wait_until(lambda: shown(w2.service) == shown(wf.service))
-        await wait_until(lambda: shown(w1.service) == shown(wf.service))
-        async with httpx.AsyncClient(base_url=w2.base_url) as http:
-            ready = await http.get("/readyz")
-            metrics = (await http.get("/metrics")).text
-        assert ready.status_code == 200, ready.text
-        assert "progressive_change_feed_listening 1.0" in metrics
-        assert f"progressive_change_feed_links_read_total {float(feed.links_read)}" in metrics
-        assert feed.links_read > 0
+    # Web process 2 loses its listening connection while play goes on: it listens again
+    # and reads what it missed.
+    feed = w2.service.change_feed
+    assert feed is not None and feed.connections == 1
+    async with wf.service.engine.connect() as conn:
+        ended = await conn.scalar(
+            text("SELECT pg_terminate_backend(:pid)"), {"pid": await _listen_pid(w2)}
+        )
+    assert ended is True
+    for _ in range(6):
+        for unit in (1, 2):
+            wf.sim.play_round_now(GW, unit)
+    await settled(wf)
+    final_cents = runtime.states["stud"].meter_cents
+    assert final_cents > after_cents
+    await wait_until(lambda: feed.connections == 2)
+    await wait_until(lambda: all_show(final_cents))
+    await wait_until(lambda: shown(w2.service) == shown(wf.service))
+    await wait_until(lambda: shown(w1.service) == shown(wf.service))
+    async with httpx.AsyncClient(base_url=w2.base_url) as http:
+        ready = await http.get("/readyz")
+        metrics = (await http.get("/metrics")).text
+    assert ready.status_code == 200, ready.text
+    assert "progressive_change_feed_listening 1.0" in metrics
+    assert f"progressive_change_feed_links_read_total {float(feed.links_read)}" in metrics
+    assert feed.links_read > 0
 
 
 def shown(service: FloorService) -> tuple[Any, ...]:
@@ -233,21 +265,26 @@ async def test_an_approval_made_at_a_web_process_reaches_the_controller(
     async with (
         web_floor(tmp_path, links=LINKS, settings=settings, approve=False) as wf,
         web_process(settings) as w1,
-        display(wf.base_url, "stud", "controller") as d0,
     ):
-        poller = wf.service.poller
-        assert poller is not None
-        assert set(table_states(d0).values()) == {"awaiting_approval"}
-        # Polled only to be told to take no side bets (bit0), nothing recorded.
-        await wait_until(lambda: all(t.command_bits & 1 for t in wf.sim.tables.values()))
-        states = wf.service.runtime.states["stud"].tables.values()
-        assert all(ts.credits is None for ts in states)
-        [approved] = await SubmissionDesk(w1.service.runtime).approve_new_links(
-            reviewer="agent", role=Role.COMMISSION_AGENT
-        )
-        assert approved == "stud"
-        await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
-        await wait_until(lambda: set(table_states(d0).values()) <= {"online", "unpolled"})
+        dealer = await headers_for(wf, Role.DEALER)
+        async with display(wf.base_url, "stud", "controller", dealer) as d0:
+            await _approved_at_a_web_process(wf, w1, d0)
+
+
+async def _approved_at_a_web_process(wf: WebFloor, w1: WebProcess, d0: Display) -> None:
+    poller = wf.service.poller
+    assert poller is not None
+    assert set(table_states(d0).values()) == {"awaiting_approval"}
+    # Polled only to be told to take no side bets (bit0), nothing recorded.
+    await wait_until(lambda: all(t.command_bits & 1 for t in wf.sim.tables.values()))
+    states = wf.service.runtime.states["stud"].tables.values()
+    assert all(ts.credits is None for ts in states)
+    [approved] = await SubmissionDesk(w1.service.runtime).approve_new_links(
+        reviewer="agent", role=Role.COMMISSION_AGENT
+    )
+    assert approved == "stud"
+    await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
+    await wait_until(lambda: set(table_states(d0).values()) <= {"online", "unpolled"})
 
 
 async def test_a_web_process_reads_again_what_it_missed_while_not_listening(

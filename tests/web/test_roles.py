@@ -45,6 +45,7 @@ OPEN: dict[tuple[str, str], str] = {
     ("GET", "/docs"): "the API's description",
     ("GET", "/docs/oauth2-redirect"): "the API's description",
     ("GET", "/redoc"): "the API's description",
+    ("GET", "/favicon.ico"): "the pages' icon, a fixed picture",
     ("GET", "/"): PAGE,
     ("GET", "/tech"): PAGE,
     ("GET", "/dealer"): PAGE,
