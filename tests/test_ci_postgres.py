@@ -18,8 +18,10 @@ def run_without_postgres(ci: bool) -> subprocess.CompletedProcess[str]:
     env["PROGRESSIVE_TEST_PG"] = "postgresql://postgres@127.0.0.1:1/test"  # nothing listens there
     if ci:
         env["CI"] = "true"
+    # One test: no workers of its own (-n 0), whatever the suite's addopts ask for.
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-rs"]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", A_POSTGRES_TEST],
+        [*command, A_POSTGRES_TEST],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -142,6 +142,14 @@ async def settled(wf: WebFloor) -> None:
     await wait_until(caught_up)
 
 
+async def baselined(wf: WebFloor) -> None:
+    """The controller has its first reading of every table: rounds dealt from now on are
+    credited. Dealt before it (a slow start on a busy machine), they would only make the
+    baseline, and the meter would rightly not move."""
+    state = wf.service.runtime.states["stud"]
+    await wait_until(lambda: all(state.tables[f"stud-{u}"].credits is not None for u in (1, 2)))
+
+
 async def test_displays_on_every_process_show_the_same_states(db_url: str, tmp_path: Path) -> None:
     clock = PausableClock()
     clock.pause()  # rounds are dealt by the test, one at a time
@@ -172,6 +180,7 @@ async def _same_states_everywhere(
     def all_show(meter_cents: int) -> bool:
         return all(d.latest.get("meter_cents") == meter_cents for d in displays)
 
+    await baselined(wf)
     start_cents = runtime.states["stud"].meter_cents
     for _ in range(12):
         for unit in (1, 2):
