@@ -182,10 +182,12 @@ async def _same_states_everywhere(
 
     await baselined(wf)
     start_cents = runtime.states["stud"].meter_cents
+    # One round at a time, each read before the next: a reading that found several rounds
+    # dealt faster than a table can deal would be held for review, not credited.
     for _ in range(12):
         for unit in (1, 2):
             wf.sim.play_round_now(GW, unit)
-    await settled(wf)
+        await settled(wf)
     played_cents = runtime.states["stud"].meter_cents
     assert played_cents > start_cents  # side bets were made and credited
     await wait_until(lambda: all_show(played_cents))
@@ -230,7 +232,7 @@ async def _same_states_everywhere(
     for _ in range(6):
         for unit in (1, 2):
             wf.sim.play_round_now(GW, unit)
-    await settled(wf)
+        await settled(wf)
     final_cents = runtime.states["stud"].meter_cents
     assert final_cents > after_cents
     await wait_until(lambda: feed.connections == 2)
