@@ -120,7 +120,7 @@ async def prepare(settings: Settings, at_us: int) -> tuple[dict[str, LinkState],
     engine = make_engine(settings.database_url)
     try:
         await upgrade(engine)
-        store = LedgerStore(engine, key)
+        store = LedgerStore(engine, key, law=settings.law)
         await store.check_key()
         known = await store.link_ids()
         states = {s.link_id: await store.load_link(s.link_id) for s in LINKS if s.link_id in known}

@@ -46,6 +46,7 @@ from controller.access.users import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import TableConfig, TableReading, open_link
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.jurisdictions import INDIANA
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.store import TableSpec
@@ -226,6 +227,7 @@ def sample_content() -> dict[str, Any]:
         # the property (the fan-out link plays the default paytable of its game).
         "paytables": paytables_content(
             open_link(
+                law=INDIANA,
                 link_id=LINK,
                 game=Game.CARIBBEAN_STUD,
                 rate_bp=8000,

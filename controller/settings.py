@@ -31,6 +31,7 @@ from controller.rules.house import (
     TAX_REPORTING_FROM_CENTS,
 )
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
+from controller.rules.jurisdictions import DEFAULT_JURISDICTION, Jurisdiction, jurisdiction
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
 from controller.storage.database import backend_of
@@ -75,6 +76,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PROGRESSIVE_", extra="ignore")
 
     database_url: str = "sqlite+aiosqlite:///progressive.db"
+    # The jurisdiction whose law the installation runs under (controller.rules.jurisdictions):
+    # every link plays under it, and every refusal cites its clauses.
+    jurisdiction: str = DEFAULT_JURISDICTION
     # The key that seals the meter history. Kept outside the database on purpose: whoever can
     # write to the database but lacks the key cannot rewrite history undetected.
     ledger_key: SecretStr | None = None
@@ -208,6 +212,19 @@ class Settings(BaseSettings):
                 f"PostgreSQL, not {backend}"
             )
         return value
+
+    @field_validator("jurisdiction")
+    @classmethod
+    def _jurisdiction(cls, value: str) -> str:
+        try:
+            return jurisdiction(value).key
+        except KeyError as exc:
+            raise ValueError(f"PROGRESSIVE_JURISDICTION: {exc.args[0]}") from None
+
+    @property
+    def law(self) -> Jurisdiction:
+        """The installation's jurisdiction, as links are handed it."""
+        return jurisdiction(self.jurisdiction)
 
     @field_validator("property_name", "property_licence", "notice_override")
     @classmethod

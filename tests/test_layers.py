@@ -25,6 +25,9 @@ PACKAGES = ("app", "controller", "link_adapters")
 PURE_CORE = "controller.core"
 # The core's modules that must stay where a reader looks for them.
 CORE_MODULES = ("money", "hands", "games", "reducer", "ledger", "state_seal", "verification")
+# The rulebook and its jurisdictions: they import the core (its money, games and levels), the
+# core never imports them; it is handed the law in force as a value (controller.core.law).
+RULEBOOK = "controller.rules"
 # Libraries that reach outside the process or read its clock and randomness.
 IO = (
     "aiosqlite",
@@ -144,6 +147,11 @@ def violations(modules: Mapping[str, set[str]]) -> list[str]:
                 problems.append(f"{name} imports {imp}: SQL lives in {STORAGE}")
             if name.startswith("controller") and within(imp, ("app",)):
                 problems.append(f"{name} imports {imp}: the controller knows nothing of app")
+            if within(name, [PURE_CORE]) and within(imp, [RULEBOOK]):
+                problems.append(
+                    f"{name} imports {imp}: the core takes the law as a value handed in "
+                    "(controller.core.law), it never imports the rulebook"
+                )
         if within(name, [PURE_CORE]) and name in reaches_io:
             problems.append(f"{name} is not pure: it imports {reaches_io[name]}")
     return problems
@@ -186,6 +194,16 @@ def test_the_tree_keeps_its_layers() -> None:
             "from controller.runtime.links import LinkRuntime",
             "reducer is not pure",
         ),
+        (
+            "controller.core.reducer.configuration",
+            "from controller.rules.progression import check_rate_of_progression",
+            "never imports the rulebook",
+        ),
+        (
+            "controller.core.games.let_it_ride",
+            "def f():\n    from controller.rules import wagers\n",
+            "never imports the rulebook",
+        ),
         # Pure in itself, but the clock it imports reads the time: the core may not import it.
         (
             "controller.core.ledger",
@@ -206,6 +224,7 @@ def test_an_added_forbidden_import_is_refused(module: str, source: str, refused:
         ("link_adapters.simulator.table", "from controller.core.hands import evaluate"),
         ("link_adapters.simulator.config", "from controller.core import games"),
         ("controller.core.games", "from . import money"),
+        ("controller.rules.pools", "from controller.core.reducer.levels import LevelConfig"),
         ("controller.storage.hits", "from sqlalchemy import select"),
         ("controller.runtime.service", "from sqlalchemy.ext.asyncio import AsyncEngine"),
         ("app.web", "from sqlalchemy.exc import DBAPIError"),

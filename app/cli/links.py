@@ -201,7 +201,7 @@ def links_create(
     async def go() -> str:
         key = load_ledger_key(settings)
         async with database(settings, schema="check") as engine:
-            runtime = LinkRuntime(LedgerStore(engine, key))
+            runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
             await runtime.load()
             filed = await create_and_file_link(
                 runtime,
@@ -250,7 +250,7 @@ async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) 
     settings = settings_for(database_url)
     key = load_ledger_key(settings)
     async with database(settings, schema="check", links=link_ids) as engine:
-        store = LedgerStore(engine, key)
+        store = LedgerStore(engine, key, law=settings.law)
         states, inoperable = await store.load_checked(await store.link_ids())
         go_live = await store.go_live_times()
         names = await records.link_names(engine)
@@ -323,7 +323,7 @@ def links_recover(
     async def go() -> tuple[str | None, Any]:
         key = load_ledger_key(settings)
         async with database(settings, schema="check", links=(link_id,)) as engine:
-            runtime = LinkRuntime(LedgerStore(engine, key))
+            runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
             await runtime.load()
             found = runtime.is_inoperable(link_id)
             await runtime.recover(link_id, reason=reason, by=by, approved_by=approved_by)

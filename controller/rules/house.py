@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.core.money import format_cents
+from controller.core.reducer.state import DEFAULT_TECHNICIAN_FROM_CENTS
 from controller.rules.violation import RuleViolation
 
 # House policy: a correction is requested by one person and approved by a second, different
@@ -84,7 +85,7 @@ def check_no_tie(
 # 10 asks a technician to verify fixed pays (10-7-5(e) lists them; the dealer pays them), so
 # the amount is the operator's choice: setting PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM.
 FIXED_PAY_TECHNICIAN_CLAUSE = "house policy: fixed pays verified from an amount"
-FIXED_PAY_TECHNICIAN_FROM_CENTS = 1_200_00
+FIXED_PAY_TECHNICIAN_FROM_CENTS = DEFAULT_TECHNICIAN_FROM_CENTS
 
 
 def fixed_pay_needs_technician(*, amount_cents: int, from_cents: int) -> bool:

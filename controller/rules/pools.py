@@ -97,11 +97,6 @@ def check_levels_won(levels: Sequence[LevelConfig], paytables: Sequence[Paytable
             )
 
 
-def meterless(paytables: Sequence[Paytable]) -> bool:
-    """No line of any of the link's paytables pays from a meter: the link is fixed-pay."""
-    return not any(line.from_meter for pt in paytables for line in pt.lines)
-
-
 def check_one_meter_change(
     *, link_id: str, fixed_pay: bool, one_meter: bool, levels: int, what: str
 ) -> None:

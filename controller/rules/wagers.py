@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from controller.core.games import let_it_ride, super_sevens
 from controller.core.money import format_cents
 from controller.rules.violation import RuleViolation
 
@@ -17,13 +18,13 @@ DENOMINATION_CLAUSE = "68 IAC 10-7-5(b)"
 # 68 IAC 10-7-5(b): the bonus bets are registered by the table controller; a fixed-pay link's
 # history registers them (bets_registered) and its reconciliation holds them against the pays.
 BETS_REGISTERED_CLAUSE = DENOMINATION_CLAUSE
-LET_IT_RIDE_BONUS_BET_CENTS = 100
+LET_IT_RIDE_BONUS_BET_CENTS = let_it_ride.BONUS_BET_CENTS
 
 # 68 IAC 10-12-3(b): a Super Sevens bet is at most one dollar, and (f) pays fixed dollar
 # amounts whatever the bet; read together, the bet is the one dollar the pays are set for, so
 # every credit a Super Sevens table reports is one dollar.
 SUPER_SEVENS_CLAUSE = "68 IAC 10-12-3(b)"
-SUPER_SEVENS_BET_CENTS = 100
+SUPER_SEVENS_BET_CENTS = super_sevens.BET_CENTS
 
 # The clause fixing each fixed wager, by the game's value.
 _WAGER_CLAUSES = {"let_it_ride_bonus": DENOMINATION_CLAUSE, "super_sevens": SUPER_SEVENS_CLAUSE}

@@ -157,7 +157,10 @@ class FloorService:
             else:
                 await check_schema(engine)
             self._store = store = LedgerStore(
-                engine, key, technician_from_cents=self.settings.fixed_pay_technician_from
+                engine,
+                key,
+                technician_from_cents=self.settings.fixed_pay_technician_from,
+                law=self.settings.law,
             )
             # A retention period once in force can only lengthen: a shortened setting is
             # refused here, before anything runs (68 IAC 10-6-5(d), 10-1-6.2(c)).

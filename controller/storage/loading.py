@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 
 from controller.core.games import Game, make_paytable
+from controller.core.law import Law
 from controller.core.ledger import SealedEntry, seal_hash
 from controller.core.reducer import HitPolicy, LinkState, TableState
 from controller.core.reducer.levels import level_key
@@ -32,13 +33,15 @@ async def load_links(
     *,
     sealing: bool | None = None,
     technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS,
+    law: Law,
 ) -> tuple[dict[str, LinkState], dict[str, str]]:
     """The links' states and, for those that fail their check, what differs. The book
     remembers their heads and seals (and which are broken) as read.
 
     ``sealing``: whether rows must carry seals (read from ``ledger_meta`` unless given).
     ``technician_from_cents``: the operator's amount from which a fixed pay waits for a
-    technician (a setting, handed to every state read; never stored).
+    technician (a setting, handed to every state read; never stored). ``law``: the
+    jurisdiction the links play under (``controller.core.law``), handed in likewise.
     """
     ids = list(link_ids)
     links = await uow.links.read(ids)
@@ -85,6 +88,7 @@ async def load_links(
                 rate_bp=link.rate_bp,
                 reset_cents=link.reset_cents,
                 paytable=paytable,
+                law=law,
                 meter_units=link.meter_units,
                 hit_policy=HitPolicy(link.hit_policy),
                 jackpot_won_since_rate_set=link.jackpot_won_since_rate_set,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from controller.core.games import make_paytable
 from controller.core.hands import HandCategory
+from controller.core.law import Law
 from controller.core.ledger import ChainVerifier
 from controller.core.meter_trail import TrailState
 from controller.core.rebuild import PoolRebuilder, RebuildError
@@ -56,6 +57,7 @@ async def recovery_of(
     by: str,
     approved_by: str,
     draw: Callable[[LevelConfig], MysteryDraw],
+    law: Law,
 ) -> Recovery:
     """The link as its history has it (read in ``uow``'s snapshot, the row locked): the book
     is left at the history's head, ready for the recovery's outcome to be written.
@@ -78,7 +80,7 @@ async def recovery_of(
     row = await uow.links.lock(link_id)
     if row is None:
         raise NotFound(f"no link {link_id!r}")
-    states, problems = await load_links(uow, book, [link_id])
+    states, problems = await load_links(uow, book, [link_id], law=law)
     state = states[link_id]
     anchor = await uow.entries.anchor(link_id)
     start: TrailState | None = None
@@ -133,6 +135,7 @@ async def recovery_of(
         rate_bp=state.rate_bp if said_rate is None else int(said_rate),
         reset_cents=state.reset_cents if said_reset is None else int(said_reset),
         paytable=(state.paytable if said_lines is None else make_paytable(state.game, said_lines)),
+        law=state.law,
         meter_units=v.meter,
         hit_policy=state.hit_policy,
         jackpot_won_since_rate_set=(

@@ -24,6 +24,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.games import Game, Paytable, default_paytable
+from controller.core.law import Law
 from controller.core.ledger import GENESIS, SealedEntry, key_fingerprint
 from controller.core.reducer import (
     Anomaly,
@@ -80,8 +81,16 @@ class LedgerStore:
         key: bytes,
         *,
         technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS,
+        law: Law | None = None,
     ) -> None:
         self.engine = engine
+        # The jurisdiction the installation plays under (PROGRESSIVE_JURISDICTION): handed to
+        # every link read or made, never stored. None: the default jurisdiction's.
+        if law is None:
+            from controller.rules.jurisdictions import INDIANA
+
+            law = INDIANA
+        self.law: Law = law
         # The operator's amount from which a fixed pay waits for a technician (the setting
         # PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM): handed to every link read or made, never
         # stored.
@@ -151,7 +160,9 @@ class LedgerStore:
         if await uow.meta.sealing():
             return
         ids = await uow.links.unsealed()
-        states, problems = await load_links(uow, self.book, ids, sealing=False) if ids else ({}, {})
+        states, problems = (
+            await load_links(uow, self.book, ids, sealing=False, law=self.law) if ids else ({}, {})
+        )
         for link_id, state in sorted(states.items()):
             if link_id in problems:
                 # A row that does not end where its history does, or one whose history says it
@@ -195,6 +206,7 @@ class LedgerStore:
             paytable=pt,
             tables=[t.config for t in tables],
             at_us=at_us,
+            law=self.law,
             hit_policy=hit_policy,
             levels=levels,
             draws=draws,
@@ -276,7 +288,11 @@ class LedgerStore:
         seals or its history, and what differs. Nothing may be computed from those."""
         async with unit_of_work(self.engine, consistent=True) as uow:
             return await load_links(
-                uow, self.book, link_ids, technician_from_cents=self.technician_from_cents
+                uow,
+                self.book,
+                link_ids,
+                technician_from_cents=self.technician_from_cents,
+                law=self.law,
             )
 
     async def link_heads(self) -> dict[str, int]:
@@ -340,6 +356,7 @@ class LedgerStore:
                 by=by,
                 approved_by=approved_by,
                 draw=draw,
+                law=self.law,
             )
             await self._write(uow, [r.outcome], expect={link_id: r.expect})
             await uow.audit.write(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from app.cli.link_terms import list_line, show_lines, status_of
 from controller.core.games import Game, default_paytable, make_paytable
 from controller.core.reducer import TableConfig, open_link
+from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.test_levels import link
 
 T0 = 1_700_000_000_000_000
@@ -31,6 +32,7 @@ def test_a_link_of_levels_shows_its_levels_games_and_status() -> None:
 def test_a_fixed_pay_link_says_it_has_no_meter() -> None:
     lir = Game.LET_IT_RIDE_BONUS
     state = open_link(
+        law=INDIANA,
         link_id="lir", game=lir, rate_bp=0, reset_cents=0, paytable=default_paytable(lir),
         tables=[TableConfig(table_id="l1", denomination_cents=100)], at_us=T0,
     ).state  # fmt: skip

@@ -20,6 +20,7 @@ from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.jurisdictions import INDIANA
 from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -251,6 +252,7 @@ async def hold_in_memory(
     while True:
         now = runtime.states[link_id]
         opened = open_link(
+            law=INDIANA,
             link_id=link_id,
             game=game,
             rate_bp=0,

@@ -21,6 +21,7 @@ from controller.core.hands import HandCategory
 from controller.core.reducer import HitClaim, TableReading, apply_readings, open_link
 from controller.core.reducer.display import ANNOUNCE_US, HIT_PHASE_US, WON_FIRST_US
 from controller.core.reducer.state import LastWin
+from controller.rules.jurisdictions import INDIANA
 from link_adapters.simulator.clock import VirtualClock
 from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import WebFloor, stepped_floor
@@ -211,6 +212,7 @@ async def test_a_pay_at_a_fixed_pay_bonus_is_announced(tmp_path: Path, browser: 
         # A straight flush at draw-1 seat 2, paid by the real reducer on a copy of the link.
         at = wf.service.clock.now_us()
         bonus = open_link(
+            law=INDIANA,
             link_id="draw",
             game=lir,
             rate_bp=0,

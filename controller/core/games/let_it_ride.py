@@ -9,9 +9,11 @@ from controller.core.games import five_card
 from controller.core.games.lines import PaytableLine
 from controller.core.games.module import Game, GameRules, HandCounts, RegisterFields
 from controller.core.hands import HandCategory
-from controller.rules.wagers import LET_IT_RIDE_BONUS_BET_CENTS
 
 H = HandCategory
+
+# 68 IAC 10-7-5(b)-(c): the one dollar bonus bet (its rule: ``controller.rules.wagers``).
+BONUS_BET_CENTS = 100
 
 # 68 IAC 10-7-5(d): the Let It Ride bonus pays nothing below two pair.
 RANKING = tuple(h for h in five_card.POKER_RANKING if h >= H.TWO_PAIR)
@@ -45,5 +47,5 @@ BONUS = GameRules(
     judged_on="the player's five cards: three dealt and the two community cards",
     deals_are=five_card.DEALS_ARE,
     register=RegisterFields(cards_per_hit=5),
-    fixed_wager_cents=LET_IT_RIDE_BONUS_BET_CENTS,
+    fixed_wager_cents=BONUS_BET_CENTS,
 )

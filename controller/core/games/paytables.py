@@ -111,5 +111,10 @@ def _line_from_mapping(number: int, raw: Mapping[str, Any]) -> PaytableLine:
     )
 
 
+def meterless(paytables: Iterable[Paytable]) -> bool:
+    """No line of any of the link's paytables pays from a meter: the link is fixed-pay."""
+    return not any(line.from_meter for pt in paytables for line in pt.lines)
+
+
 def default_paytable(game: Game) -> Paytable:
     return make_paytable(game, rules_of(game).default_lines)

@@ -38,9 +38,12 @@ from controller.core.games.module import (
     RegisterFields,
 )
 from controller.core.hands import HandCategory, InvalidCards, checked_cards
-from controller.rules.wagers import SUPER_SEVENS_BET_CENTS
 
 H = HandCategory
+
+# 68 IAC 10-12-3(b): the one dollar bet the fixed pays are set for (its rule:
+# ``controller.rules.wagers``).
+BET_CENTS = 100
 
 DEFAULT_DECKS = 6
 SEVEN_RANK = 5  # rank = code // 4: 0 is the deuce, 5 the seven
@@ -141,5 +144,5 @@ def rules(decks: int = DEFAULT_DECKS) -> GameRules:
         ),
         deals_are="ordered first three cards of the shoe",
         register=RegisterFields(cards_per_hit=3, new_hand_codes=True),
-        fixed_wager_cents=SUPER_SEVENS_BET_CENTS,
+        fixed_wager_cents=BET_CENTS,
     )

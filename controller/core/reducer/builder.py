@@ -21,7 +21,6 @@ from controller.core.reducer.state import (
     Outcome,
     TableState,
 )
-from controller.rules.records import check_reduction_explained
 
 
 class Builder:
@@ -44,7 +43,7 @@ class Builder:
 
     def emit(self, kind: EntryKind, at_us: int, delta: int, explanation: str, **refs: Any) -> None:
         if delta < 0:
-            check_reduction_explained(delta_units=delta, reason=explanation)
+            self.state.law.check_reduction_explained(delta_units=delta, reason=explanation)
             if kind not in REDUCING_KINDS:
                 raise EngineError(f"a {kind} entry cannot lower the meter")
         if not 0 <= self.meter + delta <= MAX_COLUMN_UNITS:

@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from controller.core.games import Game, Paytable
+from controller.core.games.paytables import meterless
+from controller.core.law import Law
 from controller.core.money import cents_to_units, format_cents
 from controller.core.reducer.builder import Builder
 from controller.core.reducer.levels import (
@@ -31,18 +33,6 @@ from controller.core.reducer.state import (
     TableConfig,
     TableState,
 )
-from controller.rules.pools import (
-    check_levels_won,
-    check_one_meter_change,
-    check_pool,
-    fixed_pay_only,
-    meterless,
-)
-from controller.rules.progression import (
-    check_rate_change,
-    check_rate_of_progression,
-)
-from controller.rules.wagers import check_denomination
 
 
 def open_link(
@@ -54,6 +44,7 @@ def open_link(
     paytable: Paytable,
     tables: Sequence[TableConfig],
     at_us: int,
+    law: Law,
     hit_policy: HitPolicy = HitPolicy.SPLIT,
     levels: Sequence[LevelConfig] | None = None,
     draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
@@ -64,28 +55,29 @@ def open_link(
     ``levels`` None is a classic link: one level at ``rate_bp`` with ``reset_cents``. An
     empty ``levels`` is a fixed-pay bonus link (no meter; ``rate_bp`` and ``reset_cents`` 0).
     ``draws`` holds, by level index, the triggers drawn for each mystery level.
+    ``law``: the jurisdiction's rules the link plays under (``controller.core.law``).
     ``paytables`` makes a mixed-game link: the paytables of the other games its tables deal
     (a table names its game in its ``TableConfig``), each paying into the same levels.
     """
     paytables = dict(paytables or {})
-    if levels is None and (fixed_pay_only(game) or meterless([paytable, *paytables.values()])):
+    if levels is None and (law.fixed_pay_only(game) or meterless([paytable, *paytables.values()])):
         # 68 IAC 10-7-5(e) (the Let It Ride bonus), or a paytable of fixed pays only (Super
         # Sevens as 10-12-3(f) lists it): no hand can win a meter, so the link has none.
         levels = ()
     if levels is None:
-        check_rate_of_progression(rate_bp)
+        law.check_rate_of_progression(rate_bp)
         levels = (LevelConfig(name="Jackpot", reset_cents=reset_cents, rate_bp=rate_bp),)
     try:
         check_levels(levels)
     except LevelError as exc:
         raise EngineError(str(exc)) from None
-    rate_bp = check_pool(game, levels, paytable)
+    rate_bp = law.check_pool(game, levels, paytable)
     for other, table_of_other in paytables.items():
         if table_of_other.game is not other or other is game:
             raise EngineError(f"the paytable given for {other.label} is not one for another game")
-        check_pool(other, levels, table_of_other)
+        law.check_pool(other, levels, table_of_other)
     try:
-        check_levels_won(levels, [paytable, *paytables.values()])
+        law.check_levels_won(levels, [paytable, *paytables.values()])
     except LevelError as exc:
         raise EngineError(str(exc)) from None
     reset_cents = levels[0].reset_cents if levels else 0
@@ -95,7 +87,7 @@ def open_link(
             raise EngineError(
                 f"table {t.table_id} deals {dealt.label}: the link has no paytable for it"
             )
-        check_denomination(dealt, t.denomination_cents)
+        law.check_denomination(dealt, t.denomination_cents)
     if reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
     if paytable.game is not game:
@@ -110,6 +102,7 @@ def open_link(
         rate_bp=rate_bp,
         reset_cents=reset_cents,
         paytable=paytable,
+        law=law,
         hit_policy=hit_policy,
         tables={t.table_id: TableState(config=t) for t in tables},
         paytables=paytables,
@@ -162,7 +155,7 @@ def open_link(
 
 
 def _classic_only(state: LinkState, what: str) -> None:
-    check_one_meter_change(
+    state.law.check_one_meter_change(
         link_id=state.link_id,
         fixed_pay=state.fixed_pay,
         one_meter=is_single_meter(state.level_configs),
@@ -173,7 +166,7 @@ def _classic_only(state: LinkState, what: str) -> None:
 
 def change_rate(state: LinkState, *, rate_bp: int, at_us: int, by: str) -> Outcome:
     _classic_only(state, "rate of progression")
-    check_rate_change(
+    state.law.check_rate_change(
         current_bp=state.rate_bp,
         proposed_bp=rate_bp,
         jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
@@ -214,7 +207,7 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
             f"link {state.link_id} already waits to apply submission {state.armed.submission_id}"
         )
     if change.rate_bp is not None:
-        check_rate_of_progression(change.rate_bp)
+        state.law.check_rate_of_progression(change.rate_bp)
     if change.reset_cents is not None and change.reset_cents < 0:
         raise EngineError("a reset amount cannot be negative")
     if change.paytable is not None and change.paytable.game not in state.games:
@@ -234,7 +227,7 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
             )
         new = change.paytable
         try:
-            check_levels_won(
+            state.law.check_levels_won(
                 levels,
                 [
                     new if new is not None and new.game is g else state.paytable_for(g)
@@ -244,7 +237,7 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
         except LevelError as exc:
             raise EngineError(str(exc)) from None
         for g in state.games:
-            check_pool(
+            state.law.check_pool(
                 g, levels, new if new is not None and new.game is g else state.paytable_for(g)
             )
     if (change.rate_bp is not None or change.reset_cents is not None) and not is_single_meter(
@@ -291,7 +284,7 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
     elif not reset:
         if change.rate_bp is not None:
             # The jackpot was just won: 68 IAC 10-1-1.1(d) allows the new rate from here.
-            check_rate_change(
+            b.state.law.check_rate_change(
                 current_bp=b.state.rate_bp,
                 proposed_bp=change.rate_bp,
                 jackpot_won_since_rate_set=True,

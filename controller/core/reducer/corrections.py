@@ -7,7 +7,6 @@ from controller.core.reducer.builder import Builder
 from controller.core.reducer.levels import FIRST, is_single_meter, meter_label, meters_of
 from controller.core.reducer.pool import contribution_moves
 from controller.core.reducer.state import Anomaly, EngineError, EntryKind, LinkState, Outcome
-from controller.rules.records import check_reduction_documented
 
 
 def _check_anomaly_belongs(state: LinkState, anomaly: Anomaly) -> None:
@@ -119,7 +118,7 @@ def apply_correction(
     """
     if delta_units == 0:
         raise EngineError("a correction must change the meter")
-    check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
+    state.law.check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
     meter = correction_meter(state, meter)
     b = Builder(state)
     details = {"document_sha256": document_sha256}

@@ -31,8 +31,6 @@ from controller.core.reducer.state import (
     TableReading,
     TableState,
 )
-from controller.rules.house import fixed_pay_needs_technician
-from controller.rules.integrity import OUT_OF_PLAY
 
 
 def awaiting_acknowledgement(ts: TableState, claim: HitClaim | None) -> bool:
@@ -221,7 +219,7 @@ def _settle(
 
 def _claim_problem(state: LinkState, ts: TableState, c: HitClaim) -> str | None:
     if ts.out_of_play:
-        return OUT_OF_PLAY
+        return state.law.out_of_play
     if not 1 <= c.seat <= ts.config.seats:
         return f"seat {c.seat} does not exist at a {ts.config.seats}-seat table"
     if c.cards is None:
@@ -298,7 +296,7 @@ def _award(
             entered_by=entered_by,
             level=key if line.from_meter else None,
             needs_technician=line.from_meter
-            or fixed_pay_needs_technician(
+            or state.law.fixed_pay_needs_technician(
                 amount_cents=cents, from_cents=state.technician_from_cents
             ),
         )

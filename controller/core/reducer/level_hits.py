@@ -21,7 +21,6 @@ from controller.core.reducer.state import (
     TableReading,
     TableState,
 )
-from controller.rules.house import fixed_pay_needs_technician
 
 
 def at_reset(b: Builder, index: int, at_us: int, table_id: str, why: str) -> None:
@@ -170,7 +169,7 @@ def pay_envy(
             settlement_order=order,
             policy=state.hit_policy,
             kind="envy",
-            needs_technician=fixed_pay_needs_technician(
+            needs_technician=state.law.fixed_pay_needs_technician(
                 amount_cents=envy, from_cents=state.technician_from_cents
             ),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.core.law import Law
 from controller.core.money import U32, contribution_units, format_cents
 from controller.core.reducer.builder import Builder
 from controller.core.reducer.hits import take_hit
@@ -19,7 +20,6 @@ from controller.core.reducer.state import (
     TableReading,
     TableState,
 )
-from controller.rules.house import most_credits
 
 
 def apply_reading(state: LinkState, reading: TableReading) -> Outcome:
@@ -111,9 +111,9 @@ def _apply(b: Builder, reading: TableReading) -> None:
     b.put_table(ts)
 
 
-def _plausible_credits(ts: TableState, reading: TableReading) -> int:
+def _plausible_credits(law: Law, ts: TableState, reading: TableReading) -> int:
     """The most a table can have taken since its last reading (house policy, see
-    ``rules.house.most_credits``)."""
+    ``Law.most_credits``)."""
     cfg = ts.config
     measured = reading.elapsed_us
     if measured is not None:
@@ -129,7 +129,7 @@ def _plausible_credits(ts: TableState, reading: TableReading) -> int:
             # (a wall clock that stepped back across a restart, another controller's host):
             # the rounds the table counted, forwards, bound it instead.
             rounds = dealt + 1
-    return most_credits(
+    return law.most_credits(
         seats=cfg.seats, max_credits_per_seat_round=cfg.max_credits_per_seat_round, rounds=rounds
     )
 
@@ -141,7 +141,7 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
     delta = (new - old) % U32  # a wrap at 2**32 is an ordinary small delta
     if delta == 0:
         return
-    limit = _plausible_credits(ts, reading)
+    limit = _plausible_credits(b.state.law, ts, reading)
     # A restart zeroes both counters. The credits counter alone can hide it: one that was
     # small reads forwards after it, and one just below 2**32 seems to wrap. The round counter
     # tells: it went backwards rather than round.

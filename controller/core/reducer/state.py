@@ -9,9 +9,13 @@ from typing import Any, NamedTuple
 
 from controller.core.games import Game, Paytable
 from controller.core.hands import HandCategory
+from controller.core.law import Law
 from controller.core.money import displayed_cents
 from controller.core.reducer.levels import LevelConfig, LevelState
-from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
+
+# The house's default amount from which a fixed pay waits for a technician (its policy and
+# setting: ``controller.rules.house.FIXED_PAY_TECHNICIAN_FROM_CENTS``).
+DEFAULT_TECHNICIAN_FROM_CENTS = 1_200_00
 
 
 class EngineError(ValueError):
@@ -207,6 +211,9 @@ class LinkState:
     rate_bp: int
     reset_cents: int
     paytable: Paytable
+    # The law the link plays under (``controller.core.law``): handed in when the link is
+    # opened or loaded, never stored.
+    law: Law
     meter_units: int = 0
     levels: tuple[LevelState, ...] = ()
     # A mixed-game link: the paytables of the games other than ``game`` its tables deal, each
@@ -225,7 +232,7 @@ class LinkState:
     last_at_us: int = 0
     # A fixed pay at or above this waits for a technician and holds the table (house policy,
     # rules.house); the operator's setting, handed in when the link is loaded, never stored.
-    technician_from_cents: int = FIXED_PAY_TECHNICIAN_FROM_CENTS
+    technician_from_cents: int = DEFAULT_TECHNICIAN_FROM_CENTS
 
     @property
     def meter_cents(self) -> int:

@@ -19,6 +19,7 @@ from controller.core.reducer import (
     release_table,
 )
 from controller.core.reducer.levels import AboveLimit, LevelConfig, Mystery, MysteryDraw
+from controller.rules.jurisdictions import INDIANA
 
 H = HandCategory
 SEC = 1_000_000
@@ -65,6 +66,7 @@ def table(tid: str) -> TableConfig:
 
 def opening(link_id: str = LINK, t0: int = T0) -> Outcome:
     return open_link(
+        law=INDIANA,
         link_id=link_id,
         game=STUD,
         rate_bp=0,

@@ -29,6 +29,7 @@ from controller.core.reducer import (
     open_link,
 )
 from controller.core.reducer.builder import Builder
+from controller.rules.jurisdictions import INDIANA
 
 K = EntryKind
 SEC = 1_000_000
@@ -38,6 +39,7 @@ UNITS_PER_CENT = 10_000
 
 def opened() -> Outcome:
     return open_link(
+        law=INDIANA,
         link_id="L1",
         game=Game.CARIBBEAN_STUD,
         rate_bp=8000,

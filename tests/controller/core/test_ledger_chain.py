@@ -29,6 +29,7 @@ from controller.core.reducer import (
     apply_reading,
     open_link,
 )
+from controller.rules.jurisdictions import INDIANA
 
 KEY = b"k" * 32
 OTHER_KEY = b"x" * 32
@@ -40,6 +41,7 @@ def history() -> list[MeterEvent]:
     """Seven events of one link: opened, baseline, contributions, a royal flush, a correction."""
     game = Game.CARIBBEAN_STUD
     out = open_link(
+        law=INDIANA,
         link_id="L1",
         game=game,
         rate_bp=8000,

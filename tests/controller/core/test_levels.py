@@ -34,6 +34,7 @@ from controller.core.reducer.levels import (
     mystery_commitment,
 )
 from controller.rules import RuleViolation
+from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.levels_history import LEVELS
 
 H = HandCategory
@@ -70,6 +71,7 @@ def table(tid: str = "t1", denom: int = 100) -> TableConfig:
 
 def link(levels=(GRAND, MAJOR, MINOR, MINI), draws=None, pt=None, **kw) -> LinkState:
     out = open_link(
+        law=INDIANA,
         link_id="pool",
         game=STUD,
         rate_bp=0,
@@ -111,6 +113,7 @@ def started(state=None):
 
 def test_the_pool_opens_with_every_level_seeded_and_the_mystery_committed():
     out = open_link(
+        law=INDIANA,
         link_id="pool",
         game=STUD,
         rate_bp=0,
@@ -268,6 +271,7 @@ def test_the_rate_of_progression_is_every_share_together():
 def test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount():
     lir = Game.LET_IT_RIDE_BONUS
     state = open_link(
+        law=INDIANA,
         link_id="bonus",
         game=lir,
         rate_bp=0,
@@ -293,6 +297,7 @@ def test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount(
     assert out.state.tables["t1"].hit_pending
     with pytest.raises(RuleViolation, match="fixed-pay"):
         open_link(
+            law=INDIANA,
             link_id="bonus",
             game=lir,
             rate_bp=6_500,
@@ -359,6 +364,7 @@ def test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter():
         )
     sevens = Game.SUPER_SEVENS
     state = open_link(
+        law=INDIANA,
         link_id="sevens",
         game=sevens,
         rate_bp=8_000,
@@ -463,6 +469,7 @@ def test_every_meter_follows_from_the_history(levels, plays, rnd):
         if c.mystery is not None
     }
     opened = open_link(
+        law=INDIANA,
         link_id="p",
         game=STUD,
         rate_bp=0,
@@ -524,6 +531,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
         ),
     )
     s = open_link(
+        law=INDIANA,
         link_id="mixed",
         game=STUD,
         rate_bp=0,
@@ -546,6 +554,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
     assert [(h.award_cents, h.level) for h in main] == [(100_00, "L3")]  # stud pays the Minor
     with pytest.raises(EngineError, match="deals Caribbean Draw Poker: the link has no paytable"):
         open_link(
+            law=INDIANA,
             link_id="mixed",
             game=STUD,
             rate_bp=0,
@@ -559,6 +568,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
 
 def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
     classic = open_link(
+        law=INDIANA,
         link_id="c",
         game=STUD,
         rate_bp=8_000,

@@ -21,6 +21,7 @@ from controller.core.reducer import (
 from controller.rules import RuleViolation
 from controller.rules.house import check_correction_approval
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS, check_return_to_play
+from controller.rules.jurisdictions import INDIANA
 from controller.rules.records import (
     METER_RETENTION_YEARS,
     check_correction_request,
@@ -37,6 +38,7 @@ def link():
         table_id="t1", denomination_cents=100, max_credits_per_seat_round=10, min_round_us=SEC
     )
     return open_link(
+        law=INDIANA,
         link_id="L1",
         game=Game.CARIBBEAN_STUD,
         rate_bp=8000,

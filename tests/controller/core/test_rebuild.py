@@ -10,6 +10,7 @@ from controller.core.ledger import GENESIS, ChainVerifier, seal
 from controller.core.rebuild import rebuild_pool
 from controller.core.reducer import EntryKind, LinkState, TableConfig, open_link, record_recovery
 from controller.core.reducer.levels import MysteryDraw, meters_of
+from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.levels_history import (
     FIRST_DRAW,
     LEVELS,
@@ -71,6 +72,7 @@ def test_a_mixed_game_link_gets_its_paytables_and_each_tables_game_back() -> Non
         ),
     )
     out = open_link(
+        law=INDIANA,
         link_id="mixed",
         game=STUD,
         rate_bp=0,
@@ -91,6 +93,7 @@ def test_a_mixed_game_link_gets_its_paytables_and_each_tables_game_back() -> Non
 def test_a_fixed_pay_link_has_no_levels_and_a_classic_link_its_one() -> None:
     lir = Game.LET_IT_RIDE_BONUS
     fixed = open_link(
+        law=INDIANA,
         link_id="bonus",
         game=lir,
         rate_bp=0,
@@ -101,6 +104,7 @@ def test_a_fixed_pay_link_has_no_levels_and_a_classic_link_its_one() -> None:
     )
     assert rebuild_pool("bonus", rows(fixed.events, "bonus")).levels(()) == ()
     classic = open_link(
+        law=INDIANA,
         link_id="stud",
         game=STUD,
         rate_bp=8000,

@@ -33,6 +33,7 @@ from controller.core.reducer import (
     table_offline,
 )
 from controller.rules import RuleViolation
+from controller.rules.jurisdictions import INDIANA
 
 H = HandCategory
 K = EntryKind
@@ -70,6 +71,7 @@ def new_link(
     paytable=None,
 ) -> LinkState:
     return open_link(
+        law=INDIANA,
         link_id="L1",
         game=game,
         rate_bp=rate,
@@ -149,6 +151,7 @@ def baseline(state, credits=0, *, tid="t1", seq=1):
 
 def test_open_link_seeds_meter_with_reset_amount():
     out = open_link(
+        law=INDIANA,
         link_id="L1",
         game=STUD,
         rate_bp=8000,
@@ -343,6 +346,7 @@ def test_approving_an_anomaly_of_another_link_is_refused():
     state = baseline(new_link(table(seats=1)), 0)
     (anomaly,) = read(state, 2, 100).anomalies
     other = open_link(
+        law=INDIANA,
         link_id="L2",
         game=STUD,
         rate_bp=8000,

@@ -20,6 +20,7 @@ from controller.core.reducer import (
     arm_change,
     open_link,
 )
+from controller.rules.jurisdictions import INDIANA
 
 SEC = 1_000_000
 T0 = 1_700_000_000 * SEC
@@ -59,6 +60,7 @@ def link(floor: Floor) -> LinkState:
         for t in ("t1", "t2")
     ]
     state = open_link(
+        law=INDIANA,
         link_id="L1",
         game=Game.CARIBBEAN_STUD,
         rate_bp=8000,

@@ -43,6 +43,7 @@ from controller.core.reducer import (
     table_offline,
 )
 from controller.rules import RuleViolation
+from controller.rules.jurisdictions import INDIANA
 
 H = HandCategory
 K = EntryKind
@@ -170,6 +171,7 @@ class Run:
         self.verifier = ChainVerifier(KEY, "L")
 
         out = open_link(
+            law=INDIANA,
             link_id="L",
             game=STUD,
             rate_bp=self.rate,

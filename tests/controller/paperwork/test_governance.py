@@ -22,6 +22,7 @@ from controller.rules.filing import (
     check_rejection_reason,
     check_reviewer,
 )
+from controller.rules.jurisdictions import INDIANA
 
 T0 = 1_767_225_600_000_000
 K = SubmissionKind
@@ -29,6 +30,7 @@ K = SubmissionKind
 
 def link(*, jackpot_won: bool = True, game: Game = Game.CARIBBEAN_STUD) -> LinkState:
     state = open_link(
+        law=INDIANA,
         link_id="stud",
         game=game,
         rate_bp=8000,

@@ -21,6 +21,7 @@ from controller.core.reducer import (
 from controller.core.reducer.levels import LevelConfig, Mystery
 from controller.rules import RuleViolation
 from controller.rules.filing import Proposal, SubmissionKind, check_change
+from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR, link, read, started
 
 K = SubmissionKind
@@ -36,6 +37,7 @@ def pool(*, jackpot_won: bool = True) -> LinkState:
 
 def lir() -> LinkState:
     return open_link(
+        law=INDIANA,
         link_id="lir",
         game=LIR,
         rate_bp=0,

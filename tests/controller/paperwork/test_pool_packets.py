@@ -18,6 +18,7 @@ from controller.paperwork.pool_packet import (
     table_games,
 )
 from controller.rules.filing import Proposal, SubmissionKind
+from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR, paytable
 from tests.controller.paperwork.test_packet import pdf_text, table
 
@@ -29,7 +30,7 @@ T0 = 1_767_225_600_000_000
 
 def opened(game: Game, tables: list[TableConfig], **kw: Any) -> LinkState:
     terms = {"rate_bp": 0, "reset_cents": 0, **kw}
-    return open_link(link_id="pool", game=game, tables=tables, at_us=T0, **terms).state
+    return open_link(law=INDIANA, link_id="pool", game=game, tables=tables, at_us=T0, **terms).state
 
 
 def facts(state: LinkState, proposal: Proposal, *, current: bool = False) -> PacketFacts:

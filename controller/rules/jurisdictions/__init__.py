@@ -1,0 +1,40 @@
+"""The jurisdictions the controller knows, by key. The installation names its own
+(``PROGRESSIVE_JURISDICTION``, default ``indiana``); every link plays under it."""
+
+from __future__ import annotations
+
+from controller.rules.jurisdictions.base import (
+    Allows,
+    Clauses,
+    Jurisdiction,
+    Numbers,
+    Waiver,
+)
+from controller.rules.jurisdictions.indiana import INDIANA
+
+JURISDICTIONS: dict[str, Jurisdiction] = {j.key: j for j in (INDIANA,)}
+DEFAULT_JURISDICTION = INDIANA.key
+
+
+def jurisdiction(key: str) -> Jurisdiction:
+    """The jurisdiction named ``key`` (``indiana``, ``new-jersey`` or ``new_jersey``)."""
+    found = JURISDICTIONS.get(key.strip().lower().replace("-", "_"))
+    if found is None:
+        raise KeyError(
+            f"unknown jurisdiction {key!r}; the controller knows "
+            + ", ".join(sorted(JURISDICTIONS))
+        )
+    return found
+
+
+__all__ = [
+    "DEFAULT_JURISDICTION",
+    "INDIANA",
+    "JURISDICTIONS",
+    "Allows",
+    "Clauses",
+    "Jurisdiction",
+    "Numbers",
+    "Waiver",
+    "jurisdiction",
+]

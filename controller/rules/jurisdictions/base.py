@@ -1,0 +1,168 @@
+"""What a jurisdiction is to the controller: its clauses, what it allows, its numbers and the
+records it asks for. One value per jurisdiction (``indiana``, ``new_jersey``), handed to the
+pure core as its ``Law`` (``controller.core.law``) and consulted by the paperwork and the
+runtime wherever a rule applies. A rule's logic lives once, in the rulebook's modules; a
+jurisdiction only says which rules apply, with which numbers, citing which of its clauses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from controller.core.games import Game, Paytable
+from controller.rules import house, integrity, pools, progression, records, wagers
+
+if TYPE_CHECKING:
+    from controller.core.reducer.levels import LevelConfig
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Allows:
+    """The shapes of a progressive the jurisdiction allows. Each ``False`` is a refusal that
+    cites ``Clauses.shapes``' entry of the same name."""
+
+    # A level limit (a capped meter), with its excess to an overflow meter or the next level.
+    level_limits: bool
+    # A mystery (must-hit-by) level: its ceiling limits the jackpot it can reach.
+    mystery_levels: bool
+    # A hidden (reserve) share that funds the next reset.
+    hidden_shares: bool
+    # Whether a hidden share counts in the rate of progression the bounds apply to.
+    hidden_share_in_rate: bool
+    # Envy lines: fixed amounts to the other seats when a hand hits.
+    envy_lines: bool
+    # A link whose tables stand in more than one property.
+    links_across_properties: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Numbers:
+    """The jurisdiction's figures. A figure no clause sets is the house's default, and the
+    clause that cites it (``Clauses``) says house policy."""
+
+    min_rate_bp: int
+    max_rate_bp: int
+    new_game_notice_days: int
+    amendment_notice_days: int
+    meter_retention_years: int
+    integrity_retention_years: int
+    # The odds a jackpot may not be rarer than (N to 1); None: no bound.
+    jackpot_odds_bound: int | None
+    tax_form_from_cents: int
+    # Seconds without an answer from a table after which its progressive stops; None: no
+    # clause sets it (the floor's own setting applies).
+    comm_loss_disable_s: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Clauses:
+    """The citation of each rule, as refusals, packets and reports print it."""
+
+    rate: str
+    rate_definition: str
+    rate_lock: str
+    submission: str
+    location: str
+    new_game_notice: str
+    amendment_notice: str
+    review: str
+    approved_only: str
+    reduction: str
+    retention: str
+    integrity_retention: str
+    fixed_pay: str
+    jackpot_odds: str
+    # Why each shape is refused where ``Allows`` says no, by the field's name.
+    shapes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Waiver:
+    """Who may waive a notice period, for which kind of filing, and under which clause.
+
+    ``by`` is the authority named in the text (the executive director); ``None`` for a kind
+    whose notice the text never waives.
+    """
+
+    new_link: str | None
+    amendment: str | None
+    clause: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Jurisdiction:
+    """A jurisdiction's rules as the controller applies them; also the core's ``Law``."""
+
+    key: str
+    name: str
+    # The code the clauses are in ("68 IAC 10"), as headings print it.
+    code: str
+    allows: Allows
+    numbers: Numbers
+    clauses: Clauses
+    waiver: Waiver
+    # The amounts a fixed-pay side bet must pay, by game: the lines a paytable for it must
+    # have, exactly. A game not named pays what its filed paytable says.
+    fixed_pays: Mapping[Game, Paytable] = field(default_factory=dict)
+    # The records the jurisdiction asks the controller to keep, each with its clause.
+    records: Sequence[tuple[str, str]] = ()
+    # The files of the regulation texts the clauses are quoted from (shared seeds).
+    texts: Sequence[str] = ()
+
+    def __str__(self) -> str:
+        return self.name
+
+    # -- the core's Law ---------------------------------------------------------------------
+
+    @property
+    def out_of_play(self) -> str:
+        return integrity.OUT_OF_PLAY
+
+    def check_rate_of_progression(self, rate_bp: int) -> int:
+        return progression.check_rate_of_progression(rate_bp)
+
+    def check_rate_change(
+        self, *, current_bp: int, proposed_bp: int, jackpot_won_since_rate_set: bool
+    ) -> int:
+        return progression.check_rate_change(
+            current_bp=current_bp,
+            proposed_bp=proposed_bp,
+            jackpot_won_since_rate_set=jackpot_won_since_rate_set,
+        )
+
+    def check_pool(self, game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> int:
+        return pools.check_pool(game, levels, paytable)
+
+    def check_levels_won(
+        self, levels: Sequence[LevelConfig], paytables: Sequence[Paytable]
+    ) -> None:
+        pools.check_levels_won(levels, paytables)
+
+    def check_one_meter_change(
+        self, *, link_id: str, fixed_pay: bool, one_meter: bool, levels: int, what: str
+    ) -> None:
+        pools.check_one_meter_change(
+            link_id=link_id, fixed_pay=fixed_pay, one_meter=one_meter, levels=levels, what=what
+        )
+
+    def fixed_pay_only(self, game: Game) -> bool:
+        return pools.fixed_pay_only(game)
+
+    def check_denomination(self, game: Game, denomination_cents: int) -> int:
+        return wagers.check_denomination(game, denomination_cents)
+
+    def check_reduction_explained(self, *, delta_units: int, reason: str | None) -> None:
+        records.check_reduction_explained(delta_units=delta_units, reason=reason)
+
+    def check_reduction_documented(self, *, delta_units: int, document_sha256: str | None) -> None:
+        records.check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
+
+    def most_credits(self, *, seats: int, max_credits_per_seat_round: int, rounds: int) -> int:
+        return house.most_credits(
+            seats=seats, max_credits_per_seat_round=max_credits_per_seat_round, rounds=rounds
+        )
+
+    def fixed_pay_needs_technician(self, *, amount_cents: int, from_cents: int) -> bool:
+        return house.fixed_pay_needs_technician(amount_cents=amount_cents, from_cents=from_cents)
