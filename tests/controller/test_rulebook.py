@@ -271,7 +271,7 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
             (
                 "controller.core.games.super_sevens:judge_cards",
                 "controller.core.games:default_paytable",
-                "controller.rules.pools:meterless",
+                "controller.core.games.paytables:meterless",
             ),
             (
                 f"{SUPER_SEVENS}::test_the_default_paytable_is_68_iac_10_12_3_f",
