@@ -1,20 +1,22 @@
 """``progressive demo``: the whole product on one machine, on an embedded SQLite file.
 
-Every jackpot shape a floor runs (``app.demo_floor``): a mixed Caribbean Stud and Caribbean
-Draw link of four levels (Grand, Major, Minor and a mystery Mini) with envy pays, a Pai Gow
-Poker progressive of one meter, and two fixed-pay links, the Let It Ride bonus and Super
-Sevens; fifteen simulated tables, three per game. The simulated table controllers deal real
-shuffled cards and serve the reference register maps (v2 for Super Sevens and Pai Gow Poker)
-over Modbus TCP on loopback; the controller polls them through the same poller, engine and
-ledger as production, and the web server shows the floor displays and the technician,
-dealer, auditor and commission pages. One user per role is created with a fresh password,
-and a second admin, technician and supervisor for the two-person steps, printed at start;
-the demo's commission agent approves the new links. A jackpot hand is forced every few
-minutes at the tables of the links with a meter, in turn
-(``demo_board.DemoFloor``); a demo technician verifies and resets a held table if nobody does
-it on the technician page first. Ctrl-C stops everything cleanly; running it again resumes
-where it stopped: every meter of every level and the armed mystery trigger from the
-database, the simulated tables from the committed counters, as real tables keep theirs.
+Every jackpot shape a floor runs, as far as the installation's jurisdiction allows
+(``app.demo_floor``; ``--jurisdiction`` sets it for the demo, Indiana by default): a mixed
+Caribbean Stud and Caribbean Draw link of four levels (Grand, Major, Minor and Mini: under New
+Jersey with limits and overflow meters, a mystery Mini and envy pays; under Indiana with no
+limit, each won by a hand), a Pai Gow Poker progressive of one meter, and two fixed-pay links,
+the Let It Ride bonus and Super Sevens; fifteen simulated tables, three per game. The simulated
+table controllers deal real shuffled cards and serve the reference register maps (v2 for Super
+Sevens and Pai Gow Poker) over Modbus TCP on loopback; the controller polls them through the
+same poller, engine and ledger as production, and the web server shows the floor displays and
+the technician, dealer, auditor and commission pages. One user per role is created with a fresh
+password, and a second admin, technician and supervisor for the two-person steps, printed at
+start; the demo's commission agent approves the new links. A jackpot hand is forced every few
+minutes at the tables of the links with a meter, in turn (``demo_board.DemoFloor``); a demo
+technician verifies and resets a held table if nobody does it on the technician page first.
+Ctrl-C stops everything cleanly; running it again resumes where it stopped: every meter of
+every level and the armed mystery trigger from the database, the simulated tables from the
+committed counters, as real tables keep theirs.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ from app.demo_floor import (
     POLL_INTERVAL_MS,
     TABLES_PER_LINK,
     DemoLink,
+    DemoPlan,
     build_simulator,
     demo_floor,
+    plan_for,
     stale_links,
 )
 from app.serve import serve
@@ -60,9 +64,11 @@ __all__ = [
     "DemoFloor",
     "DemoLink",
     "DemoOptions",
+    "DemoPlan",
     "build_simulator",
     "demo_floor",
     "demo_settings",
+    "plan_for",
     "prepare",
     "run_demo",
 ]
@@ -85,6 +91,9 @@ class DemoOptions:
     duration_s: float | None = None  # stop by itself after this long (tests)
     host: str = "127.0.0.1"
     port: int = 8000
+    # The jurisdiction the demo runs under (``indiana``, ``new-jersey``); None: the
+    # installation's (PROGRESSIVE_JURISDICTION, Indiana by default).
+    jurisdiction: str | None = None
 
 
 DEMO_PROPERTY: dict[str, Any] = {
@@ -93,7 +102,17 @@ DEMO_PROPERTY: dict[str, Any] = {
 }
 
 
-def demo_settings(folder: Path) -> Settings:
+def demo_settings(folder: Path, jurisdiction: str | None = None) -> Settings:
+    """The demo's settings, its files in ``folder``; under ``jurisdiction`` when given."""
+    # The demo's property, unless the environment names one: its documents and displays show
+    # a name and licence as a real installation's would.
+    more: dict[str, Any] = {
+        field: value
+        for field, value in DEMO_PROPERTY.items()
+        if f"PROGRESSIVE_{field.upper()}" not in os.environ
+    }
+    if jurisdiction is not None:
+        more["jurisdiction"] = jurisdiction
     return Settings(
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive-demo.db'}",
         ledger_key_file=folder / "progressive-demo.key",
@@ -101,17 +120,13 @@ def demo_settings(folder: Path) -> Settings:
         checkpoint_key_file=folder / "checkpoint-signing.key",
         checkpoint_file=folder / "progressive-demo-checkpoints.jsonl",
         notice_override="demo: simulated tables, no notice period",
-        # The demo's property, unless the environment names one: its documents and displays
-        # show a name and licence as a real installation's would.
-        **{
-            field: value
-            for field, value in DEMO_PROPERTY.items()
-            if f"PROGRESSIVE_{field.upper()}" not in os.environ
-        },
+        **more,
     )
 
 
-async def prepare(settings: Settings, at_us: int) -> tuple[dict[str, LinkState], list[Any]]:
+async def prepare(
+    settings: Settings, at_us: int, plan: DemoPlan
+) -> tuple[dict[str, LinkState], list[Any]]:
     """Migrate the database; the links it already has (to resume from); fresh demo users."""
     key = load_ledger_key(settings, create=True)
     assert settings.checkpoint_key_file is not None
@@ -123,8 +138,10 @@ async def prepare(settings: Settings, at_us: int) -> tuple[dict[str, LinkState],
         store = LedgerStore(engine, key, law=settings.law)
         await store.check_key()
         known = await store.link_ids()
-        states = {s.link_id: await store.load_link(s.link_id) for s in LINKS if s.link_id in known}
-        stale = stale_links(states, known)
+        states = {
+            s.link_id: await store.load_link(s.link_id) for s in plan.links if s.link_id in known
+        }
+        stale = stale_links(states, known, plan)
         if stale is not None:
             raise DemoError(stale)
         users = await ensure_demo_users(engine, at_us=at_us)
@@ -134,7 +151,9 @@ async def prepare(settings: Settings, at_us: int) -> tuple[dict[str, LinkState],
 
 
 async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> None:
-    settings = demo_settings(options.folder)
+    settings = demo_settings(options.folder, options.jurisdiction)
+    law = settings.law
+    plan = plan_for(law)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -143,10 +162,10 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
     sim: SimFloor | None = None
     service: FloorService | None = None
     try:
-        states, users = await prepare(settings, SystemClock().now_us())
-        sim = build_simulator(options.round_seconds, options.seed, states)
+        states, users = await prepare(settings, SystemClock().now_us(), plan)
+        sim = build_simulator(options.round_seconds, options.seed, states, plan)
         await sim.start()
-        service = FloorService(settings, floor=demo_floor(sim.ports))
+        service = FloorService(settings, floor=demo_floor(sim.ports, plan))
         await service.start()
         for note in service.floor_notes:  # the demo's floor gives the starting terms
             say(note)
@@ -155,16 +174,23 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
             reviewer=agent, role=Role.COMMISSION_AGENT
         )
         floor = DemoFloor(
-            service, sim, release_after_s=options.release_after_s, seed=options.seed, say=say
+            service,
+            sim,
+            plan=plan,
+            release_after_s=options.release_after_s,
+            seed=options.seed,
+            say=say,
         )
         async with serve(create_app(service), host=options.host, port=options.port) as served:
             url = served.base_url
             say(
-                f"progressive demo: {len(sim.tables)} simulated tables on {len(LINKS)} links "
+                f"progressive demo: {len(sim.tables)} simulated tables on {len(plan.links)} links "
                 f"(Modbus TCP on 127.0.0.1), database {options.folder / 'progressive-demo.db'}"
             )
+            say(f"  jurisdiction:    {law.name} ({law.code}): {plan.summary}")
             say(f"  start here:      {url}/  (every role's page after signing in)")
-            say(f"  floor displays:  {', '.join(f'{url}/display/{s.link_id}' for s in LINKS)}")
+            displays = ", ".join(f"{url}/display/{s.link_id}" for s in plan.links)
+            say(f"  floor displays:  {displays}")
             say(f"  technician:      {url}/tech")
             say(f"  supervisor:      {url}/supervisor")
             say(f"  dealer:          {url}/dealer")

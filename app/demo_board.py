@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.demo_floor import FORCED, GATEWAYS, LINKS, TABLES_PER_GATEWAY
+from app.demo_floor import TABLES_PER_GATEWAY, DemoPlan
 from controller.core.money import format_cents
 from controller.core.reducer import Hit, LinkState, Outcome, display_frame
 from controller.core.reducer.display import level_frames
@@ -62,12 +62,14 @@ class DemoFloor:
         service: FloorService,
         sim: SimFloor,
         *,
+        plan: DemoPlan,
         release_after_s: float,
         seed: int | None,
         say: Callable[[str], None],
     ) -> None:
         self.service = service
         self.sim = sim
+        self.plan = plan
         self.release_after_s = release_after_s
         self.say = say
         self.clock = SystemClock()
@@ -116,10 +118,11 @@ class DemoFloor:
 
     def force_jackpot(self) -> None:
         """The next hand of the turn, at a table of its game not held for a technician."""
-        gateway, hand = FORCED[self.turn % len(FORCED)]
+        forced = self.plan.forced
+        gateway, hand = forced[self.turn % len(forced)]
         self.turn += 1
         spec = next(g for g in self.sim.gateways if g.name == gateway)
-        link_id = _link_of(gateway)
+        link_id = self.plan.link_of(gateway)
         tables = self.service.runtime.states[link_id].tables
         free = [
             n for n in range(1, TABLES_PER_GATEWAY + 1) if not tables[f"{gateway}-{n}"].hit_pending
@@ -173,7 +176,7 @@ class DemoFloor:
         as "fixed pays", and the recent hits."""
         now = self.clock.now_us()
         lines = [f"board at {_clock(now)}"]
-        for spec in LINKS:
+        for spec in self.plan.links:
             state = self.service.runtime.states[spec.link_id]
             held = sum(1 for ts in state.tables.values() if ts.hit_pending)
             title = f"  {spec.link_id:<10} {spec.name}" + (f"  ({held} held)" if held else "")
@@ -209,10 +212,6 @@ def _reset_text(state: LinkState, details: object) -> str:
         lv = state.levels[int(level[1:]) - 1]
         return f"{lv.config.name} won, meter reset to {format_cents(lv.config.reset_cents)}"
     return f"jackpot won, meter reset to {format_cents(state.reset_cents)}"
-
-
-def _link_of(gateway: str) -> str:
-    return next(g.link_id for g in GATEWAYS if g.name == gateway)
 
 
 def _seats(spec: GatewaySpec) -> int:

@@ -8,6 +8,7 @@ import signal
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
 from app.cli.common import (
     BadFile,
@@ -19,8 +20,22 @@ from app.cli.common import (
     serving_settings,
 )
 from controller.core.games import Game
+from controller.rules.jurisdictions import jurisdiction
+from controller.settings import settings_refused
 from controller.storage.database import backend_of
 from link_adapters.simulator.table_types import DEALT_GAMES
+
+
+def _known_jurisdiction(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> str | None:
+    """A jurisdiction the controller knows, as its key; refused naming the ones it knows."""
+    if value is None:
+        return None
+    try:
+        return jurisdiction(value).key
+    except KeyError as exc:
+        raise click.BadParameter(str(exc.args[0])) from None
 
 
 @main.command("demo")
@@ -59,6 +74,14 @@ from link_adapters.simulator.table_types import DEALT_GAMES
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Web port."
 )
+@click.option(
+    "--jurisdiction",
+    default=None,
+    callback=_known_jurisdiction,
+    help="The jurisdiction the demo runs under, and the floor it allows: indiana (no level "
+    "limit, no mystery, no envy) or new-jersey (every jackpot shape).  [default: "
+    "PROGRESSIVE_JURISDICTION, or indiana]",
+)
 def demo_cmd(
     folder: Path,
     round_seconds: float,
@@ -68,11 +91,16 @@ def demo_cmd(
     duration: float | None,
     host: str,
     port: int,
+    jurisdiction: str | None,
 ) -> None:
-    """Simulated tables of every game, every jackpot shape, the controller and the web
-    server, on SQLite."""
-    from app.demo import DemoError, DemoOptions, run_demo
+    """Simulated tables of every game, every jackpot shape the jurisdiction allows, the
+    controller and the web server, on SQLite."""
+    from app.demo import DemoError, DemoOptions, demo_settings, run_demo
 
+    try:
+        demo_settings(folder, jurisdiction)
+    except ValidationError as exc:
+        raise click.ClickException(f"settings refused: {settings_refused(exc)}") from None
     check_port(host, port)  # before the folder, its database and keys are made
     folder.mkdir(parents=True, exist_ok=True)
     options = DemoOptions(
@@ -84,6 +112,7 @@ def demo_cmd(
         duration_s=duration,
         host=host,
         port=port,
+        jurisdiction=jurisdiction,
     )
     try:
         run(run_demo(options, say=lambda line: click.echo(line)))

@@ -1,5 +1,7 @@
-"""``progressive demo`` as a newcomer runs it: every jackpot shape on one floor, hits of every
-kind, a whole ledger, and a resume that picks up every meter of every level exactly."""
+"""``progressive demo`` as a newcomer runs it: every jackpot shape on one floor (under New
+Jersey, ``--jurisdiction new-jersey``), hits of every kind, a whole ledger, and a resume that
+picks up every meter of every level exactly; Indiana's floor by default, with no level limit,
+no mystery and no envy."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.demo import demo_floor, demo_settings
+from app.demo_floor import EVERY_SHAPE
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
@@ -36,16 +39,20 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 # a jackpot every 2 s. The second deals ten rounds a second per table, so the mystery Mini
 # (trigger $50 to $80, 10 % of each wager) is reached within seconds, forcing nothing.
 COMMON = ("demo", "--seed", "11", "--port", "0", "--technician-after", "2")
-FIRST = (*COMMON, "--duration", "10", "--round-seconds", "1", "--jackpot-every", "2")
-SECOND = (*COMMON, "--duration", "20", "--round-seconds", "0.1", "--jackpot-every", "60")
+NJ = ("--jurisdiction", "new-jersey")
+FIRST = (*COMMON, *NJ, "--duration", "10", "--round-seconds", "1", "--jackpot-every", "2")
+SECOND = (*COMMON, *NJ, "--duration", "20", "--round-seconds", "0.1", "--jackpot-every", "60")
 
 
-async def _states(folder: Path) -> tuple[dict[str, LinkState], dict[str, int]]:
-    """Every link as the database holds it, and each link's last entry number."""
-    settings = demo_settings(folder).model_copy(update={"ledger_key": None})
+async def _states(
+    folder: Path, jurisdiction: str | None = None
+) -> tuple[dict[str, LinkState], dict[str, int]]:
+    """Every link as the database holds it, read under the demo's jurisdiction, and each
+    link's last entry number."""
+    settings = demo_settings(folder, jurisdiction).model_copy(update={"ledger_key": None})
     engine = make_engine(settings.database_url)
     try:
-        store = LedgerStore(engine, load_ledger_key(settings))
+        store = LedgerStore(engine, load_ledger_key(settings), law=settings.law)
         states = {lid: await store.load_link(lid) for lid in await store.link_ids()}
         async with engine.connect() as conn:
             rows = await conn.execute(
@@ -82,6 +89,7 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     code, out, _ = await progressive(*FIRST, cwd=tmp_path, key=False)
     assert code == 0, out
     assert "15 simulated tables on 4 links" in out
+    assert "  jurisdiction:    New Jersey (N.J.A.C. 13:69E): every jackpot shape" in out
     for link_id in ("caribbean", "paigow", "lir", "sevens"):
         assert f"/display/{link_id}" in out
     assert "/tech" in out and "/audit" in out
@@ -112,11 +120,18 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     code, _, err = await progressive("ledger", "verify", db_url=url, cwd=tmp_path, key=False)
     assert code == 1 and "no ledger key" in err  # the demo keeps its key in its own file
 
-    states, last = await _states(tmp_path)
+    states, last = await _states(tmp_path, "new-jersey")
     assert set(states) == {"caribbean", "paigow", "lir", "sevens"}
     pool = states["caribbean"]
     assert [lv.config.name for lv in pool.levels] == ["Grand", "Major", "Minor", "Mini"]
-    assert pool.rate_bp == 7_800 and set(pool.games) == {
+    shares = [(c.rate_bp, c.reserve_bp, c.limit_cents) for c in pool.level_configs]
+    assert shares == [
+        (4_000, 1_000, None),
+        (1_200, 0, 2_500_00),
+        (600, 0, 500_00),
+        (1_000, 0, None),
+    ]
+    assert pool.law.key == "new_jersey" and set(pool.games) == {
         Game.CARIBBEAN_STUD,
         Game.CARIBBEAN_DRAW,
     }
@@ -133,7 +148,9 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     assert states["paigow"].meter_cents >= 5_000_00
     # Super Sevens and Pai Gow Poker tables are read over register map v2: their hits carry
     # the one to three and the seven cards (the joker as 52) that map v1 cannot.
-    floor = demo_floor({name: 1 for name in ("stud", "draw", "paigow", "lir", "sevens")})
+    floor = demo_floor(
+        {name: 1 for name in ("stud", "draw", "paigow", "lir", "sevens")}, EVERY_SHAPE
+    )
     for entry in floor.tables:
         is_v2 = entry.config.table_id.startswith(("sevens", "paigow"))
         assert (entry.profile.name == "reference-v2") is is_v2, entry.config.table_id
@@ -204,6 +221,44 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     for link_id in ("caribbean", "paigow", "lir", "sevens"):
         assert f"link {link_id}: " in outputs[0]
         assert f"{link_id}," in outputs[1]  # every link's entries, as CSV
+
+    # The same folder under Indiana, the default: New Jersey's levels are not Indiana's floor,
+    # and the demo says what to do before anything plays.
+    code, out, err = await progressive(*COMMON, "--duration", "2", cwd=tmp_path, key=False)
+    assert code == 1, out
+    assert "caribbean (levels of another floor)" in err and "(--jurisdiction)" in err, err
+
+
+# Indiana's floor, dealt a round a second, a hand forced every 2 s: the Grand, five aces, the
+# Major, the Mini and the Minor in turn, each held table released by the demo technician.
+INDIANA_RUN = (*COMMON, "--duration", "16", "--round-seconds", "1", "--jackpot-every", "2")
+
+
+async def test_the_default_demo_runs_indianas_floor(tmp_path: Path) -> None:
+    code, out, _ = await progressive(*INDIANA_RUN, cwd=tmp_path, key=False)
+    assert code == 0, out
+    assert "  jurisdiction:    Indiana (68 IAC 10): levels with no limit" in out
+    for level in ("Grand", "Major", "Minor", "Mini"):
+        assert f"\n    {level} " in out  # every level on the board
+    assert "must hit by" not in out and "MYSTERY" not in out and "ENVY" not in out
+    assert "caribbean: Grand won, meter reset to $10,000.00" in out
+    assert "lir        Let It Ride bonus: fixed pays" in out
+
+    states, _ = await _states(tmp_path)
+    pool = states["caribbean"]
+    assert pool.law.key == "indiana"
+    assert all(c.limit_cents is None and c.mystery is None for c in pool.level_configs)
+    assert sum(c.rate_bp for c in pool.level_configs) == 7_500
+    for fixed in ("lir", "sevens"):
+        assert states[fixed].fixed_pay and states[fixed].levels == ()
+    url = f"sqlite+aiosqlite:///{tmp_path / 'progressive-demo.db'}"
+    won = await _entries(
+        url, MeterEntryRow.link_id == "caribbean", MeterEntryRow.kind == "jackpot_reset"
+    )
+    # Every level is won by a hand: the Mini by a full house at Stud.
+    assert {json.loads(e.details)["level"] for e in won} >= {"L1", "L2", "L4"}
+    assert await _count(url, HitRow.kind == "envy", of=HitRow) == 0
+    assert await _count(url, HitRow.kind == "mystery", of=HitRow) == 0
 
 
 def not_ignored(folder: Path) -> tuple[set[str], list[str]]:

@@ -1,5 +1,6 @@
-"""The demo's floor displays in a real browser: the levels of the mixed link with the
-Mini's "must hit by", and the fixed-pay links showing their pays and never a jackpot."""
+"""The demo's floor displays in a real browser, on the default floor (Indiana's): the levels of
+the mixed link, none with a limit or a "must hit by", and the fixed-pay links showing their
+pays and never a jackpot."""
 
 from __future__ import annotations
 
@@ -67,9 +68,11 @@ async def test_the_demo_displays_show_the_levels_and_the_fixed_pays(tmp_path: Pa
         game = "Caribbean Stud Poker and Caribbean Draw Poker"
         assert await page.text_content("#game") == game
         names = [await t.text_content() for t in await page.locator("#levels .level-name").all()]
-        assert names == ["Major", "Minor", "Mini"]
-        mini = page.locator("li[data-level='L4']")
-        assert await mini.locator(".level-must-hit").text_content() == "must hit by $80.00"
+        # A full house at Stud wins the Mini about once a minute at this pace: "Mini won!".
+        assert [(n or "").removesuffix(" won!") for n in names] == ["Major", "Minor", "Mini"]
+        # No mystery level under Indiana: no level says "must hit by".
+        assert await page.locator("#levels .level-must-hit").count() == 0
+        assert "must hit by" not in (await page.inner_text("#levels")).lower()
         text = await page.inner_text("body")
         assert "reserve" not in text.lower() and "overflow" not in text.lower()
         await shot(page, "demo-display-caribbean")

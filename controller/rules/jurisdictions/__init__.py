@@ -11,8 +11,9 @@ from controller.rules.jurisdictions.base import (
     Waiver,
 )
 from controller.rules.jurisdictions.indiana import INDIANA
+from controller.rules.jurisdictions.new_jersey import NEW_JERSEY
 
-JURISDICTIONS: dict[str, Jurisdiction] = {j.key: j for j in (INDIANA,)}
+JURISDICTIONS: dict[str, Jurisdiction] = {j.key: j for j in (INDIANA, NEW_JERSEY)}
 DEFAULT_JURISDICTION = INDIANA.key
 
 
@@ -31,6 +32,7 @@ __all__ = [
     "DEFAULT_JURISDICTION",
     "INDIANA",
     "JURISDICTIONS",
+    "NEW_JERSEY",
     "Allows",
     "Clauses",
     "Jurisdiction",

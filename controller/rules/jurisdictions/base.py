@@ -108,7 +108,8 @@ class Jurisdiction:
     fixed_pays: Mapping[Game, Paytable] = field(default_factory=dict)
     # The records the jurisdiction asks the controller to keep, each with its clause.
     records: Sequence[tuple[str, str]] = ()
-    # The files of the regulation texts the clauses are quoted from (shared seeds).
+    # The regulation texts the clauses are quoted from: files of the shared seeds, or the
+    # addresses of the published text where the seeds have none.
     texts: Sequence[str] = ()
 
     def __str__(self) -> str:
