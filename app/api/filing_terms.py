@@ -82,8 +82,9 @@ def terms_of(state: LinkState, desk: FilingDesk) -> FilingTermsRead:
                 else MysteryIn(
                     floor_cents=cfg.mystery.floor_cents, ceiling_cents=cfg.mystery.ceiling_cents
                 ),
+                won_since_share_set=won,
             )
-            for cfg in state.level_configs
+            for cfg, won in zip(state.level_configs, state.won_since_share_set(), strict=True)
         ],
         effective_at_us=desk.effective_default(kind),
         notice_days=notice_days(kind)[0],

@@ -199,7 +199,10 @@ class LinkRead(BaseModel):
         "fixed-pay link, which has no meter"
     )
     reset_cents: int
-    rate_bp: int
+    rate_bp: int = Field(
+        description="the rate of progression as the link's jurisdiction reads it (under "
+        "Indiana the levels' shown shares; a hidden share funds resets and is not part of it)"
+    )
     rate: str = Field(examples=["80%"], description='the rate of progression, or "fixed pays"')
     fixed_pay: bool = Field(description="a bonus link paying fixed amounts: no meter, no level")
     hit_policy: str
@@ -258,8 +261,8 @@ class LinkRead(BaseModel):
             game_label=state.game.label,
             meter_cents=None if state.fixed_pay else state.meter_cents,
             reset_cents=state.reset_cents,
-            rate_bp=state.rate_bp,
-            rate="fixed pays" if state.fixed_pay else format_bp(state.rate_bp),
+            rate_bp=state.rate_of_progression_bp,
+            rate="fixed pays" if state.fixed_pay else format_bp(state.rate_of_progression_bp),
             fixed_pay=state.fixed_pay,
             hit_policy=str(state.hit_policy),
             state=link_state,

@@ -323,6 +323,11 @@ class TermsLevelRead(BaseModel):
     limit_cents: int | None
     above_limit: Literal["overflow", "next_level"]
     mystery: MysteryIn | None
+    won_since_share_set: bool = Field(
+        default=False,
+        description="whether this level's jackpot was won since its share was set: only then "
+        "may a levels change move its share (each level's rate is locked until its own win)",
+    )
 
 
 class KindRead(BaseModel):

@@ -16,6 +16,7 @@ from controller.core.money import displayed_cents, format_bp, format_cents
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, describe
 from controller.rules.filing import date_text
+from controller.runtime.lawful import standing_problems
 from controller.runtime.link_specs import SpecError, parse_levels, parse_paytables
 
 LEVELS_HELP = (
@@ -82,8 +83,11 @@ def kind_of(state: LinkState) -> str:
 
 AWAITING_APPROVAL = "AWAITING APPROVAL"
 LIST_HEADER = "\t".join(
-    ("LINK", "STATE", "GAMES", "METER", "RATE", "RESET", "TABLES", "KIND", "APPROVED CHANGES")
-)
+    (
+        "LINK", "STATE", "GAMES", "METER", "RATE", "RESET", "TABLES", "KIND", "APPROVED CHANGES",
+        "LAWFUL",
+    )
+)  # fmt: skip
 
 
 def status_of(
@@ -109,20 +113,39 @@ def list_line(state: LinkState, status: str, changes: Sequence[str] = ()) -> str
     """One link of ``links list``, in the columns of ``LIST_HEADER``: its state second, so a
     link the commission has not approved never reads like one that plays; last, each term it
     plays by an approved change rather than as opened (``floor_terms.changes_in_force``),
-    which is where the database's terms and a floor file's starting ones part."""
+    which is where the database's terms and a floor file's starting ones part; then whether
+    it keeps the law the installation runs under (``NO:`` each problem, its clause and how to
+    bring it into line). RATE is the rate of progression as the link's law reads it."""
     games = ", ".join(g.label for g in state.games)
     if state.fixed_pay:
         amounts = ["no meter", "-", "-"]
     else:
         amounts = [
             format_cents(state.meter_cents),
-            format_bp(state.rate_bp),
+            format_bp(state.rate_of_progression_bp),
             format_cents(state.reset_cents),
         ]
     kind = "fixed-pay" if state.fixed_pay else kind_of(state)
     changed = "; ".join(changes) or "-"
+    problems = standing_problems(state)
+    lawful = "yes" if not problems else "NO: " + "; ".join(str(p) for p in problems)
     return "\t".join(
-        [state.link_id, status, games, *amounts, str(len(state.tables)), kind, changed]
+        [state.link_id, status, games, *amounts, str(len(state.tables)), kind, changed, lawful]
+    )
+
+
+def rate_line(state: LinkState) -> str:
+    """The rate of progression as the link's law reads it, and what the hidden shares are."""
+    rate = format_bp(state.rate_of_progression_bp)
+    hidden = state.rate_bp - sum(cfg.rate_bp for cfg in state.level_configs)
+    if not hidden:
+        return f"rate of progression {rate}"
+    if state.rate_of_progression_bp == state.rate_bp:
+        return f"rate of progression {rate} (every level's shown and hidden share together)"
+    return (
+        f"rate of progression {rate} (the shown shares; the hidden shares, "
+        f"{format_bp(hidden)} of every wager, fund the resets and are not part of it under "
+        f"{state.law.name})"
     )
 
 
@@ -136,10 +159,7 @@ def show_lines(state: LinkState, name: str, status: str, changes: Sequence[str] 
     if state.fixed_pay:
         out.append("fixed-pay link: no meter; its rate can never change: it has none")
     else:
-        out.append(
-            f"rate of progression {format_bp(state.rate_bp)} (every level's shown and hidden "
-            "share together)"
-        )
+        out.append(rate_line(state))
         for i, lv in enumerate(state.levels):
             out.append(
                 f"  L{i + 1} {describe(lv.config)}; meter "
@@ -155,6 +175,7 @@ def show_lines(state: LinkState, name: str, status: str, changes: Sequence[str] 
             f"{format_cents(ts.config.denomination_cents)}, {ts.config.seats} seats"
         )
     out += [f"approved change in force: {change}" for change in changes]
+    out += [f"NOT LAWFUL under {state.law.name}: {p}" for p in standing_problems(state)]
     if state.armed is not None:
         out.append(
             f"approved change waiting for the next jackpot reset: {state.armed.submission_id}"

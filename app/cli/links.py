@@ -45,7 +45,6 @@ from controller.core.reducer import HitPolicy, TableConfig
 from controller.paperwork import records
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
-from controller.rules.progression import check_rate_of_progression
 from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
@@ -180,7 +179,7 @@ def links_create(
         if problem is not None:
             raise click.BadParameter(problem, param_hint=hint)
     try:
-        rate_bp = None if rate is None else check_rate_of_progression(rate)
+        rate_bp = None if rate is None else settings.law.check_rate_of_progression(rate)
         reset_cents = None if reset is None else check_cents("the reset amount", reset)
     except (MoneyError, RuleViolation) as exc:
         raise click.BadParameter(str(exc)) from exc
@@ -194,6 +193,7 @@ def links_create(
             paytables=read_paytables(paytable_file, g),
             fixed_pay=fixed_pay,
             table_games=[t.config.game or g for t in specs],
+            law=settings.law,
         )
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc

@@ -45,8 +45,26 @@ class Law(Protocol):
         self, *, current_bp: int, proposed_bp: int, jackpot_won_since_rate_set: bool
     ) -> int: ...
 
+    def check_shares_change(
+        self,
+        *,
+        link_id: str,
+        current: Sequence[LevelConfig],
+        proposed: Sequence[LevelConfig],
+        won_since_set: Sequence[bool],
+    ) -> None:
+        """New shares for a link of levels, each level's checked against its own lock
+        (``won_since_set``: has each level been won since its share was set)."""
+        ...
+
+    def rate_of_progression_bp(self, levels: Sequence[LevelConfig]) -> int:
+        """A pool's rate of progression as the law reads it (its shown shares, with the hidden
+        ones where the law counts them)."""
+        ...
+
     def check_pool(self, game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> int:
-        """A pool its game and paytable may have; returns the rate of progression it makes."""
+        """A pool its game, paytable and the law may have; returns its rate of progression as
+        the law reads it."""
         ...
 
     def check_levels_won(

@@ -32,6 +32,7 @@ from controller.core.reducer.levels import (
     level_key,
     levels_from_dicts,
     meters_of,
+    shares_of,
 )
 from controller.core.reducer.state import EntryKind
 
@@ -54,6 +55,9 @@ class RebuiltPool:
     configs: tuple[LevelConfig, ...] | None = None
     meters: dict[str, int] | None = None  # None: one meter, the chain's own
     wins: dict[str, int] = field(default_factory=dict)
+    # 68 IAC 10-1-1.1(d), by level: won since its share was last set (a level the history no
+    # longer says of keeps ``fallback``'s).
+    won_since_share_set: dict[str, bool] = field(default_factory=dict)
     paytable: list[dict[str, Any]] | None = None  # the link's own game's lines
     paytables: dict[Game, Paytable] = field(default_factory=dict)  # the other games'
     games: dict[str, Game] = field(default_factory=dict)  # table -> game, when mixed
@@ -78,6 +82,8 @@ class RebuiltPool:
             for k, v in meters_of(fallback).items():
                 meters.setdefault(k, v)
         old = {level_key(i): lv.wins for i, lv in enumerate(fallback)}
+        unlocked = {level_key(i): lv.won_since_share_set for i, lv in enumerate(fallback)}
+        unlocked.update(self.won_since_share_set)
         return tuple(
             LevelState(
                 config=cfg,
@@ -85,6 +91,7 @@ class RebuiltPool:
                 reserve_units=meters.get(level_key(i) + RESERVE, 0),
                 overflow_units=meters.get(level_key(i) + OVERFLOW, 0),
                 wins=max(self.wins.get(level_key(i), 0), old.get(level_key(i), 0)),
+                won_since_share_set=unlocked.get(level_key(i), False),
             )
             for i, cfg in enumerate(configs)
         )
@@ -107,6 +114,9 @@ class PoolRebuilder:
         self.trail = MeterTrail(link_id, known, total=total)
         self.pool = RebuiltPool(partial=known is None)
         self.total = total
+        # The levels whose shares the previous entry changed: the reset right after it is the
+        # one that applied the change, a win of the shares before it, which unlocks nothing.
+        self._just_changed: set[str] = set()
 
     def feed(self, row: Sequence[Any]) -> None:
         seq, kind, before, delta, details = row[1], row[3], row[4], row[5], row[12]
@@ -114,6 +124,7 @@ class PoolRebuilder:
         broken = self.trail.feed(seq, kind, before, delta, details)
         if broken is not None:
             raise RebuildError(f"entry {seq}: {broken}")
+        just_changed, self._just_changed = self._just_changed, set()
         if kind not in _READ:
             return
         d: Mapping[str, Any] = json.loads(details)
@@ -129,6 +140,15 @@ class PoolRebuilder:
             pool.games = {t: Game(g) for t, g in d.get("games", {}).items()}
         elif kind == _LEVELS:
             pool.configs = levels_from_dicts(d["to"])
+            before = shares_of(levels_from_dicts(d.get("from", [])))
+            changed = {
+                level_key(i)
+                for i, share in enumerate(shares_of(pool.configs))
+                if i >= len(before) or before[i] != share
+            }
+            for key in changed:
+                pool.won_since_share_set[key] = False
+            self._just_changed = changed
         elif kind == _PAYTABLE:
             if "game" in d:
                 game = Game(d["game"])
@@ -138,6 +158,8 @@ class PoolRebuilder:
         elif kind == _RESET:
             key = str(d.get("level", FIRST))
             pool.wins[key] = pool.wins.get(key, 0) + 1
+            if key not in just_changed:
+                pool.won_since_share_set[key] = True
 
     def result(self) -> RebuiltPool:
         meters = self.trail.meters

@@ -45,6 +45,7 @@ from controller.rules.filing import (
     check_notice,
     notice_days,
 )
+from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.violation import about
 from controller.runtime.links import LinkRuntime
 from controller.settings import get_settings
@@ -147,6 +148,7 @@ class FilingDesk:
         check_not_yet_approved(link_id, approved=self.runtime.go_live_at.get(link_id) is not None)
         proposal = new_link_proposal(state)
         check_new_link(
+            law=state.law,
             game=state.game,
             rate_bp=state.rate_bp,
             reset_cents=state.reset_cents,
@@ -259,6 +261,7 @@ class FilingDesk:
                 level_meters_cents=level_meters_cents(state),
                 table_games=table_games(state),
                 letterhead=self.letterhead,
+                law=state.law if isinstance(state.law, Jurisdiction) else None,
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)

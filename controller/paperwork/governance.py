@@ -33,6 +33,7 @@ from controller.rules.filing import (
     date_text,
     notice_days,
 )
+from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.odds import JACKPOT_ODDS_CLAUSE
 
 
@@ -83,6 +84,9 @@ class PacketFacts:
     # The property filing it: its name and licence head the printed packet, its times are
     # written in its zone; None: a packet as before the property was recorded.
     letterhead: Letterhead | None = None
+    # The jurisdiction the link plays under: how the packet reads the rate of progression of
+    # a pool (under Indiana, the shown shares); None: every share, as packets said before.
+    law: Jurisdiction | None = None
 
     @property
     def pool(self) -> bool:
@@ -111,7 +115,7 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     of_game = [t for t in f.floor_tables if t.game is f.game]
     notice_clause = notice_days(f.kind)[1]
     if f.pool:
-        proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict())
+        proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict(), f.law)
     packet = {
         "document": "Submission to the Indiana Gaming Commission: progressive live gaming device",
         "submission_id": f.submission_id,
@@ -199,7 +203,7 @@ def _add_pool(
     for g in (f.game, *(Game(x) for x in proposed["paytables"])):
         if g.fixed_wager_cents is not None:
             wagers[g] = [g.fixed_wager_cents]
-    packet["pool"] = pool_section(proposed["levels"], f.level_meters_cents)
+    packet["pool"] = pool_section(proposed["levels"], f.level_meters_cents, f.law)
     packet["games"] = games_section(f.game, proposed, games_of)
     for g in packet["progressive_games"]["games"]:
         g["game_type"] = games_of.get(g["table_id"], f.game).label

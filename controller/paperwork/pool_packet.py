@@ -24,17 +24,14 @@ from controller.core.reducer.levels import (
     pool_rate_bp,
 )
 from controller.paperwork.packet_words import above_limit_text, hand_text
-from controller.rules.filing import LINK_RATE_LOCK, RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
-from controller.rules.pools import FIXED_PAY_CLAUSE
-from controller.rules.progression import RATE_CLAUSE, RATE_LOCK_CLAUSE
+from controller.rules.filing import RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
+from controller.rules.jurisdictions import Jurisdiction
+from controller.rules.pools import FIXED_PAY_CLAUSE, rate_of_progression_bp, rate_reading
+from controller.rules.progression import LEVEL_RATE_LOCK, RATE_LOCK_CLAUSE
 
 Section = tuple[str, Sequence[str] | Sequence[Sequence[str]]]
 
 FIXED_PAY_TEXT = "fixed-pay link: no meter"
-HIDDEN_SHARES_NOTE = (
-    "the hidden shares (each level's reserve, which funds its next reset) are part of the "
-    "rate of progression: the rate is every level's shown and hidden share together"
-)
 
 
 def proposed_pool(
@@ -42,8 +39,10 @@ def proposed_pool(
     game: Game,
     current: Mapping[str, Any] | None,
     proposal_dict: Mapping[str, Any],
+    law: Jurisdiction | None = None,
 ) -> dict[str, Any]:
-    """The pool as it would stand: levels, the link's own paytable and the other games'."""
+    """The pool as it would stand: levels, the link's own paytable and the other games', and
+    its rate of progression as ``law`` reads it (None: every share, shown and hidden)."""
     cur = current or {}
     levels = proposal_dict.get("levels", cur.get("levels", []))
     paytables = dict(cur.get("paytables", {}))
@@ -57,7 +56,9 @@ def proposed_pool(
             paytables[named] = proposal_dict["paytable"]
     configs = levels_from_dicts(levels)
     return {
-        "rate_bp": pool_rate_bp(configs),
+        "rate_bp": pool_rate_bp(configs)
+        if law is None
+        else rate_of_progression_bp(configs, counts_hidden=law.allows.hidden_share_in_rate),
         "reset_cents": configs[0].reset_cents if configs else 0,
         "paytable": paytable,
         "levels": levels,
@@ -66,9 +67,12 @@ def proposed_pool(
 
 
 def pool_section(
-    levels: Sequence[Mapping[str, Any]], meters_cents: Sequence[int] | None
+    levels: Sequence[Mapping[str, Any]],
+    meters_cents: Sequence[int] | None,
+    law: Jurisdiction | None = None,
 ) -> dict[str, Any]:
-    """The pool the packet proposes: each level, the rate over all of them, and its lock."""
+    """The pool the packet proposes: each level, its rate of progression as ``law`` reads it
+    (under Indiana the shown shares; None: every share, as packets said before), its lock."""
     configs = levels_from_dicts(levels)
     if not configs:
         return {
@@ -83,17 +87,24 @@ def pool_section(
     shown = sum(cfg.rate_bp for cfg in configs)
     hidden = sum(cfg.reserve_bp for cfg in configs)
     meters = list(meters_cents) if meters_cents else [cfg.reset_cents for cfg in configs]
+    counted = law is None or law.allows.hidden_share_in_rate
+    rate = shown + hidden if counted else shown
+    note, clause = rate_reading(law)
     return {
         "fixed_pay": False,
         "rate_of_progression": {
-            "rate_bp": shown + hidden,
-            "rate": format_bp(shown + hidden),
+            "rate_bp": rate,
+            "rate": format_bp(rate),
             "shown_bp": shown,
             "hidden_bp": hidden,
-            "clause": RATE_CLAUSE,
-            "note": HIDDEN_SHARES_NOTE,
+            "hidden_counted": counted,
+            "clause": clause,
+            "note": note,
         },
-        "rate_lock": {"clause": RATE_LOCK_CLAUSE, "note": LINK_RATE_LOCK},
+        "rate_lock": {
+            "clause": RATE_LOCK_CLAUSE if law is None else law.clauses.rate_lock,
+            "note": LEVEL_RATE_LOCK,
+        },
         "levels": [
             _level_row(i, cfg, meters[i] if i < len(meters) else cfg.reset_cents)
             for i, cfg in enumerate(configs)
@@ -387,13 +398,16 @@ def current_terms(state: LinkState) -> dict[str, Any]:
     levels; a link of levels, a mixed-game or a fixed-pay link with its levels and other
     games' paytables too."""
     out: dict[str, Any] = {
-        "rate_bp": state.rate_bp,
+        # The rate of progression as the link's law reads it (a classic link: its one rate).
+        "rate_bp": state.rate_of_progression_bp,
         "reset_cents": state.reset_cents,
         "paytable": state.paytable.to_dicts(),
         "jackpot_won_since_rate_set": state.jackpot_won_since_rate_set,
     }
     if not is_classic(state):
         out["levels"] = [cfg.to_dict() for cfg in state.level_configs]
+        # 68 IAC 10-1-1.1(d), level by level: which levels' shares a win has unlocked.
+        out["levels_won_since_share_set"] = list(state.won_since_share_set())
         out["paytables"] = {str(g): pt.to_dicts() for g, pt in sorted(state.paytables.items())}
     return out
 

@@ -11,16 +11,13 @@ from typing import Any
 
 from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
+from controller.core.law import Law
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, check_levels, is_single_meter
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, check_jackpot_odds
-from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool
-from controller.rules.progression import (
-    RATE_LOCK_CLAUSE,
-    check_rate_change,
-    check_rate_of_progression,
-)
+from controller.rules.pools import FIXED_PAY_CLAUSE
+from controller.rules.progression import LEVEL_RATE_LOCK, RATE_LOCK_CLAUSE
 from controller.rules.violation import RuleViolation
 
 DAY_US = 86_400_000_000
@@ -155,7 +152,8 @@ def check_paytable(
 def check_change(
     state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
 ) -> Proposal:
-    """A change to a link that plays: each proposal checked against the rule it touches."""
+    """A change to a link that plays: each proposal checked against the rule it touches, under
+    the law the link plays under (``state.law``)."""
     kind = proposal.kind
     if state.fixed_pay and kind in _METER_KINDS:
         # 68 IAC 10-7-5(e): a fixed-pay link has no meter, so no rate, reset amount or level.
@@ -171,7 +169,7 @@ def check_change(
             RATE_LOCK_CLAUSE,
             f"link {state.link_id} has {len(state.levels)} levels: its rate of progression and "
             "reset amounts change only by one submission of all its levels (a levels change), "
-            f"applied at the link's next jackpot reset; {LINK_RATE_LOCK}",
+            f"applied at the link's next jackpot reset; {LEVEL_RATE_LOCK}",
         )
     if kind is SubmissionKind.RATE_CHANGE:
         if proposal.rate_bp is None:
@@ -180,7 +178,7 @@ def check_change(
             raise RuleViolation(
                 SUBMISSION_CLAUSE, f"the link already plays at {format_bp(state.rate_bp)}"
             )
-        check_rate_change(
+        state.law.check_rate_change(
             current_bp=state.rate_bp,
             proposed_bp=proposal.rate_bp,
             jackpot_won_since_rate_set=state.jackpot_won_since_rate_set,
@@ -209,9 +207,6 @@ def check_change(
 _METER_KINDS = frozenset(
     {SubmissionKind.RATE_CHANGE, SubmissionKind.RESET_CHANGE, SubmissionKind.LEVELS_CHANGE}
 )
-# 68 IAC 10-1-1.1(d) on a link of levels: the rate of progression is the whole side bet's, so
-# its lock is too.
-LINK_RATE_LOCK = "the rate lock is the link's: any level's jackpot unlocks it"
 
 
 def _ever_resets(state: LinkState) -> bool:
@@ -254,17 +249,18 @@ def check_paytable_change(
         )
     paytable = check_paytable(game, proposal.paytable, jackpot_odds_bound=jackpot_odds_bound)
     try:
-        check_pool(game, state.level_configs, paytable)
+        state.law.check_pool(game, state.level_configs, paytable)
     except ValueError as exc:
         raise _pool_refusal(exc) from None
     return paytable
 
 
 def check_levels_change(state: LinkState, proposal: Proposal) -> tuple[LevelConfig, ...]:
-    """All the levels of a link of levels at once: a pool that works (``check_levels``), its
-    rate of progression over every shown and hidden share (``check_pool``), as many levels as
-    the link has, and new shares only once a jackpot of the link was won since they were set
-    (68 IAC 10-1-1.1(d): the rate lock is the link's)."""
+    """All the levels of a link of levels at once: a pool that works (``check_levels``), of
+    shapes and a rate of progression the link's law allows (``check_pool``), as many levels
+    as the link has, and a level's new share only once that level's jackpot was won since its
+    share was set (68 IAC 10-1-1.1(d), level by level: a Mini's win unlocks the Mini's share,
+    never the Grand's)."""
     levels = proposal.levels
     if not levels:
         raise RuleViolation(SUBMISSION_CLAUSE, "a levels change gives every level of the link")
@@ -279,23 +275,16 @@ def check_levels_change(state: LinkState, proposal: Proposal) -> tuple[LevelConf
     try:
         check_levels(levels)
         for g in state.games:
-            check_pool(g, levels, state.paytable_for(g))
+            state.law.check_pool(g, levels, state.paytable_for(g))
     except ValueError as exc:
         raise _pool_refusal(exc) from None
-    if shares_of(levels) != shares_of(state.level_configs) and not (
-        state.jackpot_won_since_rate_set
-    ):
-        raise RuleViolation(
-            RATE_LOCK_CLAUSE,
-            f"the levels' shares of link {state.link_id} cannot change until a patron wins "
-            f"a jackpot of the link; {LINK_RATE_LOCK}",
-        )
+    state.law.check_shares_change(
+        link_id=state.link_id,
+        current=state.level_configs,
+        proposed=levels,
+        won_since_set=state.won_since_share_set(),
+    )
     return tuple(levels)
-
-
-def shares_of(levels: Sequence[LevelConfig]) -> list[tuple[int, int]]:
-    """Each level's shown and hidden share: together, the link's rate of progression."""
-    return [(cfg.rate_bp, cfg.reserve_bp) for cfg in levels]
 
 
 def check_new_link(
@@ -304,14 +293,16 @@ def check_new_link(
     rate_bp: int,
     reset_cents: int,
     paytable: Paytable,
+    law: Law,
     jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
     levels: Sequence[LevelConfig] | None = None,
     paytables: Mapping[Game, Paytable] | None = None,
 ) -> None:
     """A new link: its rate and reset amount (a classic link), or its levels (a link of
-    levels; none for a fixed-pay link), and each of its games' paytables."""
+    levels; none for a fixed-pay link), and each of its games' paytables, under ``law``
+    (the installation's jurisdiction: its shapes, its reading and bounds of the rate)."""
     if levels is None:
-        check_rate_of_progression(rate_bp)
+        law.check_rate_of_progression(rate_bp)
         check_reset_amount(reset_cents)
     else:
         for cfg in levels:
@@ -323,7 +314,7 @@ def check_new_link(
         try:
             check_levels(levels)
             for g, pt in ((game, paytable), *(paytables or {}).items()):
-                check_pool(g, levels, pt)
+                law.check_pool(g, levels, pt)
         except ValueError as exc:
             raise _pool_refusal(exc) from None
 

@@ -39,7 +39,8 @@ from controller.core.reducer.levels import (
 )
 from controller.rules import RuleViolation
 from controller.rules.filing import check_paytable
-from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool, fixed_pay_only
+from controller.rules.jurisdictions import Jurisdiction
+from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool_lines, fixed_pay_only
 
 __all__ = [
     "LEVEL_KEYS",
@@ -47,6 +48,7 @@ __all__ = [
     "LinkPlan",
     "SpecError",
     "amount_with_unit",
+    "check_under",
     "parse_levels",
     "parse_paytables",
     "plan_link",
@@ -242,10 +244,16 @@ def plan_link(
     paytables: Mapping[Game, Paytable] | None,
     fixed_pay: bool,
     table_games: Sequence[Game],
+    law: Jurisdiction | None = None,
 ) -> LinkPlan:
     """A new link's terms checked together: a classic link's rate and reset amount, or its
     levels, or a fixed-pay link (no meter: the Let It Ride bonus always, 68 IAC 10-7-5(e));
-    a paytable for every game its tables deal (the game's default where none is given)."""
+    a paytable for every game its tables deal (the game's default where none is given).
+
+    ``law``: the jurisdiction the link will play under, whose shapes and rate of progression
+    it must keep (``check_under``); None: only what makes the terms consistent (a floor file
+    is read before the database says which of its links are new: ``new_links.open_floor``
+    holds each new one to the law before anything is written)."""
     fixed = fixed_pay or fixed_pay_only(game)
     if fixed and (levels is not None or rate_bp is not None or reset_cents is not None):
         raise SpecError(
@@ -276,11 +284,13 @@ def plan_link(
     checked = pool if pool is not None else (classic,)
     for g, pt in sorted(given.items(), key=lambda kv: str(kv[0])):
         try:
-            check_pool(g, checked, pt)
+            check_pool_lines(g, checked, pt)
         except LevelError as exc:
             raise SpecError(f"{g.label} paytable: {exc}") from None
         except RuleViolation as exc:
             raise SpecError(f"{g.label}: {exc}") from None
+    if law is not None:
+        check_under(law, game=game, levels=pool, rate_bp=rate_bp, paytables=given)
     return LinkPlan(
         game=game,
         rate_bp=pool_rate_bp(checked),
@@ -289,3 +299,27 @@ def plan_link(
         levels=pool,
         paytables=given,
     )
+
+
+def check_under(
+    law: Jurisdiction,
+    *,
+    game: Game,
+    levels: Sequence[LevelConfig] | None,
+    rate_bp: int | None,
+    paytables: Mapping[Game, Paytable],
+) -> None:
+    """A new link's terms under ``law``: a classic link's rate of progression within its
+    bounds; a link of levels of shapes it allows (Indiana, 68 IAC 10-1-5(d): no limit, no
+    mystery level) and a rate of progression, as it reads it, within them. A refusal names
+    the clause and what to change."""
+    try:
+        if levels is None:
+            law.check_rate_of_progression(rate_bp or 0)
+            levels = (LevelConfig(name="Jackpot", reset_cents=0, rate_bp=rate_bp or 0),)
+        for g in sorted({game, *paytables}, key=str):
+            law.check_pool(g, levels, paytables[g])
+    except RuleViolation as exc:
+        raise SpecError(f"under {law.name}: {exc}") from None
+    except LevelError as exc:
+        raise SpecError(str(exc)) from None

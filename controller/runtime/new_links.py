@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.core.games import Game, Paytable
+from controller.core.games import Game, Paytable, default_paytable
 from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.clock import Clock
 from controller.runtime.config import FloorConfig, LinkEntry
 from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by_link, reconcile
+from controller.runtime.link_specs import SpecError, check_under
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import first_draws
 from controller.storage.store import LedgerStore, TableSpec
@@ -96,6 +98,8 @@ async def open_floor(
     found: list[str] = []
     for link in floor.links:
         found += _check_against_database(runtime, link, approvals.get(link.link_id, []))
+        if link.link_id not in runtime.states:
+            _check_under_law(store, link)
     if notes is not None:
         notes += found
     desk = SubmissionDesk(runtime, notice_override=notice_override)
@@ -121,6 +125,28 @@ async def open_floor(
             paytables=link.paytables or None,
         )
     return runtime
+
+
+def _check_under_law(store: LedgerStore, link: LinkEntry) -> None:
+    """A link the file makes anew, held to the installation's jurisdiction (its shapes, its
+    rate of progression) before anything is written. A link the database already has is
+    never refused here: it keeps what it plays by, and is reported where it breaks the law
+    (``links list``, ``/readyz``) until a levels change brings it into line."""
+    law = store.law
+    if not isinstance(law, Jurisdiction):
+        return
+    try:
+        check_under(
+            law,
+            game=link.game,
+            levels=link.levels,
+            rate_bp=link.rate_bp,
+            paytables={link.game: link.paytable or default_paytable(link.game), **link.paytables},
+        )
+    except SpecError as exc:
+        raise FloorMismatch(
+            f"link {link.link_id}: {exc}; nothing was written: correct the file"
+        ) from None
 
 
 def _check_against_database(

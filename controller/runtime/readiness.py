@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from controller.runtime.lawful import not_lawful
 from controller.runtime.poller import TablePoll
 from controller.storage import sessions
 
@@ -25,7 +26,8 @@ async def problems(service: FloorService) -> Mapping[str, str]:
     """Problems that make this controller not ready, by subject; empty when ready.
 
     Ready means the database answers and, when this process polls, every link had a table
-    answer recently (DESIGN.md: ``/readyz``).
+    answer recently (DESIGN.md: ``/readyz``), and every link keeps the law the installation
+    runs under (a link that does not is named with the clause and how to bring it into line).
     """
     problems: dict[str, str] = {}
     if not service.started:
@@ -53,6 +55,9 @@ async def problems(service: FloorService) -> Mapping[str, str]:
         if reason is not None:
             # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
             problems[f"link {link_id}"] = f"inoperable: {reason}"
+        elif (unlawful := not_lawful(state)) is not None:
+            # Kept playing and never changed (``lawful``): said until a levels change applies.
+            problems[f"link {link_id}"] = unlawful
         elif state.tables and not any(ts.online for ts in state.tables.values()):
             # Whoever polls it (this process or another), no table of the link answers.
             problems[f"link {link_id}"] = (

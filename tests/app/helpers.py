@@ -20,11 +20,13 @@ async def progressive(
     key: bool = True,
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
+    module: str = "app.cli",
 ) -> tuple[int, str, str]:
     """Exit code, standard output and standard error of ``progressive ARGS``.
 
     The environment is the test's, less every ``PROGRESSIVE_`` setting, plus ``db_url``, the
-    test ledger key (unless ``key`` is false) and ``env``.
+    test ledger key (unless ``key`` is false) and ``env``. ``module``: what runs the command
+    (``tests.controller.permissive_cli``: in a process that knows the test jurisdiction).
     """
     full = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
     if db_url is not None:
@@ -35,7 +37,7 @@ async def progressive(
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "app.cli",
+        module,
         *args,
         env=full,
         cwd=cwd,

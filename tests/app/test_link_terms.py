@@ -21,7 +21,7 @@ def test_a_link_of_levels_shows_its_levels_games_and_status() -> None:
     line = list_line(state, status)
     assert line == (
         "pool\tAWAITING APPROVAL\tCaribbean Stud Poker, Caribbean Draw Poker\t$10,000.00\t80%\t"
-        "$10,000.00\t2\t4 levels\t-"
+        "$10,000.00\t2\t4 levels\t-\tyes"
     )
     shown = "\n".join(show_lines(state, "The pool", status))
     assert "L2 Major: reset $1,000.00, 15% + 5% hidden limit $1,000.50 then next_level" in shown
@@ -37,7 +37,7 @@ def test_a_fixed_pay_link_says_it_has_no_meter() -> None:
         tables=[TableConfig(table_id="l1", denomination_cents=100)], at_us=T0,
     ).state  # fmt: skip
     line = list_line(state, status_of("lir", {"lir": T0}, {}))
-    assert line == "lir\tapproved\tLet It Ride bonus\tno meter\t-\t-\t1\tfixed-pay\t-"
+    assert line == "lir\tapproved\tLet It Ride bonus\tno meter\t-\t-\t1\tfixed-pay\t-\tyes"
     assert "its rate can never change: it has none" in "\n".join(
         show_lines(state, "LIR", "approved")
     )

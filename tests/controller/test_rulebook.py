@@ -2,7 +2,7 @@
 the rule that enforces it and the test that checks it, or why it is not the controller's.
 
 The subsections are read from ``rulebook_sections.txt``, the text of 68 IAC 10-1-1.1, 10-1-3,
-10-1-4, 10-1-6.2, 10-6-5, 10-7-5 and 10-8-5 as published. And the rulebook
+10-1-4, 10-1-5, 10-1-6.2, 10-6-5, 10-7-5 and 10-8-5 as published. And the rulebook
 (``controller.rules``) is the only code that cites a clause in a value or raises a refusal.
 """
 
@@ -42,6 +42,9 @@ SUPER_SEVENS = "tests/controller/core/test_super_sevens.py"
 GAME_MODULES = "tests/controller/core/test_game_modules.py"
 LEVELS = "tests/controller/core/test_levels.py"
 ANNOUNCEMENTS = "tests/controller/core/test_announcements.py"
+INDIANA_LEVELS = "tests/controller/core/test_indiana_levels.py"
+INDIANA_E2E = "tests/e2e/test_levels_indiana.py"
+POOL_FILING = "tests/controller/paperwork/test_pool_filing.py"
 
 # 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
 _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
@@ -111,21 +114,43 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
     "10-1-1.1": {
         "(a)": NotOurs("says to whom the section applies"),
         "(b)": Enforced(
-            ("controller.core.money:contribution_units",),
-            (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
+            (
+                "controller.core.money:contribution_units",
+                # The rate is what the jackpot a patron can win grows by: the shown shares.
+                "controller.rules.pools:rate_of_progression_bp",
+                "controller.rules.pools:rate_problem",
+            ),
+            (
+                f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",
+                f"{INDIANA_LEVELS}::test_only_the_shown_shares_are_the_rate_of_progression",
+                f"{INDIANA_LEVELS}::test_the_packet_calls_the_shown_shares_the_rate_of_progression",
+                f"{INDIANA_E2E}::test_a_new_link_filed_again_over_the_api_is_held_to_indiana",
+            ),
         ),
         "(c)": Enforced(
-            ("controller.rules.progression:check_rate_of_progression",),
+            (
+                "controller.rules.progression:check_rate_of_progression",
+                "controller.rules.pools:check_levels_rate",
+            ),
             (
                 f"{MONEY}::test_rate_outside_sixty_to_hundred_refused",
                 f"{MONEY}::test_rate_inside_range_accepted",
+                f"{INDIANA_LEVELS}::test_a_classic_link_outside_the_bounds_is_refused_with_the_jurisdictions_figures",
             ),
         ),
         "(d)": Enforced(
-            ("controller.rules.progression:check_rate_change",),
+            (
+                "controller.rules.progression:check_rate_change",
+                # Level by level: only a level's own win unlocks its share.
+                "controller.rules.progression:check_shares_change",
+            ),
             (
                 f"{MONEY}::test_rate_change_locked_until_a_jackpot",
                 f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",
+                f"{POOL_FILING}::test_a_mini_win_unlocks_the_minis_share_and_never_the_grands",
+                f"{POOL_FILING}::test_a_win_in_play_unlocks_only_the_level_won",
+                f"{INDIANA_LEVELS}::test_each_levels_lock_comes_back_from_the_history",
+                f"{INDIANA_E2E}::test_a_levels_change_over_the_api_is_held_to_indiana",
             ),
         ),
         "(e)": Enforced(
@@ -175,6 +200,27 @@ RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
         "(3)": Enforced(
             ("controller.rules.filing:check_nothing_armed", "controller.rules.filing:check_live"),
             (f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",),
+        ),
+    },
+    "10-1-5": {
+        "(a)": NotOurs("table limits of the base game are posted at the table, not on the link"),
+        "(b)": NotOurs("minimum and maximum wagers are amended at the table by signs and dealers"),
+        "(c)": NotOurs("raising a patron's house limit is a procedure of the rules of the game"),
+        "(d)": Enforced(
+            (
+                "controller.rules.pools:shape_problems",
+                "controller.rules.pools:check_pool",
+                "controller.rules.pools:standing_problems",
+            ),
+            (
+                f"{INDIANA_LEVELS}::test_a_stud_link_whose_only_jackpot_is_capped_at_2000_is_refused",
+                f"{INDIANA_LEVELS}::test_a_mystery_level_or_a_limit_passing_on_is_refused",
+                f"{INDIANA_LEVELS}::test_a_link_made_under_another_setting_is_reported_and_keeps_playing",
+                f"{INDIANA_E2E}::test_links_create_refuses_what_indiana_forbids",
+                f"{INDIANA_E2E}::test_a_floor_file_making_what_indiana_forbids_is_refused_before_anything_is_written",
+                f"{INDIANA_E2E}::test_a_levels_change_over_the_api_is_held_to_indiana",
+                f"{INDIANA_E2E}::test_a_link_made_under_another_setting_is_reported_on_readyz_and_keeps_playing",
+            ),
         ),
     },
     "10-1-6.2": {

@@ -15,6 +15,7 @@ from controller.runtime.links import LinkRuntime
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
+from tests.controller.permissive_law import PERMISSIVE
 from tests.e2e.pool import (
     KEYS,
     QUADS,
@@ -102,8 +103,21 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
     # From the database alone: the command line, verify, a new process.
     listed = await cli("links", "list", db_url=db_url)
     assert "pool\tapproved\tCaribbean Stud Poker, Caribbean Draw Poker\t" in listed
-    assert listed.rstrip().endswith("\t4 levels\t-")  # no approved change since it opened
+    # No approved change since it opened; lawful where limits and mystery levels are allowed.
+    assert listed.rstrip().endswith("\t4 levels\t-\tyes")
     assert "AWAITING APPROVAL" not in listed
+    # The same database read under Indiana: the link is reported, with each clause and the way
+    # into line, never changed (it still lists as approved and its meters as they were).
+    under_indiana = await cli("links", "list", db_url=db_url, law="indiana")
+    row = under_indiana.splitlines()[1].split("\t")
+    assert row[1] == "approved"
+    lawful = row[-1]
+    assert lawful.startswith("NO: level 2 (Major) is capped at $1,000.50"), lawful
+    assert "level 4 (Mini) is a mystery level that must hit by $20.00" in lawful
+    assert "(68 IAC 10-1-5(d))" in lawful and "file a levels change" in lawful
+    shown_in = await cli("links", "show", "pool", db_url=db_url, law="indiana")
+    assert "NOT LAWFUL under Indiana: level 3 (Minor) is capped at $100.20" in shown_in
+    assert "rate of progression 65% (the shown shares;" in shown_in
     shown = await cli("links", "show", "pool", db_url=db_url)
     assert "L2 Major: reset $1,000.00, 15% + 5% hidden limit $1,000.50 then next_level" in shown
     assert "L4 Mini: reset $10.00, 2% must hit between $10.01 and $20.00" in shown
@@ -112,7 +126,7 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
     assert "ledger whole" in verified, verified
     engine = make_engine(db_url)
     try:
-        again = LinkRuntime(LedgerStore(engine, KEY))
+        again = LinkRuntime(LedgerStore(engine, KEY, law=PERMISSIVE))
         await again.load()
         assert again.inoperable == {}
         assert again.states == memory

@@ -21,6 +21,7 @@ from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
+from tests.controller.permissive_law import PERMISSIVE, permissive
 from tests.e2e.pool import LEVELS, NOTICE, PAYTABLES, ROYAL, H, Readings, until_mystery
 
 FLUSH = parse_cards("2h 5h 8h Jh Kh")
@@ -56,6 +57,7 @@ def floor_file(folder: Path) -> Path:
 async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
     store: LedgerStore, tmp_path: Path
 ) -> None:
+    permissive(store)
     path = floor_file(tmp_path)
     rt = await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
     desk = SubmissionDesk(rt)
@@ -90,7 +92,7 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
 
     # The controller restarts on the same file, on the database alone.
     again = await open_floor(
-        LedgerStore(store.engine, KEY), load_floor_config(path), SystemClock(),
+        LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
         notice_override=NOTICE,
     )  # fmt: skip
     assert again.inoperable == {}

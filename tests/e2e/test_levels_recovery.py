@@ -18,11 +18,14 @@ from controller.runtime.links import LinkRuntime
 from controller.storage.models import LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
+from tests.controller.permissive_law import PERMISSIVE, permissive
 from tests.e2e.pool import QUADS, H, Readings, cli, create_pool, until_mystery
 
 
 async def _runtime(store: LedgerStore) -> LinkRuntime:
-    rt = LinkRuntime(LedgerStore(store.engine, KEY))  # a new process: nothing in memory
+    rt = LinkRuntime(
+        LedgerStore(store.engine, KEY, law=PERMISSIVE)
+    )  # a new process: nothing in memory
     await rt.load()
     return rt
 
@@ -30,6 +33,7 @@ async def _runtime(store: LedgerStore) -> LinkRuntime:
 async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_history(
     store: LedgerStore, db_url: str, tmp_path: Path
 ) -> None:
+    permissive(store)
     await create_pool(db_url, tmp_path)
     rt = await _runtime(store)
     await SubmissionDesk(rt).approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)

@@ -17,6 +17,7 @@ from controller.runtime.mystery_draws import first_draws
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
+from tests.controller.permissive_law import PERMISSIVE, permissive
 from tests.e2e.pool import LEVELS, PAYTABLES, ROYAL, H, Readings, cli, until_mystery
 from tests.storage.helpers import table
 
@@ -24,7 +25,7 @@ STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
 
 
 async def _runtime(store: LedgerStore, clock: FixedClock) -> LinkRuntime:
-    rt = LinkRuntime(LedgerStore(store.engine, KEY), clock)
+    rt = LinkRuntime(LedgerStore(store.engine, KEY, law=PERMISSIVE), clock)
     await rt.load()
     return rt
 
@@ -32,6 +33,7 @@ async def _runtime(store: LedgerStore, clock: FixedClock) -> LinkRuntime:
 async def test_a_purged_link_of_levels_verifies_whole_and_plays_on(
     store: LedgerStore, db_url: str
 ) -> None:
+    permissive(store)
     now = time.time_ns() // 1_000
     levels = parse_levels(LEVELS)
     plan = plan_link(

@@ -23,6 +23,7 @@ from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
+from tests.controller.permissive_law import PERMISSIVE, permissive
 from tests.e2e.pool import (
     NOTICE,
     ROYAL,
@@ -37,15 +38,24 @@ from tests.e2e.pool import (
 )
 from tests.e2e.test_levels_link_config import floor_file
 
-# The Grand gives two points of its share to the Minor; the Mini may now climb to $30.
+# The Mini, just won, takes a point more of every wager and may now climb to $30; the
+# Grand's share stays (68 IAC 10-1-1.1(d): no one has won the Grand since it was set).
 NEW_LEVELS: list[dict[str, Any]] = [
-    {"name": "Grand", "reset_cents": 10_000_00, "rate_bp": 3_800, "reserve_bp": 1_000},
+    {"name": "Grand", "reset_cents": 10_000_00, "rate_bp": 4_000, "reserve_bp": 1_000},
     {"name": "Major", "reset_cents": 1_000_00, "rate_bp": 1_500, "reserve_bp": 500,
      "limit_cents": 1_000_50, "above_limit": "next_level"},
-    {"name": "Minor", "reset_cents": 100_00, "rate_bp": 1_000, "limit_cents": 100_20},
-    {"name": "Mini", "reset_cents": 10_00, "rate_bp": 200,
+    {"name": "Minor", "reset_cents": 100_00, "rate_bp": 800, "limit_cents": 100_20},
+    {"name": "Mini", "reset_cents": 10_00, "rate_bp": 300,
      "mystery": {"floor_cents": 10_01, "ceiling_cents": 30_00}},
 ]  # fmt: skip
+# What the same filing would have been before each level had its own lock: the Grand giving
+# two points of its share to the Minor, after only the Mini was won.
+GRAND_TO_MINOR: list[dict[str, Any]] = [
+    {**NEW_LEVELS[0], "rate_bp": 3_800},
+    NEW_LEVELS[1],
+    {**NEW_LEVELS[2], "rate_bp": 1_000},
+    {**NEW_LEVELS[3], "rate_bp": 200},
+]
 DRAW_LINES = [
     {"hand": "ROYAL_FLUSH", "percent_bp": 10_000, "level": 1},
     {"hand": "STRAIGHT_FLUSH", "percent_bp": 10_000, "level": 2},
@@ -60,6 +70,17 @@ async def _file_and_approve(c: Controller, http: httpx.AsyncClient, body: dict[s
     await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "D1")])
     await until_mystery(rt, p, "pool", ("T1", "D1"))
     sup = await signed_in(c, Role.SUPERVISOR)
+    if body.get("kind") == "levels_change":
+        # Only the Mini was won: a win of the Mini never unlocks the Grand's share.
+        refused = await http.post(
+            "/api/v1/submissions",
+            json={"link_id": "pool", "kind": "levels_change", "levels": GRAND_TO_MINOR},
+            headers=sup,
+        )
+        assert refused.status_code == 409, refused.text
+        detail = refused.json()["detail"]
+        assert "level 1 (Grand)'s share 40% + 10% hidden cannot change" in detail
+        assert "until a patron wins the Grand" in detail and "(68 IAC 10-1-1.1(d))" in detail
     filed = await http.post("/api/v1/submissions", json={"link_id": "pool", **body}, headers=sup)
     assert filed.status_code == 201, filed.text
     sid = str(filed.json()["submission_id"])
@@ -91,7 +112,7 @@ async def _restart_and_reset(db_url: str, sid: str) -> tuple[LinkState, LinkStat
 async def _from_the_database(db_url: str) -> LinkState:
     engine = make_engine(db_url)
     try:
-        store = LedgerStore(engine, KEY)
+        store = LedgerStore(engine, KEY, law=PERMISSIVE)
         state = await store.load_link("pool")
         report = await verify_ledger(engine, KEY)
         assert report.ok, report.problems
@@ -111,7 +132,7 @@ async def test_a_levels_change_survives_a_restart_and_applies_at_the_next_reset(
     wanted = levels_from_dicts(NEW_LEVELS)
     back, after = await _restart_and_reset(db_url, sid)
     assert back == before and back.armed is not None and back.armed.levels == wanted
-    assert after.level_configs == wanted and after.rate_bp == 8_000
+    assert after.level_configs == wanted and after.rate_bp == 8_100
     stored = await _from_the_database(db_url)
     assert stored == after
     assert EntryKind.LEVELS_CHANGED in await _entries(db_url)
@@ -159,6 +180,7 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     and applied at the Grand's reset. Restarted on the file as it was: the approved levels
     are kept and the difference named with its approval (68 IAC 10-1-1.1(d)-(e)); a file
     giving levels no one approved is refused."""
+    permissive(store)
     path = floor_file(tmp_path)
     rt = await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
     desk = SubmissionDesk(rt, notice_override=NOTICE)
@@ -166,7 +188,10 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     p = Readings(rt.clock.now_us)
     await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
     await rt.apply_readings([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
-    wanted = levels_from_dicts(NEW_LEVELS)
+    # The Grand was won: its share may change (to 38%); no other level's may.
+    wanted = levels_from_dicts(
+        [{**NEW_LEVELS[0], "rate_bp": 3_800}, *NEW_LEVELS[1:3], {**NEW_LEVELS[3], "rate_bp": 200}]
+    )
     filed = await desk.file_change(
         link_id="pool", proposal=Proposal(kind=SubmissionKind.LEVELS_CHANGE, levels=wanted),
         filed_by="sup",
@@ -178,13 +203,13 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
 
     notes: list[str] = []
     again = await open_floor(
-        LedgerStore(store.engine, KEY), load_floor_config(path), SystemClock(),
+        LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
         notice_override=NOTICE, notes=notes,
     )  # fmt: skip
     assert again.states["pool"] == played
     assert approved.reviewed_at_us is not None
     assert notes == [
-        "link pool: levels Grand 38%, Major 15%, Minor 10%, Mini 2% from the database, not "
+        "link pool: levels Grand 38%, Major 15%, Minor 8%, Mini 2% from the database, not "
         "the file's levels Grand 40%, Major 15%, Minor 8%, Mini 2%: approved on "
         f"{date_text(approved.reviewed_at_us)} by agent (submission {filed.submission_id})"
     ]
@@ -194,6 +219,6 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
                        r"15%, Minor 9%, Mini 2% was never approved; .* File the change on "
                        r"/supervisor .* set the file's \[\[link.level\]\] back"):  # fmt: skip
         await open_floor(
-            LedgerStore(store.engine, KEY), load_floor_config(path), SystemClock(),
+            LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
             notice_override=NOTICE,
         )  # fmt: skip

@@ -57,7 +57,7 @@ async def test_a_let_it_ride_row_from_before_levels_loads_as_fixed_pay(store: Le
     await make_link(store, "bonus", ("b1",), game=Game.LET_IT_RIDE_BONUS, rate_bp=0, reset_cents=0)
     async with store.engine.begin() as conn:
         await conn.execute(update(LinkRow).values(levels=None))  # as a row from before levels
-    rt = await runtime(LedgerStore(store.engine, KEY))
+    rt = await runtime(LedgerStore(store.engine, KEY, law=store.law))
     assert rt.inoperable == {}
     assert rt.states["bonus"].fixed_pay
 
@@ -78,7 +78,7 @@ async def _edit_levels(store: LedgerStore, levels: list[dict[str, object]]) -> s
             .where(LinkRow.link_id == "pool")
             .values(levels=hide_draws(KEY, "pool", json.dumps(levels)))
         )
-    rt = await runtime(LedgerStore(store.engine, KEY))
+    rt = await runtime(LedgerStore(store.engine, KEY, law=store.law))
     assert set(rt.inoperable) <= {"pool"}
     return rt.is_inoperable("pool")
 
@@ -113,3 +113,22 @@ async def test_an_edited_queued_draw_or_meter_makes_the_link_inoperable(store: L
     original[0]["meter_units"] = int(original[0]["meter_units"]) + 10_000  # type: ignore[call-overload]
     original[1]["meter_units"] = int(original[1]["meter_units"]) - 10_000  # type: ignore[call-overload]
     assert await _edit_levels(store, original) is not None
+
+
+async def test_each_levels_lock_is_kept_sealed_with_its_level(store: LedgerStore) -> None:
+    """68 IAC 10-1-1.1(d), level by level: which levels were won since their shares were set
+    is kept in the link's stored levels (no column changes), comes back after a restart, and
+    is sealed: unlocking a level nobody won makes the link inoperable."""
+    await make_links(store)
+    rt = await runtime(store)
+    await play(rt, Poller())
+    # The Mini (mystery) and the Grand (royal flush) were won; the Major and Minor were not.
+    assert rt.states["pool"].won_since_share_set() == (True, False, False, True)
+    levels = await _levels_of(store)
+    assert [lv.get("won_since_share_set", False) for lv in levels] == [True, False, False, True]
+    again = await runtime(LedgerStore(store.engine, KEY, law=store.law))
+    assert again.inoperable == {}
+    assert again.states["pool"].won_since_share_set() == (True, False, False, True)
+    levels[1]["won_since_share_set"] = True
+    reason = await _edit_levels(store, levels)
+    assert reason is not None and "levels" in reason, reason

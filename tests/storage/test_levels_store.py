@@ -17,6 +17,7 @@ from controller.storage.hits import Hits
 from controller.storage.models import HitRow, LinkRow, TableRow
 from controller.storage.store import LedgerStore, TableSpec
 from tests.conftest import KEY, T0
+from tests.controller.permissive_law import permissive
 from tests.storage.helpers import Poller, runtime, table
 
 H = HandCategory
@@ -57,6 +58,9 @@ def claim(seq: int, hand: HandCategory, cards: Any, seat: int = 1) -> HitClaim:
 
 
 async def make_links(store: LedgerStore) -> None:
+    """Links of every shape, limits and a mystery level among them: under a jurisdiction that
+    allows them (Indiana refuses both, 68 IAC 10-1-5(d))."""
+    permissive(store)
     await store.create_link(
         link_id="pool",
         name="Stud pool",
@@ -151,7 +155,7 @@ async def test_levels_mixed_games_and_fixed_pay_survive_a_restart(store: LedgerS
     assert rows["mixed"] is None and rows["bonus"] == "[]" and rows["pool"] is not None
     assert games["d1"] == "caribbean_draw" and games["m1"] is None
 
-    again = await runtime(LedgerStore(store.engine, KEY))  # a new process, nothing in memory
+    again = await runtime(LedgerStore(store.engine, KEY, law=store.law))  # a new process, nothing in memory
     assert again.inoperable == {}
     assert again.states == rt.states
     back = again.states["pool"].levels[3]
@@ -166,7 +170,7 @@ async def test_a_second_controller_takes_the_links_over_exactly(store: LedgerSto
     first = await runtime(store)
     p = Poller()
     await play(first, p)
-    second = await runtime(LedgerStore(store.engine, KEY))
+    second = await runtime(LedgerStore(store.engine, KEY, law=store.law))
     wins = second.states["pool"].levels[3].wins
     await second.apply_readings([p.reading("t1", 1_400, rounds=3), p.reading("b1", 15, rounds=3)])
     # Every mystery level keeps its draws made ready, committed with the step (less one for
@@ -177,7 +181,7 @@ async def test_a_second_controller_takes_the_links_over_exactly(store: LedgerSto
         await first.take_over(link_id)
     assert first.states == second.states
     await first.apply_readings([p.reading("t1", 1_500, rounds=4)])
-    third = await runtime(LedgerStore(store.engine, KEY))
+    third = await runtime(LedgerStore(store.engine, KEY, law=store.law))
     assert third.states == first.states
 
 

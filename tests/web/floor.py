@@ -20,7 +20,6 @@ from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.jurisdictions import INDIANA
 from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -30,6 +29,7 @@ from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import RoundRecord, SimTable
+from tests.controller.permissive_law import PERMISSIVE
 from tests.integration.harness import wait_until
 
 # link id -> (game, tables)
@@ -239,7 +239,9 @@ async def hold_in_memory(
 ) -> LinkState:
     """Put in place of ``link_id``'s state one the real reducer opens with ``levels`` (a
     link of levels; none: a fixed-pay link) on the same tables, in the runtime's memory;
-    ``paytables``, those of the other games of a mixed-game link.
+    ``paytables``, those of the other games of a mixed-game link. Opened under a jurisdiction
+    allowing every shape (limits and mystery levels too, which Indiana refuses): the pages
+    show whatever a link may be somewhere.
 
     For the pages and the API, which read the state the runtime holds: the link's history
     does not say so (no entry opens these levels), so keep such a floor to the pages. The
@@ -252,7 +254,7 @@ async def hold_in_memory(
     while True:
         now = runtime.states[link_id]
         opened = open_link(
-            law=INDIANA,
+            law=PERMISSIVE,
             link_id=link_id,
             game=game,
             rate_bp=0,

@@ -152,12 +152,16 @@ class Builder:
             lv = levels[0]
             rate = fields.get("rate_bp", self.state.rate_bp)
             reset = fields.get("reset_cents", self.state.reset_cents)
-            if lv.meter_units != self.meter or (lv.config.rate_bp, lv.config.reset_cents) != (
-                rate,
-                reset,
+            # Its lock is the link's own flag (``LinkState.won_since_share_set``).
+            if (
+                lv.meter_units != self.meter
+                or (lv.config.rate_bp, lv.config.reset_cents) != (rate, reset)
+                or lv.won_since_share_set
             ):
                 config = replace(lv.config, rate_bp=rate, reset_cents=reset)
-                fields["levels"] = (replace(lv, config=config, meter_units=self.meter),)
+                fields["levels"] = (
+                    replace(lv, config=config, meter_units=self.meter, won_since_share_set=False),
+                )
         elif levels:
             fields["rate_bp"] = pool_rate_bp(lv.config for lv in levels)
             fields["reset_cents"] = levels[0].config.reset_cents

@@ -21,6 +21,7 @@ from controller.core.reducer.levels import (
     is_single_meter,
     level_key,
     pool_rate_bp,
+    shares_of,
 )
 from controller.core.reducer.pool import arm_mystery
 from controller.core.reducer.state import (
@@ -71,7 +72,9 @@ def open_link(
         check_levels(levels)
     except LevelError as exc:
         raise EngineError(str(exc)) from None
-    rate_bp = law.check_pool(game, levels, paytable)
+    law.check_pool(game, levels, paytable)
+    # What the pool takes of every wager; the law's rate of progression is read from it.
+    rate_bp = pool_rate_bp(levels)
     for other, table_of_other in paytables.items():
         if table_of_other.game is not other or other is game:
             raise EngineError(f"the paytable given for {other.label} is not one for another game")
@@ -139,11 +142,14 @@ def open_link(
             details=details,
         )
     else:
+        hidden = sum(cfg.reserve_bp for cfg in levels)
         b.move(
             EntryKind.LINK_OPENED,
             at_us,
             {level_key(i): cents_to_units(cfg.reset_cents) for i, cfg in enumerate(levels)},
-            f"link opened: {game.label}, rate {rate_bp} bp over {len(levels)} levels ("
+            f"link opened: {game.label}, rate {rate_bp} bp"
+            + (f" ({rate_bp - hidden} bp shown, {hidden} bp hidden)" if hidden else "")
+            + f" over {len(levels)} levels ("
             + ", ".join(f"{cfg.name} {format_cents(cfg.reset_cents)}" for cfg in levels)
             + ")",
             details={**details, "levels": [cfg.to_dict() for cfg in levels]},
@@ -240,6 +246,13 @@ def arm_change(state: LinkState, *, change: ArmedChange, at_us: int, by: str) ->
             state.law.check_pool(
                 g, levels, new if new is not None and new.game is g else state.paytable_for(g)
             )
+        # 68 IAC 10-1-1.1(d), level by level: a share changes only once its level was won.
+        state.law.check_shares_change(
+            link_id=state.link_id,
+            current=state.level_configs,
+            proposed=levels,
+            won_since_set=state.won_since_share_set(),
+        )
     if (change.rate_bp is not None or change.reset_cents is not None) and not is_single_meter(
         state.level_configs
     ):
@@ -298,11 +311,11 @@ def take_effect(b: Builder, change: ArmedChange, at_us: int, *, reset: bool) -> 
                 details={"from_bp": b.state.rate_bp, "to_bp": change.rate_bp, **ref},
             )
             changes.update(rate_bp=change.rate_bp, jackpot_won_since_rate_set=False)
-        if change.levels is not None and [
-            (cfg.rate_bp, cfg.reserve_bp) for cfg in change.levels
-        ] != [(cfg.rate_bp, cfg.reserve_bp) for cfg in b.before.level_configs]:
+        if change.levels is not None and shares_of(change.levels) != shares_of(
+            b.before.level_configs
+        ):
             # 68 IAC 10-1-1.1(d): the new shares are the link's rate from here, locked again
-            # until a patron wins a jackpot of the link.
+            # (each changed level until its own jackpot is won: ``_change_levels``).
             changes["jackpot_won_since_rate_set"] = False
         if change.paytable is not None:
             pt = change.paytable
@@ -337,7 +350,20 @@ def _change_levels(b: Builder, change: ArmedChange, at_us: int) -> None:
         # A classic link's one level mirrors the link's meter until the step is done.
         b.levels[0] = replace(b.levels[0], meter_units=b.meter)
     before = [lv.config.to_dict() for lv in b.levels]
-    b.levels = [replace(lv, config=cfg) for lv, cfg in zip(b.levels, change.levels, strict=True)]
+    if b.single and b.levels:
+        # A classic link's one level is locked by the link's flag; it carries it from here.
+        b.levels[0] = replace(b.levels[0], won_since_share_set=b.state.jackpot_won_since_rate_set)
+    # 68 IAC 10-1-1.1(d), level by level: a level whose share changes is locked again until
+    # its own jackpot is won; a level whose share stays keeps what its wins unlocked.
+    b.levels = [
+        replace(
+            lv,
+            config=cfg,
+            won_since_share_set=lv.won_since_share_set
+            and shares_of([cfg]) == shares_of([lv.config]),
+        )
+        for lv, cfg in zip(b.levels, change.levels, strict=True)
+    ]
     b.single = is_single_meter(change.levels)
     rate = pool_rate_bp(change.levels)
     b.emit(

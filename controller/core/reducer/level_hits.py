@@ -11,7 +11,7 @@ from controller.core.hands import HandCategory
 from controller.core.money import cents_to_units, format_cents
 from controller.core.reducer.builder import Builder
 from controller.core.reducer.configuration import due_change, take_effect
-from controller.core.reducer.levels import level_key
+from controller.core.reducer.levels import level_key, shares_of
 from controller.core.reducer.pool import Crossing, reset_level, winning_seat
 from controller.core.reducer.state import (
     EntryKind,
@@ -25,13 +25,18 @@ from controller.core.reducer.state import (
 
 def at_reset(b: Builder, index: int, at_us: int, table_id: str, why: str) -> None:
     """A level of a link of levels was won: an approved change due now takes effect (its
-    levels seed this very reset), the level resets, and 68 IAC 10-1-1.1(d) counts the link's
-    jackpot as won (the rate lock is the link's, whichever level was won)."""
+    levels seed this very reset), the level resets, and 68 IAC 10-1-1.1(d) counts that
+    level's jackpot as won: its share may change from here, no other level's. A share this
+    very reset changes stays locked: the win was of the share before it."""
     due = due_change(b, at_us)
+    shares_before = shares_of([b.levels[index].config])
     if due is not None and (due.levels is not None or due.reset_cents is not None):
         take_effect(b, due, at_us, reset=True)
     reset_level(b, index, at_us, table_id, why)
     b.fields["jackpot_won_since_rate_set"] = True
+    won = b.levels[index]
+    if shares_of([won.config]) == shares_before:
+        b.put_level(index, replace(won, won_since_share_set=True))
     if due is not None:
         take_effect(b, due, at_us, reset=False)
 

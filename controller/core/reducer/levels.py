@@ -161,6 +161,10 @@ class LevelState:
     reserve_units: int = 0
     overflow_units: int = 0
     wins: int = 0
+    # 68 IAC 10-1-1.1(d), level by level: has this level's jackpot been won since its share
+    # (shown and hidden) was set? Only then may its share change (a classic link's one level
+    # goes by the link's ``jackpot_won_since_rate_set`` instead).
+    won_since_share_set: bool = False
     # A mystery level's trigger for this accumulation (committed in the history) and the
     # draws made ready for its next resets (never shown, never in the history until used).
     armed: MysteryDraw | None = None
@@ -174,6 +178,8 @@ class LevelState:
             "overflow_units": self.overflow_units,
             "wins": self.wins,
         }
+        if self.won_since_share_set:  # absent when false: levels stored before read the same
+            out["won_since_share_set"] = True
         if self.armed is not None:
             out["armed"] = [self.armed.trigger_cents, self.armed.salt]
         if self.draws:
@@ -189,15 +195,22 @@ class LevelState:
             reserve_units=int(d.get("reserve_units", 0)),
             overflow_units=int(d.get("overflow_units", 0)),
             wins=int(d.get("wins", 0)),
+            won_since_share_set=bool(d.get("won_since_share_set", False)),
             armed=None if armed is None else MysteryDraw(int(armed[0]), str(armed[1])),
             draws=tuple(MysteryDraw(int(t), str(s)) for t, s in d.get("draws", ())),
         )
 
 
 def pool_rate_bp(levels: Iterable[LevelConfig]) -> int:
-    """The rate of progression of a pool: every level's shown and hidden share together
-    (checked against 68 IAC 10-1-1.1(c) by ``rules.pools.check_levels_rate``)."""
+    """What a pool takes of every wager: every level's shown and hidden share together (the
+    link's ``rate_bp``). Whether that is the rate of progression, or only the shown shares
+    are, is the law's reading (``Law.rate_of_progression_bp``)."""
     return sum(cfg.total_bp for cfg in levels)
+
+
+def shares_of(levels: Iterable[LevelConfig]) -> list[tuple[int, int]]:
+    """Each level's shown and hidden share."""
+    return [(cfg.rate_bp, cfg.reserve_bp) for cfg in levels]
 
 
 def level_key(index: int) -> str:

@@ -11,7 +11,7 @@ from controller.core.games import Game, Paytable
 from controller.core.hands import HandCategory
 from controller.core.law import Law
 from controller.core.money import displayed_cents
-from controller.core.reducer.levels import LevelConfig, LevelState
+from controller.core.reducer.levels import LevelConfig, LevelState, is_single_meter
 
 # The house's default amount from which a fixed pay waits for a technician (its policy and
 # setting: ``controller.rules.house.FIXED_PAY_TECHNICIAN_FROM_CENTS``).
@@ -220,7 +220,9 @@ class LinkState:
     # with its own lines into the shared levels.
     paytables: Mapping[Game, Paytable] = field(default_factory=dict)
     hit_policy: HitPolicy = HitPolicy.SPLIT
-    # 68 IAC 10-1-1.1(d): has a patron won the jackpot since the current rate was set?
+    # 68 IAC 10-1-1.1(d): has a patron won the jackpot since the current rate was set? On a
+    # link of levels: any level's since any share was last set; each level's own lock is
+    # its ``LevelState.won_since_share_set``.
     jackpot_won_since_rate_set: bool = False
     tables: Mapping[str, TableState] = field(default_factory=dict)
     last_win: LastWin | None = None
@@ -265,6 +267,18 @@ class LinkState:
     @property
     def level_configs(self) -> tuple[LevelConfig, ...]:
         return tuple(lv.config for lv in self.levels)
+
+    @property
+    def rate_of_progression_bp(self) -> int:
+        """The rate of progression as the link's law reads its pool (0: a fixed-pay link)."""
+        return self.law.rate_of_progression_bp(self.level_configs) if self.levels else 0
+
+    def won_since_share_set(self) -> tuple[bool, ...]:
+        """Whether each level's jackpot was won since its share was set: a classic link's one
+        level by the link's own flag, a link of levels' by each level's."""
+        if len(self.levels) == 1 and is_single_meter(self.level_configs):
+            return (self.jackpot_won_since_rate_set,)
+        return tuple(lv.won_since_share_set for lv in self.levels)
 
     def table(self, table_id: str) -> TableState:
         try:

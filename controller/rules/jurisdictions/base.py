@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from controller.core.games import Game, Paytable
 from controller.rules import house, integrity, pools, progression, records, wagers
+from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
     from controller.core.reducer.levels import LevelConfig
@@ -122,7 +123,12 @@ class Jurisdiction:
         return integrity.OUT_OF_PLAY
 
     def check_rate_of_progression(self, rate_bp: int) -> int:
-        return progression.check_rate_of_progression(rate_bp)
+        return progression.check_rate_of_progression(
+            rate_bp,
+            low=self.numbers.min_rate_bp,
+            high=self.numbers.max_rate_bp,
+            clause=self.clauses.rate,
+        )
 
     def check_rate_change(
         self, *, current_bp: int, proposed_bp: int, jackpot_won_since_rate_set: bool
@@ -131,10 +137,39 @@ class Jurisdiction:
             current_bp=current_bp,
             proposed_bp=proposed_bp,
             jackpot_won_since_rate_set=jackpot_won_since_rate_set,
+            low=self.numbers.min_rate_bp,
+            high=self.numbers.max_rate_bp,
+            clause=self.clauses.rate,
+            lock_clause=self.clauses.rate_lock,
         )
 
+    def check_shares_change(
+        self,
+        *,
+        link_id: str,
+        current: Sequence[LevelConfig],
+        proposed: Sequence[LevelConfig],
+        won_since_set: Sequence[bool],
+    ) -> None:
+        progression.check_shares_change(
+            link_id=link_id,
+            current=current,
+            proposed=proposed,
+            won_since_set=won_since_set,
+            clause=self.clauses.rate_lock,
+        )
+
+    def rate_of_progression_bp(self, levels: Sequence[LevelConfig]) -> int:
+        return pools.rate_of_progression_bp(levels, counts_hidden=self.allows.hidden_share_in_rate)
+
     def check_pool(self, game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> int:
-        return pools.check_pool(game, levels, paytable)
+        return pools.check_pool(game, levels, paytable, law=self)
+
+    def standing_problems(self, levels: Sequence[LevelConfig]) -> list[RuleViolation]:
+        """What this jurisdiction finds wrong with a link's levels as they stand (a link made
+        before, or under another jurisdiction): each with its clause and how to bring the link
+        into line. Nothing is changed."""
+        return pools.standing_problems(levels, law=self)
 
     def check_levels_won(
         self, levels: Sequence[LevelConfig], paytables: Sequence[Paytable]

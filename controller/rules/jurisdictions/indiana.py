@@ -6,7 +6,10 @@ What it allows, read from the text:
   (must-hit-by) level, whose ceiling limits the jackpot it can reach.
 - 68 IAC 10-1-1.1(b): the rate of progression is the amount by which the progressive jackpot
   increases per credit wagered. A hidden share does not increase the jackpot a patron sees:
-  it may fund the next reset, but it does not count in the 60 % of (c).
+  it may fund the next reset, but it does not count in the 60 % of (c); shown and hidden
+  together take no more than the wager.
+- 68 IAC 10-1-1.1(d): the rate "shall not be changed until after a patron wins the jackpot".
+  Each level is a jackpot with its own rate (its share): only that level's win unlocks it.
 - 68 IAC 10-6-5(a), 10-8-5(a): the tables of a link are located within one riverboat.
 - 68 IAC 10-7-5(d)-(e): the Let It Ride bonus pays the amounts (e) lists, nothing below two
   pair, and nothing else (no envy line). 68 IAC 10-12-3(e)-(f): Super Sevens pays the amounts
@@ -55,7 +58,7 @@ INDIANA = Jurisdiction(
     ),
     clauses=Clauses(
         rate=progression.RATE_CLAUSE,
-        rate_definition="68 IAC 10-1-1.1(b)",
+        rate_definition=progression.RATE_DEFINITION_CLAUSE,
         rate_lock=progression.RATE_LOCK_CLAUSE,
         submission=filing.SUBMISSION_CLAUSE,
         location="68 IAC 10-1-1.1(e)(2)",

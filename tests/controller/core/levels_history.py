@@ -19,7 +19,7 @@ from controller.core.reducer import (
     release_table,
 )
 from controller.core.reducer.levels import AboveLimit, LevelConfig, Mystery, MysteryDraw
-from controller.rules.jurisdictions import INDIANA
+from tests.controller.permissive_law import PERMISSIVE
 
 H = HandCategory
 SEC = 1_000_000
@@ -66,7 +66,7 @@ def table(tid: str) -> TableConfig:
 
 def opening(link_id: str = LINK, t0: int = T0) -> Outcome:
     return open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id=link_id,
         game=STUD,
         rate_bp=0,

@@ -4,6 +4,7 @@ mystery levels and their commitments, envy bonuses and fixed-pay links."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,8 +35,8 @@ from controller.core.reducer.levels import (
     mystery_commitment,
 )
 from controller.rules import RuleViolation
-from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.levels_history import LEVELS
+from tests.controller.permissive_law import PERMISSIVE
 
 H = HandCategory
 K = EntryKind
@@ -71,7 +72,7 @@ def table(tid: str = "t1", denom: int = 100) -> TableConfig:
 
 def link(levels=(GRAND, MAJOR, MINOR, MINI), draws=None, pt=None, **kw) -> LinkState:
     out = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="pool",
         game=STUD,
         rate_bp=0,
@@ -113,7 +114,7 @@ def started(state=None):
 
 def test_the_pool_opens_with_every_level_seeded_and_the_mystery_committed():
     out = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="pool",
         game=STUD,
         rate_bp=0,
@@ -271,7 +272,7 @@ def test_the_rate_of_progression_is_every_share_together():
 def test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount():
     lir = Game.LET_IT_RIDE_BONUS
     state = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="bonus",
         game=lir,
         rate_bp=0,
@@ -297,7 +298,7 @@ def test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount(
     assert out.state.tables["t1"].hit_pending
     with pytest.raises(RuleViolation, match="fixed-pay"):
         open_link(
-            law=INDIANA,
+            law=PERMISSIVE,
             link_id="bonus",
             game=lir,
             rate_bp=6_500,
@@ -364,7 +365,7 @@ def test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter():
         )
     sevens = Game.SUPER_SEVENS
     state = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="sevens",
         game=sevens,
         rate_bp=8_000,
@@ -469,7 +470,7 @@ def test_every_meter_follows_from_the_history(levels, plays, rnd):
         if c.mystery is not None
     }
     opened = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="p",
         game=STUD,
         rate_bp=0,
@@ -531,7 +532,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
         ),
     )
     s = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="mixed",
         game=STUD,
         rate_bp=0,
@@ -554,7 +555,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
     assert [(h.award_cents, h.level) for h in main] == [(100_00, "L3")]  # stud pays the Minor
     with pytest.raises(EngineError, match="deals Caribbean Draw Poker: the link has no paytable"):
         open_link(
-            law=INDIANA,
+            law=PERMISSIVE,
             link_id="mixed",
             game=STUD,
             rate_bp=0,
@@ -568,7 +569,7 @@ def test_a_mixed_game_link_pays_each_table_from_its_own_games_paytable():
 
 def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
     classic = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="c",
         game=STUD,
         rate_bp=8_000,
@@ -579,6 +580,11 @@ def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
     ).state
     assert len(classic.levels) == 1 and classic.levels[0].config.name == "Jackpot"
     hidden = (LevelConfig(name="Jackpot", reset_cents=1_000_00, rate_bp=7_000, reserve_bp=1_000),)
+    change = ArmedChange(submission_id="S9", effective_at_us=T0, levels=hidden)
+    # 68 IAC 10-1-1.1(d): the classic link's one share changes only once its jackpot is won.
+    with pytest.raises(RuleViolation, match="until a patron wins the Jackpot"):
+        arm_change(classic, change=change, at_us=T0, by="agent")
+    classic = replace(classic, jackpot_won_since_rate_set=True)
     s = arm_change(
         classic,
         change=ArmedChange(submission_id="S9", effective_at_us=T0, levels=hidden),
@@ -594,6 +600,8 @@ def test_a_classic_link_takes_on_levels_at_its_next_jackpot():
     after = read(out.state, "t1", 4, 20, rounds=2).state
     assert after.levels[0].reserve_units == 10_00 * 1_000  # now 10% hidden
     assert after.meter_units == sum(meters_of(after.levels).values())
+    # The new share was set at that reset: locked again until its level is won again.
+    assert after.won_since_share_set() == (False,)
 
 
 def test_the_reducer_refuses_a_step_whose_meters_do_not_follow():

@@ -10,7 +10,6 @@ from controller.core.ledger import GENESIS, ChainVerifier, seal
 from controller.core.rebuild import rebuild_pool
 from controller.core.reducer import EntryKind, LinkState, TableConfig, open_link, record_recovery
 from controller.core.reducer.levels import MysteryDraw, meters_of
-from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.levels_history import (
     FIRST_DRAW,
     LEVELS,
@@ -21,6 +20,7 @@ from tests.controller.core.levels_history import (
     played,
     table,
 )
+from tests.controller.permissive_law import PERMISSIVE
 
 KEY = b"k" * 32
 
@@ -72,7 +72,7 @@ def test_a_mixed_game_link_gets_its_paytables_and_each_tables_game_back() -> Non
         ),
     )
     out = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="mixed",
         game=STUD,
         rate_bp=0,
@@ -93,7 +93,7 @@ def test_a_mixed_game_link_gets_its_paytables_and_each_tables_game_back() -> Non
 def test_a_fixed_pay_link_has_no_levels_and_a_classic_link_its_one() -> None:
     lir = Game.LET_IT_RIDE_BONUS
     fixed = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="bonus",
         game=lir,
         rate_bp=0,
@@ -104,7 +104,7 @@ def test_a_fixed_pay_link_has_no_levels_and_a_classic_link_its_one() -> None:
     )
     assert rebuild_pool("bonus", rows(fixed.events, "bonus")).levels(()) == ()
     classic = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="stud",
         game=STUD,
         rate_bp=8000,

@@ -12,7 +12,6 @@ from controller.core.reducer.levels import MysteryDraw, meters_of
 from controller.paperwork.export import meters_text
 from controller.paperwork.meter_lines import award_of, level_hits
 from controller.paperwork.reconciliation import Entry, reconcile, summary
-from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.test_levels import (
     GRAND,
     MAJOR,
@@ -25,6 +24,7 @@ from tests.controller.core.test_levels import (
     read,
     table,
 )
+from tests.controller.permissive_law import PERMISSIVE
 
 H = HandCategory
 
@@ -49,7 +49,7 @@ def played() -> tuple[list[MeterEvent], LinkState]:
     """Open a pool of four levels, play, hit the Minor (its overflow moves in), the Major
     (its reserve funds the reset) and the Mini (its mystery trigger)."""
     out = open_link(
-        law=INDIANA,
+        law=PERMISSIVE,
         link_id="pool", game=STUD, rate_bp=0, reset_cents=0, paytable=paytable(),
         tables=(table(), table("t2")), at_us=T0, levels=(GRAND, MAJOR, MINOR, MINI),
         draws={3: [MysteryDraw(15_00, "ab" * 16)]},

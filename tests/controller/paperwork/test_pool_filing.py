@@ -31,8 +31,22 @@ LIR = Game.LET_IT_RIDE_BONUS
 T0 = 1_700_000_000_000_000
 
 
-def pool(*, jackpot_won: bool = True) -> LinkState:
-    return replace(link(), jackpot_won_since_rate_set=jackpot_won)
+ALL = (0, 1, 2, 3)
+
+
+def won(state: LinkState, *levels: int) -> LinkState:
+    """``state`` with the jackpots of ``levels`` (0-based) won since their shares were set."""
+    return replace(
+        state,
+        jackpot_won_since_rate_set=bool(levels),
+        levels=tuple(
+            replace(lv, won_since_share_set=i in levels) for i, lv in enumerate(state.levels)
+        ),
+    )
+
+
+def pool(*, levels_won: tuple[int, ...] = ALL) -> LinkState:
+    return won(link(), *levels_won)
 
 
 def lir() -> LinkState:
@@ -61,7 +75,7 @@ def refused(state: LinkState, proposal: Proposal) -> RuleViolation:
 def test_a_rate_or_reset_submission_on_a_link_of_levels_is_refused(proposal: Proposal) -> None:
     caught = refused(pool(), proposal)
     assert caught.clause == LOCK
-    assert "the rate lock is the link's: any level's jackpot unlocks it" in caught.message
+    assert "each level's share is locked until its own jackpot is won" in caught.message
     assert "a levels change" in caught.message
 
 
@@ -86,20 +100,57 @@ def test_a_fixed_pay_link_changes_its_paytable_of_fixed_amounts_only() -> None:
     assert caught.clause == FIXED and "royal flush line" in caught.message
 
 
-def test_new_shares_wait_for_a_jackpot_of_the_link_and_new_resets_do_not() -> None:
+def test_a_mini_win_unlocks_the_minis_share_and_never_the_grands() -> None:
+    """68 IAC 10-1-1.1(d): each level is a jackpot with its own rate; only its own win lets
+    its share change. The Mini won (a mystery win), the Grand not: lowering the Grand from 40%
+    to 39% is refused, naming the Grand and what to file instead; the Mini's share alone may
+    change; once the Grand is won too, both may. New resets wait for no win."""
     more = replace(MINI, rate_bp=300)
     lower_grand = replace(GRAND, rate_bp=3_900)
     shares = Proposal(kind=K.LEVELS_CHANGE, levels=(lower_grand, MAJOR, MINOR, more))
-    caught = refused(pool(jackpot_won=False), shares)
-    assert caught.clause == LOCK and "any level's jackpot unlocks it" in caught.message
-    check_change(pool(jackpot_won=True), shares)
+    caught = refused(pool(levels_won=()), shares)
+    assert caught.clause == LOCK and "until a patron wins the Grand" in caught.message
+    mini_won = pool(levels_won=(3,))
+    caught = refused(mini_won, shares)
+    assert caught.clause == LOCK
+    assert "level 1 (Grand)'s share 40% + 10% hidden cannot change to 39% + 10% hidden" in (
+        caught.message
+    )
+    assert "file the change with the Grand's share as it is" in caught.message
+    check_change(mini_won, Proposal(kind=K.LEVELS_CHANGE, levels=(GRAND, MAJOR, MINOR, more)))
+    check_change(pool(levels_won=(0, 3)), shares)
     resets = (
         GRAND,
         MAJOR,
         MINOR,
         replace(MINI, reset_cents=10_00, mystery=Mystery(floor_cents=12_00, ceiling_cents=25_00)),
     )
-    check_change(pool(jackpot_won=False), Proposal(kind=K.LEVELS_CHANGE, levels=resets))
+    check_change(pool(levels_won=()), Proposal(kind=K.LEVELS_CHANGE, levels=resets))
+
+
+def test_a_win_in_play_unlocks_only_the_level_won() -> None:
+    """Four of a kind wins the Minor through the reducer: the Minor's share may change, the
+    Grand's may not; the link's own flag (any level won) is no key to the Grand's."""
+    s = started()
+    quads = parse_cards("9c 9d 9h 9s 2c")
+    claim = HitClaim(table_seq=1, seat=2, hand=HandCategory.FOUR_OF_A_KIND, round=1, cards=quads)
+    after = read(s, "t1", 2, 0, rounds=1, head=claim, pending=1).state
+    assert after.won_since_share_set() == (False, False, True, False)
+    assert after.jackpot_won_since_rate_set
+    lower_grand = replace(GRAND, rate_bp=3_900)
+    caught = refused(
+        after, Proposal(kind=K.LEVELS_CHANGE, levels=(lower_grand, MAJOR, MINOR, MINI))
+    )
+    assert caught.clause == LOCK and "until a patron wins the Grand" in caught.message
+    change = ArmedChange(
+        submission_id="S2", effective_at_us=T0, levels=(lower_grand, MAJOR, MINOR, MINI)
+    )
+    with pytest.raises(RuleViolation, match="until a patron wins the Grand"):
+        arm_change(after, change=change, at_us=T0, by="agent")  # the reducer refuses it too
+    check_change(
+        after,
+        Proposal(kind=K.LEVELS_CHANGE, levels=(GRAND, MAJOR, replace(MINOR, rate_bp=900), MINI)),
+    )
 
 
 @pytest.mark.parametrize(
@@ -150,7 +201,7 @@ def test_a_paytable_submission_on_a_mixed_link_names_its_game_and_envy_is_part_o
 
 
 def test_a_levels_submission_is_armed_and_applied_at_the_next_jackpot_reset() -> None:
-    s = replace(started(), jackpot_won_since_rate_set=True)
+    s = won(started(), 1, 3)
     new = (GRAND, replace(MAJOR, rate_bp=1_400), MINOR, replace(MINI, rate_bp=300))
     proposal = check_change(s, Proposal(kind=K.LEVELS_CHANGE, levels=new))
     assert proposal.to_dict()["levels"][1]["rate_bp"] == 1_400
@@ -164,7 +215,9 @@ def test_a_levels_submission_is_armed_and_applied_at_the_next_jackpot_reset() ->
     assert kinds.index(EntryKind.LEVELS_CHANGED) < kinds.index(EntryKind.JACKPOT_RESET)
     after = out.state
     assert after.armed is None and after.level_configs == new and after.rate_bp == 8_000
-    # The new shares are the link's rate from here: locked again until a jackpot of the link.
+    # The new shares are the link's rate from here: each changed level locked again until
+    # its own jackpot is won; the Grand, won at this reset with its share unchanged, is free.
     assert not after.jackpot_won_since_rate_set
+    assert after.won_since_share_set() == (True, False, False, False)
     caught = refused(after, Proposal(kind=K.LEVELS_CHANGE, levels=(GRAND, MAJOR, MINOR, MINI)))
     assert caught.clause == LOCK

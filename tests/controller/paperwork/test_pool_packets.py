@@ -18,9 +18,9 @@ from controller.paperwork.pool_packet import (
     table_games,
 )
 from controller.rules.filing import Proposal, SubmissionKind
-from controller.rules.jurisdictions import INDIANA
 from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR, paytable
 from tests.controller.paperwork.test_packet import pdf_text, table
+from tests.controller.permissive_law import PERMISSIVE
 
 H = HandCategory
 K = SubmissionKind
@@ -30,7 +30,9 @@ T0 = 1_767_225_600_000_000
 
 def opened(game: Game, tables: list[TableConfig], **kw: Any) -> LinkState:
     terms = {"rate_bp": 0, "reset_cents": 0, **kw}
-    return open_link(law=INDIANA, link_id="pool", game=game, tables=tables, at_us=T0, **terms).state
+    return open_link(
+        law=PERMISSIVE, link_id="pool", game=game, tables=tables, at_us=T0, **terms
+    ).state
 
 
 def facts(state: LinkState, proposal: Proposal, *, current: bool = False) -> PacketFacts:
@@ -80,9 +82,7 @@ def test_a_four_level_link_with_a_mystery_level_files_its_levels_and_their_par_s
     rate = pool["rate_of_progression"]
     assert (rate["rate_bp"], rate["shown_bp"], rate["hidden_bp"]) == (8000, 6500, 1500)
     assert "hidden shares" in rate["note"] and rate["clause"] == "68 IAC 10-1-1.1(c)"
-    assert (
-        pool["rate_lock"]["note"] == "the rate lock is the link's: any level's jackpot unlocks it"
-    )
+    assert pool["rate_lock"]["note"] == "each level's share is locked until its own jackpot is won"
     major, mini = pool["levels"][1], pool["levels"][3]
     assert (major["shown_share"], major["hidden_share"], major["limit"]) == (
         "15%",
@@ -115,7 +115,7 @@ def test_a_four_level_link_with_a_mystery_level_files_its_levels_and_their_par_s
         "Levels (proposed)",
         "L4 Mini",
         "$10.01 to $20.00",
-        "the rate lock is the link's: any level's jackpot unlocks it",
+        "each level's share is locked until its own jackpot is won",
         "hidden shares",
         "100% of level 2 (Major)",
         "Return by level",
