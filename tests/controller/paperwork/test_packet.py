@@ -138,9 +138,12 @@ def test_a_new_link_has_only_a_proposed_par_sheet_and_draw_says_what_it_assumes(
     assert par["current"] is None and par["jackpot_odds_bound"] is None
     # No meter given: the figures are at the reset amount.
     assert par["proposed"]["meter_cents"] == 5_000_00
-    assert "after the draw" in par["proposed"]["assumption"]
+    assert "as if the player drew none" in par["proposed"]["assumption"]
     text = pdf_text(packet_pdf(packet))
-    assert "Assumption: the table judges the side bet on the hand after the draw" in text
+    # Judged after the draw, the odds counted on the cards as dealt: one thing, said once.
+    assert "Judged on the player's five cards after the draw" in text
+    assert "Assumption: the odds after the draw depend on which cards" in text
+    assert "before the draw" not in text and "before the draw" not in json.dumps(packet)
     assert "Par sheet (current paytable)" not in text
 
 
