@@ -315,7 +315,8 @@ def _award(
                 table_id=tid,
                 hit_id=h.hit_id,
                 # When the controller saw it and where it stands among the link's hits: the
-                # sealed record of the order of near-simultaneous wins (NY 5321.18).
+                # sealed record of the order of near-simultaneous wins (house policy after
+                # NY 5321.18).
                 details={
                     "seen_at_us": at_us,
                     "round": c.round,
