@@ -61,7 +61,8 @@ from controller.storage import access_repo
 from controller.storage.access_repo import AccountRequestRecord, Credentials
 from controller.storage.store import write_audit
 
-# NJ 13:69E-1.39B's dual control, and the house's second signature (controller.rules.house).
+# House policy after NJ 13:69E-1.39B's dual control, and the house's second signature
+# (controller.rules.house).
 GUARDED_ROLES = frozenset({Role.ADMIN, Role.TECHNICIAN, Role.SUPERVISOR, Role.COMMISSION_AGENT})
 # The command line makes the first this many admins; no change leaves fewer enabled.
 BOOTSTRAP_ADMINS = 2

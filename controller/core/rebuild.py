@@ -1,6 +1,6 @@
-"""A link's pool rebuilt from its sealed history alone, for a recovery (NY 5321.18, NJ
-13:69E-1.39B: an inoperable controller returns to its prior state through a recorded
-recovery).
+"""A link's pool rebuilt from its sealed history alone, for a recovery (house policy adopted
+from NY 5321.18, NJ 13:69E-1.39B: an inoperable controller returns to its prior state through
+a recorded recovery).
 
 From the entries, in order: the levels' configuration (the ``LINK_OPENED`` details'
 ``levels``, then each ``LEVELS_CHANGED``'s ``to``), each meter's running value (the splits,

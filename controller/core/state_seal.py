@@ -14,9 +14,9 @@ under a personalisation of their own (a state seal can never pass for an entry's
   copy of one table row put back (its own seal intact) still breaks the link's; and, where
   the row has them, its levels (with the mystery draws) and its other games' paytables.
 
-A mismatch makes the link inoperable until it is recovered (NY 5321.18, NJ 13:69E-1.39B: a
-progressive controller whose configuration is lost or incorrect stops, and returns to its
-prior state only through a recorded recovery).
+A mismatch makes the link inoperable until it is recovered (house policy adopted from NY
+5321.18, NJ 13:69E-1.39B: a progressive controller whose configuration is lost or incorrect
+stops, and returns to its prior state only through a recorded recovery).
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ from controller.rules.violation import RuleViolation
 # so that no one alone can move the money on a meter.
 TWO_PERSON_CLAUSE = "house policy: two-person correction"
 
-# Adopted from NY 5321.18 and NJ 13:69E-1.39B (not Indiana rules): a controller whose
-# configuration is lost or incorrect is inoperable until recovered to its prior state.
-RECOVERY_CLAUSE = "NY 5321.18, NJ 13:69E-1.39B"
+# House policy adopted from NY 5321.18 and NJ 13:69E-1.39B (no Indiana rule asks for it): a
+# controller whose configuration is lost or incorrect is inoperable until recovered to its
+# prior state, by two people, the reason stated.
+RECOVERY_CLAUSE = "house policy adopted from NY 5321.18, NJ 13:69E-1.39B"
 
 
 def most_credits(*, seats: int, max_credits_per_seat_round: int, rounds: int) -> int:

@@ -53,7 +53,7 @@ async def problems(service: FloorService) -> Mapping[str, str]:
     for link_id, state in sorted(service.runtime.states.items()):
         reason = service.runtime.inoperable.get(link_id)
         if reason is not None:
-            # NY 5321.18, NJ 13:69E-1.39B: inoperable until recovered; not ready meanwhile.
+            # Inoperable until recovered (house policy, ``RECOVERY_CLAUSE``): not ready meanwhile.
             problems[f"link {link_id}"] = f"inoperable: {reason}"
         elif (unlawful := not_lawful(state)) is not None:
             # Kept playing and never changed (``lawful``): said until a levels change applies.

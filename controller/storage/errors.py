@@ -33,7 +33,8 @@ class StaleState(Conflict):
 
 class LinkInoperable(StoreError):
     """The state the link would resume from does not match its seals or its history: nothing
-    is computed from it until it is recovered (NY 5321.18, NJ 13:69E-1.39B)."""
+    is computed from it until it is recovered (house policy adopted from NY 5321.18,
+    NJ 13:69E-1.39B: ``controller.rules.house.RECOVERY_CLAUSE``)."""
 
     def __init__(self, link_id: str, reason: str) -> None:
         super().__init__(f"link {link_id} is inoperable: {reason}")

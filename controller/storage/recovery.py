@@ -1,5 +1,6 @@
 """Recovering an inoperable link: its state put back on what its sealed history vouches for
-(NY 5321.18, NJ 13:69E-1.39B: recover to the prior state), recorded as an entry of it."""
+(house policy adopted from NY 5321.18, NJ 13:69E-1.39B: recover to the prior state), recorded
+as an entry of it."""
 
 from __future__ import annotations
 

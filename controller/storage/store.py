@@ -343,7 +343,8 @@ class LedgerStore:
         draw: Callable[[LevelConfig], MysteryDraw],
     ) -> LinkState:
         """Put an inoperable link back on what its sealed history vouches for, recorded as an
-        entry of that history (NY 5321.18, NJ 13:69E-1.39B: recover to the prior state); see
+        entry of that history (house policy adopted from NY 5321.18, NJ 13:69E-1.39B: recover
+        to the prior state); see
         ``recovery.recovery_of`` for what is taken from where. ``draw`` makes each mystery
         level's new trigger (the runtime's cryptographic draw)."""
         async with unit_of_work(self.engine, consistent=True, write=True) as uow:

@@ -1,474 +1,426 @@
-"""Every subsection of the regulations the controller is built from has its place in the map:
-the rule that enforces it and the test that checks it, or why it is not the controller's.
+"""Every subsection of the regulations the controller is built from has its place in the map
+(``clause_map.py``): the rules that enforce it and the tests that fail when one of them stops
+working, or why it is not the controller's. Checked here, per jurisdiction:
 
-The subsections are read from ``rulebook_sections.txt``, the text of 68 IAC 10-1-1.1, 10-1-3,
-10-1-4, 10-1-5, 10-1-6.2, 10-6-5, 10-7-5 and 10-8-5 as published. And the rulebook
-(``controller.rules``) is the only code that cites a clause in a value or raises a refusal.
+* the copy of the mapped sections (``rulebook_sections.txt`` for Indiana) is the published
+  text: every paragraph of it is in the seed the section is published in, and each mapped
+  section's subsections are read from the seed itself, so one deleted from the copy and the
+  map alike is still missed;
+* every rule named exists, and so does every test;
+* every rule, broken on purpose (``tests/mutation_plugin.py``), fails its entry's tests: a
+  rule whose tests still pass once it accepts everything is named in the failure;
+* the rulebook (``controller.rules``) cites its jurisdiction's clauses or house policy, said
+  to be house policy, and is the only code that cites a clause in a value or raises a refusal.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import json
+import os
+import pkgutil
 import re
-from dataclasses import dataclass
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from tests.controller.clause_map import (
+    RULEBOOKS,
+    Enforced,
+    NotOurs,
+    Rulebook,
+)
+from tests.mutation_plugin import ACCEPT, ENV, MutationError, accept, resolve
+
 ROOT = Path(__file__).resolve().parents[2]
-SECTIONS = Path(__file__).with_name("rulebook_sections.txt")
+HOUSE = "house policy"
+
+# --------------------------------------------------------------------------------------------
+# The copy of the sections is the published text
+
+_LINK = re.compile(r"\[([^\]]*)\]\(#\)")  # [IC 4-33](#) -> IC 4-33
+_ESCAPE = re.compile(r"\\([\\$*_\[\]().#-])")  # \$ -> $
+_LIST_MARK = re.compile(r"^[ \t]*- ", re.M)
+_LETTERED = re.compile(r"^(?:- )?(?:Sec\. [\d.]+\.\s+)?\(([a-z])\) ", re.M)
+_NUMBERED = re.compile(r"^(?:- )?(?:Sec\. [\d.]+\.\s+)?\((\d+)\) ", re.M)
+
+
+def plain(text: str) -> str:
+    """Text as read: markdown links, escapes, list marks and emphasis gone, spaces single."""
+    text = _ESCAPE.sub(r"\1", _LINK.sub(r"\1", text))
+    return " ".join(_LIST_MARK.sub("", text).replace("*", "").split())
+
+
+def subsections(body: str) -> list[str]:
+    """A section's subsections as its text numbers them: lettered, or numbered where it has
+    no letters (10-1-4); indented list items ((b)(8)(A)(i)) are not subsections."""
+    letters = _LETTERED.findall(body)
+    return [f"({x})" for x in letters] if letters else [f"({x})" for x in _NUMBERED.findall(body)]
+
+
+def in_sequence(subs: list[str]) -> bool:
+    """(a), (b), (c)... or (1), (2), (3)...: what a subsection list read right looks like."""
+    if not subs:
+        return False
+    if subs[0] == "(a)":
+        return subs == [f"({chr(ord('a') + i)})" for i in range(len(subs))]
+    return subs == [f"({i})" for i in range(1, len(subs) + 1)]
 
 
 @dataclass(frozen=True)
-class Enforced:
-    rules: tuple[str, ...]  # "module:qualified.name"
-    tests: tuple[str, ...]  # "tests/path.py::test_name"
+class Section:
+    number: str  # "10-1-1.1"
+    title: str  # "Rate of progression"
+    body: str  # everything after its heading
 
 
-@dataclass(frozen=True)
-class NotOurs:
-    reason: str
+def copied_sections(rb: Rulebook) -> dict[str, Section]:
+    """The sections of the copy, by number; each starts with its heading line."""
+    text = rb.text.read_text()
+    heads = list(re.finditer(rf"^{re.escape(rb.clause_prefix)} (\S+) ([A-Z].*)$", text, re.M))
+    return {
+        h.group(1): Section(
+            h.group(1),
+            h.group(2).strip(),
+            text[h.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)],
+        )
+        for i, h in enumerate(heads)
+    }
 
 
-MONEY = "tests/controller/core/test_money.py"
-ENGINE = "tests/controller/core/test_reducer.py"
-GOVERNANCE = "tests/controller/paperwork/test_governance.py"
-PAPERWORK = "tests/controller/core/test_paperwork_rules.py"
-STORE_PAPERWORK = "tests/storage/test_paperwork.py"
-SUBMISSIONS = "tests/storage/test_submissions.py"
-PAI_GOW = "tests/controller/core/test_pai_gow.py"
-SUPER_SEVENS = "tests/controller/core/test_super_sevens.py"
-GAME_MODULES = "tests/controller/core/test_game_modules.py"
-LEVELS = "tests/controller/core/test_levels.py"
-ANNOUNCEMENTS = "tests/controller/core/test_announcements.py"
-INDIANA_LEVELS = "tests/controller/core/test_indiana_levels.py"
-INDIANA_E2E = "tests/e2e/test_levels_indiana.py"
-POOL_FILING = "tests/controller/paperwork/test_pool_filing.py"
-
-# 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
-_PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
-    "(a)": NotOurs("which tables a licensee may link is the licensee's choice, not a rule"),
-    "(b)": Enforced(
-        ("controller.core.ledger:seal", "controller.storage.verify:verify_ledger"),
-        ("tests/controller/core/test_ledger_chain.py::test_sealed_chain_verifies_whole",),
-    ),
-    "(c)": Enforced(
-        (
-            "controller.rules.records:check_reduction_explained",
-            "controller.rules.records:check_reduction_documented",
-            "controller.rules.records:check_correction_request",
-        ),
-        (
-            f"{MONEY}::test_reduction_without_reason_refused",
-            f"{PAPERWORK}::test_a_reduction_request_needs_a_reason_and_a_document",
-            f"{ENGINE}::test_correction_with_a_document",
-        ),
-    ),
-    "(d)": Enforced(
-        (
-            "controller.rules.records:check_retention_years",
-            "controller.rules.records:check_retention_not_shortened",
-        ),
-        (
-            f"{PAPERWORK}::test_retention_periods_can_only_lengthen",
-            f"{STORE_PAPERWORK}::test_retention_purges_the_old_keeps_the_young_and_verify_stays_whole",
-        ),
-    ),
-    "(e)": Enforced(
-        ("controller.core.reducer:display_frame",),
-        (f"{ENGINE}::test_display_is_live_without_a_win",),
-    ),
-    "(f)": Enforced(
-        ("controller.core.money:contribution_units",),
-        (f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",),
-    ),
-    "(g)": Enforced(
-        ("controller.core.reducer:display_frame", "controller.core.reducer.display:announcements"),
-        (
-            f"{ENGINE}::test_display_after_a_meter_paid_hit",
-            f"{ANNOUNCEMENTS}::test_a_grand_after_a_mini_is_shown_at_once_and_the_mini_again_whole_after",
-        ),
-    ),
-    "(h)": Enforced(
-        ("controller.core.reducer:display_frame",),
-        (f"{ENGINE}::test_display_is_live_without_a_win",),
-    ),
-    "(i)": Enforced(
-        (
-            "controller.core.reducer:display_frame",
-            "controller.core.reducer:apply_reading",
-            "controller.core.reducer.display:announcements",
-        ),
-        (
-            f"{ENGINE}::test_royal_flush_pays_displayed_whole_cents_and_resets",
-            f"{ENGINE}::test_display_reset_phase_shows_the_current_meter",
-            f"{ANNOUNCEMENTS}::test_a_mini_after_the_grand_waits_out_the_grands_whole_time",
-            f"{ANNOUNCEMENTS}::test_no_win_is_ever_dropped_or_announced_for_less_than_its_whole_time",
-        ),
-    ),
-    "(j)": NotOurs("the patents describe the game's equipment; the controller follows (f)"),
-}
-
-RULEBOOK: dict[str, dict[str, Enforced | NotOurs]] = {
-    "10-1-1.1": {
-        "(a)": NotOurs("says to whom the section applies"),
-        "(b)": Enforced(
-            (
-                "controller.core.money:contribution_units",
-                # The rate is what the jackpot a patron can win grows by: the shown shares.
-                "controller.rules.pools:rate_of_progression_bp",
-                "controller.rules.pools:rate_problem",
-            ),
-            (
-                f"{ENGINE}::test_contribution_is_credits_times_denomination_times_rate",
-                f"{INDIANA_LEVELS}::test_only_the_shown_shares_are_the_rate_of_progression",
-                f"{INDIANA_LEVELS}::test_the_packet_calls_the_shown_shares_the_rate_of_progression",
-                f"{INDIANA_E2E}::test_a_new_link_filed_again_over_the_api_is_held_to_indiana",
-            ),
-        ),
-        "(c)": Enforced(
-            (
-                "controller.rules.progression:check_rate_of_progression",
-                "controller.rules.pools:check_levels_rate",
-            ),
-            (
-                f"{MONEY}::test_rate_outside_sixty_to_hundred_refused",
-                f"{MONEY}::test_rate_inside_range_accepted",
-                f"{INDIANA_LEVELS}::test_a_classic_link_outside_the_bounds_is_refused_with_the_jurisdictions_figures",
-            ),
-        ),
-        "(d)": Enforced(
-            (
-                "controller.rules.progression:check_rate_change",
-                # Level by level: only a level's own win unlocks its share.
-                "controller.rules.progression:check_shares_change",
-            ),
-            (
-                f"{MONEY}::test_rate_change_locked_until_a_jackpot",
-                f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",
-                f"{POOL_FILING}::test_a_mini_win_unlocks_the_minis_share_and_never_the_grands",
-                f"{POOL_FILING}::test_a_win_in_play_unlocks_only_the_level_won",
-                f"{INDIANA_LEVELS}::test_each_levels_lock_comes_back_from_the_history",
-                f"{INDIANA_E2E}::test_a_levels_change_over_the_api_is_held_to_indiana",
-            ),
-        ),
-        "(e)": Enforced(
-            (
-                "controller.rules.filing:check_change",
-                "controller.paperwork.governance:build_packet",
-            ),
-            (f"{GOVERNANCE}::test_a_rate_change_before_any_jackpot_is_refused",),
-        ),
-    },
-    "10-1-3": {
-        "(a)": NotOurs("says that rules of the game are submitted; (c) says how"),
-        "(b)": NotOurs("the content of the rules of the game is the licensee's to write"),
-        "(c)": Enforced(
-            (
-                "controller.rules.filing:check_notice",
-                "controller.rules.filing:check_reviewer",
-                "controller.rules.filing:check_live",
-                "controller.rules.filing:check_not_yet_approved",
-            ),
-            (
-                f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
-                f"{GOVERNANCE}::test_only_a_commission_agent_reviews",
-                f"{SUBMISSIONS}::test_a_new_link_does_not_play_until_approved",
-            ),
-        ),
-        "(d)": NotOurs("the executive director's direction is filed as an amendment (10-1-4)"),
-    },
-    "10-1-4": {
-        "(1)": Enforced(
-            ("controller.rules.filing:check_notice",),
-            (
-                f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
-                f"{GOVERNANCE}::test_the_executive_directors_override_lifts_the_notice_period",
-            ),
-        ),
-        "(2)": Enforced(
-            (
-                "controller.rules.filing:check_reviewer",
-                "controller.rules.filing:check_rejection_reason",
-            ),
-            (
-                f"{GOVERNANCE}::test_only_a_commission_agent_reviews",
-                f"{GOVERNANCE}::test_nobody_reviews_their_own_submission_and_a_rejection_has_a_reason",
-            ),
-        ),
-        "(3)": Enforced(
-            ("controller.rules.filing:check_nothing_armed", "controller.rules.filing:check_live"),
-            (f"{SUBMISSIONS}::test_a_rate_change_filed_approved_and_applied_at_the_next_reset",),
-        ),
-    },
-    "10-1-5": {
-        "(a)": NotOurs("table limits of the base game are posted at the table, not on the link"),
-        "(b)": NotOurs("minimum and maximum wagers are amended at the table by signs and dealers"),
-        "(c)": NotOurs("raising a patron's house limit is a procedure of the rules of the game"),
-        "(d)": Enforced(
-            (
-                "controller.rules.pools:shape_problems",
-                "controller.rules.pools:check_pool",
-                "controller.rules.pools:standing_problems",
-            ),
-            (
-                f"{INDIANA_LEVELS}::test_a_stud_link_whose_only_jackpot_is_capped_at_2000_is_refused",
-                f"{INDIANA_LEVELS}::test_a_mystery_level_or_a_limit_passing_on_is_refused",
-                f"{INDIANA_LEVELS}::test_a_link_made_under_another_setting_is_reported_and_keeps_playing",
-                f"{INDIANA_E2E}::test_links_create_refuses_what_indiana_forbids",
-                f"{INDIANA_E2E}::test_a_floor_file_making_what_indiana_forbids_is_refused_before_anything_is_written",
-                f"{INDIANA_E2E}::test_a_levels_change_over_the_api_is_held_to_indiana",
-                f"{INDIANA_E2E}::test_a_link_made_under_another_setting_is_reported_on_readyz_and_keeps_playing",
-            ),
-        ),
-    },
-    "10-1-6.2": {
-        "(a)": Enforced(
-            ("controller.rules.integrity:check_return_to_play",),
-            (
-                f"{PAPERWORK}::test_a_table_out_of_play_credits_nothing_and_credits_again_after_return",
-                f"{PAPERWORK}::test_return_to_play_needs_remedial_action_and_verification",
-            ),
-        ),
-        "(b)": Enforced(
-            (
-                "controller.rules.integrity:check_removal",
-                "controller.rules.integrity:check_remedial_action",
-                "controller.rules.integrity:check_verification",
-            ),
-            (
-                f"{STORE_PAPERWORK}::test_an_out_of_play_table_credits_nothing_until_returned",
-                f"{STORE_PAPERWORK}::test_an_outside_company_is_recorded_whole",
-            ),
-        ),
-        "(c)": Enforced(
-            ("controller.rules.records:check_retention_years",),
-            (f"{PAPERWORK}::test_retention_periods_can_only_lengthen",),
-        ),
-    },
-    "10-6-5": _PROGRESSIVE_FEATURE,
-    "10-7-5": {
-        "(a)": NotOurs("whether a table offers the bonus feature is the licensee's choice"),
-        "(b)": Enforced(
-            ("controller.rules.wagers:check_denomination",),
-            (
-                f"{ENGINE}::test_a_let_it_ride_bonus_table_bets_one_dollar",
-                "tests/controller/runtime/test_config.py::test_mistakes_are_refused_naming_the_place",
-            ),
-        ),
-        "(c)": NotOurs(
-            "the sensor light and lockout switch are the table controller's; the one dollar bet "
-            "is (b)'s check"
-        ),
-        "(d)": Enforced(
-            ("controller.core.games:Game.lowest_paying_hand",),
-            ("tests/controller/core/test_games.py::test_let_it_ride_bonus_cannot_pay_one_pair",),
-        ),
-        "(e)": Enforced(
-            (
-                "controller.core.games:default_paytable",
-                "controller.rules.pools:fixed_pay_only",
-                "controller.rules.pools:check_pool",
-            ),
-            (
-                "tests/controller/core/test_games.py::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",
-                f"{LEVELS}::test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount",
-            ),
-        ),
-    },
-    "10-8-5": _PROGRESSIVE_FEATURE,
-    "10-9-3": {
-        "(a)": NotOurs("card manufacture (68 IAC 14-3) is the casino's, not the controller's"),
-        "(b)": Enforced(
-            ("controller.core.games.pai_gow:judge_cards",),
-            (
-                f"{PAI_GOW}::test_the_counts_are_the_published_ones",
-                f"{GAME_MODULES}::test_a_five_card_link_still_refuses_the_joker",
-            ),
-        ),
-        "(c)": Enforced(
-            ("controller.core.games.pai_gow:seven_card_hand",),
-            (f"{PAI_GOW}::test_the_judge_agrees_with_a_brute_force_joker",),
-        ),
-    },
-    "10-9-14": {
-        "(a)": Enforced(
-            ("controller.core.games.pai_gow:judge_cards",),
-            (f"{PAI_GOW}::test_the_game_s_odds_are_every_ranked_hand_over_all_hands",),
-        ),
-        "(b)": NotOurs(
-            "ties between hands settle the base game; the progressive pays by ranking alone"
-        ),
-    },
-    "10-12-3": {
-        "(a)": NotOurs("the order of wagers at the table is the dealer's to keep"),
-        "(b)": Enforced(
-            ("controller.rules.wagers:check_denomination",),
-            (f"{GAME_MODULES}::test_the_super_sevens_table_bets_one_dollar",),
-        ),
-        "(c)": NotOurs("the blackjack game itself (68 IAC 10-2) is not on the controller"),
-        "(d)": NotOurs("which card a split hand counts is read by the table, which reports it"),
-        "(e)": Enforced(
-            ("controller.core.games.super_sevens:judge_cards",),
-            (f"{SUPER_SEVENS}::test_the_judge_reads_the_first_cards_in_order",),
-        ),
-        "(f)": Enforced(
-            (
-                "controller.core.games.super_sevens:judge_cards",
-                "controller.core.games:default_paytable",
-                "controller.core.games.paytables:meterless",
-            ),
-            (
-                f"{SUPER_SEVENS}::test_the_default_paytable_is_68_iac_10_12_3_f",
-                f"{LEVELS}::test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter",
-            ),
-        ),
-    },
-}
-
-# House policies: no subsection asks for them; each is cited as house policy, never as one.
-HOUSE: dict[str, Enforced] = {
-    "two-person correction": Enforced(
-        ("controller.rules.house:check_correction_approval",),
-        (
-            f"{PAPERWORK}::test_a_correction_needs_a_second_different_person",
-            f"{STORE_PAPERWORK}::test_a_correction_takes_two_people_and_a_document",
-        ),
-    ),
-    "plausible credits": Enforced(
-        ("controller.rules.house:most_credits",),
-        (
-            "tests/controller/core/test_reducer_properties.py::test_any_sequence_of_operations_keeps_every_invariant",
-        ),
-    ),
-    # After NJ 13:69E-1.39B's dual control, a configured amount (Settings.second_signature_from).
-    "second signature from an amount": Enforced(
-        (
-            "controller.rules.house:check_sign_off",
-            "controller.rules.house:check_second_signature",
-            "controller.rules.house:needs_second_signature",
-        ),
-        (
-            "tests/controller/core/test_second_signature.py::test_a_second_different_person_signs_once_after_the_verification",
-            "tests/controller/core/test_second_signature.py::test_the_reset_waits_for_every_signature_and_names_the_hits",
-            "tests/controller/core/test_second_signature.py::test_only_an_award_from_a_meter_at_or_above_the_amount_needs_a_signature",
-            "tests/web/test_api_tech_work.py::test_a_second_person_signs_off_before_the_reset",
-            "tests/web/test_api_tech_work.py::test_below_the_amount_the_reset_needs_no_signature",
-        ),
-    ),
-    # The operator's amount from which a fixed pay waits for a technician
-    # (Settings.fixed_pay_technician_from); under it the dealer pays and play goes on.
-    "fixed pays verified from an amount": Enforced(
-        ("controller.rules.house:fixed_pay_needs_technician",),
-        (
-            "tests/controller/core/test_levels.py::test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount",
-            "tests/web/test_api_tech_work.py::test_every_holding_hit_comes_whatever_the_other_work",
-        ),
-    ),
-    # The operator's tax-reporting amount (Settings.tax_reporting_from): a tax form's
-    # reference is recorded once, and only for an award that reaches it.
-    "tax form reference from an amount": Enforced(
-        ("controller.rules.house:check_tax_form", "controller.rules.house:needs_tax_form"),
-        (
-            "tests/controller/runtime/test_runtime_tax_form.py::test_recorded_once_from_the_amount_and_audited",
-            "tests/web/test_api_slips_reports.py::test_slip_and_tax_form_of_a_royal_flush",
-        ),
-    ),
-    # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
-    "jackpot odds bound": Enforced(
-        ("controller.rules.odds:check_jackpot_odds", "controller.rules.filing:check_paytable"),
-        (
-            "tests/controller/core/test_odds.py::test_a_jackpot_rarer_than_the_bound_is_refused_naming_it",
-            "tests/controller/core/test_odds.py::test_the_default_bound_accepts_every_game",
-            f"{SUBMISSIONS}::test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_the_desks",
-        ),
-    ),
-}
-
-
-def subsections_in_text() -> dict[str, list[str]]:
-    """Each section's subsections as the published text numbers them: lettered, or numbered
-    where a section has no letters (10-1-4)."""
-    text = SECTIONS.read_text()
-    heads = list(re.finditer(r"^68 IAC (\S+) [A-Z]", text, re.M))
-    found: dict[str, list[str]] = {}
-    for i, head in enumerate(heads):
-        body = text[head.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
-        letters = re.findall(r"^(?:Sec\. [\d.]+\. )?\(([a-z])\) ", body, re.M)
-        numbers = re.findall(r"^(?:- )?\((\d+)\) ", body, re.M)
-        found[head.group(1)] = [f"({x})" for x in letters] or [f"({x})" for x in numbers]
+def published(rb: Rulebook, section: Section) -> dict[str, str]:
+    """The section's text in each seed that publishes it, by seed file name: from its heading
+    (``68 IAC 10-12-3 Wagers; ...`` or ``Section 68 IAC 10-12-3 - Wagers; ...``, never a
+    table of contents' line) to the next section's heading or rule's title."""
+    prefix = re.escape(rb.clause_prefix)
+    head = re.compile(
+        rf"^(?:Section )?{prefix} {re.escape(section.number)}(?: -)? "
+        rf"{re.escape(section.title)}[ \t]*$",
+        re.M,
+    )
+    next_head = re.compile(rf"^(?:Section )?{prefix} \S+(?: -)? [A-Z]|^Rule \d+\.", re.M)
+    found = {}
+    for seed in rb.seeds:
+        text = seed.read_text()
+        start = head.search(text)
+        if start is None:
+            continue
+        end = next_head.search(text, start.end())
+        found[seed.name] = text[start.end() : end.start() if end else len(text)]
     return found
 
 
-def resolve(target: str) -> object:
-    module, _, name = target.partition(":")
-    found: object = importlib.import_module(module)
-    for part in name.split("."):
-        found = getattr(found, part)
-    return found
+def paragraphs(body: str) -> list[str]:
+    return [p for p in (plain(x) for x in re.split(r"\n[ \t]*\n", body)) if p]
 
 
-def test_the_text_has_every_section_and_its_subsections() -> None:
-    found = subsections_in_text()
-    assert set(found) == set(RULEBOOK)
+def source_of(rb: Rulebook, section: Section) -> tuple[str, str]:
+    """The seed the copied section is taken from, and its text there: the first that holds
+    every paragraph of the copy."""
+    texts = published(rb, section)
+    assert texts, f"{rb.clause_prefix} {section.number} {section.title}: in no seed"
+    for name, text in texts.items():
+        if all(p in plain(text) for p in paragraphs(section.body)):
+            return name, text
+    missing = [
+        p for p in paragraphs(section.body) if all(p not in plain(t) for t in texts.values())
+    ]
+    raise AssertionError(
+        f"{rb.clause_prefix} {section.number}: the copy is not the published text "
+        f"({', '.join(texts)}); not found as published: {missing or 'paragraphs of several seeds'}"
+    )
+
+
+def needs_seeds(rb: Rulebook) -> None:
+    missing = [str(s) for s in rb.seeds if not s.is_file()]
+    if missing:
+        pytest.skip(f"the published texts are not here: {missing} (PROGRESSIVE_SEEDS)")
+
+
+def jurisdictions() -> list[str]:
+    return sorted(RULEBOOKS)
+
+
+def mapped_sections() -> list[tuple[str, str]]:
+    return [(j, s) for j in jurisdictions() for s in RULEBOOKS[j].sections]
+
+
+@pytest.mark.parametrize("jurisdiction", jurisdictions())
+def test_the_copy_is_the_published_text(jurisdiction: str) -> None:
+    rb = RULEBOOKS[jurisdiction]
+    needs_seeds(rb)
+    copied = copied_sections(rb)
+    assert set(copied) == set(rb.sections)
+    for section in copied.values():
+        source_of(rb, section)
+
+
+@pytest.mark.parametrize(
+    ("jurisdiction", "section"), mapped_sections(), ids=[f"{j}-{s}" for j, s in mapped_sections()]
+)
+def test_every_subsection_is_mapped(jurisdiction: str, section: str) -> None:
+    rb = RULEBOOKS[jurisdiction]
+    needs_seeds(rb)
+    copy = copied_sections(rb)[section]
+    _, text = source_of(rb, copy)
+    published_subs = subsections(text)
+    assert in_sequence(published_subs), published_subs
+    assert subsections(copy.body) == published_subs, "the copy lacks a subsection"
+    assert list(rb.sections[section]) == published_subs, "the map lacks a subsection"
+
+
+def test_the_subsections_are_read_as_published() -> None:
+    rb = RULEBOOKS["indiana"]
+    needs_seeds(rb)
+    found = {n: subsections(source_of(rb, s)[1]) for n, s in copied_sections(rb).items()}
     assert found["10-1-1.1"] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
-    assert found["10-1-4"] == ["(1)", "(2)", "(3)"]
+    assert found["10-1-4"] == ["(1)", "(2)", "(3)"]  # a section of numbers, no letters
+    assert found["10-1-6.2"] == ["(a)", "(b)", "(c)"]  # (b)(8)(A)(i) is no subsection (i)
     assert found["10-6-5"][-1] == "(j)" and found["10-7-5"][-1] == "(e)"
+    assert found["10-9-3"] == ["(a)", "(b)", "(c)"]  # "- (c)" in 68 IAC 10
+    assert source_of(rb, copied_sections(rb)["10-12-3"])[0].startswith("003_")
 
 
-@pytest.mark.parametrize("section", sorted(RULEBOOK))
-def test_every_subsection_is_mapped(section: str) -> None:
-    assert list(RULEBOOK[section]) == subsections_in_text()[section]
+def test_a_deletion_from_the_copy_and_the_map_is_missed(tmp_path: Path) -> None:
+    rb = RULEBOOKS["indiana"]
+    needs_seeds(rb)
+    text = rb.text.read_text()
+    gone = re.sub(r"\n\(d\) If the executive director determines.*?\n", "\n", text, flags=re.S)
+    assert gone != text
+    copy = tmp_path / "sections.txt"
+    copy.write_text(gone)
+    section = copied_sections(replace(rb, text=copy))["10-1-3"]
+    # The copy still reads as published (a paragraph fewer), but the seed has its (d).
+    assert source_of(rb, section)
+    assert subsections(section.body) == ["(a)", "(b)", "(c)"]
+    assert subsections(source_of(rb, section)[1]) == ["(a)", "(b)", "(c)", "(d)"]
+    # A paragraph that is not the published text is caught.
+    edited = Section(section.number, section.title, section.body.replace("sixty (60)", "ten (10)"))
+    with pytest.raises(AssertionError, match="not the published text"):
+        source_of(rb, edited)
 
 
-def entries() -> list[tuple[str, Enforced]]:
-    out = [
-        (f"68 IAC {section}{sub}", entry)
-        for section, subs in RULEBOOK.items()
+# --------------------------------------------------------------------------------------------
+# Every rule named exists, and so does every test
+
+
+def entries(rb: Rulebook) -> list[tuple[str, Enforced]]:
+    out: list[tuple[str, Enforced]] = [
+        (f"{rb.clause_prefix} {section}{sub}", entry)
+        for section, subs in rb.sections.items()
         for sub, entry in subs.items()
         if isinstance(entry, Enforced)
     ]
-    return out + [(f"house policy: {name}", entry) for name, entry in HOUSE.items()]
+    return out + [(f"{HOUSE}: {name}", entry) for name, entry in rb.house.items()]
 
 
-@pytest.mark.parametrize(("clause", "entry"), entries(), ids=[c for c, _ in entries()])
-def test_each_mapped_rule_and_test_exists(clause: str, entry: Enforced) -> None:
+def all_entries() -> list[tuple[str, str, Enforced]]:
+    return [(j, clause, e) for j in jurisdictions() for clause, e in entries(RULEBOOKS[j])]
+
+
+@pytest.mark.parametrize(
+    ("jurisdiction", "clause", "entry"),
+    all_entries(),
+    ids=[f"{j}: {c}" for j, c, _ in all_entries()],
+)
+def test_each_mapped_rule_and_test_exists(jurisdiction: str, clause: str, entry: Enforced) -> None:
     assert entry.rules and entry.tests, clause
+    assert set(entry.mutants) <= set(entry.rules), "a mutant for a rule the entry does not name"
     for rule in entry.rules:
-        assert callable(resolve(rule)) or isinstance(resolve(rule), property), rule
+        found = resolve(rule)
+        if rule in entry.mutants:
+            assert callable(resolve(entry.mutants[rule])), entry.mutants[rule]
+            continue
+        # Broken generically: a check that refuses, made to accept everything (a method or a
+        # property as its class holds it).
+        module, _, qualname = rule.partition(":")
+        owner, _, name = qualname.rpartition(".")
+        try:
+            accept(vars(resolve(f"{module}:{owner}"))[name] if owner else found)
+        except MutationError as exc:
+            pytest.fail(f"{clause}: {rule} needs a mutant of its own: {exc}")
     for test in entry.tests:
         path, _, name = test.partition("::")
         module = path.removesuffix(".py").replace("/", ".")
         assert callable(getattr(importlib.import_module(module), name, None)), test
 
 
-def test_a_not_ours_entry_gives_its_reason() -> None:
-    for section, subs in RULEBOOK.items():
+@pytest.mark.parametrize("jurisdiction", jurisdictions())
+def test_a_not_ours_entry_gives_its_reason(jurisdiction: str) -> None:
+    for section, subs in RULEBOOKS[jurisdiction].sections.items():
         for sub, entry in subs.items():
             if isinstance(entry, NotOurs):
                 assert len(entry.reason.split()) >= 4, f"{section}{sub}"
 
 
-def test_house_policies_say_so() -> None:
-    from controller.rules import house
+# --------------------------------------------------------------------------------------------
+# Every rule fails its tests when it stops working
 
-    # Every house policy the rules cite is mapped above to its rule and its tests.
-    cited = {
-        value.removeprefix("house policy: ")
-        for name, value in vars(house).items()
-        if name.endswith("_CLAUSE") and value.startswith("house policy: ")
+# A mutation run: a pytest process of its own, with no workers (the suite's addopts, which
+# ask for them, dropped), stopping at the first failure, its plugins loaded by name (the
+# others, schemathesis's and hypothesis's among them, cost a second or two at every start);
+# PostgreSQL's variants left to the suite itself: a rule is the same Python on either database.
+PYTEST = (
+    sys.executable, "-m", "pytest", "-q", "-x", "-o", "addopts=", "-p", "no:cacheprovider",
+    "-p", "pytest_asyncio.plugin", "-p", "tests.mutation_plugin", "-k", "not postgres",
+)  # fmt: skip
+RUN_TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class Mutation:
+    clauses: tuple[str, ...]  # the entries it serves (10-6-5 and 10-8-5 share theirs)
+    rule: str
+    mutant: str
+    tests: tuple[str, ...]
+
+    def __str__(self) -> str:
+        how = "" if self.mutant == ACCEPT else f" ({self.mutant.rpartition(':')[2]})"
+        return f"{', '.join(self.clauses)}: {self.rule}{how}"
+
+
+def mutations(rb: Rulebook) -> list[Mutation]:
+    """Each rule of each entry, broken alone, against its entry's tests."""
+    found: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+    for clause, entry in entries(rb):
+        for rule in entry.rules:
+            key = (rule, entry.mutants.get(rule, ACCEPT), entry.tests)
+            found.setdefault(key, []).append(clause)
+    return [Mutation(tuple(c), r, m, t) for (r, m, t), c in found.items()]
+
+
+def run_pytest(tests: tuple[str, ...], broken: list[tuple[str, str]]) -> tuple[int, str]:
+    env = {
+        **os.environ,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
+        ENV: json.dumps(broken),
     }
-    assert cited <= set(HOUSE), cited - set(HOUSE)
+    try:
+        done = subprocess.run(
+            [*PYTEST, *tests],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return -1, f"no answer in {RUN_TIMEOUT_S} s"
+    return done.returncode, (done.stdout + done.stderr)[-3000:]
 
-    assert house.TWO_PERSON_CLAUSE.startswith("house policy")
-    assert house.SECOND_SIGNATURE_CLAUSE.startswith("house policy")
-    doc = house.most_credits.__doc__ or ""
-    assert "House policy" in doc and "10-6-5(f)(1)" in doc
-    from controller.rules import odds
+
+# A rule no test of the run exercises: it must survive, or the check cannot tell one.
+CANARY = Mutation(
+    ("canary",),
+    "controller.rules.integrity:check_removal",
+    ACCEPT,
+    ("tests/controller/core/test_money.py::test_rate_inside_range_accepted",),
+)
+
+
+# Two runs at a time; the jurisdictions' checks on one worker, one after the other, so that
+# however many there are, the mutation runs never take more than two processors.
+@pytest.mark.xdist_group("rulebook-mutations")
+@pytest.mark.parametrize("jurisdiction", jurisdictions())
+def test_every_rule_fails_its_tests_when_it_stops_working(jurisdiction: str) -> None:
+    rb = RULEBOOKS[jurisdiction]
+    runs = mutations(rb)
+    every_test = tuple(sorted({t for m in runs for t in m.tests}))
+    started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        control = pool.submit(run_pytest, every_test, [])
+        canary = pool.submit(run_pytest, CANARY.tests, [(CANARY.rule, CANARY.mutant)])
+        running = [(m, pool.submit(run_pytest, m.tests, [(m.rule, m.mutant)])) for m in runs]
+        results = [(m, *done.result()) for m, done in running]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
+    took = (
+        f"{rb.name}: {len(runs)} rules broken one at a time, over {len(entries(rb))} entries, "
+        f"in {time.perf_counter() - started:.0f} s ({cpu:.0f} s of processor time)"
+    )
+    print(took)
+    code, out = control.result()
+    assert code == 0, f"the mapped tests do not all pass as they are:\n{out}"
+    code, out = canary.result()
+    assert code == 0, f"a rule no test exercises was not seen to survive:\n{out}"
+    survived = [str(m) for m, code, _ in results if code == 0]
+    unmade = [f"{m}: exit {code}\n{out}" for m, code, out in results if code not in (0, 1)]
+    assert not survived and not unmade, (
+        f"{took}\nRules that stopped working while their tests still passed:\n  "
+        + ("\n  ".join(survived) or "none")
+        + "\nRuns that could not be made:\n"
+        + ("\n".join(unmade) or "none")
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The rulebook cites its jurisdictions' clauses, or house policy said to be one
+
+
+def rulebook_modules() -> Iterator[ModuleType]:
+    import controller.rules
+
+    for info in pkgutil.walk_packages(controller.rules.__path__, "controller.rules."):
+        yield importlib.import_module(info.name)
+
+
+def cited(module: ModuleType) -> Iterator[tuple[str, str]]:
+    """(name, clause) of every clause the module names: ``*_CLAUSE`` values, or each value
+    of a ``*_CLAUSE`` mapping."""
+    for name, value in vars(module).items():
+        if name.endswith("_CLAUSE") and isinstance(value, str):
+            yield name, value
+        elif name.endswith("_CLAUSE") and isinstance(value, dict):
+            yield from ((f"{name}[{k}]", v) for k, v in value.items())
+
+
+# The jurisdictions whose clause maps live apart from RULEBOOKS (tests/controller/
+# clause_map_new_jersey.py), with the prefix their clauses begin with.
+OTHER_JURISDICTIONS = {"controller.rules.jurisdictions.new_jersey": "N.J.A.C."}
+
+
+def test_every_clause_is_a_jurisdictions_or_house_policy() -> None:
+    wrong = []
+    for module in rulebook_modules():
+        prefixes = [rb.clause_prefix for rb in RULEBOOKS.values() if module.__name__ in rb.modules]
+        prefixes += [p for m, p in OTHER_JURISDICTIONS.items() if module.__name__ == m]
+        for name, clause in cited(module):
+            if not clause.startswith((HOUSE, *prefixes)):
+                wrong.append(f"{module.__name__}.{name} = {clause!r}")
+    assert wrong == [], "neither a jurisdiction's clause nor said to be house policy"
+
+
+def test_house_policies_say_so() -> None:
+    from controller.rules import house, odds
     from controller.settings import Settings
 
-    # Copied from New Jersey: said to be house policy, and configurable with New Jersey's default.
+    policies = [p for rb in RULEBOOKS.values() for p in rb.house.values()]
+    named = {p.clause: resolve(p.clause) for p in policies if p.clause is not None}
+    assert all(value.startswith(HOUSE) for value in named.values()), named
+    # Every house policy the rulebook cites is mapped to its rules and its tests.
+    cited_house = {
+        f"{m.__name__}:{name}": c for m in rulebook_modules() for name, c in cited(m)
+        if c.startswith(HOUSE) and m.__name__ not in OTHER_JURISDICTIONS
+    }  # fmt: skip
+    assert set(cited_house) <= set(named), set(cited_house) - set(named)
+    # A policy that refuses nothing says so where it is written.
+    for policy in policies:
+        if policy.clause is None:
+            assert "House policy" in (resolve(policy.rules[0]).__doc__ or ""), policy.rules[0]
+    doc = house.most_credits.__doc__ or ""
+    assert "House policy" in doc and "10-6-5(f)(1)" in doc
+    # Adopted from New York and New Jersey: said to be house policy, never a rule in force.
+    assert house.RECOVERY_CLAUSE == "house policy adopted from NY 5321.18, NJ 13:69E-1.39B"
     assert odds.JACKPOT_ODDS_CLAUSE.startswith("house policy adopted from NJ 13:69D")
     assert Settings().jackpot_odds_bound == odds.DEFAULT_JACKPOT_ODDS_BOUND == 100_000_000
 

@@ -91,6 +91,11 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
     with pytest.raises(StoreError, match="already approved"):
         await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="late")
     assert rt.states["stud"].armed is not None
+    # Approved, it waits for the link's next jackpot: the next change is filed once it applied.
+    with pytest.raises(RuleViolation, match=f"waits to apply submission {row.submission_id}"):
+        await desk.file_change(
+            link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
+        )
     # Effective date passes while the link accumulates: the rate does not move.
     poll.at = T0 + 31 * DAY_US
     await rt.apply_readings([poll.reading("t1", 5), poll.reading("t2", 5)])
@@ -161,6 +166,10 @@ async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> No
     await desk.approve(again.submission_id, reviewer="agent", role=AGENT)
     assert not rt.is_live("stud", T0)
     assert rt.is_live("stud", T0 + 60 * DAY_US)
+    # Approved once: never filed as new again.
+    with pytest.raises(RuleViolation, match="already approved") as caught:
+        await desk.file_new_link("stud", filed_by="sup", override="letter ED-2")
+    assert caught.value.clause == "68 IAC 10-1-3(c)(4), 10-1-4(3)"
     rt3 = LinkRuntime(store, clock)
     await rt3.load()
     assert rt3.is_live("stud", T0 + 60 * DAY_US) and not rt3.is_live("stud", T0)

@@ -50,12 +50,15 @@ DRAW = GameRules(
     default_lines=DEFAULT_LINES,
     count=count,
     judge=five_card.judge_for(RANKING),
-    judged_on="the player's five cards dealt before the draw",
-    # The table judges the hand the player holds after the draw, and which cards a player
-    # draws to is the player's choice: no strategy-free exact figure exists for it.
+    # Play follows patent 5,725,216 (68 IAC 10-8-4(a), 10-8-5(j)): the player draws, and the
+    # hand the player holds after the draw is the hand of the game, the one its bonus payment
+    # hands (10-8-1(d)(1), 10-8-4(b)) and the progressive are judged on; the table reports
+    # it. Which cards a player draws to is the player's choice, so the odds of that hand have
+    # no exact figure: the par sheet counts the five cards as dealt and says so.
+    judged_on="the player's five cards after the draw",
     assumption=(
-        "the table judges the side bet on the hand after the draw, which depends on what the "
-        "player keeps; these figures are computed on the five cards dealt before the draw"
+        "the odds after the draw depend on which cards each player chooses to draw; these "
+        "figures count the five cards as dealt, as if the player drew none"
     ),
     deals_are=five_card.DEALS_ARE,
     register=RegisterFields(cards_per_hit=5),

@@ -21,6 +21,7 @@ from controller.core.reducer.configuration import due_change, take_effect
 from controller.core.reducer.level_hits import at_reset, pay_envy
 from controller.core.reducer.levels import level_key
 from controller.core.reducer.state import (
+    ArmedChange,
     EntryKind,
     Hit,
     HitClaim,
@@ -313,7 +314,8 @@ def _award(
                 table_id=tid,
                 hit_id=h.hit_id,
                 # When the controller saw it and where it stands among the link's hits: the
-                # sealed record of the order of near-simultaneous wins (NY 5321.18).
+                # sealed record of the order of near-simultaneous wins (house policy after
+                # NY 5321.18).
                 details={
                     "seen_at_us": at_us,
                     "round": c.round,
@@ -347,18 +349,24 @@ def _award(
         # A link of levels, or a classic link becoming one at this very reset.
         at_reset(b, index, at_us, tid, f"{b.levels[index].config.name} won at table {tid}")
     elif line.resets_meter:
-        if due is not None and due.reset_cents is not None:
-            take_effect(b, due, at_us, reset=True)
-        reset_cents = b.state.reset_cents
-        # 68 IAC 10-6-5(i), 10-8-5(i): reset to the reset amount at once and play on.
-        b.emit(
-            EntryKind.JACKPOT_RESET,
-            at_us,
-            cents_to_units(reset_cents),
-            f"jackpot won at table {tid}: meter reset with {format_cents(reset_cents)}",
-            table_id=tid,
-        )
-        b.fields["jackpot_won_since_rate_set"] = True
-        if due is not None:
-            take_effect(b, due, at_us, reset=False)
+        reset_after_jackpot(b, due, at_us, tid)
     return order
+
+
+def reset_after_jackpot(b: Builder, due: ArmedChange | None, at_us: int, tid: str) -> None:
+    """68 IAC 10-6-5(i), 10-8-5(i): a classic link's jackpot was won at table ``tid``: the
+    meter resets to the reset amount at once (an approved change of it, ``due`` now, first)
+    and play goes on; the jackpot counts as won for 10-1-1.1(d)."""
+    if due is not None and due.reset_cents is not None:
+        take_effect(b, due, at_us, reset=True)
+    reset_cents = b.state.reset_cents
+    b.emit(
+        EntryKind.JACKPOT_RESET,
+        at_us,
+        cents_to_units(reset_cents),
+        f"jackpot won at table {tid}: meter reset with {format_cents(reset_cents)}",
+        table_id=tid,
+    )
+    b.fields["jackpot_won_since_rate_set"] = True
+    if due is not None:
+        take_effect(b, due, at_us, reset=False)

@@ -34,8 +34,8 @@ def apply_readings(state: LinkState, readings: Sequence[TableReading]) -> Outcom
     That order is the link's policy for hits at different tables: they never share. The hit
     seen first is settled first, and a later one is paid from what the meter holds after the
     earlier award and reset, each recorded with when it was seen and its place in that order
-    (NY 5321.18: the order of near-simultaneous wins is recorded). Only winners at one table in
-    one round share, under the link's ``hit_policy``.
+    (house policy after NY 5321.18: the order of near-simultaneous wins is recorded). Only
+    winners at one table in one round share, under the link's ``hit_policy``.
     """
     b = Builder(state)
     if needs_arming(state.levels):

@@ -3,6 +3,7 @@ bound on a jackpot's odds."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from fractions import Fraction
 from itertools import combinations
@@ -137,7 +138,10 @@ def test_caribbean_draw_states_its_assumption() -> None:
         default_paytable(Game.CARIBBEAN_DRAW), wagers_cents=[100], reset_cents=1, meter_cents=1
     )
     assert sheet["assumption"] == ASSUMPTION[Game.CARIBBEAN_DRAW]
-    assert "before the draw" in sheet["judged_on"] and "after the draw" in sheet["assumption"]
+    # Judged on the hand after the draw (68 IAC 10-8-4(a)), and the sheet says nothing else.
+    assert sheet["judged_on"] == "the player's five cards after the draw"
+    assert "as if the player drew none" in sheet["assumption"]
+    assert "before the draw" not in json.dumps(sheet)
     stud = par_sheet_dict(
         default_paytable(Game.CARIBBEAN_STUD), wagers_cents=[100], reset_cents=1, meter_cents=1
     )

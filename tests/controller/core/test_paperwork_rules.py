@@ -1,6 +1,9 @@
-"""Devices removed from play in the engine, and the rules of corrections and retention."""
+"""Devices removed from play in the engine and on the record, and the rules of corrections,
+recoveries and retention."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
@@ -18,9 +21,14 @@ from controller.core.reducer import (
     remove_from_play,
     return_to_play,
 )
+from controller.paperwork.integrity import DeviceRemoval, Employee, RemedialAction
 from controller.rules import RuleViolation
-from controller.rules.house import check_correction_approval
-from controller.rules.integrity import INTEGRITY_RETENTION_YEARS, check_return_to_play
+from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval, check_recovery
+from controller.rules.integrity import (
+    INTEGRITY_RETENTION_YEARS,
+    check_return_to_play,
+    check_verification,
+)
 from controller.rules.jurisdictions import INDIANA
 from controller.rules.records import (
     METER_RETENTION_YEARS,
@@ -107,6 +115,8 @@ def test_a_correction_needs_a_second_different_person():
 
 
 def test_a_reduction_request_needs_a_reason_and_a_document():
+    with pytest.raises(RuleViolation, match="must change the meter"):
+        check_correction_request(delta_units=0, reason="glitch", document_sha256="ab")
     with pytest.raises(RuleViolation, match="supporting document"):
         check_correction_request(delta_units=-1, reason="glitch", document_sha256=None)
     with pytest.raises(RuleViolation, match="reason"):
@@ -123,11 +133,87 @@ def test_return_to_play_needs_remedial_action_and_verification():
 
 
 def test_retention_periods_can_only_lengthen():
+    # As the texts say, not as the rulebook's constants say: meter records five (5) years
+    # (68 IAC 10-6-5(d), 10-8-5(d)), records of devices removed from play one (1) year
+    # (10-1-6.2(c)(1)). A rulebook that kept either for less fails here.
+    assert (METER_RETENTION_YEARS, INTEGRITY_RETENTION_YEARS) == (5, 1)
     with pytest.raises(RuleViolation, match=r"10-6-5\(d\)"):
-        check_retention_years(meter_years=METER_RETENTION_YEARS - 1, integrity_years=1)
+        check_retention_years(meter_years=4, integrity_years=1)
     with pytest.raises(RuleViolation, match=r"10-1-6.2\(c\)"):
-        check_retention_years(meter_years=5, integrity_years=INTEGRITY_RETENTION_YEARS - 1)
+        check_retention_years(meter_years=5, integrity_years=0)
+    assert check_retention_years(meter_years=5, integrity_years=1) == (5, 1)
     assert check_retention_years(meter_years=7, integrity_years=2) == (7, 2)
     with pytest.raises(RuleViolation, match="cannot be shortened"):
         check_retention_not_shortened(name="meter", years=6, recorded_years=7)
     assert check_retention_not_shortened(name="meter", years=8, recorded_years=7) == 8
+
+
+def removal() -> DeviceRemoval:
+    return DeviceRemoval(
+        questioned_at_us=T0,
+        device_type="Caribbean Stud table controller",
+        manufacturer_serial_number=None,
+        commission_registration_number="IGC-77",
+        malfunction_reason="the bet sensor of seat 3 counts twice",
+    )
+
+
+def test_a_removal_is_recorded_with_its_facts_when_questioned():
+    # 68 IAC 10-1-6.2(b)(1)-(3), (5): when it was questioned, the type of device, the
+    # commission's registration number (the manufacturer's serial number only "if any") and
+    # why it was not functioning properly.
+    removal().check(T0)
+    for name in ("device_type", "commission_registration_number", "malfunction_reason"):
+        with pytest.raises(RuleViolation, match=name.replace("_", " ")) as caught:
+            replace(removal(), **{name: "  "}).check(T0)
+        assert caught.value.clause == "68 IAC 10-1-6.2"
+    with pytest.raises(RuleViolation, match="questioned in the future"):
+        removal().check(T0 - 1)
+
+
+def test_a_remedial_action_and_its_verification_are_recorded_whole():
+    tech = Employee(printed_name="T. Tech", signature="T.T.", occupational_license_number="L-1")
+    RemedialAction(description="replaced the seat 3 sensor", employees=[tech]).check()
+    # (b)(6): what was done; (b)(7): every employee's name, signature and license number.
+    with pytest.raises(RuleViolation, match="says what was done"):
+        RemedialAction(description=" ", employees=[tech]).check()
+    with pytest.raises(
+        RuleViolation, match=r"occupational license number \(68 IAC 10-1-6.2\(b\)\(7\)"
+    ):
+        RemedialAction(
+            description="replaced it", employees=[replace(tech, occupational_license_number="")]
+        ).check()
+    with pytest.raises(RuleViolation, match="names who took it"):
+        RemedialAction(description="replaced it").check()
+    # (b)(8): an outside company's name, address and telephone, and who did the work.
+    with pytest.raises(RuleViolation, match=r"\(b\)\(8\)"):
+        RemedialAction(description="fixed", outside_company_name="Acme").check()
+    RemedialAction(
+        description="fixed",
+        outside_company_name="Acme",
+        outside_company_address="2 Road",
+        outside_company_telephone="555-0101",
+        outside_individuals=["B. Smith"],
+    ).check()
+    # (b)(9): a verification says what was checked, after a remedial action.
+    with pytest.raises(RuleViolation, match="states what was checked"):
+        check_verification(verification=" ", remedial_actions=1)
+    with pytest.raises(RuleViolation, match="after a remedial action") as caught:
+        check_verification(verification="100 test rounds", remedial_actions=0)
+    assert caught.value.clause == "68 IAC 10-1-6.2(b)(9)"
+    check_verification(verification="100 test rounds", remedial_actions=1)
+
+
+def test_a_recovery_states_its_reason_and_takes_two_people():
+    check_recovery(reason="counters edited", by="ann", approved_by="bob")
+    with pytest.raises(RuleViolation) as caught:
+        check_recovery(reason=" ", by="ann", approved_by="bob")
+    # A house policy, said to be one wherever the refusal is shown.
+    assert str(caught.value) == (
+        "a recovery states its reason (house policy adopted from NY 5321.18, NJ 13:69E-1.39B)"
+    )
+    with pytest.raises(RuleViolation, match="names who asks and who approves"):
+        check_recovery(reason="counters edited", by="ann", approved_by=" ")
+    with pytest.raises(RuleViolation, match="cannot also approve") as caught:
+        check_recovery(reason="counters edited", by="ann", approved_by="ANN ")
+    assert caught.value.clause == TWO_PERSON_CLAUSE

@@ -60,6 +60,20 @@ def test_a_rate_change_before_any_jackpot_is_refused() -> None:
     assert caught.value.clause == "68 IAC 10-1-1.1(d)"
 
 
+def test_a_change_gives_what_it_changes() -> None:
+    # 68 IAC 10-1-1.1(e)(3)-(4): a change files the new rate or reset amount itself; a new
+    # link is filed with its tables (their games and locations), not as a change.
+    for proposal, why in (
+        (Proposal(kind=K.RATE_CHANGE), "names the new rate"),
+        (Proposal(kind=K.RATE_CHANGE, rate_bp=8000), "already plays at 80"),
+        (Proposal(kind=K.RESET_CHANGE), "names the new reset amount"),
+        (Proposal(kind=K.NEW_LINK, rate_bp=8000, reset_cents=1_000_00), "with its tables"),
+    ):
+        with pytest.raises(RuleViolation, match=why) as caught:
+            check_change(link(), proposal)
+        assert caught.value.clause == "68 IAC 10-1-1.1(e)"
+
+
 def test_a_reset_change_and_a_paytable_change_do_not_wait_for_a_jackpot() -> None:
     state = link(jackpot_won=False)
     check_change(state, Proposal(kind=K.RESET_CHANGE, reset_cents=2_000_00))

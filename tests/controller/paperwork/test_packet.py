@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from dataclasses import replace
 
 from controller.core.games import Game, default_paytable, make_paytable
 from controller.paperwork.governance import (
@@ -126,6 +127,42 @@ def test_the_pdf_prints_the_par_sheet() -> None:
         assert shown in text, shown
 
 
+def test_the_packet_gives_each_table_s_game_location_rate_and_reset() -> None:
+    # 68 IAC 10-1-1.1(e)(1)-(4): the type of each game on the link, its location, its rate of
+    # progression and its reset amount, as they will be once the change is approved.
+    def at(table_id: str, location: str, link_id: str = "link") -> TableFacts:
+        return replace(
+            table(table_id, game=Game.CARIBBEAN_STUD, link_id=link_id, denomination_cents=500),
+            location=location,
+        )
+
+    floor = [at("t1", "pit 2, by the cage"), at("t2", "high limit room"), at("t3", "pit 9", "x")]
+    for proposal, rate, reset in (
+        (Proposal(kind=K.RATE_CHANGE, rate_bp=8_500), "85.00 %", 10_000_00),
+        (Proposal(kind=K.RESET_CHANGE, reset_cents=12_500_00), "80.00 %", 12_500_00),
+    ):
+        packet = build_packet(replace(facts(Game.CARIBBEAN_STUD, proposal), floor_tables=floor))
+        games = packet["progressive_games"]
+        assert games["clause"] == "68 IAC 10-1-1.1(e)"
+        assert [
+            (g["game_type"], g["table_id"], g["location"], g["reset_cents"]) for g in games["games"]
+        ] == [
+            ("Caribbean Stud Poker", "t1", "pit 2, by the cage", reset),
+            ("Caribbean Stud Poker", "t2", "high limit room", reset),
+        ]
+        assert {g["rate_bp"] for g in games["games"]} == {proposal.rate_bp or 8_000}
+        text = pdf_text(packet_pdf(packet))
+        assert "Progressive games on the link (68 IAC 10-1-1.1(e)(1)-(4))" in text
+        for shown in (
+            "t1 (T1)",
+            "pit 2, by the cage",
+            "high limit room",
+            rate,
+            f"${reset // 100:,}.00",
+        ):
+            assert shown in text, shown
+
+
 def test_a_new_link_has_only_a_proposed_par_sheet_and_draw_says_what_it_assumes() -> None:
     proposal = Proposal(
         kind=K.NEW_LINK,
@@ -138,9 +175,12 @@ def test_a_new_link_has_only_a_proposed_par_sheet_and_draw_says_what_it_assumes(
     assert par["current"] is None and par["jackpot_odds_bound"] is None
     # No meter given: the figures are at the reset amount.
     assert par["proposed"]["meter_cents"] == 5_000_00
-    assert "after the draw" in par["proposed"]["assumption"]
+    assert "as if the player drew none" in par["proposed"]["assumption"]
     text = pdf_text(packet_pdf(packet))
-    assert "Assumption: the table judges the side bet on the hand after the draw" in text
+    # Judged after the draw, the odds counted on the cards as dealt: one thing, said once.
+    assert "Judged on the player's five cards after the draw" in text
+    assert "Assumption: the odds after the draw depend on which cards" in text
+    assert "before the draw" not in text and "before the draw" not in json.dumps(packet)
     assert "Par sheet (current paytable)" not in text
 
 

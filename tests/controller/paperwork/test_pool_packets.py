@@ -154,7 +154,8 @@ def test_a_mixed_stud_and_draw_link_has_a_par_sheet_per_game() -> None:
     assert set(by_game) == {"caribbean_stud", "caribbean_draw"}
     draw_sheet = by_game["caribbean_draw"]
     assert [w["wager_cents"] for w in draw_sheet["by_wager"]] == [500]  # the Draw table's bet
-    assert "after the draw" in draw_sheet["assumption"]
+    assert draw_sheet["judged_on"] == "the player's five cards after the draw"
+    assert "as if the player drew none" in draw_sheet["assumption"]
     assert draw_sheet["lines"][0]["pays"] == "50% of level 1 (Grand)"
     kinds = {g["table_id"]: g["game_type"] for g in packet["progressive_games"]["games"]}
     assert kinds == {"t1": "Caribbean Stud Poker", "d1": "Caribbean Draw Poker"}
