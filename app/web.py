@@ -176,6 +176,9 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import submissions
 
     app.include_router(submissions.router)
+    from app.api import software
+
+    app.include_router(software.router)
     from app import metrics
 
     app.include_router(metrics.router)

@@ -94,8 +94,8 @@ def digest_of(path: Path) -> str:
 class Manifest:
     path: Path
     files: dict[str, str]  # relative path -> sha256 hex
-    made_at: str
-    version: str
+    made_at: str  # when the file was written (its modification time)
+    version: str  # the release it was made of
     sha256: str  # of the manifest file itself, to compare with the one a release publishes
 
 
@@ -112,15 +112,11 @@ def make_manifest(path: Path, root: Path = ROOT) -> Manifest:
     path = path.absolute()
     inside = path.relative_to(root).as_posix() if path.is_relative_to(root) else None
     files = {rel: digest_of(root / rel) for rel in installed_files(root) if rel != inside}
-    made_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     made_by = _version()
-    document = {
-        "format": FORMAT,
-        "digest": DIGEST,
-        "made_at": made_at,
-        "version": made_by,
-        "files": files,
-    }
+    # Nothing in it but the release and its files: the same release makes the same manifest,
+    # byte for byte, wherever it is installed, so its own digest can be compared with the one
+    # published with the release.
+    document = {"format": FORMAT, "digest": DIGEST, "version": made_by, "files": files}
     data = (json.dumps(document, indent=1, sort_keys=True) + "\n").encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -135,7 +131,15 @@ def make_manifest(path: Path, root: Path = ROOT) -> Manifest:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return Manifest(path, files, made_at, made_by, hashlib.sha256(data).hexdigest())
+    return Manifest(path, files, _written_at(path), made_by, hashlib.sha256(data).hexdigest())
+
+
+def _written_at(path: Path) -> str:
+    try:
+        at = path.stat().st_mtime
+    except OSError:
+        return ""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _bad(path: Path, why: str) -> ManifestError:
@@ -182,7 +186,7 @@ def read_manifest(path: Path) -> Manifest:
     return Manifest(
         path,
         dict(files),
-        str(document.get("made_at", "")),
+        _written_at(path),
         str(document.get("version", "")),
         hashlib.sha256(data).hexdigest(),
     )
@@ -199,6 +203,8 @@ class SoftwareCheck:
     problem: str | None  # why the manifest could not be used
     seconds: float  # how long the check took
     fault: str | None  # the rulebook's verdict: None when the software passes
+    made_at: str = ""  # when the manifest was written
+    version: str = ""  # of the release it was made of, as it says
 
     @property
     def passed(self) -> bool:
@@ -253,4 +259,6 @@ def verify_install(path: Path, root: Path = ROOT) -> SoftwareCheck:
         None,
         time.perf_counter() - started,
         software_fault(manifest=str(path), problem=None, mismatches=mismatches),
+        manifest.made_at,
+        manifest.version,
     )

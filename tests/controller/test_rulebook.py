@@ -42,6 +42,9 @@ SUPER_SEVENS = "tests/controller/core/test_super_sevens.py"
 GAME_MODULES = "tests/controller/core/test_game_modules.py"
 LEVELS = "tests/controller/core/test_levels.py"
 ANNOUNCEMENTS = "tests/controller/core/test_announcements.py"
+SELF_CHECK = "tests/controller/test_self_check.py"
+SELF_CHECK_CLI = "tests/app/test_self_check_cli.py"
+SELF_CHECK_WEB = "tests/web/test_self_check.py"
 
 # 68 IAC 10-6-5 and 10-8-5 say the same for their games (Caribbean Stud, Caribbean Draw).
 _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
@@ -329,6 +332,26 @@ HOUSE: dict[str, Enforced] = {
             "tests/web/test_api_slips_reports.py::test_slip_and_tax_form_of_a_royal_flush",
         ),
     ),
+    # Adopted from NY 5321.18, Mississippi 13-8-2.9 and NJ 13:69O-1.5(c): the controller's
+    # check of its own software at start, every 24 hours and on demand (Indiana asks none).
+    "software self-check": Enforced(
+        (
+            "controller.rules.software:software_fault",
+            "controller.rules.software:check_software",
+            "controller.rules.software:check_interval",
+            "controller.rules.software:check_digest",
+            "controller.rules.software:held_reason",
+            "controller.rules.software:check_recoverable",
+        ),
+        (
+            f"{SELF_CHECK}::test_the_rule_names_the_first_file_and_how_many",
+            f"{SELF_CHECK}::test_checked_at_least_every_24_hours_with_a_digest_strong_enough",
+            f"{SELF_CHECK}::test_an_edited_missing_or_added_file_fails_the_check",
+            f"{SELF_CHECK_CLI}::test_run_refuses_to_start_on_an_edited_file_naming_it",
+            f"{SELF_CHECK_WEB}::test_a_check_on_demand_that_fails_holds_every_link_until_recovered",
+            f"{SELF_CHECK_WEB}::test_the_schedule_finds_a_mismatch_while_running",
+        ),
+    ),
     # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
     "jackpot odds bound": Enforced(
         ("controller.rules.odds:check_jackpot_odds", "controller.rules.filing:check_paytable"),
@@ -424,6 +447,11 @@ def test_house_policies_say_so() -> None:
 
     # Copied from New Jersey: said to be house policy, and configurable with New Jersey's default.
     assert odds.JACKPOT_ODDS_CLAUSE.startswith("house policy adopted from NJ 13:69D")
+    # The self-check follows New York's, Mississippi's and New Jersey's texts, as house policy.
+    from controller.rules import software
+
+    assert software.SOFTWARE_CLAUSE.startswith("house policy adopted from NY 5321.18")
+    assert "68 IAC 10 asks for no such check" in (software.__doc__ or "")
     assert Settings().jackpot_odds_bound == odds.DEFAULT_JACKPOT_ODDS_BOUND == 100_000_000
 
 
@@ -431,10 +459,13 @@ def test_house_policies_say_so() -> None:
 # Only the rulebook cites a clause in a value or raises a refusal
 
 # A clause as a value: "68 IAC ...", a section with a subsection ("10-1-1.1(", "10-7-5 ("), or
-# the other jurisdictions' sections the rulebook adopts. Comments and docstrings may cite a
+# the other jurisdictions' sections the rulebook adopts (New York's, New Jersey's, and
+# Mississippi's for the software self-check). Comments and docstrings may cite a
 # clause (they say where a rule comes from); every other string literal, f-strings' text
 # included, may not: a clause in a value is a rule restated.
-CLAUSE = re.compile(r"68 IAC|\b10-\d{1,2}-\d+(?:\.\d+)?\s*\(|NY 5321|NJ 13:69[DE]")
+CLAUSE = re.compile(
+    r"68 IAC|\b10-\d{1,2}-\d+(?:\.\d+)?\s*\(|NY 5321|NJ 13:69[DEO]|Mississippi 13-8"
+)
 SOURCE_ROOTS = ("app", "controller", "link_adapters", "bench")
 RULEBOOK_DIR = ROOT / "controller" / "rules"
 
