@@ -159,21 +159,21 @@ class FloorState(Collector):
         if check is not None and check.last is not None:
             # The check of the installed software against its manifest (the
             # ProgressiveSoftwareMismatch alert): a failure holds every link.
-            last = check.last
+            record = check.last
             yield GaugeMetricFamily(
                 "progressive_software_check_failed",
                 "1 when the last check of the installed software against its manifest failed",
-                value=0 if last.result.passed else 1,
+                value=0 if record.result.passed else 1,
             )
             yield GaugeMetricFamily(
                 "progressive_software_check_timestamp_seconds",
                 "When the installed software was last checked against its manifest",
-                value=last.at_us / 1e6,
+                value=record.at_us / 1e6,
             )
             yield GaugeMetricFamily(
                 "progressive_software_check_mismatched_files",
                 "Installed files that did not match the manifest at the last check",
-                value=len(last.result.mismatches),
+                value=len(record.result.mismatches),
             )
             yield CounterMetricFamily(
                 "progressive_software_checks_failed",
