@@ -66,9 +66,17 @@ class CheckRecord:
             "manifest_sha256": r.manifest_sha256,
             "files": r.files,
             "mismatched": len(r.mismatches),
-            "mismatches": [f"{path} {what}" for path, what in r.mismatches[:AUDITED_MISMATCHES]],
             "took_ms": round(r.seconds * 1000),
-            **({"fault": r.fault} if r.fault is not None else {}),
+            **(
+                {
+                    "fault": r.fault,
+                    "mismatches": [
+                        f"{path} {what}" for path, what in r.mismatches[:AUDITED_MISMATCHES]
+                    ],
+                }
+                if r.fault is not None
+                else {}
+            ),
         }
 
 

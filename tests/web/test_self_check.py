@@ -31,14 +31,14 @@ LINKS = {"stud": (Game.CARIBBEAN_STUD, 2), "lir": (Game.LET_IT_RIDE_BONUS, 1)}
 TAMPERED = "app/web.py"
 
 
-def _manifest(tree_manifest: Path, folder: Path) -> Path:
+def manifest_copy(tree_manifest: Path, folder: Path) -> Path:
     """A manifest of the tree under test the test may change, in ``folder``."""
     path = folder / MANIFEST_NAME
     shutil.copy(tree_manifest, path)
     return path
 
 
-def _as_if_edited(manifest: Path, path: str = TAMPERED) -> bytes:
+def as_if_edited(manifest: Path, path: str = TAMPERED) -> bytes:
     """Change one file's digest in the manifest, as an edit of that file would make it differ;
     the manifest as it was."""
     before = manifest.read_bytes()
@@ -56,7 +56,7 @@ def _told_no_side_bets(wf: WebFloor, link_id: str) -> bool:
 async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
     tmp_path: Path, tree_manifest: Path
 ) -> None:
-    manifest = _manifest(tree_manifest, tmp_path)
+    manifest = manifest_copy(tree_manifest, tmp_path)
     settings = settings_in(tmp_path).model_copy(update={"manifest_file": manifest})
     async with (
         web_floor(tmp_path, links=LINKS, settings=settings) as wf,
@@ -73,7 +73,7 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
         assert ready["software"]["manifest"] == str(manifest)
         assert not _told_no_side_bets(wf, "stud")
 
-        original = _as_if_edited(manifest)
+        original = as_if_edited(manifest)
         answer = await http.post("/api/v1/self-check", headers=admin)
         assert answer.status_code == 200, answer.text
         found = answer.json()
@@ -143,7 +143,7 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
 async def test_the_schedule_finds_a_mismatch_while_running(
     tmp_path: Path, tree_manifest: Path
 ) -> None:
-    manifest = _manifest(tree_manifest, tmp_path)
+    manifest = manifest_copy(tree_manifest, tmp_path)
     settings = settings_in(tmp_path).model_copy(
         update={"manifest_file": manifest, "self_check_interval_s": 0.2}
     )
@@ -153,7 +153,7 @@ async def test_the_schedule_finds_a_mismatch_while_running(
         await check.wait_for_checks(2)  # the start's, then the schedule's
         assert check.last is not None and check.last.result.passed
         assert wf.service.runtime.inoperable == {}
-        _as_if_edited(manifest, "controller/runtime/poller.py")
+        as_if_edited(manifest, "controller/runtime/poller.py")
         await wait_until(lambda: wf.service.runtime.inoperable.keys() == {"stud", "lir"})
         assert check.last.why == "schedule"
         assert "controller/runtime/poller.py differs" in wf.service.runtime.inoperable["stud"]
