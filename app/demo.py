@@ -46,6 +46,7 @@ from app.serve import serve
 from app.web import create_app
 from controller.access.users import Role, ensure_demo_users
 from controller.core.reducer import LinkState
+from controller.manifest import default_manifest, make_manifest
 from controller.paperwork.checkpoints import make_key_pair
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.clock import SystemClock
@@ -67,6 +68,7 @@ __all__ = [
     "DemoPlan",
     "build_simulator",
     "demo_floor",
+    "demo_manifest",
     "demo_settings",
     "plan_for",
     "prepare",
@@ -75,6 +77,8 @@ __all__ = [
 
 US = 1_000_000
 BOARD_EVERY_S = 15.0  # how often the board is printed
+# The manifest the demo makes in its folder when the installation has none.
+DEMO_MANIFEST = "progressive-demo-manifest.json"
 
 
 class DemoError(RuntimeError):
@@ -124,6 +128,39 @@ def demo_settings(folder: Path, jurisdiction: str | None = None) -> Settings:
     )
 
 
+def demo_manifest(
+    settings: Settings,
+    folder: Path,
+    say: Callable[[str], None],
+    *,
+    installed: Path | None = None,
+) -> Settings:
+    """The manifest the demo's controller checks its software against, as every controller
+    does before it starts: the one ``PROGRESSIVE_MANIFEST_FILE`` names, else the installation's
+    (``installed``: next to the packages) when there is one. Without either, the demo makes
+    its own in its folder the first time, and says so loudly: made of the code as it is, it
+    shows only what changes after; it says nothing of whether this code is a release."""
+    if settings.manifest_file is not None:
+        return settings
+    installed = installed or default_manifest()
+    if installed.exists():
+        return settings.model_copy(update={"manifest_file": installed})
+    own = folder / DEMO_MANIFEST
+    if not own.exists():
+        made = make_manifest(own)
+        for line in (
+            f"!! NO MANIFEST of the installed software at {installed}: the demo made its own, "
+            f"{own}",
+            f"!! ({len(made.files)} files, sha256 {made.sha256}), of the code as it is now. Its "
+            "self-check shows a file changed from now on; it says nothing of whether this code "
+            "is a release.",
+            "!! A real installation makes its manifest when a release is installed: "
+            "`progressive self-check --make` (see the README, Deploying).",
+        ):
+            say(line)
+    return settings.model_copy(update={"manifest_file": own})
+
+
 async def prepare(
     settings: Settings, at_us: int, plan: DemoPlan
 ) -> tuple[dict[str, LinkState], list[Any]]:
@@ -151,7 +188,9 @@ async def prepare(
 
 
 async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> None:
-    settings = demo_settings(options.folder, options.jurisdiction)
+    settings = demo_manifest(
+        demo_settings(options.folder, options.jurisdiction), options.folder, say
+    )
     law = settings.law
     plan = plan_for(law)
     stop = asyncio.Event()

@@ -1,6 +1,7 @@
 """The metrics read from the service's memory when Prometheus scrapes: each table's poll
 counts and state, each link's tables, meter, approval and display clients, the display feed's
-refusals and the change feed (the names are listed in ``app.metrics``)."""
+refusals, the check of the installed software and the change feed (the names are listed in
+``app.metrics``)."""
 
 from __future__ import annotations
 
@@ -154,6 +155,31 @@ class FloorState(Collector):
             for reason, n in sorted(m.ws_refused.items()):
                 refused.add_metric([reason], n)
             yield refused
+        check = service.self_check
+        if check is not None and check.last is not None:
+            # The check of the installed software against its manifest (the
+            # ProgressiveSoftwareMismatch alert): a failure holds every link.
+            record = check.last
+            yield GaugeMetricFamily(
+                "progressive_software_check_failed",
+                "1 when the last check of the installed software against its manifest failed",
+                value=0 if record.result.passed else 1,
+            )
+            yield GaugeMetricFamily(
+                "progressive_software_check_timestamp_seconds",
+                "When the installed software was last checked against its manifest",
+                value=record.at_us / 1e6,
+            )
+            yield GaugeMetricFamily(
+                "progressive_software_check_mismatched_files",
+                "Installed files that did not match the manifest at the last check",
+                value=len(record.result.mismatches),
+            )
+            yield CounterMetricFamily(
+                "progressive_software_checks_failed",
+                "Checks of the installed software that failed since the process started",
+                value=check.failures,
+            )
         feed = service.change_feed
         if feed is not None:  # PostgreSQL: following the other processes' commits
             yield GaugeMetricFamily(

@@ -42,6 +42,11 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
   every heartbeat leaves from this loop: a lag near that timeout is a floor about to stop.
 * ``progressive_ledger_verification_failed`` 1 when the last verification found a broken
   chain; ``progressive_ledger_verification_timestamp_seconds`` when it ran (0: not yet)
+* ``progressive_software_check_failed`` 1 when the last check of the installed software
+  against its manifest failed (every link is then inoperable);
+  ``progressive_software_check_timestamp_seconds`` when it ran (at start, then at least every
+  24 hours); ``progressive_software_check_mismatched_files`` how many files did not match;
+  ``progressive_software_checks_failed_total`` failed checks since the process started
 """
 
 from __future__ import annotations

@@ -126,18 +126,28 @@ def create_app(service: FloorService) -> FastAPI:
     @app.get(
         "/readyz",
         tags=["health"],
-        summary="Database reachable and every link polled recently",
+        summary="Database reachable, every link polled recently, the software passing its check",
         responses={503: {"description": "not ready, with the reasons"}},
     )
     async def readyz() -> JSONResponse:
         problems = await service.readiness()
         notes = service.readiness_notes() if service.started else {}
+        # The last check of the installed software against its manifest: state, when, and the
+        # files that do not match.
+        software = service.software()
         if problems:
             return JSONResponse(
                 status_code=503,
-                content={"status": "not ready", "problems": problems, "notes": notes},
+                content={
+                    "status": "not ready",
+                    "problems": problems,
+                    "notes": notes,
+                    "software": software,
+                },
             )
-        return JSONResponse(content={"status": "ready", "problems": {}, "notes": notes})
+        return JSONResponse(
+            content={"status": "ready", "problems": {}, "notes": notes, "software": software}
+        )
 
     # Pages' scripts and styles: plain files, no build step.
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -166,6 +176,9 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import submissions
 
     app.include_router(submissions.router)
+    from app.api import software
+
+    app.include_router(software.router)
     from app import metrics
 
     app.include_router(metrics.router)

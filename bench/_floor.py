@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import TableReading
+from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.paperwork.checkpoints import load_private_key, make_key_pair
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.anchoring import Checkpointer
@@ -151,6 +152,12 @@ def pool_rows(levels: int) -> dict[str, Any]:
 
 CHECKPOINT_EVERY_S = 5.0
 CHECKPOINTERS: list[Checkpointer] = []  # stopped by stop_checkpoints()
+
+
+def bench_manifest(folder: Path) -> Path:
+    """The manifest of the tree the benchmark runs, made in its folder: a controller checks its
+    installed software against one before it starts, as in production."""
+    return make_manifest(folder / MANIFEST_NAME).path
 
 
 async def stop_checkpoints() -> int:

@@ -36,7 +36,7 @@ from pymodbus.client import AsyncModbusTcpClient
 
 from app.serve import serve
 from app.web import create_app
-from bench._floor import HOST, READ_COUNT, READ_START, median, ms, verdict
+from bench._floor import HOST, READ_COUNT, READ_START, bench_manifest, median, ms, verdict
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
@@ -156,6 +156,7 @@ async def main() -> int:
                 database_url=f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}",
                 ledger_key_file=Path(tmp) / "bench-ledger.key",
                 notice_override="benchmark floor",
+                manifest_file=bench_manifest(Path(tmp)),
             )
             service = FloorService(settings, floor=floor, migrate=True, create_key=True)
             async with serve(create_app(service), port=0) as served:

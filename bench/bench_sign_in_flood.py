@@ -39,7 +39,7 @@ from app.security import HASHING_SLOTS
 from app.serve import serve
 from app.throttle import HashingGate
 from app.web import create_app
-from bench._floor import median, ms, p95, verdict
+from bench._floor import bench_manifest, median, ms, p95, verdict
 from controller.access import users
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -141,6 +141,7 @@ async def main() -> int:
             database_url=f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}",
             ledger_key_file=Path(tmp) / "bench-ledger.key",
             trusted_proxies=(ip_network("127.0.0.1"),),
+            manifest_file=bench_manifest(Path(tmp)),
         )
         # One link, never approved, so never polled: nothing but the web is busy.
         floor = parse_floor_config({

@@ -41,7 +41,7 @@ from app.live import encode
 from app.live_patron import paytables_content, property_content
 from app.serve import serve
 from app.web import create_app
-from bench._floor import HOST, ROOT, verdict
+from bench._floor import HOST, ROOT, bench_manifest, verdict
 from controller.access.users import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import TableConfig, TableReading, open_link
@@ -276,6 +276,7 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
         database_url=f"sqlite+aiosqlite:///{folder / 'fanout.db'}",
         ledger_key_file=folder / "fanout-ledger.key",
         notice_override="benchmark floor",
+        manifest_file=bench_manifest(folder),
     )
     service = FloorService(settings, migrate=True, create_key=True)
     await service.start()

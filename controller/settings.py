@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
+from controller.manifest import default_manifest
 from controller.rules.house import (
     FIXED_PAY_TECHNICIAN_FROM_CENTS,
     SECOND_SIGNATURE_FROM_CENTS,
@@ -34,6 +35,7 @@ from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, Jurisdiction, jurisdiction
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
+from controller.rules.software import MOST_SECONDS_BETWEEN_CHECKS, check_interval
 from controller.storage.database import backend_of
 
 # The shortest keys accepted: the ledger's seal (HMAC) and the token signature (HS256).
@@ -153,6 +155,14 @@ class Settings(BaseSettings):
     # The operator's tax-reporting amount: the jackpot slip of an award at or above it carries
     # the reference number of the tax form it was reported on.
     tax_reporting_from: Annotated[int, NoDecode] = TAX_REPORTING_FROM_CENTS
+    # The manifest of the installed software (``controller.manifest``), which the controller
+    # checks itself against at start, every ``self_check_interval_s`` and on demand. Made by
+    # the operator who installs a release (`progressive self-check --make`), never by the
+    # running service. None: next to the installed packages (``progressive-manifest.json``).
+    manifest_file: Path | None = None
+    # The most time between two checks of a running controller: 24 hours at most
+    # (``controller.rules.software``).
+    self_check_interval_s: float = MOST_SECONDS_BETWEEN_CHECKS
     # A hit that holds a table is escalated (shown as overdue, louder) after this long.
     escalate_after_minutes: int = Field(default=10, ge=1, le=24 * 60)
 
@@ -183,6 +193,11 @@ class Settings(BaseSettings):
         if isinstance(value, int) and not isinstance(value, bool):
             check_cents(setting, value)
         return value
+
+    @field_validator("self_check_interval_s")
+    @classmethod
+    def _self_check_interval(cls, value: float) -> float:
+        return check_interval(value)
 
     @field_validator("ledger_key", "secret_key")
     @classmethod
@@ -423,6 +438,13 @@ def _key_or(error: type[RuntimeError], text: str, source: str, min_bytes: int) -
         return hex_key(text, source=source, min_bytes=min_bytes)
     except ValueError as exc:
         raise error(str(exc)) from None
+
+
+def manifest_path(settings: Settings) -> Path:
+    """Where the manifest of the installed software is: the setting, or next to the install."""
+    if settings.manifest_file is not None:
+        return settings.manifest_file
+    return default_manifest()
 
 
 def checkpoint_public_key_path(settings: Settings) -> Path | None:

@@ -1,7 +1,13 @@
-"""Shared fixtures: real databases (SQLite and PostgreSQL) and a guard against leaks.
+"""Shared fixtures: real databases (SQLite and PostgreSQL), the manifest of the software under
+test, and a guard against leaks.
 
 PostgreSQL tests run in a schema of their own that is dropped afterwards. Without a server they
 are skipped on a developer's machine and fail under ``CI=true``.
+
+Every controller checks its installed software against a manifest before it starts, as in
+production: the session makes the manifest of this tree once (a few hundredths of a second)
+and names it in ``PROGRESSIVE_MANIFEST_FILE``, for the controllers of this process and the
+processes it starts (``process_env``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.runtime.clock import FixedClock
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
@@ -26,6 +33,33 @@ PG_DSN = os.environ.get("PROGRESSIVE_TEST_PG", "postgresql://postgres@127.0.0.1:
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 KEY = bytes(range(32))
 T0 = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z in microseconds
+
+
+MANIFEST_SETTING = "PROGRESSIVE_MANIFEST_FILE"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tree_manifest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The manifest of the tree under test, made once per session, named by the setting."""
+    path = tmp_path_factory.mktemp("manifest") / MANIFEST_NAME
+    make_manifest(path)
+    before = os.environ.get(MANIFEST_SETTING)
+    os.environ[MANIFEST_SETTING] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop(MANIFEST_SETTING, None)
+    else:
+        os.environ[MANIFEST_SETTING] = before
+
+
+def process_env() -> dict[str, str]:
+    """The environment of a process a test starts: the test's, less every ``PROGRESSIVE_``
+    setting but the manifest of the tree the session made."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PROGRESSIVE_") or k == MANIFEST_SETTING
+    }
 
 
 def _pg_url() -> str:

@@ -103,6 +103,8 @@ def test_prometheus_files_parse() -> None:
         "ProgressiveLinkNotPolled",
         "ProgressiveLedgerVerificationFailed",
         "ProgressiveHitPendingTooLong",
+        "ProgressiveSoftwareMismatch",
+        "ProgressiveSoftwareCheckOverdue",
     } <= names
 
 
@@ -126,6 +128,24 @@ def test_dockerfile_is_multi_stage_non_root_with_a_health_check() -> None:
     assert re.search(r"^HEALTHCHECK .*\n.*/healthz", text, re.MULTILINE)
     (cmd,) = re.findall(r"^CMD (.*)$", text, re.MULTILINE)
     assert json.loads(cmd)[:4] == ["progressive", "run", "--config", "/etc/progressive/floor.toml"]
+
+
+def test_the_image_makes_its_manifest_at_build_and_the_service_cannot_remake_it() -> None:
+    # The manifest of the installed software is made as root when the image is built, after
+    # everything is installed, and checked there; the controller runs as another user. No
+    # manifest of a developer's tree reaches the build.
+    text = (DEPLOY / "Dockerfile").read_text()
+    final = text[text.rindex("\nFROM ") :]
+    make = final.index("progressive self-check --make")
+    assert final.index("COPY alembic /opt/progressive/alembic") < make < final.index("USER ")
+    assert "--no-compile" in final and "PYTHONDONTWRITEBYTECODE=1" in final
+    assert "progressive-manifest.json" in (ROOT / ".dockerignore").read_text().splitlines()
+    # The systemd install names it beside the install, which the sandbox keeps read-only.
+    unit = (DEPLOY / "progressive.service").read_text()
+    assert (
+        "Environment=PROGRESSIVE_MANIFEST_FILE=/opt/progressive/progressive-manifest.json" in unit
+    )
+    assert "self-check --make" in unit and "ProtectSystem=strict" in unit
 
 
 def test_no_key_or_database_reaches_the_image_build() -> None:

@@ -42,6 +42,7 @@ from controller.core.money import (
     parse_cents,
 )
 from controller.core.reducer import HitPolicy, TableConfig
+from controller.manifest import verify_install
 from controller.paperwork import records
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
@@ -52,7 +53,7 @@ from controller.runtime.floor_terms import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
-from controller.settings import load_ledger_key
+from controller.settings import load_ledger_key, manifest_path
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.text import MULTILINE
 
@@ -316,15 +317,21 @@ def links_recover(
     Meter, chain head, rate, reset amount and paytable come from the history; each table is
     re-baselined from its next reading (nothing credited for what it counted meanwhile) and
     held until a technician releases it. The recovery is an entry of the history. A running
-    controller on PostgreSQL picks it up at once; on SQLite, restart it.
+    controller on PostgreSQL picks it up at once; on SQLite, restart it. A link held by a
+    failed check of the software is recovered so too, once the install passes its check again
+    (made here first).
     """
     settings = settings_for(database_url)
+    software = verify_install(manifest_path(settings))
 
     async def go() -> tuple[str | None, Any]:
         key = load_ledger_key(settings)
         async with database(settings, schema="check", links=(link_id,)) as engine:
             runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
             await runtime.load()
+            # The install this command runs from is the controller's: while it fails its
+            # check, no link is recovered (controller.rules.software).
+            runtime.software_fault = software.fault
             found = runtime.is_inoperable(link_id)
             await runtime.recover(link_id, reason=reason, by=by, approved_by=approved_by)
             return found, runtime.states[link_id]

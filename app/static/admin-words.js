@@ -51,6 +51,7 @@ const Words = (() => {
     "submission.file": "filed a submission",
     "submission.approve": "approved a submission",
     "submission.reject": "rejected a submission",
+    "software.check": "checked the installed software against its manifest",
     "retention.purge": "purged records past their retention",
     "retention.purge_integrity_records": "purged integrity records past their retention",
   };

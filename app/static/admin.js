@@ -1,5 +1,6 @@
 // The admin's page: people (accounts, and the changes two admins make), the floor displays'
-// device tokens, and the audit log. Each action's result is shown where it was taken.
+// device tokens, the software self-check, and the audit log. Each action's result is shown
+// where it was taken.
 "use strict";
 
 const { el, call, time, roleName } = Api;
@@ -305,7 +306,7 @@ async function loadTokens() {
 async function loadAll() {
   try {
     links = await call("GET", "/api/v1/links");
-    await Promise.all([loadUsers(), loadRequests(), loadTokens(), AuditLog.load()]);
+    await Promise.all([loadUsers(), loadRequests(), loadTokens(), Software.load(), AuditLog.load()]);
     $("message").hidden = true;
   } catch (err) {
     if (err.status !== 401) Api.message(err.message, false);
@@ -319,6 +320,7 @@ Api.start(async () => {
     $("new-role").addEventListener("change", passwordWanted);
     $("create-user").addEventListener("submit", (e) => createUser(e).catch((err) => say($("create-result"), err.message, false)));
     $("create-token").addEventListener("submit", createToken);
+    Software.start();
     AuditLog.start();
   }
   await loadAll();

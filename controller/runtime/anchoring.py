@@ -137,6 +137,9 @@ class Checkpointer:
         self._jackpot = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        # While the installed software fails its self-check, nothing is signed
+        # (``controller.rules.software``); the chains' digests go on, signed once it passes.
+        self.software_fault: str | None = None
         self._file_thread: ThreadPoolExecutor | None = None
         self._sink_thread: ThreadPoolExecutor | None = None
 
@@ -262,6 +265,9 @@ class Checkpointer:
 
     async def flush(self) -> list[Checkpoint]:
         """Sign and write a checkpoint of every chain that moved since its last one."""
+        if self.software_fault is not None:
+            log.warning("no checkpoint signed: %s", self.software_fault)
+            return []
         async with self._lock:
             for link_id, chain in list(self.chains.items()):
                 if not chain.in_step:

@@ -9,7 +9,8 @@ states of its tables, and its displays push the new state.
 
 * Payloads: ``"<seq>:<link_id>"`` for a commit of the link's state (``LedgerStore`` sends it
   with the chain-head claim); ``"p:<link_id>"`` when the link's paperwork changed (a new link
-  filed or approved: whether it may play).
+  filed or approved: whether it may play); ``"h:<link_id>"`` when a failed check of the
+  software held the link (read again by every process, the one driving it too).
 * A process that drives a link (holds its lock and polls it) has the newest state of it
   itself: it reads it again only when the sequence number is past its own (a command, such
   as a technician releasing a table, committed by a web process).
@@ -183,6 +184,8 @@ class ChangeFeed:
             return
         if kind == "p":
             self._paperwork.add(link_id)
+        elif kind == "h":
+            self._moved[link_id] = None  # read again, whoever drives it
         else:
             try:
                 seq: int | None = int(kind)

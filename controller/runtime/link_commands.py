@@ -15,6 +15,7 @@ from controller.core.money import UNITS_PER_CENT
 from controller.core.reducer import LinkState, Outcome
 from controller.rules.house import check_correction_approval, check_recovery
 from controller.rules.records import check_correction_reason
+from controller.rules.software import check_recoverable
 from controller.runtime.link_memory import Extra, LinkMemory
 from controller.runtime.mystery_draws import draw, topped_up
 from controller.storage.anomalies import Anomalies
@@ -82,8 +83,10 @@ class LinkCommands(LinkMemory):
         """Bring an inoperable link back on what its sealed history vouches for: asked by one
         person, approved by another, recorded as an entry of the history (see
         ``LedgerStore.recover_link``). Its tables are re-baselined from their next readings,
-        nothing credited between, and held until a technician releases them."""
+        nothing credited between, and held until a technician releases them. A link held by
+        a failed check of the software is recovered so too, once the software passes."""
         check_recovery(reason=reason, by=by, approved_by=approved_by)
+        check_recoverable(self.software_fault)
         if link_id not in self.states:
             raise NotFound(f"no link {link_id!r}")
         async with self._locks[link_id]:
@@ -95,6 +98,7 @@ class LinkCommands(LinkMemory):
                 approved_by=approved_by,
                 draw=draw,
             )
+            self.software_held.pop(link_id, None)  # its hold, if any, lifted with it
             await self._reload([link_id])
             o = reducer.Outcome(self.states[link_id])
         self._tell_reloaded([link_id])

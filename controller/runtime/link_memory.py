@@ -14,6 +14,11 @@ another process's commit) it is checked against its seals and its history. A lin
 is inoperable (``controller.rules.house.RECOVERY_CLAUSE``: fail closed on lost or incorrect
 configuration): its tables' readings are not recorded, nothing is credited, no command
 applies, until it is recovered from its history (``LinkCommands.recover``).
+
+So is every link while the installed software fails its self-check
+(``controller.runtime.self_check``), and a link such a failure held stays inoperable after
+the software passes again, until two people recover it: the hold is kept in the database
+(read with the link), and here until it is written there.
 """
 
 from __future__ import annotations
@@ -61,6 +66,12 @@ class LinkMemory:
         # Tables whose reading could not be recorded, with why: held, their readings left at
         # the table, until one records (``retry_unrecorded``).
         self.unrecorded: dict[str, str] = {}
+        # While the installed software fails its self-check, what differs: every link is
+        # inoperable (``controller.rules.software``). None while it passes.
+        self.software_fault: str | None = None
+        # Links a failed check held whose hold is not in the database yet, with why.
+        self.software_held: dict[str, str] = {}
+        self._software_reason = ""
 
     async def load(self) -> None:
         await self.store.check_key()
@@ -97,9 +108,45 @@ class LinkMemory:
         """What differs in the link's stored state, if it failed its check; else None."""
         return self.inoperable.get(link_id)
 
+    def hold_for_software(self, fault: str, reason: str) -> list[str]:
+        """The installed software failed its check (``fault``): every link is inoperable from
+        now on (``reason`` says why, for each), its tables told to take no side bets, nothing
+        sealed, until the software passes and two people recover the link. The links newly
+        held are returned; their holds are written to the database apart
+        (``software_held`` keeps them until then)."""
+        self.software_fault = fault
+        self.store.software_fault = fault
+        self._software_reason = reason
+        held = []
+        for link_id in sorted(self.states):
+            if link_id not in self.inoperable:
+                held.append(link_id)
+                log.error("link %s is inoperable: %s", link_id, reason)
+            self.inoperable.setdefault(link_id, reason)
+            self.software_held.setdefault(link_id, reason)
+        return held
+
+    def software_holds_written(self, link_ids: Iterable[str]) -> None:
+        """These links' holds are in the database now: read with the link from there on, and
+        lifted there by its recovery, whichever process makes it."""
+        for link_id in link_ids:
+            self.software_held.pop(link_id, None)
+
+    def software_passes(self) -> None:
+        """The installed software passed its check: this process may seal again. The links a
+        failure held stay inoperable until recovered."""
+        if self.software_fault is not None:
+            log.warning("the installed software passes its self-check again")
+        self.software_fault = None
+        self.store.software_fault = None
+
     def _adopt(self, state: LinkState, problem: str | None = None) -> None:
         """Take a link's state as read from the database, with its check's finding."""
         link_id = state.link_id
+        if problem is None:
+            problem = self.software_held.get(link_id)
+        if problem is None and self.software_fault is not None:
+            problem = self.software_held[link_id] = self._software_reason
         self.states[link_id] = state
         self._stale.discard(link_id)
         for tid in state.tables:

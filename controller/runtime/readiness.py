@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from controller.paperwork.checkpoints import at_text
 from controller.runtime.lawful import not_lawful
 from controller.runtime.poller import TablePoll
 from controller.storage import sessions
@@ -14,7 +15,10 @@ from controller.storage import sessions
 if TYPE_CHECKING:
     from controller.runtime.service import FloorService
 
-__all__ = ["READY_FLOOR_US", "READY_INTERVALS", "degraded", "notes", "problems"]
+__all__ = ["READY_FLOOR_US", "READY_INTERVALS", "degraded", "notes", "problems", "software"]
+
+# Mismatched files a readiness answer names (``progressive self-check`` prints them all).
+SHOWN_MISMATCHES = 50
 
 # A link counts as polled recently when one of its tables answered within this many of the
 # slowest table's poll intervals (and never less than this floor).
@@ -32,6 +36,10 @@ async def problems(service: FloorService) -> Mapping[str, str]:
     problems: dict[str, str] = {}
     if not service.started:
         return {"service": "not started"}
+    check = service.self_check
+    if check is not None and check.last is not None and check.last.result.fault is not None:
+        # Every link is inoperable while the software fails its check (rules.software).
+        problems["software"] = f"the self-check failed: {check.last.result.fault}"
     try:
         async with asyncio.timeout(2.0):
             async with service.engine.connect() as conn:
@@ -86,6 +94,33 @@ async def problems(service: FloorService) -> Mapping[str, str]:
             elif (recording := poller.recording_problem(link_id)) is not None:
                 problems[f"link {link_id}"] = recording
     return problems
+
+
+def software(service: FloorService) -> dict[str, Any]:
+    """The last check of the installed software against its manifest, as ``/readyz`` and the
+    admin's page show it: its state, when, and the files that do not match."""
+    check = service.self_check
+    record = None if check is None else check.last
+    if check is None or record is None:
+        return {"state": "unchecked", "checked_at_us": None, "mismatches": []}
+    r = record.result
+    return {
+        "state": "passed" if r.passed else "failed",
+        "checked_at_us": record.at_us,
+        "checked_at": at_text(record.at_us),
+        "asked_by": record.why,
+        "by": record.by,
+        "manifest": str(r.manifest),
+        "manifest_sha256": r.manifest_sha256,
+        "files": r.files,
+        "seconds": round(r.seconds, 3),
+        "fault": r.fault,
+        "mismatched": len(r.mismatches),
+        "mismatches": [
+            {"path": path, "problem": what} for path, what in r.mismatches[:SHOWN_MISMATCHES]
+        ],
+        "interval_s": check.interval_s,
+    }
 
 
 def degraded(service: FloorService, link_id: str) -> bool:

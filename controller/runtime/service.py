@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -27,8 +27,9 @@ from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
 from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
+from controller.runtime.self_check import SelfCheck
 from controller.runtime.workers import Workers
-from controller.settings import Settings, load_ledger_key
+from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore, NotFound
@@ -89,6 +90,10 @@ class FloorService:
     refused with the command that fixes it. The retention purge runs on its schedule
     (settings ``retention_first_run_s``, ``retention_interval_s``) unless
     ``retention_schedule`` is off (a one-off command that purges by itself).
+
+    Before anything, the installed software is checked against its manifest (setting
+    ``manifest_file``): a service whose software fails does not start. It is checked again
+    every ``self_check_interval_s`` and on demand (``self_check``).
     """
 
     def __init__(
@@ -116,6 +121,7 @@ class FloorService:
         self.change_feed: ChangeFeed | None = None
         self.retention: RetentionJob | None = None
         self.checkpoints: Checkpointer | None = None
+        self.self_check: SelfCheck | None = None
         # How the floor file differs from the database's approved terms, the database's kept.
         self.floor_notes: list[str] = []
         self.started = False
@@ -147,6 +153,14 @@ class FloorService:
         return self._workers
 
     async def start(self) -> None:
+        # First of all, before the database is opened or a table polled: software that fails
+        # its check against the manifest does not start (controller.rules.software).
+        self.self_check = SelfCheck(
+            manifest_path(self.settings),
+            interval_s=self.settings.self_check_interval_s,
+            clock=self.clock,
+        )
+        await self.self_check.first()
         key = load_ledger_key(self.settings, create=self._create_key)
         engine = make_engine(self.settings.database_url)
         self._engine = engine
@@ -212,6 +226,7 @@ class FloorService:
                     interval_s=self.settings.retention_interval_s,
                 )
                 self.retention.start()
+            self.self_check.start(self._runtime, self.checkpoints)
         except BaseException:
             await self.stop()
             raise
@@ -219,6 +234,9 @@ class FloorService:
 
     async def stop(self) -> None:
         """Finish the purge and polls under way, then close the database. Idempotent."""
+        check = self.self_check
+        if check is not None:
+            await check.stop()  # a check under way finishes (its record needs the database)
         feed, self.change_feed = self.change_feed, None
         if feed is not None:
             await feed.stop()
@@ -380,6 +398,10 @@ class FloorService:
         """Whether what is shown of the link may be behind the floor: its last recorded state
         (``controller.runtime.readiness``)."""
         return readiness.degraded(self, link_id)
+
+    def software(self) -> dict[str, Any]:
+        """The last check of the installed software (``controller.runtime.readiness``)."""
+        return readiness.software(self)
 
     def readiness_notes(self) -> Mapping[str, str]:
         """What a ready controller should still say: the links it stands by for."""

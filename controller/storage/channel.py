@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-__all__ = ["ChannelName", "changes_channel", "notify_paperwork"]
+__all__ = ["ChannelName", "changes_channel", "notify_held", "notify_paperwork"]
 
 
 def changes_channel(schema: str) -> str:
@@ -39,3 +39,15 @@ async def notify_paperwork(conn: AsyncConnection, channel: str, link_ids: Sequen
     play. PostgreSQL only; on SQLite there is no one to tell."""
     if link_ids and conn.dialect.name == "postgresql":
         await conn.execute(_PG_NOTIFY_PAPERWORK, {"channel": channel, "link_ids": list(link_ids)})
+
+
+_PG_NOTIFY_HELD = text(
+    "SELECT pg_notify(:channel, 'h:' || x) FROM unnest(CAST(:link_ids AS text[])) AS x"
+)
+
+
+async def notify_held(conn: AsyncConnection, channel: str, link_ids: Sequence[str]) -> None:
+    """Tell the listeners (on commit) that these links were held by a failed check of the
+    software: every process reads them again, the one driving them too. PostgreSQL only."""
+    if link_ids and conn.dialect.name == "postgresql":
+        await conn.execute(_PG_NOTIFY_HELD, {"channel": channel, "link_ids": list(link_ids)})

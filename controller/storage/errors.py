@@ -8,6 +8,7 @@ __all__ = [
     "Conflict",
     "LinkInoperable",
     "NotFound",
+    "SoftwareFailed",
     "StaleState",
     "StoreError",
     "database_failed",
@@ -40,6 +41,11 @@ class LinkInoperable(StoreError):
         super().__init__(f"link {link_id} is inoperable: {reason}")
         self.link_id = link_id
         self.reason = reason
+
+
+class SoftwareFailed(StoreError):
+    """The installed software failed its self-check: this process seals nothing until it
+    passes again (``controller.rules.software``)."""
 
 
 # SQLSTATE classes of a database that failed rather than refused what it was given

@@ -1,17 +1,22 @@
 """The ledger's own facts (``ledger_meta``): the fingerprint of the key its history is sealed
-with, and since when the state of links is sealed."""
+with, since when the state of links is sealed, and the links a failed check of the software
+holds until two people recover them (``controller.rules.software``)."""
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
+from collections.abc import Sequence
+
+from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.state_seal import SEALED_SINCE
 from controller.storage.models import LedgerMetaRow
 
-__all__ = ["KEY_FINGERPRINT", "LedgerMeta"]
+__all__ = ["KEY_FINGERPRINT", "SOFTWARE_HOLD", "LedgerMeta"]
 
 KEY_FINGERPRINT = "key_fingerprint"
+# One row per link held by a failed check of the software: the name and the reason.
+SOFTWARE_HOLD = "software_hold:"
 
 
 class LedgerMeta:
@@ -30,3 +35,27 @@ class LedgerMeta:
     async def sealing(self) -> bool:
         """Whether link rows must carry seals: their first sealing is recorded."""
         return await self.get(SEALED_SINCE) is not None
+
+    async def software_holds(self, link_ids: Sequence[str]) -> dict[str, str]:
+        """The links of ``link_ids`` a failed check of the software holds, with why."""
+        if not link_ids:
+            return {}
+        rows = await self.conn.execute(
+            select(LedgerMetaRow.name, LedgerMetaRow.value).where(
+                LedgerMetaRow.name.in_([SOFTWARE_HOLD + lid for lid in link_ids])
+            )
+        )
+        return {name.removeprefix(SOFTWARE_HOLD): value for name, value in rows.all()}
+
+    async def hold_for_software(self, link_id: str, reason: str) -> bool:
+        """Hold the link (a hold already there is kept, with its first reason); whether new."""
+        if await self.get(SOFTWARE_HOLD + link_id) is not None:
+            return False
+        await self.put(SOFTWARE_HOLD + link_id, reason)
+        return True
+
+    async def release_software_hold(self, link_id: str) -> None:
+        """The link recovered: its hold, if any, is lifted with the recovery."""
+        await self.conn.execute(
+            delete(LedgerMetaRow).where(LedgerMetaRow.name == SOFTWARE_HOLD + link_id)
+        )

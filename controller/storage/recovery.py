@@ -82,6 +82,8 @@ async def recovery_of(
     if row is None:
         raise NotFound(f"no link {link_id!r}")
     states, problems = await load_links(uow, book, [link_id], law=law)
+    for held, why in (await uow.meta.software_holds([link_id])).items():
+        problems.setdefault(held, why)  # held by a failed check of the software
     state = states[link_id]
     anchor = await uow.entries.anchor(link_id)
     start: TrailState | None = None

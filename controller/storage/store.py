@@ -38,13 +38,19 @@ from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.core.state_seal import SEALED_SINCE
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.storage.audit import Documents, write_audit
-from controller.storage.channel import ChannelName, changes_channel, notify_paperwork
+from controller.storage.channel import (
+    ChannelName,
+    changes_channel,
+    notify_held,
+    notify_paperwork,
+)
 from controller.storage.commit import write_outcomes
 from controller.storage.draw_cipher import has_plain_draws, hide_draws
 from controller.storage.errors import (
     Conflict,
     LinkInoperable,
     NotFound,
+    SoftwareFailed,
     StaleState,
     StoreError,
     database_failed,
@@ -61,6 +67,7 @@ __all__ = [
     "LedgerStore",
     "LinkInoperable",
     "NotFound",
+    "SoftwareFailed",
     "StaleState",
     "StoreError",
     "TableSpec",
@@ -103,6 +110,9 @@ class LedgerStore:
         # Told of the entries of every commit once it is durable, in commit order per link
         # (the signed checkpoints digest them: controller.runtime.anchoring).
         self.sealed_listeners: list[Callable[[Sequence[SealedEntry]], None]] = []
+        # Set while the installed software fails its self-check (``controller.rules.software``):
+        # nothing is sealed, whatever asks.
+        self.software_fault: str | None = None
 
     @property
     def key(self) -> bytes:
@@ -282,18 +292,50 @@ class LedgerStore:
         return states
 
     async def load_checked(
-        self, link_ids: Sequence[str]
+        self, link_ids: Sequence[str], *, software_holds: bool = True
     ) -> tuple[dict[str, LinkState], dict[str, str]]:
         """Links read in one snapshot, with the ones whose stored state does not match its
-        seals or its history, and what differs. Nothing may be computed from those."""
+        seals or its history, and what differs. Nothing may be computed from those.
+
+        With ``software_holds`` a link held by a failed check of the software (until two
+        people recover it) is listed too, with why; ``ledger verify``, which judges the
+        history and the state it resumes from, leaves those out."""
         async with unit_of_work(self.engine, consistent=True) as uow:
-            return await load_links(
+            states, problems = await load_links(
                 uow,
                 self.book,
                 link_ids,
                 technician_from_cents=self.technician_from_cents,
                 law=self.law,
             )
+            if software_holds:
+                for link_id, why in (await uow.meta.software_holds(list(states))).items():
+                    problems.setdefault(link_id, why)
+                    self.book.broken.setdefault(link_id, why)
+            return states, problems
+
+    async def record_self_check(
+        self, *, at_us: int, actor: str, after: Mapping[str, Any], hold: Mapping[str, str]
+    ) -> list[str]:
+        """A check of the software in the audit log, with the links its failure holds until
+        two people recover them (``hold``: link -> why), in one transaction; the links newly
+        held. Other processes are told to read those links again."""
+        async with unit_of_work(self.engine) as uow:
+            held = [
+                link_id
+                for link_id, why in sorted(hold.items())
+                if await uow.meta.hold_for_software(link_id, why)
+            ]
+            await uow.audit.write(
+                at_us=at_us,
+                actor=actor,
+                action="software.check",
+                target="software",
+                after={**after, "links_held": held} if held else dict(after),
+            )
+            if held and uow.conn.dialect.name == "postgresql":
+                await notify_held(uow.conn, await self._channel.of(uow.conn), held)
+        return held
 
     async def link_heads(self) -> dict[str, int]:
         """Every link's last history sequence number in the database."""
@@ -360,6 +402,7 @@ class LedgerStore:
                 law=self.law,
             )
             await self._write(uow, [r.outcome], expect={link_id: r.expect})
+            await uow.meta.release_software_hold(link_id)
             await uow.audit.write(
                 at_us=at_us,
                 actor=approved_by,
@@ -417,6 +460,9 @@ class LedgerStore:
         insert_tables: bool = False,
         expect: Mapping[str, tuple[int, str | None]] | None = None,
     ) -> list[SealedEntry]:
+        if self.software_fault is not None and outcomes:
+            # Nothing is sealed by software that failed its check (controller.rules.software).
+            raise SoftwareFailed(f"nothing is written: {self.software_fault}")
         return await write_outcomes(
             uow, self.book, self._channel, outcomes, insert_tables=insert_tables, expect=expect
         )

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 
 
 async def progressive(
@@ -24,11 +23,12 @@ async def progressive(
 ) -> tuple[int, str, str]:
     """Exit code, standard output and standard error of ``progressive ARGS``.
 
-    The environment is the test's, less every ``PROGRESSIVE_`` setting, plus ``db_url``, the
-    test ledger key (unless ``key`` is false) and ``env``. ``module``: what runs the command
-    (``tests.controller.permissive_cli``: in a process that knows the test jurisdiction).
+    The environment is the test's, less every ``PROGRESSIVE_`` setting but the session's
+    manifest (``process_env``), plus ``db_url``, the test ledger key (unless ``key`` is
+    false) and ``env``. ``module``: what runs the command (``tests.controller.permissive_cli``:
+    in a process that knows the test jurisdiction).
     """
-    full = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    full = process_env()
     if db_url is not None:
         full["PROGRESSIVE_DATABASE_URL"] = db_url
     if key:

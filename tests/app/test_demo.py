@@ -1,7 +1,8 @@
 """``progressive demo`` as a newcomer runs it: every jackpot shape on one floor (under New
 Jersey, ``--jurisdiction new-jersey``), hits of every kind, a whole ledger, and a resume that
 picks up every meter of every level exactly; Indiana's floor by default, with no level limit,
-no mystery and no envy."""
+no mystery and no envy; and the manifest its controller checks itself against, which it makes,
+loudly, when there is none."""
 
 from __future__ import annotations
 
@@ -13,15 +14,17 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
-from app.demo import demo_floor, demo_settings
+from app.demo import demo_floor, demo_manifest, demo_settings
 from app.demo_floor import EVERY_SHAPE
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import meters_of, mystery_commitment
+from controller.manifest import MANIFEST_NAME, make_manifest, verify_install
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.service import FloorService
@@ -377,3 +380,29 @@ async def test_a_second_demo_on_a_busy_port_is_refused_before_anything_is_made(
         "serving there?): stop it, or give --port another port; nothing was created"
     ], err
     assert os.listdir(tmp_path) == []
+
+
+def test_the_demo_makes_its_own_manifest_and_says_so_when_the_install_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PROGRESSIVE_MANIFEST_FILE", raising=False)
+    nowhere = tmp_path / "install" / MANIFEST_NAME
+    said: list[str] = []
+    settings = demo_manifest(demo_settings(tmp_path), tmp_path, said.append, installed=nowhere)
+    own = tmp_path / "progressive-demo-manifest.json"
+    assert settings.manifest_file == own and verify_install(own).passed
+    assert said and all(line.startswith("!! ") for line in said)
+    assert f"NO MANIFEST of the installed software at {nowhere}" in said[0]
+    assert "progressive self-check --make" in said[-1]
+    # The next run checks against it, and says nothing more of it.
+    said.clear()
+    again = demo_manifest(demo_settings(tmp_path), tmp_path, said.append, installed=nowhere)
+    assert again.manifest_file == own and said == []
+    # The installation's own manifest, when there is one; the setting's, whatever else.
+    installed = make_manifest(tmp_path / "installed.json").path
+    other = tmp_path / "other"
+    chosen = demo_manifest(demo_settings(other), other, said.append, installed=installed)
+    assert chosen.manifest_file == installed and said == []
+    monkeypatch.setenv("PROGRESSIVE_MANIFEST_FILE", str(tmp_path / "named.json"))
+    named = demo_manifest(demo_settings(other), other, said.append, installed=installed)
+    assert named.manifest_file == tmp_path / "named.json" and said == []

@@ -5,7 +5,6 @@ pays and never a jackpot."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page
 
+from tests.conftest import process_env
 from tests.web.browser import chromium, pytestmark, shot
 
 __all__ = ["pytestmark"]
@@ -26,7 +26,7 @@ NO_JACKPOT = re.compile(r"jackpot|progressive", re.IGNORECASE)
 @asynccontextmanager
 async def running_demo(folder: Path) -> AsyncIterator[str]:
     """``progressive demo`` in its own process until the block ends; its web address."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env = process_env()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "app.cli", "demo", "--port", "0", "--seed", "5",
         "--round-seconds", "0.5", "--duration", "300",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -16,14 +15,14 @@ from controller.access.duties import RequestKind
 from controller.access.users import Role
 from controller.storage import access_repo
 from controller.storage.database import make_engine, upgrade
-from tests.conftest import T0
+from tests.conftest import T0, process_env
 
 PASSWORD = "correct horse battery"
 
 
 async def run(*args: str, db_url: str, stdin: str = "") -> tuple[int, str, str]:
     """``progressive ARGS`` in a real process, with ``stdin`` as its standard input."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env = process_env()
     env["PROGRESSIVE_DATABASE_URL"] = db_url
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

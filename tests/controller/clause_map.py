@@ -101,6 +101,7 @@ SEVENS_JUDGE = "controller.core.games.super_sevens:judge_cards"
 
 MONEY = "tests/controller/core/test_money.py"
 INDIANA_LEVELS = "tests/controller/core/test_indiana_levels.py"
+SELF_CHECK = "tests/controller/test_self_check.py"
 POOL_FILING = "tests/controller/paperwork/test_pool_filing.py"
 RATE_READ = "controller.rules.pools:rate_of_progression_bp"
 RATE_PROBLEM = "controller.rules.pools:rate_problem"
@@ -412,6 +413,22 @@ INDIANA_HOUSE: dict[str, HousePolicy] = {
         ("controller.rules.house:check_recovery",),
         (f"{PAPERWORK}::test_a_recovery_states_its_reason_and_takes_two_people",),
         clause="controller.rules.house:RECOVERY_CLAUSE",
+    ),
+    # Adopted from NY 5321.18, Mississippi 13-8-2.9 and NJ 13:69O-1.5(c): the controller's
+    # check of its own software at start, every 24 hours and on demand (Indiana asks none).
+    "software self-check": HousePolicy(
+        (
+            "controller.rules.software:check_software",
+            "controller.rules.software:check_interval",
+            "controller.rules.software:check_digest",
+            "controller.rules.software:check_recoverable",
+        ),
+        (
+            f"{SELF_CHECK}::test_the_rule_names_the_first_file_and_how_many",
+            f"{SELF_CHECK}::test_checked_at_least_every_24_hours_with_a_digest_strong_enough",
+            f"{SELF_CHECK}::test_an_edited_missing_or_added_file_fails_the_check",
+        ),
+        clause="controller.rules.software:SOFTWARE_CLAUSE",
     ),
     "plausible credits": HousePolicy(
         ("controller.rules.house:most_credits",),

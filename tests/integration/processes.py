@@ -17,7 +17,7 @@ import httpx
 from controller.paperwork.checkpoints import make_key_pair
 from controller.storage.store import LedgerStore
 from tests.app.helpers import table_watcher
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.integration.test_run_command import free_port
 
@@ -46,8 +46,9 @@ def floor_toml(
 
 def controller_env(db_url: str) -> dict[str, str]:
     """The environment of a controller process: the test's, less every ``PROGRESSIVE_``
-    setting, plus the database, the test ledger key and the notice override."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    setting but the session's manifest, plus the database, the test ledger key and the
+    notice override."""
+    env = process_env()
     return env | {
         "PROGRESSIVE_DATABASE_URL": db_url,
         "PROGRESSIVE_LEDGER_KEY": KEY.hex(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 import httpx
 
 from tests.app.helpers import commission_agent, progressive, table_watcher
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 
 
 def free_port() -> int:
@@ -87,7 +86,7 @@ reset = "$500"
   min_round_ms = 50
 """)
     db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env = process_env()
     # The executive director allowed this floor to play at once (68 IAC 10-1-3(c)).
     notice = {"PROGRESSIVE_NOTICE_OVERRIDE": "test floor, played at once"}
     env |= {"PROGRESSIVE_DATABASE_URL": db_url, "PROGRESSIVE_LEDGER_KEY": KEY.hex(), **notice}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import os
 import re
 import signal
 import sys
@@ -62,6 +61,7 @@ from link_adapters.simulator.registers import (
 from link_adapters.simulator.server import SimFloor
 from link_adapters.simulator.table import SimTable
 from link_adapters.simulator.table_types import U32, SimTableConfig, split_credits
+from tests.conftest import process_env
 from tests.serial_line import pty_line
 
 STUD, DRAW, LIR = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RIDE_BONUS
@@ -675,7 +675,7 @@ async def test_progressive_simulate_serves_its_config_and_stops_on_sigint(tmp_pa
         start_credits = 4294967000
         """,
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env = process_env()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

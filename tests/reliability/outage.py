@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import resource
 import sys
 import time
@@ -52,7 +51,7 @@ from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.profiles import load_profile
 from link_adapters.table import COMMAND_HIT_PENDING
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres
 from tests.web.browser import CHROMIUM, chromium, shot
@@ -200,7 +199,7 @@ class Display:
 
 async def ledger_verify(url: str) -> tuple[int, str]:
     """``progressive ledger verify``, run as its own process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
+    env = process_env()
     env |= {"PROGRESSIVE_DATABASE_URL": url, "PROGRESSIVE_LEDGER_KEY": KEY.hex()}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "app.cli", "ledger", "verify",

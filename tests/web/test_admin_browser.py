@@ -1,7 +1,8 @@
 """The admin's page in Debian's Chromium: accounts made (a refused password told at its field),
 disabled and enabled; a supervisor's account asked for by one admin and confirmed by another;
 a display token shown once and revoked after a confirmation; and the audit log of all of it,
-in words."""
+in words. And the software self-check: its last result, a check now, a failure naming the
+file and the links it holds."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from playwright.async_api import Page, expect
 from app.security import Role
 from controller.core.games import Game
 from tests.web.browser import chromium, pytestmark, shot, signed_in
-from tests.web.floor import web_floor
+from tests.web.floor import settings_in, web_floor
+from tests.web.test_self_check import as_if_edited, manifest_copy
 
 __all__ = ["chromium", "pytestmark"]
 
@@ -119,3 +121,36 @@ async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_pat
         text = await page.locator("#audit-log").inner_text()
         assert "_us" not in text and "{" not in text and "device_token" not in text, text
         await shot(page, "admin-4-audit-log")
+
+
+async def test_admin_sees_the_software_check_and_runs_it_now(
+    tmp_path: Path, tree_manifest: Path
+) -> None:
+    manifest = manifest_copy(tree_manifest, tmp_path)
+    settings = settings_in(tmp_path).model_copy(update={"manifest_file": manifest})
+    async with chromium() as browser, web_floor(tmp_path, links=STUD, settings=settings) as wf:
+        page = await signed_in(browser, wf, Role.ADMIN, "/admin", username="ann")
+        await expect(page.locator("#software-state")).to_have_text("passed")
+        await expect(page.locator("#software-when")).to_contain_text("at start")
+        await expect(page.locator("#software-manifest")).to_contain_text(str(manifest))
+        await page.click("#software-check")
+        await expect(page.locator("#software-result")).to_contain_text("Checked now: all")
+        await expect(page.locator("#software-when")).to_contain_text("asked by ann")
+
+        as_if_edited(manifest)  # as an edit of app/web.py would make it differ
+        await page.click("#software-check")
+        await expect(page.locator("#software-state")).to_have_text("FAILED")
+        await expect(page.locator("#software-result")).to_contain_text(
+            "app/web.py differs from the manifest"
+        )
+        row = page.locator('#software-mismatches tr[data-file="app/web.py"]')
+        await expect(row).to_contain_text("differs from the manifest")
+        await expect(page.locator('#software-links tr[data-link="stud"]')).to_contain_text(
+            "recover the link with two people"
+        )
+        await shot(page, "admin-5-software-check-failed")
+        checks = page.locator("#audit-log tbody tr").filter(
+            has_text="checked the installed software against its manifest"
+        )
+        await expect(checks).to_have_count(2)
+        await expect(checks.first).to_contain_text("result: failed")

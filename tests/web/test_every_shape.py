@@ -259,6 +259,7 @@ CALLS: dict[str, Calls] = {
     "/display/{link_id}": _each_link("/display/{link_id}"),
     "/metrics": _once("/metrics"),
     "/readyz": _once("/readyz"),
+    "/api/v1/self-check": _once("/api/v1/self-check"),
 }
 # GET routes that show no link, table or hit, and why.
 NO_SHAPE: dict[str, str] = {
