@@ -31,6 +31,7 @@ async def run_daemon(
     port: int = 8000,
 ) -> None:
     service = FloorService(settings, floor=floor)
+    stated(settings, say)
     async with _signalled() as stop:
         try:
             await service.start()
@@ -78,6 +79,7 @@ async def run_web(
             "commits; on SQLite `progressive run` serves the web itself"
         )
     service = FloorService(settings)
+    stated(settings, say)
     async with _signalled() as stop:
         try:
             await service.start()
@@ -90,6 +92,17 @@ async def run_web(
         finally:
             await service.stop()
     say("stopped")
+
+
+def stated(settings: Settings, say: Callable[[str], None]) -> None:
+    """Say at start the law the installation runs under and, loudly, demonstration mode: a
+    controller in it opens and files links that play without their notice periods."""
+    said = settings.statement()
+    say(f"jurisdiction: {said.jurisdiction}")
+    if said.demonstration is not None:
+        rule = "!" * 78
+        for line in (rule, said.demonstration, rule):
+            say(line)
 
 
 @contextlib.asynccontextmanager

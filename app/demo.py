@@ -100,7 +100,9 @@ def demo_settings(folder: Path) -> Settings:
         secret_key_file=folder / "progressive-demo-secret.key",
         checkpoint_key_file=folder / "checkpoint-signing.key",
         checkpoint_file=folder / "progressive-demo-checkpoints.jsonl",
-        notice_override="demo: simulated tables, no notice period",
+        # Simulated tables: the demo's links play at once, without their notice periods, and
+        # every page, display, document and export says it is a demonstration.
+        demonstration=True,
         # The demo's property, unless the environment names one: its documents and displays
         # show a name and licence as a real installation's would.
         **{
@@ -159,10 +161,13 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
         )
         async with serve(create_app(service), host=options.host, port=options.port) as served:
             url = served.base_url
+            said = service.statement()
             say(
                 f"progressive demo: {len(sim.tables)} simulated tables on {len(LINKS)} links "
                 f"(Modbus TCP on 127.0.0.1), database {options.folder / 'progressive-demo.db'}"
             )
+            say(f"  jurisdiction:    {said.jurisdiction}")
+            say(f"  {said.demonstration}")
             say(f"  start here:      {url}/  (every role's page after signing in)")
             say(f"  floor displays:  {', '.join(f'{url}/display/{s.link_id}' for s in LINKS)}")
             say(f"  technician:      {url}/tech")

@@ -1,5 +1,6 @@
 """The ledger's own facts (``ledger_meta``): the fingerprint of the key its history is sealed
-with, and since when the state of links is sealed."""
+with, since when the state of links is sealed, and since when the installation has run in
+demonstration mode (links opened and filed without their notice periods)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller.core.state_seal import SEALED_SINCE
 from controller.storage.models import LedgerMetaRow
 
-__all__ = ["KEY_FINGERPRINT", "LedgerMeta"]
+__all__ = ["DEMONSTRATION_SINCE", "KEY_FINGERPRINT", "LedgerMeta"]
 
 KEY_FINGERPRINT = "key_fingerprint"
+# When the installation first ran in demonstration mode (microseconds since the epoch): once
+# written, never removed, whatever the setting says later.
+DEMONSTRATION_SINCE = "demonstration_since"
 
 
 class LedgerMeta:
