@@ -196,11 +196,13 @@ class FilingDesk:
         self.runtime.go_live_at[link_id] = None
         return row
 
-    def effective_default(self, kind: SubmissionKind, override: str | None = None) -> int:
-        """The effective date a filing made now gets when it names none: at once under the
-        executive director's direction or in demonstration mode, otherwise the earliest its
-        notice period allows."""
-        now = self.runtime.clock.now_us()
+    def effective_default(
+        self, kind: SubmissionKind, override: str | None = None, *, now: int | None = None
+    ) -> int:
+        """The effective date a filing made now (``now``: the filing's time, read once) gets
+        when it names none: at once under the executive director's direction or in
+        demonstration mode, otherwise the earliest its notice period allows."""
+        now = self.runtime.clock.now_us() if now is None else now
         if self.demonstration or (override if override is not None else self.notice_override):
             return now
         return now + notice_days(kind)[0] * DAY_US
@@ -218,7 +220,7 @@ class FilingDesk:
         now = self.runtime.clock.now_us()
         override = override if override is not None else self.notice_override
         if effective_at_us is None:
-            effective_at_us = self.effective_default(proposal.kind, override)
+            effective_at_us = self.effective_default(proposal.kind, override, now=now)
         with about("effective_at_us"):
             days = check_notice(
                 kind=proposal.kind,
