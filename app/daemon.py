@@ -31,10 +31,10 @@ async def run_daemon(
     port: int = 8000,
 ) -> None:
     service = FloorService(settings, floor=floor)
-    stated(settings, say)
     async with _signalled() as stop:
         try:
             await service.start()
+            stated(settings, say)
             for note in service.floor_notes:
                 say(note)
             poller = service.poller
@@ -79,10 +79,10 @@ async def run_web(
             "commits; on SQLite `progressive run` serves the web itself"
         )
     service = FloorService(settings)
-    stated(settings, say)
     async with _signalled() as stop:
         try:
             await service.start()
+            stated(settings, say)
             async with serve(create_app(service), host=host, port=port) as served:
                 say(
                     f"serving {len(service.runtime.states)} links on {served.base_url}, "

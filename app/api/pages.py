@@ -49,9 +49,10 @@ def stated(page: str, statement: Statement) -> str:
 
 
 def _served(request: Request, name: str) -> HTMLResponse:
-    """A staff page, stating the installation's jurisdiction and, when it applies,
-    demonstration mode with the links opened in it."""
-    return HTMLResponse(stated(_page(name), get_service(request).statement()))
+    """A page, stating the installation's jurisdiction and, when it applies, demonstration
+    mode. Anyone may open a page: it names no link (the floor's data is the API's to give, the
+    link answers say which were opened in demonstration mode)."""
+    return HTMLResponse(stated(_page(name), get_service(request).statement().unnamed()))
 
 
 @router.get("/favicon.ico")

@@ -13,7 +13,7 @@ banner, the exports' fields).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.rules.jurisdictions.base import Jurisdiction
@@ -36,13 +36,25 @@ class Statement:
     jurisdiction: str
     installation: bool
     links: tuple[str, ...] = ()
+    # Whether the words name the links: not on a page anyone may open, which says only that
+    # there are some (its floor's data, link ids among them, is the API's to give).
+    named: bool = True
+
+    def unnamed(self) -> Statement:
+        """The same statement, naming no link."""
+        return replace(self, named=False)
 
     @property
     def demonstration(self) -> str | None:
         if not self.installation and not self.links:
             return None
         parts = [INSTALLATION_WORDS] if self.installation else []
-        if self.links:
+        if self.links and not self.named:
+            parts.append(
+                "links of this floor were opened in demonstration mode, without their notice "
+                "periods"
+            )
+        elif self.links:
             one = len(self.links) == 1
             parts.append(
                 ("link " if one else "links ")
@@ -60,7 +72,7 @@ class Statement:
             "jurisdiction": self.jurisdiction,
             "demonstration": {
                 "installation": self.installation,
-                "links": list(self.links),
+                "links": list(self.links) if self.named else [],
                 "statement": self.demonstration,
             },
         }
