@@ -34,6 +34,7 @@ async def run_daemon(
     async with _signalled() as stop:
         try:
             await service.start()
+            stated(settings, say)
             for note in service.floor_notes:
                 say(note)
             poller = service.poller
@@ -81,6 +82,7 @@ async def run_web(
     async with _signalled() as stop:
         try:
             await service.start()
+            stated(settings, say)
             async with serve(create_app(service), host=host, port=port) as served:
                 say(
                     f"serving {len(service.runtime.states)} links on {served.base_url}, "
@@ -90,6 +92,17 @@ async def run_web(
         finally:
             await service.stop()
     say("stopped")
+
+
+def stated(settings: Settings, say: Callable[[str], None]) -> None:
+    """Say at start the law the installation runs under and, loudly, demonstration mode: a
+    controller in it opens and files links that play without their notice periods."""
+    said = settings.statement()
+    say(f"jurisdiction: {said.jurisdiction}")
+    if said.demonstration is not None:
+        rule = "!" * 78
+        for line in (rule, said.demonstration, rule):
+            say(line)
 
 
 @contextlib.asynccontextmanager

@@ -123,8 +123,10 @@ def demo_settings(folder: Path, jurisdiction: str | None = None) -> Settings:
         secret_key_file=folder / "progressive-demo-secret.key",
         checkpoint_key_file=folder / "checkpoint-signing.key",
         checkpoint_file=folder / "progressive-demo-checkpoints.jsonl",
-        notice_override="demo: simulated tables, no notice period",
         **more,
+        # Simulated tables: the demo's links play at once, without their notice periods, and
+        # every page, display, document and export says it is a demonstration.
+        demonstration=True,
     )
 
 
@@ -222,11 +224,13 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
         )
         async with serve(create_app(service), host=options.host, port=options.port) as served:
             url = served.base_url
+            said = service.statement()
             say(
                 f"progressive demo: {len(sim.tables)} simulated tables on {len(plan.links)} links "
                 f"(Modbus TCP on 127.0.0.1), database {options.folder / 'progressive-demo.db'}"
             )
             say(f"  jurisdiction:    {law.name} ({law.code}): {plan.summary}")
+            say(f"  {said.demonstration}")
             say(f"  start here:      {url}/  (every role's page after signing in)")
             displays = ", ".join(f"{url}/display/{s.link_id}" for s in plan.links)
             say(f"  floor displays:  {displays}")

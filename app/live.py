@@ -37,6 +37,10 @@ WebSocket text frame::
       ],
       "property": {"name": null | "Blue River Casino", "colour": "#0b5d3b",
                    "accent": "#e8c15a"},  # the property's name and display colours
+      "jurisdiction": "Indiana (68 IAC 10)",  # the law it runs under, its name and code
+      "demonstration": {"installation": false,  # the installation runs in demonstration mode
+                        "links": [],            # the link, when it was opened in it
+                        "statement": null | "DEMONSTRATION MODE: ..."},  # to show, always
       "tables": [{"table_id": "stud-1", "name": "Table 1"}, ...],
       "fresh": true,                  # a table of the link answered recently
       "degraded": false,              # the tables' readings are not being recorded now
@@ -390,6 +394,8 @@ class LiveHub:
             ],
             "paytables": paytables_content(state),
             "property": property_content(service.settings),
+            # The law the display runs under, and demonstration mode (rules.statement).
+            **service.statement(link_id).as_dict(),
             "tables": tables,
             "fresh": self._fresh(link_id, now_us),
             "degraded": service.degraded(link_id),

@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.security import SecurityHeaders
 from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
+from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.service import FloorService
 from controller.runtime.workers import Busy
 from controller.storage.store import NotFound, StoreError
@@ -50,6 +51,15 @@ REFUSALS: tuple[type[Exception], ...] = (RuleViolation, EngineError, StoreError)
 
 def refusal_status(exc: Exception) -> int:
     return 404 if isinstance(exc, NotFound) else 409
+
+
+def refusal_content(exc: Exception, law: Jurisdiction) -> dict[str, str]:
+    """A refusal's answer: what was refused, for a person; a rule's refusal also names its
+    clause and the jurisdiction whose clause it is."""
+    content = {"detail": str(exc)}
+    if isinstance(exc, RuleViolation):
+        content.update(clause=exc.clause, jurisdiction=law.title)
+    return content
 
 
 def create_app(service: FloorService) -> FastAPI:
@@ -98,7 +108,9 @@ def create_app(service: FloorService) -> FastAPI:
         return _error(422, {"message": "the request is not valid", "problems": problems})
 
     async def refusal(_: Request, exc: Exception) -> JSONResponse:
-        return _error(refusal_status(exc), str(exc))
+        return JSONResponse(
+            status_code=refusal_status(exc), content=refusal_content(exc, service.settings.law)
+        )
 
     for kind in REFUSALS:
         app.add_exception_handler(kind, refusal)

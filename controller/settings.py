@@ -6,6 +6,7 @@ import ipaddress
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from datetime import time
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network
@@ -36,6 +37,7 @@ from controller.rules.jurisdictions import DEFAULT_JURISDICTION, Jurisdiction, j
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
 from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
 from controller.rules.software import MOST_SECONDS_BETWEEN_CHECKS, check_interval
+from controller.rules.statement import Statement, statement
 from controller.storage.database import backend_of
 
 # The shortest keys accepted: the ledger's seal (HMAC) and the token signature (HS256).
@@ -119,6 +121,13 @@ class Settings(BaseSettings):
     # a written direction that lifts the notice periods for this installation. Empty: the 60-
     # and 30-day notice periods apply. When set, it is recorded on every submission filed.
     notice_override: str | None = None
+    # Demonstration mode (controller.rules.statement): the demo, a test lab, a check that must
+    # play a new link at once. Filings are accepted from now on, without their notice
+    # periods (controller.rules.filing.check_notice), each saying so; every link opened under
+    # it is marked in its history for good, and every page, display, document and export
+    # says so. Never on by default; `progressive demo` turns it on, `progressive run` says it
+    # loudly at start.
+    demonstration: bool = False
     # The worst odds, x to 1, at which a paytable's jackpot line may be won: a bound adopted
     # from New Jersey as house policy (controller.rules.odds); submissions refuse a rarer one.
     jackpot_odds_bound: int = Field(default=DEFAULT_JACKPOT_ODDS_BOUND, ge=1)
@@ -240,6 +249,11 @@ class Settings(BaseSettings):
     def law(self) -> Jurisdiction:
         """The installation's jurisdiction, as links are handed it."""
         return jurisdiction(self.jurisdiction)
+
+    def statement(self, links: Iterable[str] = ()) -> Statement:
+        """What a surface of this installation states: its jurisdiction, and demonstration
+        mode when it is on or ``links`` (those shown that were opened in it) are named."""
+        return statement(self.law, installation=self.demonstration, links=links)
 
     @field_validator("property_name", "property_licence", "notice_override")
     @classmethod

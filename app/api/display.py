@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse
 from starlette.websockets import WebSocketState
 
 from app.api.deps import get_service, ws_service
+from app.api.pages import stated
 from app.api.text_fields import IdText
 from app.live import LiveHub
 from app.security import Principal, TokenQuery, TokenRefused, authority, display_access_ok
@@ -237,4 +238,8 @@ async def display_page(
         )
     if link_id not in service.runtime.states:
         return _message_page(404, "No such jackpot", f"There is no link {link_id!r}.")
-    return HTMLResponse(_PAGE, headers={"Cache-Control": "no-cache"})
+    # The jurisdiction, and demonstration mode when the installation runs in it or the link
+    # was opened in it; the feed says the same, and the page follows it.
+    return HTMLResponse(
+        stated(_PAGE, service.statement(link_id)), headers={"Cache-Control": "no-cache"}
+    )

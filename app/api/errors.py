@@ -18,12 +18,26 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from app.security import RoleRequirement, display_access
+from controller.rules.jurisdictions import INDIANA
 
 ERROR = {
     "title": "Error",
     "type": "object",
     "required": ["detail"],
-    "properties": {"detail": {"title": "Detail", "description": "what went wrong, for a person"}},
+    "properties": {
+        "detail": {"title": "Detail", "description": "what went wrong, for a person"},
+        "clause": {
+            "title": "Clause",
+            "type": "string",
+            "description": "a rule's refusal: the clause that refuses it",
+        },
+        "jurisdiction": {
+            "title": "Jurisdiction",
+            "type": "string",
+            "description": "a rule's refusal: the jurisdiction whose clause it is",
+            "examples": [INDIANA.title],
+        },
+    },
 }
 INVALID_REQUEST = {
     "title": "HTTPValidationError",

@@ -21,6 +21,8 @@ from controller.core.money import MAX_AMOUNT_CENTS, format_bp
 from controller.core.reducer import LinkState
 from controller.paperwork.meter_lines import LevelHits
 from controller.rules.integrity import INTEGRITY_CLAUSE
+from controller.rules.jurisdictions import INDIANA
+from controller.rules.statement import Statement
 from controller.runtime.service import FloorService, TableStateName, TableStatus
 
 __all__ = [
@@ -233,6 +235,25 @@ class LinkRead(BaseModel):
         description="the time of the newest entry of the link's meter history (none yet: null), "
         "so that a chart can open on the link's most recent activity",
     )
+    jurisdiction: str = Field(
+        default="",
+        description="the jurisdiction the link plays under, its name and code",
+        examples=[INDIANA.title],
+    )
+    demonstration: bool = Field(
+        default=False,
+        description="the link was opened in demonstration mode, without its notice period: its "
+        "history says so, for good",
+    )
+    installation_demonstration: bool = Field(
+        default=False,
+        description="the installation runs in demonstration mode (PROGRESSIVE_DEMONSTRATION) now",
+    )
+    demonstration_statement: str | None = Field(
+        default=None,
+        description="what every display and page of the link states of demonstration mode; "
+        "null when neither the link nor the installation is in it",
+    )
 
     @classmethod
     def of(
@@ -245,7 +266,10 @@ class LinkRead(BaseModel):
         level_hits: dict[str, LevelHits] | None = None,
         staff: bool = False,
         table_viewer: bool = False,
+        statement: Statement | None = None,
     ) -> LinkRead:
+        """``statement``: what the installation states of the link (its jurisdiction, and
+        demonstration mode)."""
         win = state.last_win
         link_state: Literal["playing", "hit_pending", "offline", "inoperable"] = "playing"
         if inoperable is not None:
@@ -291,6 +315,10 @@ class LinkRead(BaseModel):
             levels=levels_of(state, level_hits or {}, staff=staff),
             fixed_pays=fixed_pays_of(state) if state.fixed_pay else [],
             last_entry_us=state.last_at_us or None,
+            jurisdiction="" if statement is None else statement.jurisdiction,
+            demonstration=state.demonstration,
+            installation_demonstration=statement is not None and statement.installation,
+            demonstration_statement=None if statement is None else statement.demonstration,
         )
 
 

@@ -179,7 +179,9 @@ async def remove_from_play(
         table_id=table_id,
         removal=integrity.DeviceRemoval(**body.model_dump()),
         actor=who.username,
-        letterhead=letterhead_of(service.settings),
+        letterhead=letterhead_of(
+            service.settings, service.statement(service.runtime.link_of(table_id))
+        ),
     )
     return await _table_record(service, table_id, record_id)
 

@@ -58,6 +58,7 @@ async def _link(
         staff=reader is not None and reader.role in STAFF_VIEWERS,
         # Each table's state: as GET /api/v1/tables shows it, to the same people.
         table_viewer=reader is not None and reader.role in TABLE_VIEWERS,
+        statement=service.statement(link_id),
     )
 
 

@@ -7,11 +7,15 @@ page shows is what the API says, role checks included.
 
 from __future__ import annotations
 
+import html
 from functools import cache
 from pathlib import Path
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+
+from app.api.deps import get_service
+from controller.rules.statement import Statement
 
 router = APIRouter(include_in_schema=False)
 
@@ -21,6 +25,34 @@ PAGES = Path(__file__).resolve().parent.parent / "static"
 @cache
 def _page(name: str) -> str:
     return (PAGES / name).read_text(encoding="utf-8")
+
+
+def stated(page: str, statement: Statement) -> str:
+    """``page`` stating the law it is served under: demonstration mode in a banner at its head
+    (``#demonstration``, hidden when it does not apply: a display's script shows it if its
+    feed comes to say so) and the jurisdiction at its foot (``#jurisdiction``). Every page and
+    floor display is served through here, so none is seen without them."""
+    words = statement.demonstration
+    banner = (
+        '<div class="demonstration-banner" id="demonstration" role="alert"'
+        + (" hidden>" if words is None else ">")
+        + html.escape(words or "")
+        + "</div>"
+    )
+    foot = (
+        '<footer class="law-statement" id="jurisdiction">Jurisdiction: '
+        f"{html.escape(statement.jurisdiction)}</footer>"
+    )
+    opened = page.index(">", page.index("<body")) + 1
+    closed = page.rindex("</body>")
+    return page[:opened] + banner + page[opened:closed] + foot + page[closed:]
+
+
+def _served(request: Request, name: str) -> HTMLResponse:
+    """A page, stating the installation's jurisdiction and, when it applies, demonstration
+    mode. Anyone may open a page: it names no link (the floor's data is the API's to give, the
+    link answers say which were opened in demonstration mode)."""
+    return HTMLResponse(stated(_page(name), get_service(request).statement().unnamed()))
 
 
 @router.get("/favicon.ico")
@@ -34,42 +66,42 @@ async def favicon() -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-async def home_page() -> HTMLResponse:
+async def home_page(request: Request) -> HTMLResponse:
     # Everyone starts here: the floor's displays, a sign-in, then each role's own pages.
-    return HTMLResponse(_page("home.html"))
+    return _served(request, "home.html")
 
 
 @router.get("/tech", response_class=HTMLResponse)
-async def tech_page() -> HTMLResponse:
-    return HTMLResponse(_page("tech.html"))
+async def tech_page(request: Request) -> HTMLResponse:
+    return _served(request, "tech.html")
 
 
 @router.get("/dealer", response_class=HTMLResponse)
-async def dealer_pick_page() -> HTMLResponse:
-    return HTMLResponse(_page("dealer.html"))
+async def dealer_pick_page(request: Request) -> HTMLResponse:
+    return _served(request, "dealer.html")
 
 
 @router.get("/dealer/{table_id}", response_class=HTMLResponse)
-async def dealer_page(table_id: str) -> HTMLResponse:
+async def dealer_page(request: Request, table_id: str) -> HTMLResponse:
     # The script reads the table from the address; nothing of the path is written into HTML.
-    return HTMLResponse(_page("dealer.html"))
+    return _served(request, "dealer.html")
 
 
 @router.get("/audit", response_class=HTMLResponse)
-async def audit_page() -> HTMLResponse:
-    return HTMLResponse(_page("audit.html"))
+async def audit_page(request: Request) -> HTMLResponse:
+    return _served(request, "audit.html")
 
 
 @router.get("/commission", response_class=HTMLResponse)
-async def commission_page() -> HTMLResponse:
-    return HTMLResponse(_page("commission.html"))
+async def commission_page(request: Request) -> HTMLResponse:
+    return _served(request, "commission.html")
 
 
 @router.get("/admin", response_class=HTMLResponse)
-async def admin_page() -> HTMLResponse:
-    return HTMLResponse(_page("admin.html"))
+async def admin_page(request: Request) -> HTMLResponse:
+    return _served(request, "admin.html")
 
 
 @router.get("/supervisor", response_class=HTMLResponse)
-async def supervisor_page() -> HTMLResponse:
-    return HTMLResponse(_page("supervisor.html"))
+async def supervisor_page(request: Request) -> HTMLResponse:
+    return _served(request, "supervisor.html")

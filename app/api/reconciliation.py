@@ -20,6 +20,7 @@ from controller.paperwork.export import CsvWriter, iso
 from controller.paperwork.pdf import Letterhead, letterhead_of, render_pdf
 from controller.paperwork.reconciliation import Reconciliation
 from controller.paperwork.report_documents import REPORT_SIGNATURES, meters_table
+from controller.rules.statement import Statement
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1")
@@ -202,14 +203,15 @@ async def export_reconciliation(
         # the link and the first and last days of the period (UTC, as the period is read).
         stem = f"reconciliation-{link_id}-{_day(since_us)}-{_day(max(since_us, until_us - 1))}"
         names = _names(service, link_id)
+        said = service.statement(link_id)
         if format == "csv":
-            text = await job.run(_report_csv, total, weeks, anchors, names)
+            text = await job.run(_report_csv, total, weeks, anchors, names, said)
             return Response(
                 text,
                 media_type="text/csv",
                 headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
             )
-        letterhead = letterhead_of(service.settings)
+        letterhead = letterhead_of(service.settings, said)
         pdf = await job.run(_report_pdf, link_id, total, weeks, anchors, names, letterhead)
     return Response(
         pdf,
@@ -230,12 +232,15 @@ def _report_csv(
     weeks: list[Reconciliation],
     anchors: list[str],
     names: dict[str, str] | None = None,
+    said: Statement | None = None,
 ) -> str:
+    """``said``: the law the report is made under, in two last columns of its first rows."""
     s = reconciliation.summary(total, names)
     out = io.StringIO()
     w = CsvWriter(out)
-    w.row(["row", *RECON_COLUMNS])
-    w.row(["period", *_line(s)])
+    w.row(["row", *RECON_COLUMNS, "jurisdiction", "demonstration"])
+    law = ["", ""] if said is None else [said.jurisdiction, said.demonstration or ""]
+    w.row(["period", *_line(s), *law])
     for week in weeks:
         w.row(["week", *_line(reconciliation.summary(week))])
     w.row([])

@@ -205,6 +205,8 @@ async def export_records(
                 until_us=until_us,
                 link_id=link,
                 job=job,
+                law=service.settings.law,
+                demonstration=service.settings.demonstration,
             )
     except BaseException:
         out.close()

@@ -77,7 +77,7 @@ async def _answer(service: FloorService, link_id: str, period: FloorPeriod, fmt:
     names = await link_names(service.engine, link_id)
     if names is None:
         raise NotFound(f"no link {link_id!r}")
-    letterhead = letterhead_of(service.settings)
+    letterhead = letterhead_of(service.settings, service.statement(link_id))
     async with service.workers.job() as job:
         report = await floor_report(
             service.engine,

@@ -54,7 +54,7 @@ async def jackpot_slip(
     game, levels = _game_and_levels(service, hit.link_id, hit.table_id)
     source = await load_slip_source(service.engine, hit, game=game, level_names=levels)
     settings = service.settings
-    letterhead = letterhead_of(settings)
+    letterhead = letterhead_of(settings, service.statement(hit.link_id))
     slip = slip_content(
         source,
         letterhead=letterhead,

@@ -19,6 +19,7 @@ from controller.core.games.paytables import MAX_PAYTABLE_LINES
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS
 from controller.rules.filing import AMENDMENT_NOTICE_CLAUSE
+from controller.rules.jurisdictions import INDIANA
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.papers.submissions import Submission
 
@@ -213,6 +214,21 @@ class SubmissionRead(BaseModel):
     packet_pdf_url: str
     document_url: str = ""
     words: SubmissionWords | None = None
+    jurisdiction: str = Field(
+        default="",
+        description="the jurisdiction it was filed under, its name and code",
+        examples=[INDIANA.title],
+    )
+    demonstration: str | None = Field(
+        default=None,
+        description="filed in demonstration mode: the notice period it did not give; null: "
+        "filed with its notice",
+    )
+    demonstration_statement: str | None = Field(
+        default=None,
+        description="what its packet states of demonstration mode on every page (filed by an "
+        "installation in it, or of a link opened in it); null: neither",
+    )
 
     @classmethod
     def of(cls, row: Submission) -> SubmissionRead:
@@ -293,6 +309,15 @@ class SubmissionCheckRead(BaseModel):
         "jackpot reset"
     )
     notice_days: int | None = Field(description="the notice period the filing needs, in days")
+    jurisdiction: str = Field(
+        default="",
+        description="the jurisdiction whose clauses the problems cite",
+        examples=[INDIANA.title],
+    )
+    demonstration: str | None = Field(
+        default=None,
+        description="demonstration mode: the notice period the filing would not give",
+    )
 
 
 class HandRead(BaseModel):
@@ -385,4 +410,8 @@ class SubmissionDocument(BaseModel):
     title: str
     letterhead: str
     time_zone: str
+    jurisdiction: str | None = Field(default=None, description="filed under; its name and code")
+    demonstration: str | None = Field(
+        default=None, description="what the packet states of demonstration mode; null: none"
+    )
     sections: list[DocumentSection]

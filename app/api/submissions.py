@@ -62,13 +62,19 @@ def desk(service: FloorService) -> SubmissionDesk:
         notice_override=service.settings.notice_override,
         jackpot_odds_bound=service.settings.jackpot_odds_bound,
         letterhead=letterhead_of(service.settings),
+        demonstration=service.settings.demonstration,
     )
 
 
 async def read(d: SubmissionDesk, row: Submission) -> SubmissionRead:
-    """A submission with its words (what it changes, current and proposed)."""
+    """A submission with its words (what it changes, current and proposed), the jurisdiction
+    it was filed under and what it says of demonstration mode, from its packet as filed."""
     out = SubmissionRead.of(row)
-    out.words = SubmissionWords.model_validate(await submission_words(d, row))
+    document = await submission_document(d, row)
+    out.words = SubmissionWords.model_validate(await submission_words(d, row, document))
+    out.jurisdiction = document["jurisdiction"] or d.law.title
+    out.demonstration = document["notice_not_given"]
+    out.demonstration_statement = document["demonstration"]
     return out
 
 
@@ -174,6 +180,7 @@ async def check_submission(
             proposal=None,
             effective_at_us=None,
             notice_days=None,
+            jurisdiction=service.settings.law.title,
         )
     d = desk(service)
     kind = SubmissionKind(body.kind)
@@ -196,6 +203,8 @@ async def check_submission(
             proposal=filing.proposal.to_dict(),
             effective_at_us=filing.effective_at_us,
             notice_days=filing.notice_days,
+            jurisdiction=d.law.title,
+            demonstration=filing.notice_not_given,
         )
     proposal.pop("link_id", None)
     proposal.pop("effective_at_us", None)
@@ -205,6 +214,7 @@ async def check_submission(
         proposal=proposal,
         effective_at_us=effective,
         notice_days=notice_days(kind)[0],
+        jurisdiction=d.law.title,
     )
 
 

@@ -27,6 +27,8 @@ from controller.paperwork.checkpoints import CheckpointError
 from controller.paperwork.export import ExportError
 from controller.paperwork.records import link_names
 from controller.rules import RuleViolation
+from controller.rules.jurisdictions import DEFAULT_JURISDICTION, jurisdiction
+from controller.rules.statement import Statement
 from controller.runtime.service import FloorMismatch
 from controller.settings import (
     LedgerKeyError,
@@ -69,8 +71,10 @@ __all__ = [
     "main",
     "missing_sqlite_file",
     "reach",
+    "refused",
     "run",
     "settings_for",
+    "stated_lines",
 ]
 
 T = TypeVar("T")
@@ -159,8 +163,29 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run a command's work; a user's error becomes a one-line message (exit status 1)."""
     try:
         return asyncio.run(coro)
+    except RuleViolation as exc:
+        raise click.ClickException(refused(exc)) from exc
     except USER_ERRORS as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def refused(exc: RuleViolation) -> str:
+    """A rule's refusal as a command says it: with its clause and the jurisdiction whose
+    clause it is (the installation's, PROGRESSIVE_JURISDICTION)."""
+    try:
+        law = Settings().law
+    except ValidationError:
+        law = jurisdiction(DEFAULT_JURISDICTION)
+    return f"{exc}; refused under {law.title}"
+
+
+def stated_lines(statement: Statement) -> list[str]:
+    """What a command's output states of the law it runs under: the jurisdiction, and
+    demonstration mode when the installation runs in it or links shown were opened in it."""
+    lines = [f"jurisdiction: {statement.jurisdiction}"]
+    if statement.demonstration is not None:
+        lines.append(statement.demonstration)
+    return lines
 
 
 def database_setting() -> str:

@@ -57,6 +57,8 @@ def export_cmd(
                     since_us=since_us,
                     until_us=until_us,
                     link_id=link,
+                    law=settings.law,
+                    demonstration=settings.demonstration,
                 )
             tmp = output.with_suffix(output.suffix + ".part")
             with tmp.open("w", newline="", encoding="utf-8") as fh:
@@ -68,9 +70,17 @@ def export_cmd(
                     since_us=since_us,
                     until_us=until_us,
                     link_id=link,
+                    law=settings.law,
+                    demonstration=settings.demonstration,
                 )
             tmp.replace(output)
             return n
 
     n = run(go())
-    click.echo(f"{n:,} {kind} rows from {iso(since_us)} to {iso(until_us)}", err=True)
+    said = settings.statement()
+    click.echo(
+        f"{n:,} {kind} rows from {iso(since_us)} to {iso(until_us)}, under {said.jurisdiction}",
+        err=True,
+    )
+    if said.demonstration is not None:
+        click.echo(said.demonstration, err=True)

@@ -17,8 +17,10 @@ from app.cli.common import (
     database,
     db_option,
     main,
+    refused,
     run,
     settings_for,
+    stated_lines,
 )
 from app.cli.link_terms import (
     LEVELS_HELP,
@@ -44,8 +46,10 @@ from controller.core.money import (
 from controller.core.reducer import HitPolicy, TableConfig
 from controller.manifest import verify_install
 from controller.paperwork import records
+from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
+from controller.rules.statement import Statement
 from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
@@ -53,7 +57,7 @@ from controller.runtime.floor_terms import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
-from controller.settings import load_ledger_key, manifest_path
+from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.store import LedgerStore, StoreError, TableSpec
 from controller.text import MULTILINE
 
@@ -85,7 +89,7 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     try:
         check_denomination(dealt, cents)
     except RuleViolation as exc:
-        raise click.BadParameter(f"table {table_id}: {exc}") from exc
+        raise click.BadParameter(f"table {table_id}: {refused(exc)}") from exc
     return TableSpec(
         config=TableConfig(
             table_id=table_id,
@@ -182,7 +186,9 @@ def links_create(
     try:
         rate_bp = None if rate is None else settings.law.check_rate_of_progression(rate)
         reset_cents = None if reset is None else check_cents("the reset amount", reset)
-    except (MoneyError, RuleViolation) as exc:
+    except RuleViolation as exc:
+        raise click.BadParameter(refused(exc)) from exc
+    except MoneyError as exc:
         raise click.BadParameter(str(exc)) from exc
     specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
     try:
@@ -206,7 +212,11 @@ def links_create(
             await runtime.load()
             filed = await create_and_file_link(
                 runtime,
-                SubmissionDesk(runtime),
+                SubmissionDesk(
+                    runtime,
+                    demonstration=settings.demonstration,
+                    letterhead=letterhead_of(settings),
+                ),
                 link_id=link_id,
                 name=name or link_id,
                 game=g,
@@ -236,6 +246,8 @@ def links_create(
         f"filed with the commission as submission {submission_id}; the link plays once a "
         "commission agent approves it (/commission)"
     )
+    for line in stated_lines(settings.statement([link_id] if settings.demonstration else ())):
+        click.echo(line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +257,15 @@ class _Links:
     go_live: dict[str, int | None]
     names: dict[str, str]
     changes: dict[str, list[str]]  # each link's terms set by an approved change
+    settings: Settings
+
+    def statement(self, *link_ids: str) -> Statement:
+        """What the output states: the jurisdiction, and demonstration mode (the installation
+        in it, or the links shown, ``link_ids`` or every one, that were opened in it)."""
+        shown = link_ids or tuple(self.states)
+        return self.settings.statement(
+            lid for lid in shown if lid in self.states and self.states[lid].demonstration
+        )
 
 
 async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) -> _Links:
@@ -260,7 +281,7 @@ async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) 
         link_id: changes_in_force(state, approvals.get(link_id, []))
         for link_id, state in states.items()
     }
-    return _Links(states, inoperable, go_live, names, changes)
+    return _Links(states, inoperable, go_live, names, changes, settings)
 
 
 @links.command("list")
@@ -268,12 +289,16 @@ async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) 
 def links_list(database_url: str | None) -> None:
     """Every link, one a line under a header: its STATE (approved, AWAITING APPROVAL by the
     commission, INOPERABLE), games, meter, rate, reset, tables, kind, and the terms it plays
-    by an approved change (what a floor file's starting terms give way to)."""
+    by an approved change (what a floor file's starting terms give way to). Above the table,
+    on standard error (the table stays one header and its rows for scripts), the
+    jurisdiction the links play under and, when it applies, demonstration mode."""
     found = run(_read_links(database_url))
     if not found.states:
         click.echo("no links yet: `progressive links create` files one", err=True)
         return
     now_us = SystemClock().now_us()
+    for line in stated_lines(found.statement()):
+        click.echo(line, err=True)
     click.echo(LIST_HEADER)
     for link_id, s in sorted(found.states.items()):
         status = status_of(link_id, found.go_live, found.inoperable, now_us)
@@ -290,6 +315,8 @@ def links_show(database_url: str | None, link_id: str) -> None:
     status = status_of(link_id, found.go_live, found.inoperable, SystemClock().now_us())
     name = found.names.get(link_id, link_id)
     for line in show_lines(state, name, status, found.changes[link_id]):
+        click.echo(line)
+    for line in stated_lines(found.statement(link_id)):
         click.echo(line)
 
 
@@ -338,7 +365,9 @@ def links_recover(
 
     try:
         found, state = run(go())
-    except (StoreError, RuleViolation) as exc:
+    except RuleViolation as exc:
+        raise click.ClickException(refused(exc)) from exc
+    except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"link {link_id}: found {found or 'operable'}")
     click.echo(

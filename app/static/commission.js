@@ -54,6 +54,10 @@ async function openPacket(s) {
   const doc = await call("GET", s.document_url);
   document.getElementById("doc-title").textContent = doc.title;
   document.getElementById("doc-letterhead").textContent = `${doc.letterhead}. Times are in ${doc.time_zone}.`;
+  // Filed in demonstration mode, or of a link opened in it: the packet says so on every page.
+  const demo = document.getElementById("doc-demonstration");
+  demo.textContent = doc.demonstration || "";
+  demo.hidden = !doc.demonstration;
   const pending = s.status === "filed";
   // While pending, the decision is the form below, not a section saying it waits.
   const main = doc.sections.filter((x) => x.part === "main" && !(pending && x.key === "decision"));

@@ -154,6 +154,20 @@
     const game = msg.game_label || "";
     setText($("game"), msg.name.toLowerCase().includes(game.toLowerCase()) ? "" : game);
     document.title = [p.name, msg.name].filter(Boolean).join(" — ");
+    applyLaw(msg);
+  }
+
+  // The law the display runs under, as the feed says it now (the page came with it too):
+  // demonstration mode across the foot of the screen, the jurisdiction under it.
+  function applyLaw(msg) {
+    const said = (msg.demonstration && msg.demonstration.statement) || "";
+    const banner = $("demonstration");
+    if (banner) {
+      setText(banner, said);
+      banner.hidden = !said;
+    }
+    if (msg.jurisdiction && $("jurisdiction")) setText($("jurisdiction"), `Jurisdiction: ${msg.jurisdiction}`);
+    body.dataset.demonstration = said ? "yes" : "no";
   }
 
   // ----------------------------------------------------------------------------- the pays

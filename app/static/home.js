@@ -107,6 +107,8 @@ function linkCard(link) {
     el("span", { class: "foot" },
       el("span", { class: `chip ${link.state}` }, STATES[link.state] || words(link.state)),
       el("span", { class: "muted" }, `${tables} ${tables === 1 ? "table" : "tables"}`)),
+    // Opened in demonstration mode: said on its card as on its display, for good.
+    link.demonstration ? el("span", { class: "demonstration" }, "Opened in demonstration mode") : "",
     win ? el("span", { class: "win" }, `Last won ${cents(win.won_cents)}: ${words(win.hand)} at ${win.table_id}`) : "",
     el("span", { class: "go" }, "Open the display →"));
 }

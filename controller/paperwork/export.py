@@ -3,7 +3,11 @@
 Rows stream straight from the database to the output, so a five-year export does not sit in
 memory. Amounts keep their integer scale in the column name (``*_units`` = 1/10,000 cent,
 ``*_cents``); times are ISO 8601 UTC; cards are written as people read them
-(``As Ks Qs Js Ts``).
+(``As Ks Qs Js Ts``). Every export states the law it was made under
+(``controller.rules.statement``): a JSON export in its head (``jurisdiction``, and
+``demonstration`` with the links opened in it), a CSV export in two last columns of every
+row, ``jurisdiction`` and ``demonstration`` ("yes" when the row's link was opened in
+demonstration mode or the export was made in it), so that a row read alone still says so.
 
 CSV is opened by auditors in spreadsheets, which run a cell that starts like a formula, and
 read by tools that split lines on any CR or LF. Every CSV written for people is written by
@@ -32,6 +36,8 @@ from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
 from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
 from controller.periods import PeriodError, parse_instant
+from controller.rules.jurisdictions import INDIANA, Jurisdiction
+from controller.rules.statement import statement
 from controller.runtime.workers import Job, step
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
@@ -216,6 +222,9 @@ def _reduction_row(r: Reduction) -> dict[str, Any]:
     }
 
 
+# The law an export was made under, the two last columns of every CSV row.
+STATEMENT_FIELDS = ("jurisdiction", "demonstration")
+
 R = TypeVar("R")  # one row of an export, as storage reads it
 _Batches = Callable[[AsyncConnection], AsyncIterator[list[R]]]
 
@@ -230,13 +239,31 @@ async def export(
     until_us: int,
     link_id: str | None = None,
     job: Job | None = None,
+    law: Jurisdiction = INDIANA,
+    demonstration: bool = False,
 ) -> int:
     """Write the export to ``out``; returns the number of rows. Rows are read ``BATCH`` at a
     time; each batch is formatted and written in ``job``'s worker thread while the next is
-    read."""
+    read. ``law``: the installation's jurisdiction; ``demonstration``: whether it runs in
+    demonstration mode (every export states both, and the links opened in it)."""
     if until_us <= since_us:
         raise ExportError("the period is empty: --until must be after --since")
-    head = {"kind": str(kind), "since": iso(since_us), "until": iso(until_us), "link_id": link_id}
+    async with engine.connect() as conn:
+        shown = await stored.opened_in_demonstration(conn, link_id)
+    said = statement(law, installation=demonstration, links=shown)
+    head = {
+        "kind": str(kind),
+        "since": iso(since_us),
+        "until": iso(until_us),
+        "link_id": link_id,
+        **said.as_dict(),
+    }
+
+    def stated(row: dict[str, Any]) -> dict[str, Any]:
+        row["jurisdiction"] = said.jurisdiction
+        row["demonstration"] = "yes" if demonstration or row["link_id"] in shown else "no"
+        return row
+
     scope = stored.Scope(link_id=link_id, since_us=since_us, until_us=until_us)
     if kind is ExportKind.HITS:
 
@@ -245,12 +272,16 @@ async def export(
                 since_us=since_us, until_us=until_us, link_id=link_id, batch=BATCH
             )
 
-        return await _write(engine, out, fmt, head, HIT_FIELDS, _hit_row, hits, job)
+        return await _write(engine, out, fmt, head, HIT_FIELDS, _hit_row, hits, job, stated)
     if kind is ExportKind.HISTORY:
         entries = partial(stored.history_batches, scope=scope, batch=BATCH)
-        return await _write(engine, out, fmt, head, HISTORY_FIELDS, _history_row, entries, job)
+        return await _write(
+            engine, out, fmt, head, HISTORY_FIELDS, _history_row, entries, job, stated
+        )
     reductions = partial(stored.reduction_batches, scope=scope, batch=BATCH)
-    return await _write(engine, out, fmt, head, REDUCTION_FIELDS, _reduction_row, reductions, job)
+    return await _write(
+        engine, out, fmt, head, REDUCTION_FIELDS, _reduction_row, reductions, job, stated
+    )
 
 
 async def _write(
@@ -262,17 +293,21 @@ async def _write(
     conv: Callable[[R], dict[str, Any]],
     batches: _Batches[R],
     job: Job | None,
+    stated: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> int:
+    """``stated`` adds the law the export was made under to a CSV row (``STATEMENT_FIELDS``);
+    a JSON export says it once, in its ``head``."""
     write: Callable[[Sequence[R], bool], None]
     if fmt == "csv":
         writer = CsvWriter(out)
+        columns = (*fields, *STATEMENT_FIELDS)
 
         def write(rows: Sequence[R], first: bool) -> None:
             for r in rows:
-                row = conv(r)
-                writer.row(row[f] for f in fields)
+                row = stated(conv(r))
+                writer.row(row[f] for f in columns)
 
-        await step(job, writer.row, fields)
+        await step(job, writer.row, columns)
     elif fmt == "json":
 
         def write(rows: Sequence[R], first: bool) -> None:

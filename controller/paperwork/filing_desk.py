@@ -44,8 +44,10 @@ from controller.rules.filing import (
     check_nothing_armed,
     check_notice,
     notice_days,
+    notice_not_given,
 )
-from controller.rules.jurisdictions import Jurisdiction
+from controller.rules.jurisdictions import Jurisdiction, jurisdiction
+from controller.rules.statement import statement
 from controller.rules.violation import about
 from controller.runtime.links import LinkRuntime
 from controller.settings import get_settings
@@ -66,6 +68,8 @@ class Filing:
     effective_at_us: int
     notice_days: int
     override: str | None
+    # Filed in demonstration mode short of its notice period: what was not given.
+    notice_not_given: str | None = None
 
 
 class FilingDesk:
@@ -76,12 +80,18 @@ class FilingDesk:
         notice_override: str | None = None,
         jackpot_odds_bound: int | None = None,
         letterhead: Letterhead | None = None,
+        demonstration: bool = False,
     ) -> None:
         self.runtime = runtime
         self.store = runtime.store
         # PROGRESSIVE_NOTICE_OVERRIDE: the executive director's written direction for this
         # installation; recorded on every submission filed under it.
         self.notice_override = notice_override or None
+        # PROGRESSIVE_DEMONSTRATION: filings are accepted from now on, without their notice
+        # periods (``filing.check_notice``), each saying so in its packet and audit entry.
+        self.demonstration = demonstration
+        # The jurisdiction the links play under: every packet states it.
+        self.law = jurisdiction(self.store.law.key)
         # PROGRESSIVE_JACKPOT_ODDS_BOUND unless given: the worst odds a jackpot line may have.
         self.jackpot_odds_bound = (
             get_settings().jackpot_odds_bound if jackpot_odds_bound is None else jackpot_odds_bound
@@ -187,11 +197,14 @@ class FilingDesk:
         self.runtime.go_live_at[link_id] = None
         return row
 
-    def effective_default(self, kind: SubmissionKind, override: str | None = None) -> int:
-        """The effective date a filing made now gets when it names none: at once under the
-        executive director's direction, otherwise the earliest its notice period allows."""
-        now = self.runtime.clock.now_us()
-        if override if override is not None else self.notice_override:
+    def effective_default(
+        self, kind: SubmissionKind, override: str | None = None, *, now: int | None = None
+    ) -> int:
+        """The effective date a filing made now (``now``: the filing's time, read once) gets
+        when it names none: at once under the executive director's direction or in
+        demonstration mode, otherwise the earliest its notice period allows."""
+        now = self.runtime.clock.now_us() if now is None else now
+        if self.demonstration or (override if override is not None else self.notice_override):
             return now
         return now + notice_days(kind)[0] * DAY_US
 
@@ -208,14 +221,16 @@ class FilingDesk:
         now = self.runtime.clock.now_us()
         override = override if override is not None else self.notice_override
         if effective_at_us is None:
-            effective_at_us = self.effective_default(proposal.kind, override)
+            effective_at_us = self.effective_default(proposal.kind, override, now=now)
         with about("effective_at_us"):
             days = check_notice(
                 kind=proposal.kind,
                 filed_at_us=now,
                 effective_at_us=effective_at_us,
                 override=override,
+                demonstration=self.demonstration,
             )
+        short = self.demonstration and effective_at_us - now < days * DAY_US
         async with self.store.engine.connect() as conn:
             awaiting = await stored.any_with_status(conn, link_id, "filed")
         check_none_awaiting_review(link_id, awaiting=awaiting is not None)
@@ -228,6 +243,7 @@ class FilingDesk:
             effective_at_us=effective_at_us,
             notice_days=days,
             override=override,
+            notice_not_given=notice_not_given(proposal.kind) if short else None,
         )
 
     async def file(self, filing: Filing, *, filed_by: str) -> Submission:
@@ -261,7 +277,13 @@ class FilingDesk:
                 level_meters_cents=level_meters_cents(state),
                 table_games=table_games(state),
                 letterhead=self.letterhead,
-                law=state.law if isinstance(state.law, Jurisdiction) else None,
+                law=state.law if isinstance(state.law, Jurisdiction) else self.law,
+                notice_not_given=filing.notice_not_given,
+                demonstration=statement(
+                    self.law,
+                    installation=self.demonstration,
+                    links=[link_id] if state.demonstration else (),
+                ).demonstration,
             )
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)
@@ -312,6 +334,12 @@ class FilingDesk:
                     "proposal": proposal.to_dict(),
                     "effective_at_us": effective_at_us,
                     "notice_override": override,
+                    "jurisdiction": self.law.key,
+                    **(
+                        {"demonstration": filing.notice_not_given}
+                        if filing.notice_not_given
+                        else {}
+                    ),
                 },
             },
         )

@@ -84,9 +84,15 @@ class PacketFacts:
     # The property filing it: its name and licence head the printed packet, its times are
     # written in its zone; None: a packet as before the property was recorded.
     letterhead: Letterhead | None = None
-    # The jurisdiction the link plays under: how the packet reads the rate of progression of
-    # a pool (under Indiana, the shown shares); None: every share, as packets said before.
+    # The jurisdiction it is filed under (every page of the packet states it, and it says how
+    # the packet reads the rate of progression of a pool: under Indiana, the shown shares);
+    # None: a packet as before it was recorded.
     law: Jurisdiction | None = None
+    # Filed in demonstration mode: what notice was not given (``filing.notice_not_given``).
+    notice_not_given: str | None = None
+    # Demonstration mode as the packet states it on every page (``rules.statement``): filed
+    # by an installation in it, or of a link opened in it; None: neither.
+    demonstration: str | None = None
 
     @property
     def pool(self) -> bool:
@@ -116,7 +122,7 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     notice_clause = notice_days(f.kind)[1]
     if f.pool:
         proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict(), f.law)
-    packet = {
+    packet: dict[str, Any] = {
         "document": "Submission to the Indiana Gaming Commission: progressive live gaming device",
         "submission_id": f.submission_id,
         "kind": str(f.kind),
@@ -174,6 +180,17 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
         },
         "par_sheet": _par_sheets(f, current, proposed, on_link),
     }
+    if f.notice_not_given is not None:
+        packet["notice"]["demonstration"] = f.notice_not_given
+    if f.law is not None:
+        packet["jurisdiction"] = {
+            "key": f.law.key,
+            "name": f.law.name,
+            "code": f.law.code,
+            "title": f.law.title,
+        }
+    if f.demonstration is not None:
+        packet["demonstration"] = f.demonstration
     if f.letterhead is not None:
         packet["property"] = {
             "name": f.letterhead.property_name,
@@ -253,15 +270,20 @@ def packet_json(packet: Mapping[str, Any]) -> bytes:
 
 
 def packet_letterhead(packet: Mapping[str, Any]) -> Letterhead:
-    """The letterhead a packet was filed under (its ``property``); a packet filed before it
-    was recorded: no name, no licence, times in UTC, as its other times were then."""
+    """The letterhead a packet was filed under (its ``property``, its ``jurisdiction`` and
+    its ``demonstration``); a packet filed before they were recorded: no name, no licence,
+    no jurisdiction line, times in UTC, as it printed then."""
     prop = packet.get("property")
+    law = (packet.get("jurisdiction") or {}).get("title")
+    demonstration = packet.get("demonstration")
     if not prop:
-        return Letterhead()
+        return Letterhead(jurisdiction=law, demonstration=demonstration)
     return Letterhead(
         property_name=prop.get("name"),
         licence=prop.get("licence"),
         zone=ZoneInfo(prop.get("time_zone") or "UTC"),
+        jurisdiction=law,
+        demonstration=demonstration,
     )
 
 

@@ -123,13 +123,16 @@ def notice_facts(packet: Mapping[str, Any], lh: Letterhead) -> list[tuple[str, s
     notice = packet["notice"]
     filed, effective = packet["filed_at_us"], packet["effective_at_us"]
     days, override = notice["required_days"], notice["executive_director_override"]
-    earliest = filed if override else filed + days * DAY_US
+    not_given = notice.get("demonstration")
+    earliest = filed if override or not_given else filed + days * DAY_US
     facts = [
         ("Filed on", lh.day(filed)),
         ("Notice required", f"{days_text(days)} ({notice['clause']})"),
     ]
     if override:
         facts.append(("Notice override", f"the executive director provided otherwise: {override}"))
+    if not_given:
+        facts.append(("Notice not given", _capital(not_given)))
     given = max(0, effective - filed) // DAY_US
     facts += [
         ("Earliest effective date", lh.day(earliest)),
@@ -387,10 +390,16 @@ def packet_document(
         _decision(packet, review, lh),
         *(_as_document(s) for s in particulars(packet)),
     ]
+    law = packet.get("jurisdiction")
     return {
         "title": f"Progressive submission {packet['submission_id']}: {packet['kind_label']}",
         "letterhead": lh.line(),
         "time_zone": lh.zone.key,
+        # As filed; a packet from before they were recorded: the letterhead's (the
+        # installation's jurisdiction now) and none.
+        "jurisdiction": law["title"] if law else lh.jurisdiction,
+        "demonstration": packet.get("demonstration"),
+        "notice_not_given": packet["notice"].get("demonstration"),
         "sections": sections,
     }
 

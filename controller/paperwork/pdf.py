@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
+    from controller.rules.statement import Statement
     from controller.settings import Settings
 
 # Fixed, so the bytes depend on the content alone.
@@ -46,21 +47,36 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 # with the space above it.
 _HEADING_WITH_A_LINE_MM = 22
 _SIGNATURE_MM = 11
+# The foot of a page that states demonstration mode: room for its three lines.
+_FOOT_MM = 16
 
 
 @dataclass(frozen=True, kw_only=True)
 class Letterhead:
-    """Who a document is from and how its times are written: the property's name and gaming
-    licence number (from settings) at the head of every page, times in its time zone."""
+    """Who a document is from, under which law, and how its times are written: the property's
+    name and gaming licence number (from settings) and the jurisdiction at the head of every
+    page, demonstration mode at the foot of every page, times in its time zone."""
 
     property_name: str | None = None
     licence: str | None = None
     zone: ZoneInfo = _UTC
+    # The jurisdiction the document is made under ("Indiana (68 IAC 10)"); None: a document
+    # from before it was stated (a packet filed then prints as it did).
+    jurisdiction: str | None = None
+    # Demonstration mode as the document states it (controller.rules.statement); None: the
+    # installation does not run in it and the document is of no link opened in it.
+    demonstration: str | None = None
 
-    def line(self) -> str:
+    def property_line(self) -> str:
         name = self.property_name or "Property name not set (PROGRESSIVE_PROPERTY_NAME)"
         licence = self.licence or "not set (PROGRESSIVE_PROPERTY_LICENCE)"
         return f"{name}  |  Gaming licence {licence}"
+
+    def line(self) -> str:
+        """The property and the jurisdiction, on one line (a page's letterhead)."""
+        if self.jurisdiction is None:
+            return self.property_line()
+        return f"{self.property_line()}  |  {self.jurisdiction}"
 
     def local(self, at_us: int) -> dt.datetime:
         """``at_us`` (microseconds since the epoch, UTC) as the property's local time."""
@@ -75,12 +91,17 @@ class Letterhead:
         return self.local(at_us).strftime("%d %b %Y")
 
 
-def letterhead_of(settings: Settings) -> Letterhead:
-    """The property's letterhead, from its settings."""
+def letterhead_of(settings: Settings, statement: Statement | None = None) -> Letterhead:
+    """The property's letterhead, from its settings, stating its jurisdiction and, when the
+    installation runs in demonstration mode or the document is of links opened in it
+    (``statement``: what the document states; default the installation's alone), so."""
+    said = settings.statement() if statement is None else statement
     return Letterhead(
         property_name=settings.property_name,
         licence=settings.property_licence,
         zone=settings.zone,
+        jurisdiction=said.jurisdiction,
+        demonstration=said.demonstration,
     )
 
 
@@ -110,20 +131,33 @@ def render_pdf(
     from fpdf import FPDF
     from fpdf.fonts import FontFace
 
-    head = _latin1(letterhead.line()) if letterhead is not None else None
+    head = _latin1(letterhead.property_line()) if letterhead is not None else None
+    law = letterhead.jurisdiction if letterhead is not None else None
+    demonstration = letterhead.demonstration if letterhead is not None else None
 
     class _Document(FPDF):
         def header(self) -> None:
             if head is not None:
                 self.set_font("Helvetica", size=8)
                 self.cell(0, 5, head, new_x="LMARGIN", new_y="NEXT")
+                if law is not None:
+                    self.cell(0, 4, _latin1(f"Jurisdiction: {law}"), new_x="LMARGIN", new_y="NEXT")
                 self.ln(1)
+
+        def footer(self) -> None:
+            # Every page says it, so that no page of a demonstration passes for a floor's.
+            if demonstration is not None:
+                self.set_y(-_FOOT_MM)
+                self.set_font("Helvetica", style="B", size=8)
+                self.multi_cell(
+                    0, 3.5, _latin1(demonstration), new_x="LMARGIN", new_y="NEXT", align="L"
+                )
 
     pdf = _Document(orientation="portrait", unit="mm", format="A4")
     pdf.set_creation_date(_CREATED)
     pdf.set_title(_latin1(title))
     pdf.set_creator("progressive")
-    pdf.set_auto_page_break(auto=True, margin=15)
+    pdf.set_auto_page_break(auto=True, margin=15 if demonstration is None else _FOOT_MM + 4)
     pdf.add_page()
     pdf.set_font("Helvetica", style="B", size=15)
     # Left-aligned: a title that wraps is not stretched to the margin with wide gaps.

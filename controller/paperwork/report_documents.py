@@ -267,13 +267,15 @@ def report_csv(report: FloorReport, letterhead: Letterhead) -> str:
     s = reconciliation.summary(report.total, report.level_names)
     out = io.StringIO()
     w = CsvWriter(out)
-    w.row(["report", "link_id", "gaming_day", "shift", "from", "to", "time_zone", "balanced"])
+    w.row(["report", "link_id", "gaming_day", "shift", "from", "to", "time_zone", "balanced",
+           "jurisdiction", "demonstration"])  # fmt: skip
     w.row([
         "shift" if report.period.shift else "gaming day", report.link_id,
         report.period.day.isoformat(), report.period.shift or "",
         local_iso(report.period.since_us, letterhead),
         local_iso(report.period.until_us, letterhead), letterhead.zone.key,
-        "yes" if s["balanced"] else "NO",
+        "yes" if s["balanced"] else "NO", letterhead.jurisdiction or "",
+        letterhead.demonstration or "",
     ])  # fmt: skip
     w.row([])
     w.row(["term", "cents", "units"])
@@ -332,6 +334,9 @@ def report_json(report: FloorReport, letterhead: Letterhead) -> dict[str, Any]:
         "gaming_day": p.day.isoformat(),
         "shift": p.shift,
         "time_zone": letterhead.zone.key,
+        # The law the report was made under, and demonstration mode where it applies.
+        "jurisdiction": letterhead.jurisdiction,
+        "demonstration": letterhead.demonstration,
         "from": local_iso(p.since_us, letterhead),
         "to": local_iso(p.until_us, letterhead),
         "reconciliation": reconciliation.summary(report.total, report.level_names),

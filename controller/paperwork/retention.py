@@ -202,6 +202,11 @@ async def _purge_link(
         # last commitment, so verification resumes meter by meter (68 IAC 10-6-5(b)-(c)).
         **levels,
     }
+    state = runtime.states.get(link_id)
+    if state is not None and state.demonstration:
+        # The link's first entry, which said it was opened in demonstration mode, may be among
+        # those removed: the manifest says it on (storage.entries.opened_in_demonstration).
+        manifest["demonstration"] = True
 
     def step(s: reducer.LinkState, at: int) -> reducer.Outcome:
         return reducer.record_purge(s, at_us=at, manifest=manifest)

@@ -28,11 +28,14 @@ async def submission_document(desk: SubmissionDesk, row: Submission) -> dict[str
     return packet_document(json.loads(content), letterhead=desk.letterhead, review=review_of(row))
 
 
-async def submission_words(desk: SubmissionDesk, row: Submission) -> dict[str, Any]:
+async def submission_words(
+    desk: SubmissionDesk, row: Submission, document: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A list's line: what kind of change, what it changes (current and proposed), when
-    filed and effective, in words."""
+    filed and effective, in words (``document``: its document, when the caller has it)."""
     lh = desk.letterhead
-    document = await submission_document(desk, row)
+    if document is None:
+        document = await submission_document(desk, row)
     return {
         "kind": SubmissionKind(row.kind).label,
         "change": change_summary(document),

@@ -9,6 +9,7 @@ from typing import Any
 from controller.core.games import Game, Paytable, default_paytable
 from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
+from controller.paperwork.pdf import Letterhead
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.clock import Clock
@@ -66,6 +67,8 @@ async def create_and_file_link(
         levels=levels,
         paytables=paytables,
         draws=draws,
+        # Opened by an installation in demonstration mode: its history says so for good.
+        demonstration=desk.demonstration,
     )
     await runtime.reload_links([link_id])
     # Filed on the link as it was opened: its levels, games and paytables as created.
@@ -79,6 +82,8 @@ async def open_floor(
     *,
     notice_override: str | None = None,
     notes: list[str] | None = None,
+    demonstration: bool = False,
+    letterhead: Letterhead | None = None,
 ) -> LinkRuntime:
     """Create the links the database does not have yet; check the others against the file.
 
@@ -89,7 +94,9 @@ async def open_floor(
     ``notes`` with the approval behind it; a value no approval ever gave is refused
     (``floor_terms.reconcile``). A new link is filed with the commission and does not play
     until approved (68 IAC 10-1-3(c)(4)). The whole file is checked against the database
-    before anything is written.
+    before anything is written. ``demonstration``: the installation runs in demonstration
+    mode (its new links are opened and filed so); ``letterhead``: the property's, on their
+    packets.
     """
     await store.check_key()
     runtime = LinkRuntime(store, clock)
@@ -102,7 +109,9 @@ async def open_floor(
             _check_under_law(store, link)
     if notes is not None:
         notes += found
-    desk = SubmissionDesk(runtime, notice_override=notice_override)
+    desk = SubmissionDesk(
+        runtime, notice_override=notice_override, demonstration=demonstration, letterhead=letterhead
+    )
     for link in floor.links:
         if link.link_id in runtime.states:
             continue

@@ -16,7 +16,9 @@ from typing import Any, Literal
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork.checkpoints import at_text, load_private_key
+from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.rules.statement import Statement
 from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
@@ -183,6 +185,11 @@ class FloorService:
                 meter_years=self.settings.meter_retention_years,
                 integrity_years=self.settings.integrity_retention_years,
             )
+            if self.settings.demonstration:
+                # Before any link is opened or filed under it: the records say since when.
+                await store.check_key()
+                await store.note_demonstration(at_us=self.clock.now_us(), actor="configuration")
+                log.warning("%s", self.settings.statement().demonstration)
             if self.floor is not None:
                 # Before anything is created or polled: a database behind this controller's
                 # own signed checkpoints (restored from an earlier copy, its newest history
@@ -196,6 +203,8 @@ class FloorService:
                         self.clock,
                         notice_override=self.settings.notice_override,
                         notes=self.floor_notes,
+                        demonstration=self.settings.demonstration,
+                        letterhead=letterhead_of(self.settings),
                     )
                 for note in self.floor_notes:
                     log.warning("%s", note)
@@ -261,6 +270,16 @@ class FloorService:
         if engine is not None:
             await engine.dispose()
         self.started = False
+
+    def statement(self, *link_ids: str) -> Statement:
+        """What a surface of this installation states (``controller.rules.statement``): its
+        jurisdiction, and demonstration mode when it runs in it or when links it shows
+        (``link_ids``; none named: every link) were opened in it."""
+        states = self._runtime.states if self._runtime is not None else {}
+        shown = link_ids or tuple(states)
+        return self.settings.statement(
+            lid for lid in shown if lid in states and states[lid].demonstration
+        )
 
     def last_checkpoint(self, link_id: str) -> tuple[int, str, str] | None:
         """The last checkpoint this controller signed of the link: (entry, seal, when)."""

@@ -191,6 +191,39 @@ class Entries:
             )
         }
 
+    async def opened_in_demonstration(self, link_ids: Sequence[str]) -> set[str]:
+        """Links whose history says they were opened in demonstration mode: their first entry
+        (``link_opened`` with ``"demonstration": true``) or, once the retention purge removed
+        it, their newest purge's manifest, which carries the mark on. Each read is one index
+        lookup (a link's first entry, the newest purge among its last entries)."""
+        if not link_ids:
+            return set()
+        ids = list(link_ids)
+        found: set[str] = set()
+        first = await self.conn.execute(
+            select(ENTRIES.c.link_id, ENTRIES.c.kind, ENTRIES.c.details).where(
+                ENTRIES.c.link_id.in_(ids), ENTRIES.c.seq == 1
+            )
+        )
+        opened: set[str] = set()
+        for link_id, kind, details in first:
+            opened.add(link_id)
+            if kind == str(EntryKind.LINK_OPENED) and _demonstration(details):
+                found.add(link_id)
+        for link_id in sorted(set(ids) - opened):
+            details = await self.conn.scalar(
+                select(ENTRIES.c.details)
+                .where(
+                    ENTRIES.c.link_id == link_id,
+                    ENTRIES.c.kind == str(EntryKind.RETENTION_PURGE),
+                )
+                .order_by(ENTRIES.c.seq.desc())
+                .limit(1)
+            )
+            if details is not None and _demonstration(details):
+                found.add(link_id)
+        return found
+
     async def sealed_by_history(self, link_ids: Sequence[str]) -> set[str]:
         """Links whose history says their state is sealed: opened sealed, or sealed since."""
         if not link_ids:
@@ -313,3 +346,10 @@ class Entries:
             .limit(1)
         )
         return hit_id
+
+
+def _demonstration(details: str) -> bool:
+    """Does an entry's details mark its link as opened in demonstration mode?"""
+    if '"demonstration"' not in details:
+        return False
+    return json.loads(details).get("demonstration") is True

@@ -74,6 +74,10 @@ async def load_links(
     # Rows without seals pass only as rows from before seals, and only while neither the
     # ledger's meta nor the link's own history says its state was sealed.
     marked = set() if sealing else await uow.entries.sealed_by_history(unsealed)
+    unread = [link.link_id for link in links if link.link_id not in book.demonstration]
+    if unread:
+        shown = await uow.entries.opened_in_demonstration(unread)
+        book.demonstration.update({lid: lid in shown for lid in unread})
     states: dict[str, LinkState] = {}
     problems: dict[str, str] = {}
     for link in links:
@@ -105,6 +109,7 @@ async def load_links(
                 ),
                 paytables=paytables_of(link.paytables),
                 technician_from_cents=technician_from_cents,
+                demonstration=book.demonstration[lid],
             )
         except (KeyError, ValueError) as exc:
             raise StoreError(f"link {lid}: its stored state cannot be read: {exc}") from exc

@@ -1,6 +1,8 @@
 """The ledger's own facts (``ledger_meta``): the fingerprint of the key its history is sealed
-with, since when the state of links is sealed, and the links a failed check of the software
-holds until two people recover them (``controller.rules.software``)."""
+with, since when the state of links is sealed, the links a failed check of the software
+holds until two people recover them (``controller.rules.software``), and since when the
+installation has run in demonstration mode (links opened and filed without their notice
+periods)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller.core.state_seal import SEALED_SINCE
 from controller.storage.models import LedgerMetaRow
 
-__all__ = ["KEY_FINGERPRINT", "SOFTWARE_HOLD", "LedgerMeta"]
+__all__ = ["DEMONSTRATION_SINCE", "KEY_FINGERPRINT", "SOFTWARE_HOLD", "LedgerMeta"]
 
 KEY_FINGERPRINT = "key_fingerprint"
 # One row per link held by a failed check of the software: the name and the reason.
 SOFTWARE_HOLD = "software_hold:"
+# When the installation first ran in demonstration mode (microseconds since the epoch): once
+# written, never removed, whatever the setting says later.
+DEMONSTRATION_SINCE = "demonstration_since"
 
 
 class LedgerMeta:

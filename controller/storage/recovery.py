@@ -146,6 +146,8 @@ async def recovery_of(
         ),
         tables=tables,
         last_at_us=last_at,
+        # Read from the history when the link was loaded: a recovery never unmarks it.
+        demonstration=state.demonstration,
         paytables={**state.paytables, **pool.paytables},
         levels=(
             levels

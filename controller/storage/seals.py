@@ -36,6 +36,9 @@ class SealBook:
     meters: dict[str, int] = field(default_factory=dict)
     # Links whose stored state failed its check when last read, with what differs.
     broken: dict[str, str] = field(default_factory=dict)
+    # Whether each link was opened in demonstration mode, as its history says: read once,
+    # since nothing ever changes it.
+    demonstration: dict[str, bool] = field(default_factory=dict)
 
     def remember(self) -> SealMemory:
         return SealMemory(

@@ -57,7 +57,7 @@ from controller.storage.errors import (
 )
 from controller.storage.links import TableSpec
 from controller.storage.loading import load_links
-from controller.storage.meta import KEY_FINGERPRINT
+from controller.storage.meta import DEMONSTRATION_SINCE, KEY_FINGERPRINT
 from controller.storage.recovery import recovery_of
 from controller.storage.seals import SealBook
 from controller.storage.unit_of_work import UnitOfWork, reading, unit_of_work
@@ -203,10 +203,12 @@ class LedgerStore:
         levels: Sequence[LevelConfig] | None = None,
         draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
         paytables: Mapping[Game, Paytable] | None = None,
+        demonstration: bool = False,
     ) -> LinkState:
         """A new link with its tables (see ``reducer.open_link``: ``levels`` None is a classic
         link, ``()`` a fixed-pay one; ``draws`` the mystery levels' first triggers, drawn by
-        the caller; ``paytables`` the other games of a mixed-game link)."""
+        the caller; ``paytables`` the other games of a mixed-game link; ``demonstration``
+        opened by an installation in demonstration mode, which its history says for good)."""
         pt = paytable if paytable is not None else default_paytable(game)
         outcome = open_link(
             link_id=link_id,
@@ -221,6 +223,7 @@ class LedgerStore:
             levels=levels,
             draws=draws,
             paytables=paytables,
+            demonstration=demonstration,
         )
         opened = outcome.state
         async with unit_of_work(self.engine) as uow:
@@ -246,6 +249,7 @@ class LedgerStore:
             self.book.heads[link_id] = (0, GENESIS)
             self.book.meters[link_id] = 0
             self.book.seals[link_id] = None
+            self.book.demonstration[link_id] = demonstration
             await self._write(uow, [outcome], insert_tables=True)
             await uow.audit.write(
                 at_us=at_us,
@@ -264,9 +268,33 @@ class LedgerStore:
                         if not paytables
                         else {"paytables": {str(g): p.to_dicts() for g, p in paytables.items()}}
                     ),
+                    **({"demonstration": True} if demonstration else {}),
                 },
             )
         return replace(opened, technician_from_cents=self.technician_from_cents)
+
+    async def note_demonstration(self, *, at_us: int, actor: str) -> bool:
+        """Record that the installation runs in demonstration mode: ``ledger_meta``'s
+        ``demonstration_since`` the first time (True), and an audit entry at every start under
+        it, so that the records say when links could be opened and filed without notice."""
+        async with unit_of_work(self.engine) as uow:
+            first = await uow.meta.get(DEMONSTRATION_SINCE) is None
+            if first:
+                await uow.meta.put(DEMONSTRATION_SINCE, str(at_us))
+            await uow.audit.write(
+                at_us=at_us,
+                actor=actor,
+                action="installation.demonstration",
+                target="installation",
+                after={"demonstration": True, "first": first, "jurisdiction": self.law.key},
+            )
+        return first
+
+    async def demonstration_since(self) -> int | None:
+        """When the installation first ran in demonstration mode (None: never)."""
+        async with reading(self.engine) as uow:
+            since = await uow.meta.get(DEMONSTRATION_SINCE)
+        return None if since is None else int(since)
 
     async def go_live_times(self) -> dict[str, int | None]:
         """Links that may not play yet: None until their new-link submission is approved,

@@ -30,7 +30,7 @@ from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.service import FloorService
 from controller.settings import load_ledger_key
 from controller.storage.database import make_engine
-from controller.storage.models import HitRow, MeterEntryRow
+from controller.storage.models import HitRow, LedgerMetaRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.e2e.pool import Readings
@@ -112,6 +112,10 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
     assert "lir        Let It Ride bonus: fixed pays" in out
     assert "sevens     Super Sevens: fixed pays" in out
     assert "stopped; every committed entry is in the database" in out
+    # The demo runs in demonstration mode, the one way its links play at once, and says so
+    # with the law it runs under.
+    assert "jurisdiction:    Indiana (68 IAC 10)" in out
+    assert "DEMONSTRATION MODE (PROGRESSIVE_DEMONSTRATION)" in out
 
     # Run in a checkout, the demo leaves nothing git would offer to commit: its keys, its
     # database and its checkpoints are ignored.
@@ -125,6 +129,16 @@ async def test_demo_shows_every_jackpot_shape_and_resumes_exactly(tmp_path: Path
 
     states, last = await _states(tmp_path, "new-jersey")
     assert set(states) == {"caribbean", "paigow", "lir", "sevens"}
+    # Each link's first sealed entry says it was opened in demonstration mode, and the link
+    # read back from the database is marked so; the ledger's meta says since when.
+    for link_id, state in states.items():
+        assert state.demonstration, link_id
+        (opened,) = await _entries(
+            url, MeterEntryRow.link_id == link_id, MeterEntryRow.kind == "link_opened"
+        )
+        assert json.loads(opened.details)["demonstration"] is True
+        assert "demonstration mode" in opened.explanation
+    assert await _count(url, LedgerMetaRow.name == "demonstration_since", of=LedgerMetaRow) == 1
     pool = states["caribbean"]
     assert [lv.config.name for lv in pool.levels] == ["Grand", "Major", "Minor", "Mini"]
     shares = [(c.rate_bp, c.reserve_bp, c.limit_cents) for c in pool.level_configs]
@@ -321,7 +335,7 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
     await service.start()
     try:
         rt = service.runtime
-        desk = SubmissionDesk(rt, notice_override=settings.notice_override)
+        desk = SubmissionDesk(rt, demonstration=settings.demonstration)
         state = rt.states["paigow"]
         free = [t for t, ts in sorted(state.tables.items()) if not ts.hit_pending]
         p = Readings(service.clock.now_us)

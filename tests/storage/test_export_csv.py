@@ -173,7 +173,10 @@ async def test_hits_export_their_columns_in_the_auditors_order(store: LedgerStor
     out = io.StringIO()
     assert await export(store.engine, out, kind=ExportKind.HITS, fmt="csv", **period) == 1
     header, line = list(csv.reader(io.StringIO(out.getvalue())))
-    assert header == HIT_COLUMNS_EXPORTED
+    # Every row of a CSV export ends with the law it was made under.
+    assert header == [*HIT_COLUMNS_EXPORTED, "jurisdiction", "demonstration"]
+    assert line[-2:] == ["Indiana (68 IAC 10)", "no"]
+    line = line[:-2]
     assert line[:4] == ["t1#1", "stud", "t1", "2026-01-01T00:00:00.000000+00:00"]
     assert line[7] == "2d 2h 2s 3c 3d"  # cards as people read them, not as codes
     assert line[-5:-3] == ["tech", ""]

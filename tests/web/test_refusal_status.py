@@ -1,4 +1,5 @@
-"""A refusal's HTTP status follows its type, never the words of its message."""
+"""A refusal's HTTP status follows its type, never the words of its message; a rule's refusal
+names its clause and the jurisdiction it is refused under."""
 
 from __future__ import annotations
 
@@ -40,4 +41,12 @@ async def test_the_status_of_a_refusal_is_chosen_by_its_type(
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         answer = await http.get("/refuse")
     assert answer.status_code == status, answer.text
-    assert answer.json() == {"detail": str(error)}
+    if isinstance(error, RuleViolation):
+        # A rule's refusal names its clause and the jurisdiction whose clause it is.
+        assert answer.json() == {
+            "detail": str(error),
+            "clause": error.clause,
+            "jurisdiction": "Indiana (68 IAC 10)",
+        }
+    else:
+        assert answer.json() == {"detail": str(error)}

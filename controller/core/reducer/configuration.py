@@ -50,6 +50,7 @@ def open_link(
     levels: Sequence[LevelConfig] | None = None,
     draws: Mapping[int, Sequence[MysteryDraw]] | None = None,
     paytables: Mapping[Game, Paytable] | None = None,
+    demonstration: bool = False,
 ) -> Outcome:
     """A new link: each level's meter is seeded with its reset amount.
 
@@ -59,6 +60,9 @@ def open_link(
     ``law``: the jurisdiction's rules the link plays under (``controller.core.law``).
     ``paytables`` makes a mixed-game link: the paytables of the other games its tables deal
     (a table names its game in its ``TableConfig``), each paying into the same levels.
+    ``demonstration``: the installation opening it runs in demonstration mode; the link's
+    first entry says so (``"demonstration": true`` in its sealed details) and the link stays
+    marked for good, whatever the installation runs in later.
     """
     paytables = dict(paytables or {})
     if levels is None and (law.fixed_pay_only(game) or meterless([paytable, *paytables.values()])):
@@ -112,6 +116,7 @@ def open_link(
         levels=tuple(
             LevelState(config=cfg, draws=tuple(draws.get(i, ()))) for i, cfg in enumerate(levels)
         ),
+        demonstration=demonstration,
     )
     b = Builder(state)
     details: dict[str, Any] = {
@@ -125,12 +130,16 @@ def open_link(
     if paytables:
         details["paytables"] = {str(g): pt.to_dicts() for g, pt in sorted(paytables.items())}
         details["games"] = {t.table_id: str(t.game or game) for t in tables}
+    # Only when it is: a link opened outside demonstration mode has the details it always had.
+    said = " (demonstration mode: without its notice period)" if demonstration else ""
+    if demonstration:
+        details["demonstration"] = True
     if not levels:
         b.emit(
             EntryKind.LINK_OPENED,
             at_us,
             0,
-            f"link opened: {game.label}, a fixed-pay link (no meter)",
+            f"link opened: {game.label}, a fixed-pay link (no meter){said}",
             details={**details, "levels": []},
         )
     elif is_single_meter(levels):
@@ -138,7 +147,8 @@ def open_link(
             EntryKind.LINK_OPENED,
             at_us,
             cents_to_units(reset_cents),
-            f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}",
+            f"link opened: {game.label}, rate {rate_bp} bp, reset {format_cents(reset_cents)}"
+            f"{said}",
             details=details,
         )
     else:
@@ -151,7 +161,8 @@ def open_link(
             + (f" ({rate_bp - hidden} bp shown, {hidden} bp hidden)" if hidden else "")
             + f" over {len(levels)} levels ("
             + ", ".join(f"{cfg.name} {format_cents(cfg.reset_cents)}" for cfg in levels)
-            + ")",
+            + ")"
+            + said,
             details={**details, "levels": [cfg.to_dict() for cfg in levels]},
         )
     for i in range(len(levels)):

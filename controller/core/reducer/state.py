@@ -235,6 +235,10 @@ class LinkState:
     # A fixed pay at or above this waits for a technician and holds the table (house policy,
     # rules.house); the operator's setting, handed in when the link is loaded, never stored.
     technician_from_cents: int = DEFAULT_TECHNICIAN_FROM_CENTS
+    # Opened in demonstration mode, without its notice period: its first entry says so, for
+    # good (``open_link``), and every surface that shows the link states it. Read back from
+    # the history when the link is loaded, never from a row that could be edited.
+    demonstration: bool = False
 
     @property
     def meter_cents(self) -> int:

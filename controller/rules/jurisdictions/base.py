@@ -116,6 +116,12 @@ class Jurisdiction:
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def title(self) -> str:
+        """The jurisdiction as every link, filing, packet, refusal, report and display states
+        it: its name and the code its clauses are in ("Indiana (68 IAC 10)")."""
+        return f"{self.name} ({self.code})"
+
     # -- the core's Law ---------------------------------------------------------------------
 
     @property

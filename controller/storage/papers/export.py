@@ -12,8 +12,8 @@ from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.ledger import SealedEntry
-from controller.storage.entries import SEALED_COLUMNS
-from controller.storage.models import CorrectionRow, MeterEntryRow
+from controller.storage.entries import SEALED_COLUMNS, Entries
+from controller.storage.models import CorrectionRow, LinkRow, MeterEntryRow
 from controller.storage.typed_rows import columns
 
 
@@ -49,6 +49,13 @@ _REDUCTION = columns(
     _m.meter_after_units, _m.explanation, _m.hit_id, _m.correction_id, _c.category,
     _c.requested_by, _c.approved_by, _c.document_sha256,
 )  # fmt: skip
+
+
+async def opened_in_demonstration(conn: AsyncConnection, link_id: str | None) -> set[str]:
+    """The links exported (``link_id``; None: every link) that their history says were opened
+    in demonstration mode."""
+    ids = [link_id] if link_id is not None else list(await conn.scalars(select(LinkRow.link_id)))
+    return await Entries(conn).opened_in_demonstration(ids)
 
 
 async def _batches(
