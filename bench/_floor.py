@@ -28,6 +28,7 @@ from controller.core.reducer import TableReading
 from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.paperwork.checkpoints import load_private_key, make_key_pair
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.jurisdictions import NEW_JERSEY
 from controller.runtime.anchoring import Checkpointer
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import FloorConfig, parse_floor_config
@@ -175,7 +176,8 @@ async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime,
     opens it (``open_floor``)."""
     engine = make_engine(f"sqlite+aiosqlite:///{folder / 'bench.db'}")
     await upgrade(engine)
-    store = LedgerStore(engine, KEY)
+    # Every shape a pool can have, so under a jurisdiction that allows them all.
+    store = LedgerStore(engine, KEY, law=NEW_JERSEY)
     # Signed checkpoints as the daemon writes them, every CHECKPOINT_EVERY_S (the default is
     # a minute; shorter here so that a window sees their cost many times over).
     make_key_pair(folder)
