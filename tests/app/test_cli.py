@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -13,6 +14,7 @@ from sqlalchemy import text
 from controller.core.ledger import seal_hash
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
+from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.storage.helpers import Poller, drop_guards, make_link, runtime
 
 
@@ -245,7 +247,10 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     code, out, _ = await progressive("links", "list", db_url=db_url, cwd=tmp_path, key=False)
     header, line = out.splitlines()
     assert header.split("\t")[:4] == ["LINK", "STATE", "GAMES", "METER"]
-    assert line == "stud\tAWAITING APPROVAL\tCaribbean Stud Poker\t$0.00\t75%\t$0.00\t2\tclassic\t-"
+    assert (
+        line
+        == "stud\tAWAITING APPROVAL\tCaribbean Stud Poker\t$0.00\t75%\t$0.00\t2\tclassic\t-\tyes"
+    )
 
 
 async def test_links_recover_brings_back_a_link_whose_counters_were_edited(
@@ -309,31 +314,38 @@ PAYTABLE_FILE = [
     {"game": "caribbean_draw", "hand": "ROYAL_FLUSH", "pays": "50%", "level": 1},
 ]
 
+PERMISSIVE: dict[str, Any] = {
+    "env": {"PROGRESSIVE_JURISDICTION": PERMISSIVE_KEY},
+    "module": "tests.controller.permissive_cli",
+}
+
 
 async def test_links_create_reads_levels_and_paytable_lines_with_their_units(
     tmp_path: Path, db_url: str
 ) -> None:
+    # Limits and a mystery level: shapes Indiana forbids (68 IAC 10-1-5(d)), read here under
+    # the test jurisdiction that allows every shape.
     levels, lines = tmp_path / "levels.json", tmp_path / "paytable.json"
     lines.write_text(json.dumps(PAYTABLE_FILE))
     base = ("links", "create", "--id", "pool", "--game", "caribbean_stud", "--table", "T1",
             "--table", "D1:$5:caribbean_draw", "--paytable", str(lines), "--levels", str(levels))  # fmt: skip
     bare = [*LEVELS_FILE[:2], {**LEVELS_FILE[2], "reset": "10"}]
     levels.write_text(json.dumps(bare))
-    code, _, err = await progressive(*base, db_url=db_url)
+    code, _, err = await progressive(*base, db_url=db_url, **PERMISSIVE)
     assert code == 2 and "level 3 (Mini): reset '10' needs its unit" in err, err
     assert "$1,234.56" in err  # the form to use
     too_much = [{**LEVELS_FILE[0], "share": "70%"}, *LEVELS_FILE[1:]]
     levels.write_text(json.dumps(too_much))
-    code, _, err = await progressive(*base, db_url=db_url)
+    code, _, err = await progressive(*base, db_url=db_url, **PERMISSIVE)
     assert code == 2 and "68 IAC 10-1-1.1(c)" in err and "Grand 70% + 10% hidden" in err, err
     levels.write_text(json.dumps(LEVELS_FILE))
-    code, _, err = await progressive(*base, "--rate", "80%", db_url=db_url)
+    code, _, err = await progressive(*base, "--rate", "80%", db_url=db_url, **PERMISSIVE)
     assert code == 2 and "not both" in err, err
-    code, out, err = await progressive(*base, db_url=db_url)
+    code, out, err = await progressive(*base, db_url=db_url, **PERMISSIVE)
     assert code == 0, err
     assert "link pool: Caribbean Stud Poker, Caribbean Draw Poker, 3 levels, rate 80%" in out
     assert "filed with the commission as submission sub-" in out
-    code, out, err = await progressive("links", "list", db_url=db_url)
+    code, out, err = await progressive("links", "list", db_url=db_url, **PERMISSIVE)
     assert code == 0 and "pool\tAWAITING APPROVAL\t" in out, err
 
 
