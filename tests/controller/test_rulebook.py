@@ -350,6 +350,7 @@ HOUSE: dict[str, Enforced] = {
             f"{SELF_CHECK_CLI}::test_run_refuses_to_start_on_an_edited_file_naming_it",
             f"{SELF_CHECK_WEB}::test_a_check_on_demand_that_fails_holds_every_link_until_recovered",
             f"{SELF_CHECK_WEB}::test_the_schedule_finds_a_mismatch_while_running",
+            "tests/storage/test_software_holds.py::test_a_hold_is_kept_until_two_people_recover_the_link",
         ),
     ),
     # Adopted from NJ 13:69D-1.52, a configured option (Settings.jackpot_odds_bound).
