@@ -161,6 +161,8 @@ class SelfCheck:
 
     async def run_once(self, *, why: Why, by: str) -> CheckRecord:
         """Check now and act on what is found (module docstring); one check at a time."""
+        if self._stopping.is_set():
+            raise RuntimeError("the controller is stopping: its software is checked at its start")
         async with self._one_at_a_time:
             record = await self._check(why, by)
             await self._act(record)

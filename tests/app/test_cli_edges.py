@@ -18,7 +18,7 @@ from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.app.test_cli import play
 from tests.app.test_run_config import floor_file
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 from tests.storage.helpers import make_link
 
 FLOOR = "floor.toml"
@@ -48,8 +48,9 @@ NEEDS_A_DATABASE: dict[str, tuple[str, ...]] = {
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty working folder holding only a floor file, with no ``PROGRESSIVE_`` setting."""
-    for name in [k for k in os.environ if k.startswith("PROGRESSIVE_")]:
+    """An empty working folder holding only a floor file, with no ``PROGRESSIVE_`` setting but
+    the manifest of the tree under test (``tests.conftest.process_env``)."""
+    for name in set(os.environ) - set(process_env()):
         monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     (tmp_path / FLOOR).write_text(floor_file())
