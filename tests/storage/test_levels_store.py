@@ -155,7 +155,9 @@ async def test_levels_mixed_games_and_fixed_pay_survive_a_restart(store: LedgerS
     assert rows["mixed"] is None and rows["bonus"] == "[]" and rows["pool"] is not None
     assert games["d1"] == "caribbean_draw" and games["m1"] is None
 
-    again = await runtime(LedgerStore(store.engine, KEY, law=store.law))  # a new process, nothing in memory
+    again = await runtime(
+        LedgerStore(store.engine, KEY, law=store.law)
+    )  # a new process, nothing in memory
     assert again.inoperable == {}
     assert again.states == rt.states
     back = again.states["pool"].levels[3]
