@@ -135,6 +135,27 @@ def rate_problem(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> RuleVio
     return None
 
 
+def check_take(levels: Sequence[LevelConfig]) -> int:
+    """What a pool takes of every wager (every share, shown and hidden) within the bounds of
+    68 IAC 10-1-1.1(c): true of every pool any jurisdiction here allows (under Indiana the
+    shown shares reach the minimum and all of them stay within the wager), so a floor file is
+    held to it when it is read, before the database says which of its links are new and the
+    law in force judges those (``check_pool``)."""
+    from controller.core.reducer.levels import pool_rate_bp
+
+    take = pool_rate_bp(levels)
+    try:
+        return check_rate_of_progression(take)
+    except RuleViolation as exc:
+        if len(levels) == 1 and not levels[0].reserve_bp:
+            raise
+        raise RuleViolation(
+            RATE_CLAUSE,
+            f"{exc.message}: the levels take every shown and hidden share together "
+            f"({_shares(levels)})",
+        ) from None
+
+
 def check_levels_rate(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> int:
     """The pool's rate of progression within the jurisdiction's bounds (``rate_problem``);
     returns it."""

@@ -40,7 +40,7 @@ from controller.core.reducer.levels import (
 from controller.rules import RuleViolation
 from controller.rules.filing import check_paytable
 from controller.rules.jurisdictions import Jurisdiction
-from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool_lines, fixed_pay_only
+from controller.rules.pools import FIXED_PAY_CLAUSE, check_pool_lines, check_take, fixed_pay_only
 
 __all__ = [
     "LEVEL_KEYS",
@@ -251,9 +251,10 @@ def plan_link(
     a paytable for every game its tables deal (the game's default where none is given).
 
     ``law``: the jurisdiction the link will play under, whose shapes and rate of progression
-    it must keep (``check_under``); None: only what makes the terms consistent (a floor file
-    is read before the database says which of its links are new: ``new_links.open_floor``
-    holds each new one to the law before anything is written)."""
+    it must keep (``check_under``); None: what makes the terms consistent, and what every
+    pool takes of a wager within 60 % to 100 % (``pools.check_take``): a floor file is read
+    before the database says which of its links are new, and ``new_links.open_floor`` holds
+    each new one to the law before anything is written."""
     fixed = fixed_pay or fixed_pay_only(game)
     if fixed and (levels is not None or rate_bp is not None or reset_cents is not None):
         raise SpecError(
@@ -285,6 +286,8 @@ def plan_link(
     for g, pt in sorted(given.items(), key=lambda kv: str(kv[0])):
         try:
             check_pool_lines(g, checked, pt)
+            if checked and law is None and not fixed_pay_only(g):
+                check_take(checked)
         except LevelError as exc:
             raise SpecError(f"{g.label} paytable: {exc}") from None
         except RuleViolation as exc:

@@ -269,7 +269,9 @@ async def test_links_list_shows_which_links_await_approval(store: LedgerStore, d
     code, out, err = await progressive("links", "list", db_url=db_url)
     assert code == 0, err
     header, *lines = out.splitlines()
-    assert header == "LINK\tSTATE\tGAMES\tMETER\tRATE\tRESET\tTABLES\tKIND\tAPPROVED CHANGES"
+    assert header == (
+        "LINK\tSTATE\tGAMES\tMETER\tRATE\tRESET\tTABLES\tKIND\tAPPROVED CHANGES\tLAWFUL"
+    )
     rows = {line.split("\t")[0]: dict(zip(header.split("\t"), line.split("\t"), strict=True))
             for line in lines}  # fmt: skip
     assert rows["new"]["STATE"] == "AWAITING APPROVAL"

@@ -43,6 +43,7 @@ from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.server import GatewaySpec, SimFloor
 from link_adapters.simulator.table import SimTable, SimTableConfig
 from link_adapters.simulator.table_types import most_seats
+from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until
 from tests.web.auth import new_user
 from tests.web.floor import settings_in
@@ -285,6 +286,8 @@ async def shapes_floor(folder: Path) -> AsyncIterator[ShapesFloor]:
     try:
         settings = settings_in(folder).model_copy(
             update={
+                # Every shape, limits and a mystery level among them (Indiana refuses both).
+                "jurisdiction": PERMISSIVE_KEY,
                 "fixed_pay_technician_from": TECHNICIAN_FROM_CENTS,
                 "second_signature_from": SECOND_SIGNATURE_FROM_CENTS,
             }

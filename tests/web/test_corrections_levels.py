@@ -16,6 +16,7 @@ from controller.core.games import Game
 from controller.core.money import UNITS_PER_CENT
 from controller.storage.verify import verify_ledger
 from link_adapters.simulator.clock import VirtualClock
+from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, settings_in, web_floor
 
@@ -43,8 +44,11 @@ PDF = b"%PDF-1.4 count of the meter"
 
 
 def levels_floor(folder: Path, db_url: str) -> Any:
-    """The demo's Caribbean link of four levels, its tables dealing only when told to."""
-    settings = settings_in(folder).model_copy(update={"database_url": db_url})
+    """The demo's Caribbean link of four levels, its tables dealing only when told to; under
+    a jurisdiction allowing its limits (Indiana refuses them, 68 IAC 10-1-5(d))."""
+    settings = settings_in(folder).model_copy(
+        update={"database_url": db_url, "jurisdiction": PERMISSIVE_KEY}
+    )
     return web_floor(
         folder,
         links=LINKS,

@@ -14,6 +14,7 @@ from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.storage.store import LedgerStore, TableSpec
 from tests.conftest import T0
+from tests.controller.permissive_law import permissive
 from tests.controller.runtime.test_config import POOL_LEVELS
 
 STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
@@ -22,6 +23,7 @@ STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
 async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with_its_levels(
     store: LedgerStore,
 ) -> None:
+    permissive(store)  # its levels have limits and a mystery Mini, which Indiana refuses
     tables = [
         TableSpec(config=TableConfig(table_id="t1", denomination_cents=100)),
         TableSpec(config=TableConfig(table_id="d1", denomination_cents=500, game=DRAW)),
