@@ -395,7 +395,7 @@ class LiveHub:
             "paytables": paytables_content(state),
             "property": property_content(service.settings),
             # The law the display runs under, and demonstration mode (rules.statement).
-            **service.statement(link_id).as_dict(),
+            **service.statement(link_id).for_patrons().as_dict(),
             "tables": tables,
             "fresh": self._fresh(link_id, now_us),
             "degraded": service.degraded(link_id),

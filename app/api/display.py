@@ -241,5 +241,6 @@ async def display_page(
     # The jurisdiction, and demonstration mode when the installation runs in it or the link
     # was opened in it; the feed says the same, and the page follows it.
     return HTMLResponse(
-        stated(_PAGE, service.statement(link_id)), headers={"Cache-Control": "no-cache"}
+        stated(_PAGE, service.statement(link_id).for_patrons()),
+        headers={"Cache-Control": "no-cache"},
     )

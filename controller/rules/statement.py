@@ -23,8 +23,8 @@ __all__ = ["DEMONSTRATION_SETTING", "Statement", "statement"]
 # The installation's setting that turns demonstration mode on (``Settings.demonstration``).
 DEMONSTRATION_SETTING = "PROGRESSIVE_DEMONSTRATION"
 INSTALLATION_WORDS = (
-    f"DEMONSTRATION MODE ({DEMONSTRATION_SETTING}): this installation opens and files links "
-    "that play at once, without their notice periods; it is no live floor"
+    "this installation opens and files links that play at once, without their notice periods; "
+    "it is no live floor"
 )
 
 
@@ -39,10 +39,17 @@ class Statement:
     # Whether the words name the links: not on a page anyone may open, which says only that
     # there are some (its floor's data, link ids among them, is the API's to give).
     named: bool = True
+    # Whether the words name the installation's setting: not on a patron's display, which
+    # says what the floor is, never how it is configured.
+    setting: bool = True
 
     def unnamed(self) -> Statement:
         """The same statement, naming no link."""
         return replace(self, named=False)
+
+    def for_patrons(self) -> Statement:
+        """The same statement as a floor display shows it: without the setting's name."""
+        return replace(self, setting=False)
 
     @property
     def demonstration(self) -> str | None:
@@ -64,7 +71,9 @@ class Statement:
                 + ("its notice period" if one else "their notice periods")
             )
         text = "; ".join(parts)
-        return text if self.installation else f"DEMONSTRATION MODE: {text}"
+        if self.installation and self.setting:
+            return f"DEMONSTRATION MODE ({DEMONSTRATION_SETTING}): {text}"
+        return f"DEMONSTRATION MODE: {text}"
 
     def as_dict(self) -> dict[str, Any]:
         """For a JSON answer, a feed or an export's head."""

@@ -5,14 +5,13 @@ the setting off still names the link as opened in demonstration mode."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import httpx
 
 from controller.settings import Settings
 from tests.app.helpers import progressive
-from tests.conftest import KEY
+from tests.conftest import KEY, process_env
 from tests.integration.test_run_command import _until_up, free_port, start, stop
 
 RULE = "!" * 78
@@ -30,8 +29,7 @@ async def test_run_in_demonstration_mode_says_so_loudly_and_marks_its_links(
     db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
     code, _, err = await progressive("db", "upgrade", db_url=db_url, cwd=tmp_path)
     assert code == 0, err
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROGRESSIVE_")}
-    env |= {
+    env = process_env() | {
         "PROGRESSIVE_DATABASE_URL": db_url,
         "PROGRESSIVE_LEDGER_KEY": KEY.hex(),
         "PROGRESSIVE_DEMONSTRATION": "true",

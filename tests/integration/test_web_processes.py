@@ -339,7 +339,10 @@ async def test_progressive_web_needs_postgresql_and_serves(db_url: str, tmp_path
         try:
             assert proc.stderr is not None
             async with asyncio.timeout(120):  # a new interpreter's imports, on a busy machine
+                first = (await proc.stderr.readline()).decode()
                 line = (await proc.stderr.readline()).decode()
+            # The law it runs under comes first, then where it serves.
+            assert first == "jurisdiction: Indiana (68 IAC 10)\n", first
             assert "serving 1 links on http://127.0.0.1:" in line, line
             base_url = line.split(" on ", 1)[1].split(",", 1)[0]
             async with httpx.AsyncClient(base_url=base_url) as http:

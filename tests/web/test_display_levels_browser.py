@@ -18,8 +18,8 @@ from playwright.async_api import Browser, Page
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableReading, apply_readings, open_link
-from controller.rules.jurisdictions import INDIANA
 from link_adapters.simulator.clock import VirtualClock
+from tests.controller.permissive_law import PERMISSIVE
 from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import stepped_floor
 from tests.web.levels_floor import (
@@ -104,7 +104,7 @@ async def test_a_won_level_shows_its_won_amount_at_once(tmp_path: Path, browser:
         # the link; its levels and its last win put in place of the floor's.
         at = wf.service.clock.now_us()
         pool = open_link(
-            law=INDIANA,
+            law=PERMISSIVE,  # the four levels have limits and a mystery Mini
             link_id="stud",
             game=Game.CARIBBEAN_STUD,
             rate_bp=0,

@@ -143,6 +143,12 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
             who[n] for n in ("root", "tina.tech", "sam.super", "sue.super", "cara.agent")
         )
 
+        # --- the software's check of itself, asked for now
+        await check.write(
+            ("POST", "/api/v1/self-check"), "/api/v1/self-check", admin,
+            Expected("software.check", "software", changes=False),
+        )  # fmt: skip
+
         # --- users and display tokens
         await check.write(
             ("POST", "/api/v1/users"), "/api/v1/users", admin,
