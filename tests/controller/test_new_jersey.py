@@ -24,8 +24,6 @@ from controller.core.reducer import (
 from controller.core.reducer.conservation import entry_meters
 from controller.core.reducer.levels import (
     AboveLimit,
-    LevelConfig,
-    Mystery,
     MysteryDraw,
     meters_of,
     mystery_commitment,
@@ -39,6 +37,7 @@ from controller.rules.jurisdictions import (
     jurisdiction,
 )
 from controller.settings import Settings
+from tests.controller.core.levels_history import LEVELS
 
 H = HandCategory
 K = EntryKind
@@ -52,24 +51,8 @@ QUADS = parse_cards("9c 9d 9h 9s 2c")
 
 # Every shape at once: a Grand with a hidden share, a Major whose excess passes to the next
 # level at its limit, a Minor whose excess goes to its overflow meter, a mystery Mini. The
-# shown shares make 65 %, 80 % with the hidden ones.
-GRAND = LevelConfig(name="Grand", reset_cents=10_000_00, rate_bp=4_000, reserve_bp=1_000)
-MAJOR = LevelConfig(
-    name="Major",
-    reset_cents=1_000_00,
-    rate_bp=1_500,
-    reserve_bp=500,
-    limit_cents=1_000_50,
-    above_limit=AboveLimit.NEXT_LEVEL,
-)
-MINOR = LevelConfig(name="Minor", reset_cents=100_00, rate_bp=800, limit_cents=100_20)
-MINI = LevelConfig(
-    name="Mini",
-    reset_cents=10_00,
-    rate_bp=200,
-    mystery=Mystery(floor_cents=10_01, ceiling_cents=20_00),
-)
-LEVELS = (GRAND, MAJOR, MINOR, MINI)
+# shown shares make 65 %, 80 % with the hidden ones: the four levels of
+# tests.controller.core.levels_history.
 PAYTABLE = make_paytable(
     STUD,
     (
