@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
 from controller.manifest import default_manifest
+from controller.rules.filing import NOTICE_OVERRIDE_REFUSED
 from controller.rules.house import (
     FIXED_PAY_TECHNICIAN_FROM_CENTS,
     SECOND_SIGNATURE_FROM_CENTS,
@@ -45,15 +46,6 @@ LEDGER_KEY_MIN_BYTES = 16
 SECRET_KEY_MIN_BYTES = 32
 # Names printed on every document: one line, and short enough for a letterhead.
 NAME_MAX_CHARS = 200
-
-
-# PROGRESSIVE_NOTICE_OVERRIDE, refused: what is lawful instead.
-NOTICE_OVERRIDE_REFUSED = (
-    "PROGRESSIVE_NOTICE_OVERRIDE is no longer accepted: no setting lifts the notice periods "
-    "(68 IAC 10-1-3(c)(1), 10-1-4(1)); a demonstration or test lab runs in demonstration mode "
-    "(PROGRESSIVE_DEMONSTRATION=1), and an amendment the executive director allows sooner "
-    "is filed with that direction as its waiver; unset it"
-)
 
 
 def _setting(info: ValidationInfo) -> str:

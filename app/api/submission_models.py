@@ -19,7 +19,12 @@ from app.api.text_fields import IdText, Line, Note, optional_line
 from controller.core.games.paytables import MAX_PAYTABLE_LINES
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS
-from controller.rules.filing import AMENDMENT_NOTICE_CLAUSE, WAIVER_TEXT_MAX, NoticeWaiver
+from controller.rules.filing import (
+    AMENDMENT_NOTICE_CLAUSE,
+    NEW_GAME_NOTICE_CLAUSE,
+    WAIVER_TEXT_MAX,
+    NoticeWaiver,
+)
 from controller.rules.jurisdictions import INDIANA
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.papers.submissions import Submission
@@ -158,7 +163,7 @@ class SubmissionCreate(_Typed):
         f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); with it the effective date may be sooner "
         "than the 30 days (never in the past). Kept with the submission, printed in its "
         "packet, and confirmed by the commission agent who approves it. A new link's 60 days "
-        "(68 IAC 10-1-3(c)(1)) are never waived.",
+        f"({NEW_GAME_NOTICE_CLAUSE}) are never waived.",
     )
 
     @field_validator("paytable", "levels", mode="before")
@@ -242,7 +247,7 @@ class SubmissionRead(BaseModel):
     waiver: WaiverRead | None = Field(
         default=None,
         description="the executive director's written direction waiving this amendment's "
-        "notice period (68 IAC 10-1-4(1)); an approval confirms it (waiver_confirmed)",
+        f"notice period ({AMENDMENT_NOTICE_CLAUSE}); an approval confirms it (waiver_confirmed)",
     )
     filed_by: str
     filed_at_us: int
@@ -432,7 +437,7 @@ class ApproveRequest(BaseModel):
         default=False,
         description="the agent confirmed the executive director's written direction the "
         "submission carries (who gave it, its reference, its date, its document): a "
-        "submission with a waiver is approved only so (68 IAC 10-1-4(1))",
+        f"submission with a waiver is approved only so ({AMENDMENT_NOTICE_CLAUSE})",
     )
 
 

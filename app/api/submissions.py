@@ -32,7 +32,13 @@ from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
 from controller.paperwork.submissions import Filing, SubmissionDesk
 from controller.rules import RuleViolation
-from controller.rules.filing import Proposal, SubmissionKind, check_paytable, notice_days
+from controller.rules.filing import (
+    AMENDMENT_NOTICE_CLAUSE,
+    Proposal,
+    SubmissionKind,
+    check_paytable,
+    notice_days,
+)
 from controller.rules.violation import about
 from controller.runtime.service import FloorService
 from controller.storage.papers.submissions import Submission
@@ -313,7 +319,7 @@ async def packet_pdf(
     description="A change is armed on its link and takes effect at the first jackpot reset "
     "on or after its effective date; a new link begins to play. A submission filed with the "
     "executive director's waiver of its notice period is approved only with "
-    "``waiver_confirmed`` (68 IAC 10-1-4(1)). Audited.",
+    f"``waiver_confirmed`` ({AMENDMENT_NOTICE_CLAUSE}). Audited.",
     responses=errors(401, 403, 404, 409),
 )
 async def approve(

@@ -167,8 +167,7 @@ def _located(
     type=NAME,
     multiple=True,
     help='Where the tables stand on the floor, e.g. "pit 3": once for every table, or once '
-    "per --table in the same order. The filing gives each table's location (68 IAC "
-    "10-1-1.1(e)(2)).",
+    "per --table in the same order. The filing gives each table's location.",
 )
 @click.option(
     "--policy",

@@ -343,6 +343,14 @@ def notice_days(kind: SubmissionKind, law: NoticeLaw | None = None) -> tuple[int
     return law.numbers.amendment_notice_days, law.clauses.amendment_notice
 
 
+# PROGRESSIVE_NOTICE_OVERRIDE, refused when set (``controller.settings``): no setting lifts the
+# notice periods of a whole installation. What is lawful instead, on one line.
+NOTICE_OVERRIDE_REFUSED = (
+    "PROGRESSIVE_NOTICE_OVERRIDE is refused: no setting lifts the notice periods "
+    f"({NEW_GAME_NOTICE_CLAUSE}, {AMENDMENT_NOTICE_CLAUSE}); a demonstration or test lab runs "
+    "in demonstration mode (PROGRESSIVE_DEMONSTRATION=1), and an amendment the executive "
+    "director allows sooner is filed with that written direction as its waiver; unset it"
+)
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 WAIVER_TEXT_MAX = 200
 

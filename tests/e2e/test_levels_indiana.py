@@ -23,7 +23,6 @@ from controller.storage.models import LinkRow
 from controller.storage.store import LedgerStore
 from tests.controller.permissive_law import permissive
 from tests.e2e.pool import (
-    NOTICE,
     QUADS,
     H,
     Readings,
@@ -127,14 +126,14 @@ async def test_a_floor_file_making_what_indiana_forbids_is_refused_before_anythi
 ) -> None:
     path = _floor(tmp_path, levels)
     with pytest.raises(FloorMismatch) as caught:
-        await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
+        await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     text = str(caught.value)
     assert text.startswith("link pool: under Indiana: ") and named in text and fix in text
     assert f"({clause})" in text and "nothing was written" in text
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(func.count()).select_from(LinkRow)) == 0
     rt = await open_floor(
-        permissive(store), load_floor_config(path), SystemClock(), notice_override=NOTICE
+        permissive(store), load_floor_config(path), SystemClock(), demonstration=True
     )
     assert "pool" in rt.states
 
