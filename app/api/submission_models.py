@@ -166,6 +166,20 @@ class SubmissionCreate(_Typed):
         f"({NEW_GAME_NOTICE_CLAUSE}) are never waived.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_notice_override(cls, data: Any) -> Any:
+        # A field some callers still send: refused by name, never ignored, so nobody believes
+        # a notice period was lifted.
+        if isinstance(data, dict) and "notice_override" in data:
+            raise PydanticCustomError(
+                "notice_override",
+                "notice_override is refused: an amendment the executive director allows sooner "
+                "carries that written direction as its waiver (given_by, reference, given_on, "
+                "document_sha256); a new link's notice period is never waived",
+            )
+        return data
+
     @field_validator("paytable", "levels", mode="before")
     @classmethod
     def _not_too_long(cls, value: Any, info: ValidationInfo) -> Any:
