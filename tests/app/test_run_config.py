@@ -157,7 +157,9 @@ async def test_links_create_refuses_what_a_configuration_file_would(
         argv = [part for pair in args.items() for part in pair]
         if option != "--table":
             argv += ["--table", "T1"]
-        code, out, err = await progressive("links", "create", *argv, db_url=db_url)
+        code, out, err = await progressive(
+            "links", "create", "--location", "pit 1", *argv, db_url=db_url
+        )
         assert code == 2 and message in err, (case, code, out, err)
         assert "Traceback" not in err, case
     assert await rows(store) == dict.fromkeys(await rows(store), 0)

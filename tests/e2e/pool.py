@@ -95,7 +95,7 @@ async def create_pool(db_url: str, folder: Path) -> None:
     """``links create`` of link ``pool``: the four levels, a Stud table T1 and a Draw table D1."""
     levels, paytable = write_terms(folder)
     await cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud", "--levels", str(levels),
+        "links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud", "--levels", str(levels),
         "--paytable", str(paytable), "--table", "T1", "--table", "D1:$1:caribbean_draw",
         db_url=db_url,
     )  # fmt: skip
