@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
 from controller.manifest import default_manifest
+from controller.rules.filing import NOTICE_OVERRIDE_REFUSED
 from controller.rules.house import (
     FIXED_PAY_TECHNICIAN_FROM_CENTS,
     SECOND_SIGNATURE_FROM_CENTS,
@@ -117,9 +118,10 @@ class Settings(BaseSettings):
     # the proxy's address, so raise this to the number of displays behind it). Past it, a
     # new one is closed with 1013 "try again later"; those already open are unaffected.
     ws_max_per_address: int = Field(default=32, ge=1, le=100_000)
-    # 68 IAC 10-1-4(1) "unless otherwise provided by the executive director": the reference of
-    # a written direction that lifts the notice periods for this installation. Empty: the 60-
-    # and 30-day notice periods apply. When set, it is recorded on every submission filed.
+    # Refused whenever it is set (``_no_notice_override``): no setting lifts the notice periods
+    # for a whole installation. 68 IAC 10-1-3(c)(1) waives nothing of a new game's 60 days,
+    # and 10-1-4(1)'s "unless otherwise provided by the executive director" is the director's
+    # written direction for one amendment, carried by that submission (its waiver).
     notice_override: str | None = None
     # Demonstration mode (controller.rules.statement): the demo, a test lab, a check that must
     # play a new link at once. Filings are accepted from now on, without their notice
@@ -255,7 +257,14 @@ class Settings(BaseSettings):
         mode when it is on or ``links`` (those shown that were opened in it) are named."""
         return statement(self.law, installation=self.demonstration, links=links)
 
-    @field_validator("property_name", "property_licence", "notice_override")
+    @field_validator("notice_override")
+    @classmethod
+    def _no_notice_override(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise ValueError(NOTICE_OVERRIDE_REFUSED)
+        return value
+
+    @field_validator("property_name", "property_licence")
     @classmethod
     def _one_line(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:

@@ -87,5 +87,5 @@ def terms_of(state: LinkState, desk: FilingDesk) -> FilingTermsRead:
             for cfg, won in zip(state.level_configs, state.won_since_share_set(), strict=True)
         ],
         effective_at_us=desk.effective_default(kind),
-        notice_days=notice_days(kind)[0],
+        notice_days=notice_days(kind, desk.law)[0],
     )

@@ -8,17 +8,23 @@ two, not both.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Literal
+from datetime import date
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from app.api.amount_text import CentsText, PaidCentsText, RateText, ShareOrNoneText, ShareText
-from app.api.text_fields import IdText, Line, Note
+from app.api.text_fields import IdText, Line, Note, optional_line
 from controller.core.games.paytables import MAX_PAYTABLE_LINES
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS
-from controller.rules.filing import AMENDMENT_NOTICE_CLAUSE
+from controller.rules.filing import (
+    AMENDMENT_NOTICE_CLAUSE,
+    NEW_GAME_NOTICE_CLAUSE,
+    WAIVER_TEXT_MAX,
+    NoticeWaiver,
+)
 from controller.rules.jurisdictions import INDIANA
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.papers.submissions import Submission
@@ -151,12 +157,28 @@ class SubmissionCreate(_Typed):
         le=2**62,
         description="requested effective date; default: the earliest the notice period allows",
     )
-    notice_override: Note | None = Field(
+    waiver: WaiverIn | None = Field(
         default=None,
-        description="admin only: the executive director's written direction providing "
-        f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); lifts the notice period and is kept with the "
-        "filing",
+        description="an amendment only: the executive director's written direction providing "
+        f"otherwise ({AMENDMENT_NOTICE_CLAUSE}); with it the effective date may be sooner "
+        "than the 30 days (never in the past). Kept with the submission, printed in its "
+        "packet, and confirmed by the commission agent who approves it. A new link's 60 days "
+        f"({NEW_GAME_NOTICE_CLAUSE}) are never waived.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_notice_override(cls, data: Any) -> Any:
+        # A field some callers still send: refused by name, never ignored, so nobody believes
+        # a notice period was lifted.
+        if isinstance(data, dict) and "notice_override" in data:
+            raise PydanticCustomError(
+                "notice_override",
+                "notice_override is refused: an amendment the executive director allows sooner "
+                "carries that written direction as its waiver (given_by, reference, given_on, "
+                "document_sha256); a new link's notice period is never waived",
+            )
+        return data
 
     @field_validator("paytable", "levels", mode="before")
     @classmethod
@@ -175,6 +197,37 @@ class SubmissionCreate(_Typed):
                 },
             )
         return value
+
+
+class WaiverIn(BaseModel):
+    """The executive director's written direction for one amendment (68 IAC 10-1-4(1))."""
+
+    given_by: Annotated[str, optional_line(WAIVER_TEXT_MAX)] = Field(
+        description="who gave it, by name", examples=["J. Doe, Executive Director"]
+    )
+    reference: Annotated[str, optional_line(WAIVER_TEXT_MAX)] = Field(
+        description="its reference", examples=["IGC letter 2026-114"]
+    )
+    given_on: date = Field(description="the day it is dated", examples=["2026-09-20"])
+    document_sha256: Annotated[str, optional_line(64)] = Field(
+        description="the SHA-256 of the document that carries it (64 lowercase hex digits)",
+        examples=["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
+    )
+
+    def waiver(self) -> NoticeWaiver:
+        return NoticeWaiver(
+            given_by=self.given_by.strip(),
+            reference=self.reference.strip(),
+            given_on=self.given_on,
+            document_sha256=self.document_sha256.strip(),
+        )
+
+
+class WaiverRead(BaseModel):
+    given_by: str
+    reference: str
+    given_on: str = Field(examples=["2026-09-20"])
+    document_sha256: str
 
 
 class ChangeLine(BaseModel):
@@ -201,7 +254,15 @@ class SubmissionRead(BaseModel):
     proposal: dict[str, Any]
     effective_at_us: int
     notice_days: int
-    notice_override: str | None
+    notice_override: str | None = Field(
+        description="a submission filed with the executive director's direction as one line "
+        "of text (before waivers were filed whole); null for every other"
+    )
+    waiver: WaiverRead | None = Field(
+        default=None,
+        description="the executive director's written direction waiving this amendment's "
+        f"notice period ({AMENDMENT_NOTICE_CLAUSE}); an approval confirms it (waiver_confirmed)",
+    )
     filed_by: str
     filed_at_us: int
     reviewed_by: str | None
@@ -242,6 +303,7 @@ class SubmissionRead(BaseModel):
             effective_at_us=row.effective_at_us,
             notice_days=row.notice_days,
             notice_override=row.notice_override,
+            waiver=None if row.waiver is None else WaiverRead(**row.waiver),
             filed_by=row.filed_by,
             filed_at_us=row.filed_at_us,
             reviewed_by=row.reviewed_by,
@@ -385,6 +447,12 @@ class FilingTermsRead(BaseModel):
 
 class ApproveRequest(BaseModel):
     reason: Note | None = Field(default=None, description="why, kept with the decision")
+    waiver_confirmed: bool = Field(
+        default=False,
+        description="the agent confirmed the executive director's written direction the "
+        "submission carries (who gave it, its reference, its date, its document): a "
+        f"submission with a waiver is approved only so ({AMENDMENT_NOTICE_CLAUSE})",
+    )
 
 
 class DocumentSection(BaseModel):

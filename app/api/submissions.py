@@ -32,7 +32,13 @@ from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
 from controller.paperwork.submissions import Filing, SubmissionDesk
 from controller.rules import RuleViolation
-from controller.rules.filing import Proposal, SubmissionKind, check_paytable, notice_days
+from controller.rules.filing import (
+    AMENDMENT_NOTICE_CLAUSE,
+    Proposal,
+    SubmissionKind,
+    check_paytable,
+    notice_days,
+)
 from controller.rules.violation import about
 from controller.runtime.service import FloorService
 from controller.storage.papers.submissions import Submission
@@ -59,7 +65,6 @@ REVIEWERS = require(Role.COMMISSION_AGENT)
 def desk(service: FloorService) -> SubmissionDesk:
     return SubmissionDesk(
         service.runtime,
-        notice_override=service.settings.notice_override,
         jackpot_odds_bound=service.settings.jackpot_odds_bound,
         letterhead=letterhead_of(service.settings),
         demonstration=service.settings.demonstration,
@@ -106,12 +111,11 @@ async def _prepare(
 ) -> Filing:
     """Every check of a filing, in the order filing makes them; nothing written. Filing and
     its dry run (``check_submission``) both come here, so they refuse alike."""
-    if body.notice_override is not None and who.role is not Role.ADMIN:
-        raise HTTPException(403, "only an admin records the executive director's override")
     kind = SubmissionKind(body.kind)
+    waiver = None if body.waiver is None else body.waiver.waiver()
     if kind is SubmissionKind.NEW_LINK:
         return await d.prepare_new_link(
-            body.link_id, effective_at_us=body.effective_at_us, override=body.notice_override
+            body.link_id, effective_at_us=body.effective_at_us, waiver=waiver
         )
     state = service.runtime.states.get(body.link_id)
     if state is None:
@@ -140,7 +144,7 @@ async def _prepare(
         link_id=body.link_id,
         proposal=proposal,
         effective_at_us=body.effective_at_us,
-        override=body.notice_override,
+        waiver=waiver,
     )
 
 
@@ -187,7 +191,7 @@ async def check_submission(
     proposal = body.values()
     effective = body.effective_at_us
     if effective is None:
-        effective = d.effective_default(kind, body.notice_override)
+        effective = d.effective_default(kind, None if body.waiver is None else body.waiver.waiver())
     try:
         filing = await _prepare(d, body, service, who)
     except RuleViolation as exc:
@@ -208,12 +212,13 @@ async def check_submission(
         )
     proposal.pop("link_id", None)
     proposal.pop("effective_at_us", None)
+    proposal.pop("waiver", None)
     return SubmissionCheckRead(
         ok=False,
         problems=[problem],
         proposal=proposal,
         effective_at_us=effective,
-        notice_days=notice_days(kind)[0],
+        notice_days=notice_days(kind, d.law)[0],
         jurisdiction=d.law.title,
     )
 
@@ -312,7 +317,9 @@ async def packet_pdf(
     "/{submission_id}/approve",
     summary="Approve a submission (commission agents only)",
     description="A change is armed on its link and takes effect at the first jackpot reset "
-    "on or after its effective date; a new link begins to play. Audited.",
+    "on or after its effective date; a new link begins to play. A submission filed with the "
+    "executive director's waiver of its notice period is approved only with "
+    f"``waiver_confirmed`` ({AMENDMENT_NOTICE_CLAUSE}). Audited.",
     responses=errors(401, 403, 404, 409),
 )
 async def approve(
@@ -327,6 +334,7 @@ async def approve(
         reviewer=who.username,
         role=who.role,
         reason=None if body is None else body.reason,
+        waiver_confirmed=body is not None and body.waiver_confirmed,
     )
     return await read(d, row)
 

@@ -101,6 +101,32 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     )
 
 
+def _located(
+    specs: list[TableSpec], locations: tuple[str, ...], settings: Settings
+) -> list[TableSpec]:
+    """The tables with their locations: one --location for all, or one per --table.
+    68 IAC 10-1-1.1(e)(2): the filing gives the location of every table of the progressive."""
+    if not locations:
+        clause = settings.law.clauses.location
+        raise click.BadParameter(
+            f'give the tables\' location (e.g. --location "pit 3"), once for all or once '
+            f"per --table: the filing gives the location of every table ({clause})",
+            param_hint="--location",
+        )
+    if len(locations) == 1:
+        locations = locations * len(specs)
+    if len(locations) != len(specs):
+        raise click.BadParameter(
+            f"{len(locations)} locations for {len(specs)} tables: give one for all of them, "
+            "or one per --table in the same order",
+            param_hint="--location",
+        )
+    return [
+        TableSpec(config=s.config, name=s.name, location=where)
+        for s, where in zip(specs, locations, strict=True)
+    ]
+
+
 @links.command("create")
 @db_option
 @click.option("--id", "link_id", type=LINK_ID, required=True)
@@ -136,6 +162,14 @@ def _table_spec(text: str, game: Game, min_round_s: int, max_credits: int) -> Ta
     "T1:$1, D1:$5:caribbean_draw); repeat for each table.",
 )
 @click.option(
+    "--location",
+    "locations",
+    type=NAME,
+    multiple=True,
+    help='Where the tables stand on the floor, e.g. "pit 3": once for every table, or once '
+    "per --table in the same order. The filing gives each table's location.",
+)
+@click.option(
     "--policy",
     type=click.Choice([p.value for p in HitPolicy]),
     default="split",
@@ -168,6 +202,7 @@ def links_create(
     paytable_file: str | None,
     fixed_pay: bool,
     tables: tuple[str, ...],
+    locations: tuple[str, ...],
     policy: str,
     min_round_seconds: int,
     max_credits_per_seat: int,
@@ -190,7 +225,11 @@ def links_create(
         raise click.BadParameter(refused(exc)) from exc
     except MoneyError as exc:
         raise click.BadParameter(str(exc)) from exc
-    specs = [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables]
+    specs = _located(
+        [_table_spec(t, g, min_round_seconds, max_credits_per_seat) for t in tables],
+        locations,
+        settings,
+    )
     try:
         plan = plan_link(
             game=g,
@@ -226,7 +265,6 @@ def links_create(
                 tables=specs,
                 at_us=SystemClock().now_us(),
                 actor=actor,
-                override=settings.notice_override,
                 levels=plan.levels,
                 paytable=plan.paytable,
                 paytables=plan.paytables or None,

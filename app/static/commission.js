@@ -71,6 +71,16 @@ async function openPacket(s) {
   for (const id of ["approve", "reject", "reason"]) document.getElementById(id).disabled = !pending;
   document.getElementById("reason").value = "";
   document.getElementById("review-result").textContent = "";
+  // An amendment filed with the executive director's waiver of its notice period: approved
+  // only once the agent confirms the direction (a rejection needs no confirmation).
+  const w = s.waiver;
+  document.getElementById("waiver-confirm").hidden = !(pending && w);
+  document.getElementById("waiver-text").textContent = w
+    ? `Notice period waived by the executive director's written direction ${w.reference} of ${w.given_on}, given by ${w.given_by}; its document's SHA-256 is ${w.document_sha256}.`
+    : "";
+  const box = document.getElementById("waiver-confirmed");
+  box.checked = false;
+  box.setCustomValidity("");
   const packet = document.getElementById("packet");
   packet.hidden = false;
   // Opened below a list that may be long: brought into view, its title first.
@@ -103,8 +113,19 @@ async function review(action) {
   reason.setCustomValidity("");
   const result = document.getElementById("review-result");
   const path = `/api/v1/submissions/${encodeURIComponent(current.submission_id)}/${action}`;
+  const box = document.getElementById("waiver-confirmed");
+  const body = { reason: reason.value.trim() };
+  if (action === "approve" && current.waiver) {
+    if (!box.checked) {
+      box.setCustomValidity("This submission carries a waiver of its notice period: confirm the executive director's direction first.");
+      box.reportValidity();
+      return;
+    }
+    body.waiver_confirmed = true;
+  }
+  box.setCustomValidity("");
   try {
-    const done = await call("POST", path, { reason: reason.value.trim() });
+    const done = await call("POST", path, body);
     await load();
     await openPacket(done);
     // The decision stays beside the buttons it was made with.
@@ -123,6 +144,7 @@ async function review(action) {
 document.getElementById("review").addEventListener("submit", (e) => { e.preventDefault(); review("approve"); });
 document.getElementById("reject").addEventListener("click", () => review("reject"));
 document.getElementById("reason").addEventListener("input", (e) => e.target.setCustomValidity(""));
+document.getElementById("waiver-confirmed").addEventListener("change", (e) => e.target.setCustomValidity(""));
 document.getElementById("packet-pdf").addEventListener("click", () => {
   if (current) download(current.packet_pdf_url).catch((e) => message(e.message, false));
 });

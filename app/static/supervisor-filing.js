@@ -163,6 +163,11 @@ const Filing = (() => {
         return level;
       });
     }
+    // The executive director's written direction waiving this amendment's notice period.
+    const waiver = ["by", "reference", "date", "sha256"].map((k) => $(`waiver-${k}`).value.trim());
+    if (waiver.some(Boolean)) {
+      b.waiver = { given_by: waiver[0], reference: waiver[1], given_on: waiver[2] || null, document_sha256: waiver[3].toLowerCase() };
+    }
     const day = $("effective").value;
     if (day) {
       const [y, m, d] = day.split("-").map(Number);
@@ -178,6 +183,7 @@ const Filing = (() => {
     if (head === "rate" || head === "rate_bp") return "rate";
     if (head === "reset" || head === "reset_cents") return "reset";
     if (head === "effective_at_us") return "effective_at_us";
+    if (head === "waiver") return "waiver";
     if (head === "paytable") return index === undefined ? "paytable" : `paytable.${sentRows[Number(index)]}`;
     if (head === "levels") return index === undefined ? "levels" : `levels.${index}`;
     return "";
@@ -279,6 +285,7 @@ const Filing = (() => {
     $("kind").addEventListener("change", render);
     $("game").addEventListener("change", render);
     $("effective").addEventListener("change", changed);
+    for (const k of ["by", "reference", "date", "sha256"]) $(`waiver-${k}`).addEventListener("change", changed);
     $("file").addEventListener("click", file);
   }
 

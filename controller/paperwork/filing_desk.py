@@ -34,6 +34,7 @@ from controller.paperwork.pool_packet import (
 from controller.rules.filing import (
     DAY_US,
     SUBJECTS,
+    NoticeWaiver,
     Proposal,
     SubmissionKind,
     check_change,
@@ -43,6 +44,7 @@ from controller.rules.filing import (
     check_not_yet_approved,
     check_nothing_armed,
     check_notice,
+    check_table_locations,
     notice_days,
     notice_not_given,
 )
@@ -67,7 +69,8 @@ class Filing:
     filed_at_us: int
     effective_at_us: int
     notice_days: int
-    override: str | None
+    # The executive director's written direction for this amendment (68 IAC 10-1-4(1)).
+    waiver: NoticeWaiver | None
     # Filed in demonstration mode short of its notice period: what was not given.
     notice_not_given: str | None = None
 
@@ -77,16 +80,12 @@ class FilingDesk:
         self,
         runtime: LinkRuntime,
         *,
-        notice_override: str | None = None,
         jackpot_odds_bound: int | None = None,
         letterhead: Letterhead | None = None,
         demonstration: bool = False,
     ) -> None:
         self.runtime = runtime
         self.store = runtime.store
-        # PROGRESSIVE_NOTICE_OVERRIDE: the executive director's written direction for this
-        # installation; recorded on every submission filed under it.
-        self.notice_override = notice_override or None
         # PROGRESSIVE_DEMONSTRATION: filings are accepted from now on, without their notice
         # periods (``filing.check_notice``), each saying so in its packet and audit entry.
         self.demonstration = demonstration
@@ -105,7 +104,7 @@ class FilingDesk:
         link_id: str,
         proposal: Proposal,
         effective_at_us: int | None = None,
-        override: str | None = None,
+        waiver: NoticeWaiver | None = None,
     ) -> Filing:
         """Every check filing a change makes, nothing written: the filing to make, or the
         first refusal (its ``subject`` naming the proposal's field it is about)."""
@@ -125,7 +124,7 @@ class FilingDesk:
             proposal=proposal,
             current=current_terms(state),
             effective_at_us=effective_at_us,
-            override=override,
+            waiver=waiver,
         )
 
     async def file_change(
@@ -135,10 +134,10 @@ class FilingDesk:
         proposal: Proposal,
         filed_by: str,
         effective_at_us: int | None = None,
-        override: str | None = None,
+        waiver: NoticeWaiver | None = None,
     ) -> Submission:
         filing = await self.prepare_change(
-            link_id=link_id, proposal=proposal, effective_at_us=effective_at_us, override=override
+            link_id=link_id, proposal=proposal, effective_at_us=effective_at_us, waiver=waiver
         )
         return await self.file(filing, filed_by=filed_by)
 
@@ -147,7 +146,7 @@ class FilingDesk:
         link_id: str,
         *,
         effective_at_us: int | None = None,
-        override: str | None = None,
+        waiver: NoticeWaiver | None = None,
         state: LinkState | None = None,
     ) -> Filing:
         """Every check filing a new link makes, nothing written (see ``file_new_link``)."""
@@ -157,6 +156,13 @@ class FilingDesk:
             raise NotFound(f"no link {link_id!r}")
         check_not_yet_approved(link_id, approved=self.runtime.go_live_at.get(link_id) is not None)
         proposal = new_link_proposal(state)
+        law = state.law if isinstance(state.law, Jurisdiction) else self.law
+        async with self.store.engine.connect() as conn:
+            on_link = [t for t in await _floor_tables(conn) if t.link_id == link_id]
+        with about("tables"):
+            check_table_locations(
+                [(t.table_id, t.location) for t in on_link], clause=law.clauses.location
+            )
         check_new_link(
             law=state.law,
             game=state.game,
@@ -173,7 +179,7 @@ class FilingDesk:
             proposal=proposal,
             current=None,
             effective_at_us=effective_at_us,
-            override=override,
+            waiver=waiver,
         )
 
     async def file_new_link(
@@ -182,7 +188,7 @@ class FilingDesk:
         *,
         filed_by: str,
         effective_at_us: int | None = None,
-        override: str | None = None,
+        waiver: NoticeWaiver | None = None,
         state: LinkState | None = None,
     ) -> Submission:
         """A link just created (or whose last submission was rejected) asks to play.
@@ -191,22 +197,26 @@ class FilingDesk:
         and paytables); otherwise the link as the runtime holds it.
         """
         filing = await self.prepare_new_link(
-            link_id, effective_at_us=effective_at_us, override=override, state=state
+            link_id, effective_at_us=effective_at_us, waiver=waiver, state=state
         )
         row = await self.file(filing, filed_by=filed_by)
         self.runtime.go_live_at[link_id] = None
         return row
 
     def effective_default(
-        self, kind: SubmissionKind, override: str | None = None, *, now: int | None = None
+        self,
+        kind: SubmissionKind,
+        waiver: NoticeWaiver | None = None,
+        *,
+        now: int | None = None,
     ) -> int:
         """The effective date a filing made now (``now``: the filing's time, read once) gets
-        when it names none: at once under the executive director's direction or in
-        demonstration mode, otherwise the earliest its notice period allows."""
+        when it names none: at once with the executive director's waiver of an amendment's
+        notice or in demonstration mode, otherwise the earliest its notice period allows."""
         now = self.runtime.clock.now_us() if now is None else now
-        if self.demonstration or (override if override is not None else self.notice_override):
+        if self.demonstration or waiver is not None:
             return now
-        return now + notice_days(kind)[0] * DAY_US
+        return now + notice_days(kind, self.law)[0] * DAY_US
 
     async def _prepare(
         self,
@@ -216,21 +226,21 @@ class FilingDesk:
         proposal: Proposal,
         current: dict[str, Any] | None,
         effective_at_us: int | None,
-        override: str | None,
+        waiver: NoticeWaiver | None,
     ) -> Filing:
         now = self.runtime.clock.now_us()
-        override = override if override is not None else self.notice_override
         if effective_at_us is None:
-            effective_at_us = self.effective_default(proposal.kind, override, now=now)
-        with about("effective_at_us"):
+            effective_at_us = self.effective_default(proposal.kind, waiver, now=now)
+        with about("waiver" if waiver is not None else "effective_at_us"):
             days = check_notice(
                 kind=proposal.kind,
                 filed_at_us=now,
                 effective_at_us=effective_at_us,
-                override=override,
+                waiver=waiver,
                 demonstration=self.demonstration,
+                law=self.law,
             )
-        short = self.demonstration and effective_at_us - now < days * DAY_US
+        short = self.demonstration and waiver is None and effective_at_us - now < days * DAY_US
         async with self.store.engine.connect() as conn:
             awaiting = await stored.any_with_status(conn, link_id, "filed")
         check_none_awaiting_review(link_id, awaiting=awaiting is not None)
@@ -242,13 +252,13 @@ class FilingDesk:
             filed_at_us=now,
             effective_at_us=effective_at_us,
             notice_days=days,
-            override=override,
-            notice_not_given=notice_not_given(proposal.kind) if short else None,
+            waiver=waiver,
+            notice_not_given=notice_not_given(proposal.kind, self.law) if short else None,
         )
 
     async def file(self, filing: Filing, *, filed_by: str) -> Submission:
         link_id, state, proposal = filing.link_id, filing.state, filing.proposal
-        now, override = filing.filed_at_us, filing.override
+        now, waiver = filing.filed_at_us, filing.waiver
         effective_at_us, days = filing.effective_at_us, filing.notice_days
         submission_id = f"sub-{uuid.uuid4().hex[:12]}"
         async with self.store.engine.connect() as conn:
@@ -268,7 +278,8 @@ class FilingDesk:
                 proposal=proposal,
                 effective_at_us=effective_at_us,
                 notice_days=days,
-                notice_override=override,
+                notice_override=None,
+                waiver=waiver,
                 filed_by=filed_by,
                 filed_at_us=now,
                 floor_tables=floor,
@@ -312,7 +323,8 @@ class FilingDesk:
                 proposal=canonical_details(proposal.to_dict()),
                 effective_at_us=effective_at_us,
                 notice_days=days,
-                notice_override=override,
+                notice_override=None,
+                waiver=None if waiver is None else waiver.to_dict(),
                 packet_json_sha256=digests[0],
                 packet_pdf_sha256=digests[1],
                 filed_by=filed_by,
@@ -333,7 +345,7 @@ class FilingDesk:
                     "link_id": link_id,
                     "proposal": proposal.to_dict(),
                     "effective_at_us": effective_at_us,
-                    "notice_override": override,
+                    **({"waiver": waiver.to_dict()} if waiver is not None else {}),
                     "jurisdiction": self.law.key,
                     **(
                         {"demonstration": filing.notice_not_given}

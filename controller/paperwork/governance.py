@@ -28,6 +28,7 @@ from controller.rules.filing import (
     RULES_OF_GAME_CLAUSE,
     SUBMISSION_CLAUSE,
     TAKES_EFFECT_CLAUSE,
+    NoticeWaiver,
     Proposal,
     SubmissionKind,
     date_text,
@@ -90,6 +91,9 @@ class PacketFacts:
     law: Jurisdiction | None = None
     # Filed in demonstration mode: what notice was not given (``filing.notice_not_given``).
     notice_not_given: str | None = None
+    # 68 IAC 10-1-4(1): the executive director's written direction waiving this amendment's
+    # notice period (``filing.NoticeWaiver``); None: filed with its notice.
+    waiver: NoticeWaiver | None = None
     # Demonstration mode as the packet states it on every page (``rules.statement``): filed
     # by an installation in it, or of a link opened in it; None: neither.
     demonstration: str | None = None
@@ -119,7 +123,7 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     }
     on_link = [t for t in f.floor_tables if t.link_id == f.link_id]
     of_game = [t for t in f.floor_tables if t.game is f.game]
-    notice_clause = notice_days(f.kind)[1]
+    notice_clause = notice_days(f.kind, f.law)[1]
     if f.pool:
         proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict(), f.law)
     packet: dict[str, Any] = {
@@ -182,6 +186,12 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     }
     if f.notice_not_given is not None:
         packet["notice"]["demonstration"] = f.notice_not_given
+    if f.waiver is not None:
+        packet["notice"]["waiver"] = {
+            **f.waiver.to_dict(),
+            "authority": f.law.waiver.amendment if f.law is not None else None,
+            "clause": f.law.waiver.clause if f.law is not None else notice_clause,
+        }
     if f.law is not None:
         packet["jurisdiction"] = {
             "key": f.law.key,

@@ -119,16 +119,30 @@ def _submission(packet: Mapping[str, Any], lh: Letterhead) -> Doc:
 
 def notice_facts(packet: Mapping[str, Any], lh: Letterhead) -> list[tuple[str, str]]:
     """The notice period of 68 IAC 10-1-3 / 10-1-4: filed on, days required, the earliest
-    effective date, the date asked for, the days of notice given, any override."""
+    effective date, the date asked for, the days of notice given, the executive director's
+    waiver of an amendment's notice (or an override of a submission filed with one)."""
     notice = packet["notice"]
     filed, effective = packet["filed_at_us"], packet["effective_at_us"]
     days, override = notice["required_days"], notice["executive_director_override"]
     not_given = notice.get("demonstration")
-    earliest = filed if override or not_given else filed + days * DAY_US
+    waiver = notice.get("waiver")
+    earliest = filed if override or not_given or waiver else filed + days * DAY_US
     facts = [
         ("Filed on", lh.day(filed)),
         ("Notice required", f"{days_text(days)} ({notice['clause']})"),
     ]
+    if waiver:
+        by = waiver.get("authority") or "the executive director"
+        facts += [
+            (
+                "Notice waived",
+                f"{by} provided otherwise, in writing ({waiver['clause']})",
+            ),
+            ("Waiver given by", str(waiver["given_by"])),
+            ("Waiver reference", str(waiver["reference"])),
+            ("Waiver dated", str(waiver["given_on"])),
+            ("Waiver document SHA-256", str(waiver["document_sha256"])),
+        ]
     if override:
         facts.append(("Notice override", f"the executive director provided otherwise: {override}"))
     if not_given:

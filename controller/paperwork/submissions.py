@@ -24,12 +24,14 @@ from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.governance import SubmissionStatus
 from controller.rules.filing import (
     REVIEW_CLAUSE,
+    NoticeWaiver,
     Proposal,
     SubmissionKind,
     check_change,
     check_paytable,
     check_rejection_reason,
     check_reviewer,
+    check_waiver_confirmed,
 )
 from controller.runtime.links import Extra
 from controller.storage.papers import submissions as stored
@@ -74,12 +76,26 @@ class SubmissionDesk(FilingDesk):
         )
 
     async def approve(
-        self, submission_id: str, *, reviewer: str, role: Role, reason: str | None = None
+        self,
+        submission_id: str,
+        *,
+        reviewer: str,
+        role: Role,
+        reason: str | None = None,
+        waiver_confirmed: bool = False,
     ) -> Submission:
-        """``reason``: why, kept with the decision (a rejection always has one)."""
+        """``reason``: why, kept with the decision (a rejection always has one).
+        ``waiver_confirmed``: the agent confirmed the executive director's written direction
+        the submission carries (68 IAC 10-1-4(1)); one that carries a waiver is approved
+        only so."""
         row = await self.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
+        waiver = None if row.waiver is None else NoticeWaiver.from_dict(row.waiver)
+        check_waiver_confirmed(
+            waiver=waiver, confirmed=waiver_confirmed, clause=self.law.waiver.clause
+        )
+        confirmed = {"waiver_confirmed": row.waiver} if waiver is not None else {}
         kind = SubmissionKind(row.kind)
         now = self.runtime.clock.now_us()
         reason = (reason or "").strip() or None
@@ -106,6 +122,7 @@ class SubmissionDesk(FilingDesk):
                         "link_id": row.link_id,
                         "plays_from": start,
                         "reason": reason,
+                        **confirmed,
                     },
                 },
             )
@@ -120,7 +137,12 @@ class SubmissionDesk(FilingDesk):
             action="submission.approve",
             target=f"submission:{submission_id}",
             extra=mark,
-            audit_after={"status": "approved", "armed": change.to_dict(), "reason": reason},
+            audit_after={
+                "status": "approved",
+                "armed": change.to_dict(),
+                "reason": reason,
+                **confirmed,
+            },
         )
         return await self.get(submission_id)
 

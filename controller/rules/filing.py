@@ -4,10 +4,11 @@ link must carry, the notice it gives, who reviews it, and that nothing is used u
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
 
 from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
@@ -319,11 +320,122 @@ def check_new_link(
             raise _pool_refusal(exc) from None
 
 
-def notice_days(kind: SubmissionKind) -> tuple[int, str]:
-    """The notice a kind of submission needs, and the clause that asks for it."""
+class NoticeLaw(Protocol):
+    """What of a jurisdiction the notice periods read: its numbers, clauses and waiver."""
+
+    @property
+    def numbers(self) -> Any: ...
+    @property
+    def clauses(self) -> Any: ...
+    @property
+    def waiver(self) -> Any: ...
+
+
+def notice_days(kind: SubmissionKind, law: NoticeLaw | None = None) -> tuple[int, str]:
+    """The notice a kind of submission needs under ``law``, and the clause that asks for it
+    (None: Indiana's 60 and 30 days, 68 IAC 10-1-3(c)(1) and 10-1-4(1))."""
+    if law is None:
+        if kind is SubmissionKind.NEW_LINK:
+            return NEW_GAME_NOTICE_DAYS, NEW_GAME_NOTICE_CLAUSE
+        return AMENDMENT_NOTICE_DAYS, AMENDMENT_NOTICE_CLAUSE
     if kind is SubmissionKind.NEW_LINK:
-        return NEW_GAME_NOTICE_DAYS, NEW_GAME_NOTICE_CLAUSE
-    return AMENDMENT_NOTICE_DAYS, AMENDMENT_NOTICE_CLAUSE
+        return law.numbers.new_game_notice_days, law.clauses.new_game_notice
+    return law.numbers.amendment_notice_days, law.clauses.amendment_notice
+
+
+# PROGRESSIVE_NOTICE_OVERRIDE, refused when set (``controller.settings``): no setting lifts the
+# notice periods of a whole installation. What is lawful instead, on one line.
+NOTICE_OVERRIDE_REFUSED = (
+    "PROGRESSIVE_NOTICE_OVERRIDE is refused: no setting lifts the notice periods "
+    f"({NEW_GAME_NOTICE_CLAUSE}, {AMENDMENT_NOTICE_CLAUSE}); a demonstration or test lab runs "
+    "in demonstration mode (PROGRESSIVE_DEMONSTRATION=1), and an amendment the executive "
+    "director allows sooner is filed with that written direction as its waiver; unset it"
+)
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+WAIVER_TEXT_MAX = 200
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoticeWaiver:
+    """The executive director's written direction providing otherwise for one amendment
+    (68 IAC 10-1-4(1) "unless otherwise provided by the executive director"): who gave it,
+    its reference, the day it is dated, and the SHA-256 of the document that carries it."""
+
+    given_by: str
+    reference: str
+    given_on: date
+    document_sha256: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "given_by": self.given_by,
+            "reference": self.reference,
+            "given_on": self.given_on.isoformat(),
+            "document_sha256": self.document_sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NoticeWaiver:
+        return cls(
+            given_by=str(d["given_by"]),
+            reference=str(d["reference"]),
+            given_on=date.fromisoformat(str(d["given_on"])),
+            document_sha256=str(d["document_sha256"]),
+        )
+
+    def text(self) -> str:
+        """The waiver as the packet, the pages and the refusals state it."""
+        return (
+            f"written direction {self.reference} of {self.given_on.isoformat()}, given by "
+            f"{self.given_by} (document SHA-256 {self.document_sha256})"
+        )
+
+
+def check_waiver(
+    *, kind: SubmissionKind, waiver: NoticeWaiver, filed_at_us: int, law: NoticeLaw
+) -> NoticeWaiver:
+    """A waiver of a notice period the jurisdiction lets its authority give, for this kind
+    of filing, complete. 68 IAC 10-1-3(c)(1): the 60 days before a new game plays are never
+    waived (``Waiver.new_link`` None); 10-1-4(1): the 30 days of an amendment "unless
+    otherwise provided by the executive director" (``Waiver.amendment``), in writing, per
+    amendment."""
+    if kind is SubmissionKind.NEW_LINK:
+        if law.waiver.new_link is None:
+            days, clause = notice_days(kind, law)
+            raise RuleViolation(
+                clause,
+                f"no one waives the {days} days' notice of a {kind.label}: it is filed at "
+                f"least {days} days before it plays (demonstration mode alone plays one at "
+                "once, and says so)",
+            )
+        by, clause = law.waiver.new_link, law.waiver.clause
+    else:
+        if law.waiver.amendment is None:
+            raise RuleViolation(
+                law.waiver.clause, f"no clause lets anyone waive the notice of a {kind.label}"
+            )
+        by, clause = law.waiver.amendment, law.waiver.clause
+    for what, value in (("who gave it", waiver.given_by), ("its reference", waiver.reference)):
+        if not value.strip() or len(value) > WAIVER_TEXT_MAX or "\n" in value:
+            raise RuleViolation(
+                clause,
+                f"a waiver is {by}'s written direction: give {what} "
+                f"(one line of at most {WAIVER_TEXT_MAX} characters)",
+            )
+    if not SHA256_HEX.fullmatch(waiver.document_sha256):
+        raise RuleViolation(
+            clause,
+            f"a waiver is {by}'s direction in writing: give the SHA-256 of its document "
+            "(64 lowercase hexadecimal digits)",
+        )
+    filed_on = datetime.fromtimestamp(filed_at_us // 1_000_000, UTC).date()
+    if waiver.given_on > filed_on:
+        raise RuleViolation(
+            clause,
+            f"the waiver is dated {waiver.given_on.isoformat()}, after the filing "
+            f"({filed_on.isoformat()}): a filing carries a direction already given",
+        )
+    return waiver
 
 
 def check_notice(
@@ -331,14 +443,17 @@ def check_notice(
     kind: SubmissionKind,
     filed_at_us: int,
     effective_at_us: int,
-    override: str | None,
+    waiver: NoticeWaiver | None = None,
     demonstration: bool = False,
+    law: NoticeLaw | None = None,
 ) -> int:
     """Refuse an effective date sooner than the notice period allows; return the days needed.
 
-    ``override`` is the executive director's written direction providing otherwise (its
-    reference and reason); with it the date is not checked, and the direction is kept with
-    the submission and printed in its packet.
+    A date in the past is always refused: nothing is used before it is filed.
+
+    ``waiver``: the executive director's written direction for this amendment (68 IAC
+    10-1-4(1)), checked by ``check_waiver``; with it an amendment's date may be sooner than
+    its 30 days, never in the past. A new link's 60 days (10-1-3(c)(1)) are never waived.
 
     ``demonstration``: the installation runs in demonstration mode (``PROGRESSIVE_
     DEMONSTRATION``: the demo, a test lab, a check that must play a new link at once). No
@@ -346,14 +461,14 @@ def check_notice(
     and its filing is accepted from now on, with ``notice_not_given`` recorded in the
     submission and printed in its packet. Nothing else lifts the notice of a new link.
     """
-    days, clause = notice_days(kind)
-    if effective_at_us < filed_at_us and not override:
+    days, clause = notice_days(kind, law)
+    if waiver is not None:
+        check_waiver(kind=kind, waiver=waiver, filed_at_us=filed_at_us, law=law or _indiana())
+    if effective_at_us < filed_at_us:
         raise RuleViolation(clause, "the effective date is in the past")
-    if override is not None and not override.strip():
-        raise RuleViolation(clause, "an override names the executive director's direction")
-    if demonstration:
+    if demonstration or waiver is not None:
         return days
-    if not override and effective_at_us - filed_at_us < days * DAY_US:
+    if effective_at_us - filed_at_us < days * DAY_US:
         earliest = date_text(filed_at_us + days * DAY_US)
         raise RuleViolation(
             clause,
@@ -363,10 +478,41 @@ def check_notice(
     return days
 
 
-def notice_not_given(kind: SubmissionKind) -> str:
+def _indiana() -> NoticeLaw:
+    from controller.rules.jurisdictions.indiana import INDIANA
+
+    return INDIANA
+
+
+def check_waiver_confirmed(*, waiver: NoticeWaiver | None, confirmed: bool, clause: str) -> None:
+    """68 IAC 10-1-4(1): an amendment filed short of its notice on the executive director's
+    direction is approved only by an agent who confirmed that direction (its reference, date
+    and document) at review; a rejection needs no confirmation."""
+    if waiver is not None and not confirmed:
+        raise RuleViolation(
+            clause,
+            f"this submission carries a waiver of its notice period ({waiver.text()}): "
+            "confirm the executive director's direction (waiver_confirmed) before approving",
+        )
+
+
+def check_table_locations(tables: Sequence[tuple[str, str]], *, clause: str) -> None:
+    """68 IAC 10-1-1.1(e)(2): the packet gives the location of the games that offer the
+    progressive; a new link is filed with every table's location. ``tables``: (table id,
+    location) each."""
+    missing = [tid for tid, location in tables if not location.strip()]
+    if missing:
+        raise RuleViolation(
+            clause,
+            "the submission gives the location of every table of the progressive; none for "
+            + ", ".join(missing),
+        )
+
+
+def notice_not_given(kind: SubmissionKind, law: NoticeLaw | None = None) -> str:
     """What a filing made in demonstration mode records of its notice period (``check_notice``
     with ``demonstration``): the period its kind needs, by its clause, was not given."""
-    return f"demonstration mode: the notice period of {notice_days(kind)[1]} was not given"
+    return f"demonstration mode: the notice period of {notice_days(kind, law)[1]} was not given"
 
 
 def check_reviewer(*, role: Role, reviewer: str, filed_by: str) -> None:

@@ -11,7 +11,9 @@ from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.pdf import Letterhead
 from controller.paperwork.submissions import SubmissionDesk
+from controller.rules.filing import check_table_locations
 from controller.rules.jurisdictions import Jurisdiction
+from controller.rules.violation import RuleViolation
 from controller.runtime.clock import Clock
 from controller.runtime.config import FloorConfig, LinkEntry
 from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by_link, reconcile
@@ -36,7 +38,6 @@ async def create_and_file_link(
     tables: Sequence[TableSpec],
     at_us: int,
     actor: str,
-    override: str | None = None,
     levels: Sequence[LevelConfig] | None = None,
     paytable: Paytable | None = None,
     paytables: Mapping[Game, Paytable] | None = None,
@@ -49,8 +50,12 @@ async def create_and_file_link(
     always), ``paytables`` a mixed-game link (the other games' paytables). A mystery level's
     first trigger is drawn here from the operating system's cryptographic source unless
     ``draws`` are given. 68 IAC 10-1-3(c)(4): a new link is filed with the commission and
-    plays once approved.
+    plays once approved. 68 IAC 10-1-1.1(e)(2): every table is given with its location, or
+    nothing is written.
     """
+    check_table_locations(
+        [(t.config.table_id, t.location) for t in tables], clause=desk.law.clauses.location
+    )
     if draws is None and levels:
         draws = first_draws(levels)
     created = await runtime.store.create_link(
@@ -72,7 +77,7 @@ async def create_and_file_link(
     )
     await runtime.reload_links([link_id])
     # Filed on the link as it was opened: its levels, games and paytables as created.
-    return await desk.file_new_link(link_id, filed_by=actor, override=override, state=created)
+    return await desk.file_new_link(link_id, filed_by=actor, state=created)
 
 
 async def open_floor(
@@ -80,7 +85,6 @@ async def open_floor(
     floor: FloorConfig,
     clock: Clock,
     *,
-    notice_override: str | None = None,
     notes: list[str] | None = None,
     demonstration: bool = False,
     letterhead: Letterhead | None = None,
@@ -109,9 +113,7 @@ async def open_floor(
             _check_under_law(store, link)
     if notes is not None:
         notes += found
-    desk = SubmissionDesk(
-        runtime, notice_override=notice_override, demonstration=demonstration, letterhead=letterhead
-    )
+    desk = SubmissionDesk(runtime, demonstration=demonstration, letterhead=letterhead)
     for link in floor.links:
         if link.link_id in runtime.states:
             continue
@@ -144,6 +146,16 @@ def _check_under_law(store: LedgerStore, link: LinkEntry) -> None:
     law = store.law
     if not isinstance(law, Jurisdiction):
         return
+    try:
+        # 68 IAC 10-1-1.1(e)(2): the new link's filing gives every table's location.
+        check_table_locations(
+            [(t.config.table_id, t.location) for t in link.tables], clause=law.clauses.location
+        )
+    except RuleViolation as exc:
+        raise FloorMismatch(
+            f"link {link.link_id}: {exc}; give each of its tables a location in the file "
+            '(location = "..."); nothing was written'
+        ) from None
     try:
         check_under(
             law,

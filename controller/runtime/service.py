@@ -201,7 +201,6 @@ class FloorService:
                         store,
                         self.floor,
                         self.clock,
-                        notice_override=self.settings.notice_override,
                         notes=self.floor_notes,
                         demonstration=self.settings.demonstration,
                         letterhead=letterhead_of(self.settings),

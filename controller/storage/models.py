@@ -299,6 +299,13 @@ class SubmissionRow(Base):
     reviewed_at_us: Mapped[int | None] = mapped_column(BigInteger)
     review_reason: Mapped[str | None] = mapped_column(Text)
     applied_at_us: Mapped[int | None] = mapped_column(BigInteger)
+    # 68 IAC 10-1-4(1): the executive director's written direction providing otherwise for
+    # this amendment (who gave it, its reference, its date, its document's SHA-256); filed
+    # with the submission, a fact like the others. None: filed with its notice period.
+    waiver_given_by: Mapped[str | None] = mapped_column(Text)
+    waiver_reference: Mapped[str | None] = mapped_column(Text)
+    waiver_given_on: Mapped[str | None] = mapped_column(String(10))  # YYYY-MM-DD
+    waiver_document_sha256: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         CheckConstraint(

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from controller.core.ledger import seal_hash
+from controller.storage.database import make_engine
+from controller.storage.models import TableRow
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
@@ -208,6 +210,8 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     code, _, err = await progressive(
         "links",
         "create",
+        "--location",
+        "pit 1",
         *env_args,
         "--rate",
         "100.01%",
@@ -221,6 +225,8 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     code, _, err = await progressive(
         "links",
         "create",
+        "--location",
+        "pit 1",
         *env_args,
         "--rate",
         "75%",
@@ -233,12 +239,12 @@ async def test_db_upgrade_creates_the_key_and_links_create_parses_operator_input
     assert code == 2 and "68 IAC 10-7-5(b)" in err
     # 68 IAC 10-7-5(e): the Let It Ride bonus is a fixed-pay link, with no rate to give.
     code, _, err = await progressive(
-        "links", "create", *env_args, "--rate", "75%", "--table", "T1",
+        "links", "create", "--location", "pit 1", *env_args, "--rate", "75%", "--table", "T1",
         db_url=db_url, cwd=tmp_path, key=False,
     )  # fmt: skip
     assert code == 2 and "a fixed-pay link has no meter" in err and "68 IAC 10-7-5(e)" in err
     code, out, err = await progressive(
-        "links", "create", "--id", "stud", "--game", "caribbean_stud", "--rate", "75%",
+        "links", "create", "--location", "pit 1", "--id", "stud", "--game", "caribbean_stud", "--rate", "75%",
         "--reset", "$0", "--table", "T1", "--table", "T2:$1.00",
         db_url=db_url, cwd=tmp_path, key=False,
     )  # fmt: skip
@@ -282,7 +288,18 @@ async def test_text_typed_on_the_command_line_follows_the_text_rules(
     store: LedgerStore, db_url: str
 ) -> None:
     await make_link(store)
-    base = ("links", "create", "--game", "caribbean_stud", "--rate", "80%", "--reset", "$1,000")
+    base = (
+        "links",
+        "create",
+        "--location",
+        "pit 1",
+        "--game",
+        "caribbean_stud",
+        "--rate",
+        "80%",
+        "--reset",
+        "$1,000",
+    )
     for args, problem in (
         (("--id", "st\u202eud2", "--table", "T9"), "U+202E RIGHT-TO-LEFT OVERRIDE"),
         (("--id", "stud 2", "--table", "T9"), "'stud 2' is not a valid id"),
@@ -327,7 +344,7 @@ async def test_links_create_reads_levels_and_paytable_lines_with_their_units(
     # the test jurisdiction that allows every shape.
     levels, lines = tmp_path / "levels.json", tmp_path / "paytable.json"
     lines.write_text(json.dumps(PAYTABLE_FILE))
-    base = ("links", "create", "--id", "pool", "--game", "caribbean_stud", "--table", "T1",
+    base = ("links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud", "--table", "T1",
             "--table", "D1:$5:caribbean_draw", "--paytable", str(lines), "--levels", str(levels))  # fmt: skip
     bare = [*LEVELS_FILE[:2], {**LEVELS_FILE[2], "reset": "10"}]
     levels.write_text(json.dumps(bare))
@@ -353,7 +370,7 @@ async def test_a_fixed_pay_paytable_may_not_pay_from_a_meter(tmp_path: Path, db_
     lines = tmp_path / "paytable.json"
     lines.write_text(json.dumps([{"hand": "ROYAL_FLUSH", "pays": "100%"}]))
     code, _, err = await progressive(
-        "links", "create", "--id", "fp", "--game", "caribbean_stud", "--fixed-pay",
+        "links", "create", "--location", "pit 1", "--id", "fp", "--game", "caribbean_stud", "--fixed-pay",
         "--paytable", str(lines), "--table", "T1", db_url=db_url,
     )  # fmt: skip
     assert code == 2 and "68 IAC 10-7-5(e)" in err and "royal flush line" in err, err
@@ -361,10 +378,36 @@ async def test_a_fixed_pay_paytable_may_not_pay_from_a_meter(tmp_path: Path, db_
 
 async def test_a_let_it_ride_link_is_created_as_a_fixed_pay_link(db_url: str) -> None:
     code, out, err = await progressive(
-        "links", "create", "--id", "lir", "--game", "let_it_ride_bonus", "--table", "T1",
+        "links", "create", "--location", "pit 1", "--id", "lir", "--game", "let_it_ride_bonus", "--table", "T1",
         db_url=db_url,
     )  # fmt: skip
     assert code == 0, err
     assert "fixed-pay link: no meter" in out
     code, out, err = await progressive("links", "show", "lir", db_url=db_url)
     assert "fixed-pay link: no meter" in out, err
+
+
+async def test_links_create_gives_every_tables_location(db_url: str) -> None:
+    """68 IAC 10-1-1.1(e)(2): a new link's filing gives the location of its tables; without
+    --location nothing is created."""
+    base = ("links", "create", "--id", "loc", "--game", "caribbean_stud", "--rate", "80%",
+            "--reset", "$1,000", "--table", "L1", "--table", "L2")  # fmt: skip
+    code, _, err = await progressive(*base, db_url=db_url)
+    assert code != 0 and "68 IAC 10-1-1.1(e)(2)" in err and "--location" in err, err
+    code, _, err = await progressive(
+        *base, "--location", "pit 1", "--location", "pit 2", "--location", "pit 3", db_url=db_url
+    )
+    assert code != 0 and "3 locations for 2 tables" in err, err
+    code, out, err = await progressive("links", "list", db_url=db_url)
+    assert "loc" not in out.split(), out
+    code, out, err = await progressive(
+        *base, "--location", "pit 3, north", "--location", "pit 4", db_url=db_url
+    )
+    assert code == 0, err
+    engine = make_engine(db_url)
+    try:
+        async with engine.connect() as conn:
+            rows = (await conn.execute(select(TableRow.table_id, TableRow.location))).all()
+    finally:
+        await engine.dispose()
+    assert sorted(map(tuple, rows)) == [("L1", "pit 3, north"), ("L2", "pit 4")]

@@ -33,7 +33,7 @@ NEEDS_A_DATABASE: dict[str, tuple[str, ...]] = {
     "links list": ("links", "list"),
     "links show": ("links", "show", "stud"),
     "links create": (
-        "links", "create", "--id", "stud", "--game", "caribbean_stud", "--rate", "80%",
+        "links", "create", "--location", "pit 1", "--id", "stud", "--game", "caribbean_stud", "--rate", "80%",
         "--reset", "$500", "--table", "T1",
     ),
     "links recover": ("links", "recover", "stud", "--reason", "r", "--by", "a", "--approved-by", "b"),
@@ -238,7 +238,16 @@ async def test_links_create_wants_every_amount_and_rate_with_its_unit(
     given[option] = value
     argv = [part for pair in given.items() for part in pair]
     code, out, err = await progressive(
-        "links", "create", "--id", "stud", "--game", "caribbean_stud", *argv, db_url=db_url
+        "links",
+        "create",
+        "--location",
+        "pit 1",
+        "--id",
+        "stud",
+        "--game",
+        "caribbean_stud",
+        *argv,
+        db_url=db_url,
     )
     assert code == 2 and message in err, (code, out, err)
     code, out, err = await progressive("links", "list", db_url=db_url)
@@ -247,7 +256,7 @@ async def test_links_create_wants_every_amount_and_rate_with_its_unit(
 
 async def test_links_create_takes_the_written_forms(db_url: str) -> None:
     code, out, err = await progressive(
-        "links", "create", "--id", "stud", "--game", "caribbean_stud", "--rate", "82.5%",
+        "links", "create", "--location", "pit 1", "--id", "stud", "--game", "caribbean_stud", "--rate", "82.5%",
         "--reset", "$10000", "--table", "T1:$5", "--table", "T2:$1.00", db_url=db_url,
     )  # fmt: skip
     assert code == 0, err
@@ -262,7 +271,7 @@ async def test_links_list_shows_which_links_await_approval(store: LedgerStore, d
     its STATE column; a link that may play says approved."""
     await make_link(store, "old", ("o1",))
     code, _, err = await progressive(
-        "links", "create", "--id", "new", "--game", "caribbean_stud", "--rate", "80%",
+        "links", "create", "--location", "pit 1", "--id", "new", "--game", "caribbean_stud", "--rate", "80%",
         "--reset", "$500", "--table", "n1", db_url=db_url,
     )  # fmt: skip
     assert code == 0, err

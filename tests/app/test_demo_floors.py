@@ -31,7 +31,7 @@ from controller.storage.database import make_engine
 from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
-from tests.e2e.pool import NOTICE, Readings
+from tests.e2e.pool import Readings
 
 H = HandCategory
 GAME_OF = {"stud": Game.CARIBBEAN_STUD, "draw": Game.CARIBBEAN_DRAW, "paigow": Game.PAI_GOW_POKER}
@@ -126,7 +126,7 @@ async def opened(db_url: str, law: Jurisdiction) -> tuple[LinkRuntime, list[str]
     store = LedgerStore(engine, KEY, law=law)
     notes: list[str] = []
     runtime = await open_floor(
-        store, floor(plan_for(law)), SystemClock(), notice_override=NOTICE, notes=notes
+        store, floor(plan_for(law)), SystemClock(), demonstration=True, notes=notes
     )
     approved = await SubmissionDesk(runtime).approve_new_links(
         reviewer="agent", role=Role.COMMISSION_AGENT

@@ -157,15 +157,15 @@ async def test_links_create_refuses_what_a_configuration_file_would(
         argv = [part for pair in args.items() for part in pair]
         if option != "--table":
             argv += ["--table", "T1"]
-        code, out, err = await progressive("links", "create", *argv, db_url=db_url)
+        code, out, err = await progressive(
+            "links", "create", "--location", "pit 1", *argv, db_url=db_url
+        )
         assert code == 2 and message in err, (case, code, out, err)
         assert "Traceback" not in err, case
     assert await rows(store) == dict.fromkeys(await rows(store), 0)
 
 
 # --------------------------------------------------------------------- after approved changes
-
-NOTICE = "test floor, played at once"  # the executive director's direction (68 IAC 10-1-3(c))
 
 
 def _classic_floor(rate: str = "70%", reset: str = "$500") -> Any:
@@ -185,7 +185,7 @@ async def _restart(store: LedgerStore, floor: Any) -> tuple[LinkRuntime, list[st
     """The controller started again on ``floor``: the path ``progressive run`` takes."""
     notes: list[str] = []
     rt = await open_floor(
-        LedgerStore(store.engine, store.key), floor, FixedClock(T0), notice_override=NOTICE,
+        LedgerStore(store.engine, store.key), floor, FixedClock(T0), demonstration=True,
         notes=notes,
     )  # fmt: skip
     return rt, notes
@@ -198,8 +198,8 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     commission approved 85 % and then $750, each applied at a jackpot reset (68 IAC
     10-1-1.1(d)). The controller starts on the database's terms, saying which approval each
     comes from; a file asking for what was never approved is refused with what to do."""
-    rt = await open_floor(store, _classic_floor(), FixedClock(T0), notice_override=NOTICE)
-    desk = SubmissionDesk(rt, notice_override=NOTICE)
+    rt = await open_floor(store, _classic_floor(), FixedClock(T0), demonstration=True)
+    desk = SubmissionDesk(rt, demonstration=True)
     await desk.approve_new_links(reviewer="agent", role=AGENT)
     poll = Poller()
     await rt.apply_readings([poll.reading(t, 0) for t in ("T1", "T2", "T3")])

@@ -104,7 +104,7 @@ reset = "$500"
   unit = 1
 """)
     run = ("run", "--config", str(tmp_path / "floor.toml"), "--no-checkpoints", "--port", "0")
-    notice = {"PROGRESSIVE_NOTICE_OVERRIDE": "test floor"}
+    notice = {"PROGRESSIVE_DEMONSTRATION": "1"}
 
     poller = root / "controller" / "runtime" / "poller.py"
     poller.write_text(poller.read_text().replace("def ", "def  ", 1))

@@ -88,3 +88,29 @@ async def test_a_short_key_in_the_secret_key_file_stops_run(tmp_path: Path) -> N
         f"Error: settings refused: the key in {key_file} must be at least 32 bytes "
         "(64 hex digits), not 1"
     ), err
+
+
+# No setting lifts the notice periods (68 IAC 10-1-3(c)(1), 10-1-4(1)): the variable that once
+# did stops every serving command, naming the lawful ways instead.
+NOTICE_OVERRIDE = {"PROGRESSIVE_NOTICE_OVERRIDE": "letter ED-7"}
+SERVING = {
+    "run": ("run", "--config", "floor.toml", "--no-checkpoints", "--port", "0"),
+    "web": ("web", "--port", "0"),
+    "demo": ("demo", "--port", "0", "--folder", "demo"),
+}
+
+
+@pytest.mark.parametrize("command", list(SERVING))
+async def test_the_notice_override_stops_run_web_and_demo(tmp_path: Path, command: str) -> None:
+    (tmp_path / "floor.toml").write_text(floor_file())
+    async with asyncio.timeout(60):
+        code, _, err = await progressive(
+            *SERVING[command], db_url=f"sqlite+aiosqlite:///{tmp_path / 'p.db'}", cwd=tmp_path,
+            env=NOTICE_OVERRIDE,
+        )  # fmt: skip
+    assert code != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("Error: settings refused: PROGRESSIVE_NOTICE_OVERRIDE is refused")
+    assert "PROGRESSIVE_DEMONSTRATION=1" in lines[0] and "waiver" in lines[0], err
+    assert not (tmp_path / "p.db").exists() and not (tmp_path / "demo").exists()

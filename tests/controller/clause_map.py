@@ -230,14 +230,17 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
                 f"{POOL_FILING}::test_a_mini_win_unlocks_the_minis_share_and_never_the_grands",
             ),
         ),
+        # (e)(2): a new link is filed with every table's location (``check_table_locations``).
         "(e)": Enforced(
             (
                 "controller.rules.filing:check_change",
                 "controller.paperwork.governance:build_packet",
+                "controller.rules.filing:check_table_locations",
             ),
             (
                 f"{PACKET}::test_the_packet_gives_each_table_s_game_location_rate_and_reset",
                 f"{GOVERNANCE}::test_a_change_gives_what_it_changes",
+                f"{GOVERNANCE}::test_a_new_link_is_filed_with_every_tables_location",
             ),
             mutants={"controller.paperwork.governance:build_packet": WITHOUT_PROGRESSIVE_GAMES},
         ),
@@ -245,10 +248,18 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
     "10-1-3": {
         "(a)": NotOurs("says that rules of the game are submitted; (c) says how"),
         "(b)": NotOurs("the content of the rules of the game is the licensee's to write"),
+        # (c)(1): sixty days before a new game plays, never waived (``check_waiver``).
         "(c)": Enforced(
-            (NOTICE, REVIEWER, LIVE, "controller.rules.filing:check_not_yet_approved"),
+            (
+                NOTICE,
+                REVIEWER,
+                LIVE,
+                "controller.rules.filing:check_not_yet_approved",
+                "controller.rules.filing:check_waiver",
+            ),
             (
                 f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
+                f"{GOVERNANCE}::test_no_waiver_lifts_a_new_links_sixty_days",
                 f"{GOVERNANCE}::test_only_a_commission_agent_reviews",
                 f"{SUBMISSIONS}::test_a_new_link_does_not_play_until_approved",
             ),
@@ -256,11 +267,19 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
         "(d)": NotOurs("the executive director's direction is filed as an amendment (10-1-4)"),
     },
     "10-1-4": {
+        # "Unless otherwise provided by the executive director": the director's written
+        # direction for one amendment, filed with it and confirmed by the agent who approves.
         "(1)": Enforced(
-            (NOTICE,),
+            (
+                NOTICE,
+                "controller.rules.filing:check_waiver",
+                "controller.rules.filing:check_waiver_confirmed",
+            ),
             (
                 f"{GOVERNANCE}::test_a_notice_period_short_of_its_days_is_refused",
-                f"{GOVERNANCE}::test_the_executive_directors_override_lifts_the_notice_period",
+                f"{GOVERNANCE}::test_the_executive_directors_waiver_lets_an_amendment_take_effect_sooner",
+                f"{GOVERNANCE}::test_a_waiver_names_who_gave_it_its_reference_date_and_document",
+                f"{GOVERNANCE}::test_a_submission_with_a_waiver_is_approved_only_once_the_agent_confirms_it",
             ),
         ),
         "(2)": Enforced(

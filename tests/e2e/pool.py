@@ -69,7 +69,6 @@ def write_terms(folder: Path) -> tuple[Path, Path]:
 
 
 # The executive director let this floor play once approved (68 IAC 10-1-3(c)).
-NOTICE = "test floor: forced readings"
 
 
 # The pool above has limits and a mystery level, which Indiana refuses (68 IAC 10-1-5(d)):
@@ -79,7 +78,7 @@ LAW = PERMISSIVE_KEY
 
 async def run_cli(*args: str, db_url: str, law: str = LAW) -> tuple[int, str, str]:
     """``progressive ARGS`` under the jurisdiction ``law``: exit code, output, errors."""
-    env = {"PROGRESSIVE_NOTICE_OVERRIDE": NOTICE, "PROGRESSIVE_JURISDICTION": law}
+    env = {"PROGRESSIVE_DEMONSTRATION": "1", "PROGRESSIVE_JURISDICTION": law}
     return await progressive(
         *args, db_url=db_url, env=env, module="tests.controller.permissive_cli"
     )
@@ -96,7 +95,7 @@ async def create_pool(db_url: str, folder: Path) -> None:
     """``links create`` of link ``pool``: the four levels, a Stud table T1 and a Draw table D1."""
     levels, paytable = write_terms(folder)
     await cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud", "--levels", str(levels),
+        "links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud", "--levels", str(levels),
         "--paytable", str(paytable), "--table", "T1", "--table", "D1:$1:caribbean_draw",
         db_url=db_url,
     )  # fmt: skip
@@ -115,7 +114,7 @@ def settings_for(db_url: str, **more: Any) -> Settings:
     return Settings(
         database_url=db_url,
         ledger_key=SecretStr(KEY.hex()),
-        notice_override=NOTICE,
+        demonstration=True,
         **more,
     )
 

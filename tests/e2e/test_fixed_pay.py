@@ -24,7 +24,7 @@ async def test_a_fixed_pay_link_holds_a_table_only_from_the_houses_amount(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = await cli(
-        "links", "create", "--id", "lir", "--name", "Let It Ride bonus", "--game",
+        "links", "create", "--location", "pit 1", "--id", "lir", "--name", "Let It Ride bonus", "--game",
         "let_it_ride_bonus", "--table", "L1", "--table", "L2", db_url=db_url,
     )  # fmt: skip
     assert "fixed-pay link: no meter" in out, out

@@ -23,7 +23,6 @@ from controller.storage.models import LinkRow
 from controller.storage.store import LedgerStore
 from tests.controller.permissive_law import permissive
 from tests.e2e.pool import (
-    NOTICE,
     QUADS,
     H,
     Readings,
@@ -79,7 +78,7 @@ def _files(folder: Path, levels: list[dict[str, str]]) -> tuple[Path, Path]:
 async def _create(db_url: str, folder: Path, levels: list[dict[str, str]]) -> tuple[int, str, str]:
     lv, pt = _files(folder, levels)
     return await run_cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud", "--levels", str(lv),
+        "links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud", "--levels", str(lv),
         "--paytable", str(pt), "--table", "T1", db_url=db_url, law="indiana",
     )  # fmt: skip
 
@@ -94,7 +93,7 @@ async def test_links_create_refuses_what_indiana_forbids(
     assert "no links yet" in (await run_cli("links", "list", db_url=db_url, law="indiana"))[2]
     # Where the jurisdiction allows the shape, the same command makes the link.
     code, _, err = await run_cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud",
+        "links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud",
         "--levels", str(tmp_path / "levels.json"), "--paytable", str(tmp_path / "paytable.json"),
         "--table", "T1", db_url=db_url,
     )  # fmt: skip
@@ -127,14 +126,14 @@ async def test_a_floor_file_making_what_indiana_forbids_is_refused_before_anythi
 ) -> None:
     path = _floor(tmp_path, levels)
     with pytest.raises(FloorMismatch) as caught:
-        await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
+        await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     text = str(caught.value)
     assert text.startswith("link pool: under Indiana: ") and named in text and fix in text
     assert f"({clause})" in text and "nothing was written" in text
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(func.count()).select_from(LinkRow)) == 0
     rt = await open_floor(
-        permissive(store), load_floor_config(path), SystemClock(), notice_override=NOTICE
+        permissive(store), load_floor_config(path), SystemClock(), demonstration=True
     )
     assert "pool" in rt.states
 
@@ -240,7 +239,7 @@ async def test_a_new_link_filed_again_over_the_api_is_held_to_indiana(
     filed again over the API under Indiana: refused, its jackpot growing by 1% a credit."""
     lv, pt = _files(tmp_path, HIDDEN_FUNDED)
     await cli(
-        "links", "create", "--id", "pool", "--game", "caribbean_stud", "--levels", str(lv),
+        "links", "create", "--location", "pit 1", "--id", "pool", "--game", "caribbean_stud", "--levels", str(lv),
         "--paytable", str(pt), "--table", "T1", db_url=db_url,
     )  # fmt: skip
     async with (

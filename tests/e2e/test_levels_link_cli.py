@@ -36,7 +36,7 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
 ) -> None:
     levels, paytable = write_terms(tmp_path)
     out = await cli(
-        "links", "create", "--id", "pool", "--name", "Stud and Draw pool",
+        "links", "create", "--location", "pit 1", "--id", "pool", "--name", "Stud and Draw pool",
         "--game", "caribbean_stud", "--levels", str(levels), "--paytable", str(paytable),
         "--table", "T1", "--table", "T2:$1", "--table", "D1:$1:caribbean_draw",
         db_url=db_url,

@@ -22,7 +22,7 @@ from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.controller.permissive_law import PERMISSIVE, permissive
-from tests.e2e.pool import LEVELS, NOTICE, PAYTABLES, ROYAL, H, Readings, until_mystery
+from tests.e2e.pool import LEVELS, PAYTABLES, ROYAL, H, Readings, until_mystery
 
 FLUSH = parse_cards("2h 5h 8h Jh Kh")
 
@@ -59,7 +59,7 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
 ) -> None:
     permissive(store)
     path = floor_file(tmp_path)
-    rt = await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
+    rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     desk = SubmissionDesk(rt)
     assert await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT) == ["pool"]
     state = rt.states["pool"]
@@ -93,7 +93,7 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
     # The controller restarts on the same file, on the database alone.
     again = await open_floor(
         LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
-        notice_override=NOTICE,
+        demonstration=True,
     )  # fmt: skip
     assert again.inoperable == {}
     back = again.states["pool"]

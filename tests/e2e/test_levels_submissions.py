@@ -25,7 +25,6 @@ from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.controller.permissive_law import PERMISSIVE, permissive
 from tests.e2e.pool import (
-    NOTICE,
     ROYAL,
     Controller,
     H,
@@ -182,8 +181,8 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     giving levels no one approved is refused."""
     permissive(store)
     path = floor_file(tmp_path)
-    rt = await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
-    desk = SubmissionDesk(rt, notice_override=NOTICE)
+    rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
+    desk = SubmissionDesk(rt, demonstration=True)
     await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
     p = Readings(rt.clock.now_us)
     await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
@@ -204,7 +203,7 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     notes: list[str] = []
     again = await open_floor(
         LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
-        notice_override=NOTICE, notes=notes,
+        demonstration=True, notes=notes,
     )  # fmt: skip
     assert again.states["pool"] == played
     assert approved.reviewed_at_us is not None
@@ -220,5 +219,5 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
                        r"/supervisor .* set the file's \[\[link.level\]\] back"):  # fmt: skip
         await open_floor(
             LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
-            notice_override=NOTICE,
+            demonstration=True,
         )  # fmt: skip

@@ -183,7 +183,7 @@ class FloorHarness:
             LedgerStore(self.store.engine, KEY),
             self.config,
             clock,
-            notice_override="test floor: simulated tables",
+            demonstration=True,
         )
         # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
         await SubmissionDesk(self.runtime).approve_new_links(

@@ -52,8 +52,8 @@ def controller_env(db_url: str) -> dict[str, str]:
     return env | {
         "PROGRESSIVE_DATABASE_URL": db_url,
         "PROGRESSIVE_LEDGER_KEY": KEY.hex(),
-        # The executive director allowed this floor to play at once (68 IAC 10-1-3(c)).
-        "PROGRESSIVE_NOTICE_OVERRIDE": "test floor, played at once",
+        # A test floor plays at once: demonstration mode.
+        "PROGRESSIVE_DEMONSTRATION": "1",
     }
 
 

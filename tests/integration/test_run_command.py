@@ -87,8 +87,8 @@ reset = "$500"
 """)
     db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
     env = process_env()
-    # The executive director allowed this floor to play at once (68 IAC 10-1-3(c)).
-    notice = {"PROGRESSIVE_NOTICE_OVERRIDE": "test floor, played at once"}
+    # A test floor plays at once: demonstration mode.
+    notice = {"PROGRESSIVE_DEMONSTRATION": "1"}
     env |= {"PROGRESSIVE_DATABASE_URL": db_url, "PROGRESSIVE_LEDGER_KEY": KEY.hex(), **notice}
 
     code, _, err = await progressive(

@@ -48,7 +48,7 @@ def pg_settings(db_url: str, folder: Path) -> Settings:
     return Settings(
         database_url=db_url,
         ledger_key_file=folder / "progressive-ledger.key",
-        notice_override="test floor: simulated tables",
+        demonstration=True,
     )
 
 

@@ -232,7 +232,7 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
             settings = Settings(
                 database_url=pg.url,
                 ledger_key=KEY.hex(),
-                notice_override="test floor: simulated tables",
+                demonstration=True,
             )
             service = FloorService(settings, floor=h.config, migrate=True, retention_schedule=False)
             await service.start()

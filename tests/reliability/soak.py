@@ -375,7 +375,7 @@ async def run_soak(
     tid_of = {(p.gateway, u): table_id(p, u) for p in plans for u in range(1, p.tables + 1)}
     link_of = {table_id(p, u): p.link_id for p in plans for u in range(1, p.tables + 1)}
     floor = FloorProcess(plans, rate, seed)
-    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="soak floor")
+    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), demonstration=True)
     service: FloorService | None = None
     fences = FenceCount()
     logging.getLogger("controller.runtime.link_locks").addHandler(fences)

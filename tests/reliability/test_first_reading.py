@@ -31,7 +31,7 @@ async def test_no_heartbeat_reaches_a_table_before_its_baseline_is_recorded(
     poller: Poller | None = None
     try:
         runtime = await open_floor(
-            LedgerStore(store.engine, KEY), h.config, SystemClock(), notice_override="test"
+            LedgerStore(store.engine, KEY), h.config, SystemClock(), demonstration=True
         )
         await SubmissionDesk(runtime).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT

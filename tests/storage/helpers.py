@@ -17,14 +17,15 @@ from tests.conftest import T0
 ROYAL = parse_cards("As Ks Qs Js Ts")
 
 
-def table(table_id: str, denom: int = 100) -> TableSpec:
+def table(table_id: str, denom: int = 100, location: str = "pit 1") -> TableSpec:
     return TableSpec(
         config=TableConfig(
             table_id=table_id,
             denomination_cents=denom,
             max_credits_per_seat_round=100,
             min_round_us=1_000_000,
-        )
+        ),
+        location=location,
     )
 
 

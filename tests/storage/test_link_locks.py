@@ -134,7 +134,7 @@ def two_link_floor(port: int) -> FloorConfig:
 async def test_controllers_started_together_share_the_links_out(db_url: str) -> None:
     # Not approved, so never polled: nothing listens on the bus's port.
     floor = two_link_floor(free_port())
-    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="test")
+    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), demonstration=True)
     a = FloorService(settings, floor=floor, retention_schedule=False)
     b = FloorService(settings, floor=floor, retention_schedule=False)
     try:
@@ -162,7 +162,7 @@ async def test_controllers_started_together_share_the_links_out(db_url: str) -> 
 
 
 async def test_a_controller_stops_polling_when_its_lock_connection_fails(db_url: str) -> None:
-    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), notice_override="test")
+    settings = Settings(database_url=db_url, ledger_key=KEY.hex(), demonstration=True)
     service = FloorService(settings, floor=two_link_floor(free_port()), retention_schedule=False)
     await service.start()
     try:

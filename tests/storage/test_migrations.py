@@ -9,8 +9,9 @@ from sqlalchemy.exc import DBAPIError
 
 from controller.core.games import Game
 from controller.storage.database import check_schema, downgrade, make_engine, upgrade
-from controller.storage.models import HitRow, MeterEntryRow
+from controller.storage.models import HitRow, MeterEntryRow, SubmissionRow
 from controller.storage.papers.corrections import insert_request
+from controller.storage.papers.submissions import insert_submission, load_submission
 from controller.storage.paperwork import CorrectionRequestRow
 from controller.storage.store import LedgerStore
 from tests.conftest import KEY
@@ -149,3 +150,65 @@ async def test_the_meter_of_a_correction_request_is_a_fixed_fact(store: LedgerSt
             await conn.execute(update(row).where(row.request_id == "r1").values(meter="L2"))
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(row.meter)) == "L1.reserve"
+
+
+WAIVER_COLUMNS = {
+    "waiver_given_by", "waiver_reference", "waiver_given_on", "waiver_document_sha256",
+}  # fmt: skip
+
+
+async def test_a_submissions_waiver_is_a_fixed_fact_and_0011_goes_down_and_up(
+    db_url: str,
+) -> None:
+    """0011 adds the waiver of an amendment's notice period (68 IAC 10-1-4(1)); SQLite's guard
+    names its columns among the facts, PostgreSQL's fixes every column but the review's. Down
+    to 0010 the columns go and the guard still fixes the facts of 0003; up again, both."""
+    engine = make_engine(db_url)
+    try:
+        store = LedgerStore(engine, KEY)
+        await store.check_key()
+        await downgrade(engine, "0010")
+        async with engine.connect() as conn:
+            names = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("submissions")}
+            )
+        assert not names & WAIVER_COLUMNS
+        await upgrade(engine)
+        await check_schema(engine)
+        async with engine.connect() as conn:
+            names = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("submissions")}
+            )
+        assert names >= WAIVER_COLUMNS
+        async with engine.begin() as conn:
+            digest = await store.store_document(
+                conn, content=b"{}", filename="p.json", content_type="application/json",
+                uploaded_by="sup", at_us=1,
+            )  # fmt: skip
+            await insert_submission(
+                conn, submission_id="s1", kind="rate_change", link_id="stud", proposal="{}",
+                effective_at_us=1, notice_days=30, notice_override=None,
+                waiver={
+                    "given_by": "J. Doe", "reference": "IGC 2026-114",
+                    "given_on": "2026-01-01", "document_sha256": "ab" * 32,
+                },
+                packet_json_sha256=digest, packet_pdf_sha256=digest, filed_by="sup",
+                filed_at_us=1, status="filed",
+            )  # fmt: skip
+        row = SubmissionRow
+        for column in WAIVER_COLUMNS:
+            with pytest.raises(DBAPIError, match=r"facts|never edited"):
+                async with engine.begin() as conn:
+                    await conn.execute(update(row).values({column: "edited"}))
+        async with engine.connect() as conn:
+            loaded = await load_submission(conn, "s1")
+        assert loaded is not None and loaded.waiver is not None
+        assert loaded.waiver["reference"] == "IGC 2026-114"
+        # The review is still added, once.
+        async with engine.begin() as conn:
+            await conn.execute(
+                update(row).values(status="rejected", reviewed_by="agent", reviewed_at_us=2,
+                                   review_reason="no")
+            )  # fmt: skip
+    finally:
+        await engine.dispose()

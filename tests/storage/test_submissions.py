@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import date
 
 import pytest
 from sqlalchemy import select
@@ -13,17 +14,23 @@ from controller.core.games import Game, make_paytable
 from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
-from controller.rules.filing import DAY_US, Proposal, SubmissionKind
+from controller.rules.filing import DAY_US, NoticeWaiver, Proposal, SubmissionKind
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
 from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore, StoreError
 from controller.storage.verify import verify_ledger
 from tests.conftest import T0
-from tests.storage.helpers import Poller, make_link
+from tests.storage.helpers import Poller, make_link, table
 
 K = SubmissionKind
 AGENT = Role.COMMISSION_AGENT
+WAIVER = NoticeWaiver(
+    given_by="J. Doe, Executive Director",
+    reference="IGC letter 2026-114",
+    given_on=date(2025, 12, 30),
+    document_sha256=hashlib.sha256(b"the director's letter").hexdigest(),
+)
 
 
 async def floor(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, FixedClock]:
@@ -128,12 +135,20 @@ async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_store
     _, desk, clock = await floor(store)
     lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 75_00}]
     pt = make_paytable(Game.CARIBBEAN_STUD, lines)
+    # 68 IAC 10-1-4(1): the executive director provided otherwise for this amendment.
     row = await desk.file_change(
         link_id="stud", proposal=Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt), filed_by="sup",
-        override="executive director letter 2026-14",
+        waiver=WAIVER,
     )  # fmt: skip
-    assert row.notice_override == "executive director letter 2026-14"
-    await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+    assert row.waiver == WAIVER.to_dict() and row.notice_override is None
+    assert row.effective_at_us == T0  # at once: the director provided otherwise
+    packet = json.loads((await desk.packet(row.submission_id, "json"))[0])
+    assert packet["notice"]["waiver"]["reference"] == WAIVER.reference
+    # Approved only once the agent confirmed the director's direction.
+    with pytest.raises(RuleViolation, match="confirm the executive director") as caught:
+        await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+    assert caught.value.clause == "68 IAC 10-1-4(1)"
+    await desk.approve(row.submission_id, reviewer="agent", role=AGENT, waiver_confirmed=True)
     rt2 = LinkRuntime(store, clock)
     await rt2.load()
     assert rt2.states["stud"].armed is not None
@@ -151,7 +166,7 @@ async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_store
 async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> None:
     rt, desk, clock = await floor(store)
     assert rt.is_live("stud", T0)  # a link with no submission predates the filing desk
-    row = await desk.file_new_link("stud", filed_by="sup", override="letter ED-1")
+    row = await desk.file_new_link("stud", filed_by="sup")
     assert not rt.is_live("stud", T0)
     with pytest.raises(RuleViolation, match="not yet approved"):
         await desk.file_change(
@@ -168,7 +183,7 @@ async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> No
     assert rt.is_live("stud", T0 + 60 * DAY_US)
     # Approved once: never filed as new again.
     with pytest.raises(RuleViolation, match="already approved") as caught:
-        await desk.file_new_link("stud", filed_by="sup", override="letter ED-2")
+        await desk.file_new_link("stud", filed_by="sup")
     assert caught.value.clause == "68 IAC 10-1-3(c)(4), 10-1-4(3)"
     rt3 = LinkRuntime(store, clock)
     await rt3.load()
@@ -194,3 +209,31 @@ async def test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_th
     assert par["jackpot_odds_bound"]["to_one"] == 100_000_000
     assert par["current"]["meter_cents"] == par["proposed"]["meter_cents"] == meter
     assert [line["hand"] for line in par["proposed"]["lines"]] == ["ROYAL_FLUSH"]
+
+
+async def test_a_new_links_sixty_days_are_never_waived(store: LedgerStore) -> None:
+    _, desk, _ = await floor(store)
+    for effective in (T0, T0 + 60 * DAY_US, None):
+        with pytest.raises(RuleViolation, match="no one waives the 60 days") as caught:
+            await desk.file_new_link(
+                "stud", filed_by="sup", waiver=WAIVER, effective_at_us=effective
+            )
+        assert caught.value.clause == "68 IAC 10-1-3(c)(1)"
+    assert await desk.find() == []
+
+
+async def test_a_new_link_is_filed_with_the_location_of_each_of_its_tables(
+    store: LedgerStore,
+) -> None:
+    await store.create_link(
+        link_id="stud", name="Caribbean Stud bank", game=Game.CARIBBEAN_STUD, rate_bp=8250,
+        reset_cents=10_000_00, tables=[table("t1"), table("t2", location="")], at_us=T0,
+        actor="test",
+    )  # fmt: skip
+    rt = LinkRuntime(store, FixedClock(T0))
+    await rt.load()
+    desk = SubmissionDesk(rt)
+    with pytest.raises(RuleViolation, match="none for t2") as caught:
+        await desk.file_new_link("stud", filed_by="sup")
+    assert caught.value.clause == "68 IAC 10-1-1.1(e)(2)"
+    assert await desk.find() == []

@@ -71,7 +71,8 @@ def settings_in(folder: Path) -> Settings:
     return Settings(
         database_url=f"sqlite+aiosqlite:///{folder / 'progressive.db'}",
         ledger_key_file=folder / "progressive-ledger.key",
-        notice_override="test floor: simulated tables",
+        # Simulated tables play at once: demonstration mode, and every surface says so.
+        demonstration=True,
     )
 
 
@@ -124,8 +125,8 @@ async def web_floor(
             ],
         })  # fmt: skip
         settings = settings or settings_in(folder)
-        if settings.notice_override is None:
-            settings = settings.model_copy(update={"notice_override": "test floor"})
+        if not settings.demonstration:
+            settings = settings.model_copy(update={"demonstration": True})
         service = FloorService(settings, floor=floor, migrate=True, create_key=True, clock=clock)
         await service.start()
         if approve:

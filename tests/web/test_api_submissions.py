@@ -58,15 +58,28 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
         for rate in (5999, 10001):
             r = await http.post("/api/v1/submissions", json={**body, "rate_bp": rate}, headers=sup)
             assert r.status_code == 409 and "10-1-1.1(c)" in r.json()["detail"]
-        # Only an admin records the executive director's override.
-        override = {**body, "notice_override": "letter ED-7"}
-        r = await http.post("/api/v1/submissions", json=override, headers=sup)
-        assert r.status_code == 403
+        # 68 IAC 10-1-4(1): the executive director's written direction, filed with the change.
+        waiver = {
+            "given_by": "J. Doe, Executive Director", "reference": "IGC letter 2026-114",
+            "given_on": "2020-01-02", "document_sha256": "ab" * 32,
+        }  # fmt: skip
+        # A waiver without its document is refused with the clause; the old field is gone.
+        r = await http.post(
+            "/api/v1/submissions",
+            json={**body, "waiver": {**waiver, "document_sha256": "a letter"}},
+            headers=sup,
+        )
+        assert r.status_code == 409 and r.json()["clause"] == "68 IAC 10-1-4(1)", r.text
+        r = await http.post(
+            "/api/v1/submissions", json={**body, "notice_override": "letter ED-7"}, headers=sup
+        )
+        assert r.status_code == 422
         assert (await http.post("/api/v1/submissions", json=body, headers=tech)).status_code == 403
-        filed = await http.post("/api/v1/submissions", json=override, headers=admin)
+        filed = await http.post("/api/v1/submissions", json={**body, "waiver": waiver}, headers=sup)
         assert filed.status_code == 201, filed.text
         sub = filed.json()
-        assert sub["status"] == "filed" and sub["notice_override"] == "letter ED-7"
+        assert sub["status"] == "filed" and sub["waiver"] == waiver
+        assert sub["notice_override"] is None
         sid = sub["submission_id"]
         pdf = await http.get(sub["packet_pdf_url"], headers=auditor)
         assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
@@ -84,8 +97,16 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
             assert r.status_code == 403
         r = await http.post(f"/api/v1/submissions/{sid}/reject", json={"reason": ""}, headers=agent)
         assert r.status_code == 422
-        ok = await http.post(
+        # Not approved until the agent confirms the director's direction.
+        r = await http.post(
             f"/api/v1/submissions/{sid}/approve", json={"reason": "notice waived"}, headers=agent
+        )
+        assert r.status_code == 409 and r.json()["clause"] == "68 IAC 10-1-4(1)", r.text
+        assert "waiver_confirmed" in r.json()["detail"]
+        ok = await http.post(
+            f"/api/v1/submissions/{sid}/approve",
+            json={"reason": "notice waived", "waiver_confirmed": True},
+            headers=agent,
         )
         assert ok.status_code == 200 and ok.json()["reviewed_by"].startswith("commission-agent")
         assert ok.json()["review_reason"] == "notice waived"

@@ -28,6 +28,23 @@ class Submission(NamedTuple):
     reviewed_at_us: int | None
     review_reason: str | None
     applied_at_us: int | None
+    # The executive director's waiver of the notice period (68 IAC 10-1-4(1)), if any.
+    waiver_given_by: str | None = None
+    waiver_reference: str | None = None
+    waiver_given_on: str | None = None  # YYYY-MM-DD
+    waiver_document_sha256: str | None = None
+
+    @property
+    def waiver(self) -> dict[str, str] | None:
+        """The waiver as filed (``filing.NoticeWaiver.to_dict``), or None."""
+        if self.waiver_reference is None:
+            return None
+        return {
+            "given_by": self.waiver_given_by or "",
+            "reference": self.waiver_reference,
+            "given_on": self.waiver_given_on or "",
+            "document_sha256": self.waiver_document_sha256 or "",
+        }
 
 
 class FloorTable(NamedTuple):
@@ -48,7 +65,8 @@ _SUBMISSION = columns(
     _s.submission_id, _s.kind, _s.link_id, _s.proposal, _s.effective_at_us, _s.notice_days,
     _s.notice_override, _s.packet_json_sha256, _s.packet_pdf_sha256, _s.filed_by,
     _s.filed_at_us, _s.status, _s.reviewed_by, _s.reviewed_at_us, _s.review_reason,
-    _s.applied_at_us,
+    _s.applied_at_us, _s.waiver_given_by, _s.waiver_reference, _s.waiver_given_on,
+    _s.waiver_document_sha256,
 )  # fmt: skip
 # Filing skips the ORM's per-row work.
 _SUBMISSIONS = table_of(SubmissionRow)
@@ -91,6 +109,7 @@ async def insert_submission(
     effective_at_us: int,
     notice_days: int,
     notice_override: str | None,
+    waiver: dict[str, str] | None = None,
     packet_json_sha256: str,
     packet_pdf_sha256: str,
     filed_by: str,
@@ -103,7 +122,10 @@ async def insert_submission(
             effective_at_us=effective_at_us, notice_days=notice_days,
             notice_override=notice_override, packet_json_sha256=packet_json_sha256,
             packet_pdf_sha256=packet_pdf_sha256, filed_by=filed_by, filed_at_us=filed_at_us,
-            status=status,
+            status=status, waiver_given_by=(waiver or {}).get("given_by"),
+            waiver_reference=(waiver or {}).get("reference"),
+            waiver_given_on=(waiver or {}).get("given_on"),
+            waiver_document_sha256=(waiver or {}).get("document_sha256"),
         )
     )  # fmt: skip
 

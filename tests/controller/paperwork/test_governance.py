@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 
 import pytest
 
@@ -14,6 +15,7 @@ from controller.core.reducer import LinkState, TableConfig, open_link
 from controller.rules import RuleViolation
 from controller.rules.filing import (
     DAY_US,
+    NoticeWaiver,
     Proposal,
     SubmissionKind,
     check_change,
@@ -21,6 +23,8 @@ from controller.rules.filing import (
     check_paytable,
     check_rejection_reason,
     check_reviewer,
+    check_table_locations,
+    check_waiver_confirmed,
 )
 from controller.rules.jurisdictions import INDIANA
 
@@ -133,23 +137,83 @@ def test_a_notice_period_short_of_its_days_is_refused(
 ) -> None:
     short = T0 + days * DAY_US - 1
     with pytest.raises(RuleViolation) as caught:
-        check_notice(kind=kind, filed_at_us=T0, effective_at_us=short, override=None)
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=short, law=INDIANA)
     assert caught.value.clause == clause
     assert (
-        check_notice(kind=kind, filed_at_us=T0, effective_at_us=T0 + days * DAY_US, override=None)
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=T0 + days * DAY_US, law=INDIANA)
         == days
     )
 
 
-def test_the_executive_directors_override_lifts_the_notice_period() -> None:
-    check_notice(
-        kind=K.RATE_CHANGE,
-        filed_at_us=T0,
-        effective_at_us=T0,
-        override="letter ED-2026-14: effective at once",
+# The executive director's written direction for one amendment (68 IAC 10-1-4(1)).
+WAIVER = NoticeWaiver(
+    given_by="J. Doe, Executive Director",
+    reference="IGC letter 2026-114",
+    given_on=date(2025, 12, 30),
+    document_sha256="ab" * 32,
+)
+
+
+@pytest.mark.parametrize(
+    "kind", [K.RATE_CHANGE, K.RESET_CHANGE, K.PAYTABLE_CHANGE, K.LEVELS_CHANGE]
+)
+def test_the_executive_directors_waiver_lets_an_amendment_take_effect_sooner(
+    kind: SubmissionKind,
+) -> None:
+    assert (
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=T0, waiver=WAIVER, law=INDIANA)
+        == 30
     )
-    with pytest.raises(RuleViolation, match="names the executive director"):
-        check_notice(kind=K.RATE_CHANGE, filed_at_us=T0, effective_at_us=T0, override="  ")
+    # Never in the past, waiver or not.
+    with pytest.raises(RuleViolation, match="in the past") as caught:
+        check_notice(kind=kind, filed_at_us=T0, effective_at_us=T0 - 1, waiver=WAIVER, law=INDIANA)
+    assert caught.value.clause == "68 IAC 10-1-4(1)"
+
+
+@pytest.mark.parametrize(
+    ("waiver", "says"),
+    [
+        (replace(WAIVER, given_by="  "), "who gave it"),
+        (replace(WAIVER, reference=""), "its reference"),
+        (replace(WAIVER, document_sha256="not a digest"), "SHA-256 of its document"),
+        (replace(WAIVER, given_on=date(2026, 1, 2)), "after the filing"),
+    ],
+)
+def test_a_waiver_names_who_gave_it_its_reference_date_and_document(
+    waiver: NoticeWaiver, says: str
+) -> None:
+    with pytest.raises(RuleViolation, match=says) as caught:
+        check_notice(kind=K.RATE_CHANGE, filed_at_us=T0, effective_at_us=T0, waiver=waiver)
+    assert caught.value.clause == "68 IAC 10-1-4(1)"
+
+
+def test_no_waiver_lifts_a_new_links_sixty_days() -> None:
+    assert INDIANA.waiver.new_link is None
+    for effective in (T0, T0 + 60 * DAY_US):
+        with pytest.raises(RuleViolation, match="no one waives the 60 days") as caught:
+            check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=effective, waiver=WAIVER)
+        assert caught.value.clause == "68 IAC 10-1-3(c)(1)"
+
+
+def test_demonstration_mode_alone_plays_a_new_link_at_once_never_in_the_past() -> None:
+    check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0, demonstration=True)
+    with pytest.raises(RuleViolation, match="in the past"):
+        check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0 - 1, demonstration=True)
+
+
+def test_a_submission_with_a_waiver_is_approved_only_once_the_agent_confirms_it() -> None:
+    with pytest.raises(RuleViolation, match="confirm the executive director") as caught:
+        check_waiver_confirmed(waiver=WAIVER, confirmed=False, clause=INDIANA.waiver.clause)
+    assert caught.value.clause == "68 IAC 10-1-4(1)"
+    check_waiver_confirmed(waiver=WAIVER, confirmed=True, clause=INDIANA.waiver.clause)
+    check_waiver_confirmed(waiver=None, confirmed=False, clause=INDIANA.waiver.clause)
+
+
+def test_a_new_link_is_filed_with_every_tables_location() -> None:
+    with pytest.raises(RuleViolation, match="none for t2") as caught:
+        check_table_locations([("t1", "pit 3"), ("t2", " ")], clause=INDIANA.clauses.location)
+    assert caught.value.clause == "68 IAC 10-1-1.1(e)(2)"
+    check_table_locations([("t1", "pit 3"), ("t2", "pit 3")], clause=INDIANA.clauses.location)
 
 
 @pytest.mark.parametrize("role", [r for r in Role if r is not Role.COMMISSION_AGENT])
