@@ -85,10 +85,10 @@ class PacketFacts:
     # The property filing it: its name and licence head the printed packet, its times are
     # written in its zone; None: a packet as before the property was recorded.
     letterhead: Letterhead | None = None
-    # The jurisdiction it is filed under (every page of the packet states it, and it says how
-    # the packet reads the rate of progression of a pool: under Indiana, the shown shares);
-    # None: a packet as before it was recorded.
-    law: Jurisdiction | None = None
+    # The jurisdiction it is filed under: the regulator it goes to, every page of the packet
+    # states it, and it says how the packet reads the rate of progression of a pool (under
+    # Indiana, the shown shares).
+    law: Jurisdiction
     # Filed in demonstration mode: what notice was not given (``filing.notice_not_given``).
     notice_not_given: str | None = None
     # 68 IAC 10-1-4(1): the executive director's written direction waiving this amendment's
@@ -127,7 +127,7 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     if f.pool:
         proposed = proposed_pool(f.kind, f.game, current, f.proposal.to_dict(), f.law)
     packet: dict[str, Any] = {
-        "document": "Submission to the Indiana Gaming Commission: progressive live gaming device",
+        "document": f"Submission to the {f.law.regulator}: progressive live gaming device",
         "submission_id": f.submission_id,
         "kind": str(f.kind),
         "kind_label": f.kind.label,
@@ -189,16 +189,16 @@ def build_packet(f: PacketFacts) -> dict[str, Any]:
     if f.waiver is not None:
         packet["notice"]["waiver"] = {
             **f.waiver.to_dict(),
-            "authority": f.law.waiver.amendment if f.law is not None else None,
-            "clause": f.law.waiver.clause if f.law is not None else notice_clause,
+            "authority": f.law.waiver.amendment,
+            "clause": f.law.waiver.clause,
         }
-    if f.law is not None:
-        packet["jurisdiction"] = {
-            "key": f.law.key,
-            "name": f.law.name,
-            "code": f.law.code,
-            "title": f.law.title,
-        }
+    packet["jurisdiction"] = {
+        "key": f.law.key,
+        "name": f.law.name,
+        "code": f.law.code,
+        "title": f.law.title,
+        "regulator": f.law.regulator,
+    }
     if f.demonstration is not None:
         packet["demonstration"] = f.demonstration
     if f.letterhead is not None:

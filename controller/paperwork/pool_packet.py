@@ -21,13 +21,12 @@ from controller.core.reducer.levels import (
     is_single_meter,
     level_key,
     levels_from_dicts,
-    pool_rate_bp,
 )
 from controller.paperwork.packet_words import above_limit_text, hand_text
 from controller.rules.filing import RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
 from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.pools import FIXED_PAY_CLAUSE, rate_of_progression_bp, rate_reading
-from controller.rules.progression import LEVEL_RATE_LOCK, RATE_LOCK_CLAUSE
+from controller.rules.progression import LEVEL_RATE_LOCK
 
 Section = tuple[str, Sequence[str] | Sequence[Sequence[str]]]
 
@@ -39,10 +38,10 @@ def proposed_pool(
     game: Game,
     current: Mapping[str, Any] | None,
     proposal_dict: Mapping[str, Any],
-    law: Jurisdiction | None = None,
+    law: Jurisdiction,
 ) -> dict[str, Any]:
     """The pool as it would stand: levels, the link's own paytable and the other games', and
-    its rate of progression as ``law`` reads it (None: every share, shown and hidden)."""
+    its rate of progression as ``law`` reads it."""
     cur = current or {}
     levels = proposal_dict.get("levels", cur.get("levels", []))
     paytables = dict(cur.get("paytables", {}))
@@ -56,9 +55,7 @@ def proposed_pool(
             paytables[named] = proposal_dict["paytable"]
     configs = levels_from_dicts(levels)
     return {
-        "rate_bp": pool_rate_bp(configs)
-        if law is None
-        else rate_of_progression_bp(configs, counts_hidden=law.allows.hidden_share_in_rate),
+        "rate_bp": rate_of_progression_bp(configs, counts_hidden=law.allows.hidden_share_in_rate),
         "reset_cents": configs[0].reset_cents if configs else 0,
         "paytable": paytable,
         "levels": levels,
@@ -69,10 +66,10 @@ def proposed_pool(
 def pool_section(
     levels: Sequence[Mapping[str, Any]],
     meters_cents: Sequence[int] | None,
-    law: Jurisdiction | None = None,
+    law: Jurisdiction,
 ) -> dict[str, Any]:
     """The pool the packet proposes: each level, its rate of progression as ``law`` reads it
-    (under Indiana the shown shares; None: every share, as packets said before), its lock."""
+    (under Indiana the shown shares), its lock."""
     configs = levels_from_dicts(levels)
     if not configs:
         return {
@@ -87,7 +84,7 @@ def pool_section(
     shown = sum(cfg.rate_bp for cfg in configs)
     hidden = sum(cfg.reserve_bp for cfg in configs)
     meters = list(meters_cents) if meters_cents else [cfg.reset_cents for cfg in configs]
-    counted = law is None or law.allows.hidden_share_in_rate
+    counted = law.allows.hidden_share_in_rate
     rate = shown + hidden if counted else shown
     note, clause = rate_reading(law)
     return {
@@ -102,7 +99,7 @@ def pool_section(
             "note": note,
         },
         "rate_lock": {
-            "clause": RATE_LOCK_CLAUSE if law is None else law.clauses.rate_lock,
+            "clause": law.clauses.rate_lock,
             "note": LEVEL_RATE_LOCK,
         },
         "levels": [

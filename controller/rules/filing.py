@@ -331,13 +331,9 @@ class NoticeLaw(Protocol):
     def waiver(self) -> Any: ...
 
 
-def notice_days(kind: SubmissionKind, law: NoticeLaw | None = None) -> tuple[int, str]:
+def notice_days(kind: SubmissionKind, law: NoticeLaw) -> tuple[int, str]:
     """The notice a kind of submission needs under ``law``, and the clause that asks for it
-    (None: Indiana's 60 and 30 days, 68 IAC 10-1-3(c)(1) and 10-1-4(1))."""
-    if law is None:
-        if kind is SubmissionKind.NEW_LINK:
-            return NEW_GAME_NOTICE_DAYS, NEW_GAME_NOTICE_CLAUSE
-        return AMENDMENT_NOTICE_DAYS, AMENDMENT_NOTICE_CLAUSE
+    (Indiana: 60 and 30 days, 68 IAC 10-1-3(c)(1) and 10-1-4(1))."""
     if kind is SubmissionKind.NEW_LINK:
         return law.numbers.new_game_notice_days, law.clauses.new_game_notice
     return law.numbers.amendment_notice_days, law.clauses.amendment_notice
@@ -443,9 +439,9 @@ def check_notice(
     kind: SubmissionKind,
     filed_at_us: int,
     effective_at_us: int,
+    law: NoticeLaw,
     waiver: NoticeWaiver | None = None,
     demonstration: bool = False,
-    law: NoticeLaw | None = None,
 ) -> int:
     """Refuse an effective date sooner than the notice period allows; return the days needed.
 
@@ -463,7 +459,7 @@ def check_notice(
     """
     days, clause = notice_days(kind, law)
     if waiver is not None:
-        check_waiver(kind=kind, waiver=waiver, filed_at_us=filed_at_us, law=law or _indiana())
+        check_waiver(kind=kind, waiver=waiver, filed_at_us=filed_at_us, law=law)
     if effective_at_us < filed_at_us:
         raise RuleViolation(clause, "the effective date is in the past")
     if demonstration or waiver is not None:
@@ -476,12 +472,6 @@ def check_notice(
             f"the earliest effective date for one filed now is {earliest}",
         )
     return days
-
-
-def _indiana() -> NoticeLaw:
-    from controller.rules.jurisdictions.indiana import INDIANA
-
-    return INDIANA
 
 
 def check_waiver_confirmed(*, waiver: NoticeWaiver | None, confirmed: bool, clause: str) -> None:
@@ -509,7 +499,7 @@ def check_table_locations(tables: Sequence[tuple[str, str]], *, clause: str) -> 
         )
 
 
-def notice_not_given(kind: SubmissionKind, law: NoticeLaw | None = None) -> str:
+def notice_not_given(kind: SubmissionKind, law: NoticeLaw) -> str:
     """What a filing made in demonstration mode records of its notice period (``check_notice``
     with ``demonstration``): the period its kind needs, by its clause, was not given."""
     return f"demonstration mode: the notice period of {notice_days(kind, law)[1]} was not given"

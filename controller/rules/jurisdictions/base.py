@@ -100,6 +100,8 @@ class Jurisdiction:
     name: str
     # The code the clauses are in ("68 IAC 10"), as headings print it.
     code: str
+    # The body a submission is made to and reviewed by ("Indiana Gaming Commission").
+    regulator: str
     allows: Allows
     numbers: Numbers
     clauses: Clauses

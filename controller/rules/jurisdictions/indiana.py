@@ -37,6 +37,8 @@ INDIANA = Jurisdiction(
     key="indiana",
     name="Indiana",
     code="68 IAC 10",
+    # 68 IAC 10-1-1.1(e): the progressive is submitted to the commission for approval.
+    regulator="Indiana Gaming Commission",
     allows=Allows(
         level_limits=False,
         mystery_levels=False,

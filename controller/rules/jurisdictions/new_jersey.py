@@ -107,6 +107,8 @@ NEW_JERSEY = Jurisdiction(
     key="new_jersey",
     name="New Jersey",
     code=CODE,
+    # 13:69D-1.52(e): the Division of Gaming Enforcement reviews the submission.
+    regulator="New Jersey Division of Gaming Enforcement",
     allows=Allows(
         level_limits=True,
         mystery_levels=True,

@@ -183,7 +183,9 @@ def test_a_waiver_names_who_gave_it_its_reference_date_and_document(
     waiver: NoticeWaiver, says: str
 ) -> None:
     with pytest.raises(RuleViolation, match=says) as caught:
-        check_notice(kind=K.RATE_CHANGE, filed_at_us=T0, effective_at_us=T0, waiver=waiver)
+        check_notice(
+            kind=K.RATE_CHANGE, filed_at_us=T0, effective_at_us=T0, waiver=waiver, law=INDIANA
+        )
     assert caught.value.clause == "68 IAC 10-1-4(1)"
 
 
@@ -191,14 +193,22 @@ def test_no_waiver_lifts_a_new_links_sixty_days() -> None:
     assert INDIANA.waiver.new_link is None
     for effective in (T0, T0 + 60 * DAY_US):
         with pytest.raises(RuleViolation, match="no one waives the 60 days") as caught:
-            check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=effective, waiver=WAIVER)
+            check_notice(
+                kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=effective, waiver=WAIVER,
+                law=INDIANA,
+            )  # fmt: skip
         assert caught.value.clause == "68 IAC 10-1-3(c)(1)"
 
 
 def test_demonstration_mode_alone_plays_a_new_link_at_once_never_in_the_past() -> None:
-    check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0, demonstration=True)
+    check_notice(
+        kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0, demonstration=True, law=INDIANA
+    )
     with pytest.raises(RuleViolation, match="in the past"):
-        check_notice(kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0 - 1, demonstration=True)
+        check_notice(
+            kind=K.NEW_LINK, filed_at_us=T0, effective_at_us=T0 - 1, demonstration=True,
+            law=INDIANA,
+        )  # fmt: skip
 
 
 def test_a_submission_with_a_waiver_is_approved_only_once_the_agent_confirms_it() -> None:

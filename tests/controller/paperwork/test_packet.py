@@ -17,6 +17,7 @@ from controller.paperwork.governance import (
     packet_pdf,
 )
 from controller.rules.filing import Proposal, SubmissionKind
+from controller.rules.jurisdictions import INDIANA
 
 K = SubmissionKind
 
@@ -68,6 +69,7 @@ def facts(game: Game, proposal: Proposal, *, current: bool = True, **extra: obje
             table("t2", game=game, link_id="link", denomination_cents=500),
             table("t3", game=game, link_id="other", denomination_cents=2500),
         ],
+        law=INDIANA,
         **extra,  # type: ignore[arg-type]
     )
 

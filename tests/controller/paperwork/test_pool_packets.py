@@ -61,6 +61,7 @@ def facts(state: LinkState, proposal: Proposal, *, current: bool = False) -> Pac
         meter_cents=state.meter_cents,
         level_meters_cents=level_meters_cents(state),
         table_games=table_games(state),
+        law=PERMISSIVE,  # hidden shares counted in the rate, as the levels here have them
     )
 
 
