@@ -493,6 +493,7 @@ INDIANA = Rulebook(
     text=HERE / "rulebook_sections.txt",
     modules=(
         "controller.rules.filing",
+        "controller.rules.fixed_pays",
         "controller.rules.integrity",
         "controller.rules.jurisdictions.indiana",
         "controller.rules.pools",
