@@ -25,9 +25,7 @@ def standing_problems(state: LinkState) -> list[RuleViolation]:
     law = state.law
     if not isinstance(law, Jurisdiction):
         return []
-    return law.standing_problems(
-        state.level_configs, [state.paytable_for(g) for g in state.games]
-    )
+    return law.standing_problems(state.level_configs, [state.paytable_for(g) for g in state.games])
 
 
 def not_lawful(state: LinkState) -> str | None:
