@@ -22,12 +22,14 @@ from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.governance import SubmissionStatus
+from controller.paperwork.pool_packet import new_link_proposal
 from controller.rules.filing import (
     REVIEW_CLAUSE,
     NoticeWaiver,
     Proposal,
     SubmissionKind,
     check_change,
+    check_new_link,
     check_paytable,
     check_rejection_reason,
     check_reviewer,
@@ -101,6 +103,7 @@ class SubmissionDesk(FilingDesk):
         reason = (reason or "").strip() or None
         mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, reason)
         if kind is SubmissionKind.NEW_LINK:
+            self._check_new_link_again(row)
             start = max(now, row.effective_at_us)
 
             async def mark_live(conn: AsyncConnection) -> None:
@@ -176,6 +179,25 @@ class SubmissionDesk(FilingDesk):
                 await self.approve(row.submission_id, reviewer=reviewer, role=role)
                 approved.append(row.link_id)
         return approved
+
+    def _check_new_link_again(self, row: Submission) -> None:
+        """A new link, checked again against the law in force before it plays: filed before a
+        rule was enforced (a fixed-pay side bet's amounts, 68 IAC 10-7-5(e), 10-12-3(f)), it is
+        refused here rather than approved."""
+        state = self.runtime.states.get(row.link_id)
+        if state is None:
+            return
+        proposal = new_link_proposal(state)
+        check_new_link(
+            law=state.law,
+            game=state.game,
+            rate_bp=state.rate_bp,
+            reset_cents=state.reset_cents,
+            paytable=state.paytable,
+            jackpot_odds_bound=self.jackpot_odds_bound,
+            levels=proposal.levels,
+            paytables=proposal.paytables,
+        )
 
     def _change_of(self, state: LinkState, row: Submission) -> ArmedChange:
         """The approved proposal as the change armed on the link, checked again against the

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
+from controller.core.games.paytables import meterless
 from controller.core.law import Law
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
@@ -311,13 +312,22 @@ def check_new_link(
     check_paytable(game, paytable, jackpot_odds_bound=jackpot_odds_bound)
     for other, pt in (paytables or {}).items():
         check_paytable(other, pt, jackpot_odds_bound=jackpot_odds_bound)
+    games = ((game, paytable), *(paytables or {}).items())
+    pool: Sequence[LevelConfig]
     if levels is not None:
-        try:
+        pool = levels
+    elif law.fixed_pay_only(game) or meterless(pt for _, pt in games):
+        # A fixed-pay link (``reducer.open_link``): no meter, its paytables still the law's.
+        pool = ()
+    else:
+        pool = (LevelConfig(name="Jackpot", reset_cents=reset_cents, rate_bp=rate_bp),)
+    try:
+        if levels is not None:
             check_levels(levels)
-            for g, pt in ((game, paytable), *(paytables or {}).items()):
-                law.check_pool(g, levels, pt)
-        except ValueError as exc:
-            raise _pool_refusal(exc) from None
+        for g, pt in games:
+            law.check_pool(g, pool, pt)
+    except ValueError as exc:
+        raise _pool_refusal(exc) from None
 
 
 class NoticeLaw(Protocol):

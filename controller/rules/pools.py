@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from controller.core.money import format_bp, format_cents
 from controller.core.reducer.levels import AboveLimit
+from controller.rules import fixed_pays
 from controller.rules.progression import (
     RATE_CLAUSE,
     RATE_LOCK_CLAUSE,
@@ -175,12 +176,18 @@ def pool_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[R
     return found + ([] if rate is None else [rate])
 
 
-def standing_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[RuleViolation]:
+def standing_problems(
+    levels: Sequence[LevelConfig],
+    *,
+    law: Jurisdiction,
+    paytables: Sequence[Paytable] = (),
+) -> list[RuleViolation]:
     """A link already in the database, made before or under another jurisdiction, against
     the law in force: each problem with its clause and how to bring the link into line (a
-    levels change: a submission of all its levels, applied at its next jackpot reset). The
-    link is never changed by the controller itself."""
-    return [
+    levels change: a submission of all its levels, applied at its next jackpot reset; a
+    paytable change for a paytable of a game whose pays the law fixes). The link is never
+    changed by the controller itself."""
+    found = [
         RuleViolation(
             p.clause,
             f"{p.message}; to bring the link into line, file a levels change (a submission of "
@@ -189,6 +196,19 @@ def standing_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> li
         )
         for p in pool_problems(levels, law=law)
     ]
+    for paytable in paytables:
+        for p in fixed_pays.fixed_pay_problems(paytable.game, levels, paytable, law=law):
+            how = (
+                "open a fixed-pay link of the paytable in its place (a levels change keeps the "
+                "number of levels)"
+                if "mystery level" in p.message
+                else "file a paytable change that does so: once approved it takes the paytable's "
+                "place from its effective date"
+            )
+            found.append(
+                RuleViolation(p.clause, f"{p.message}; to bring the link into line, {how}")
+            )
+    return found
 
 
 def check_pool_lines(game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> None:
@@ -225,7 +245,11 @@ def check_pool(
 ) -> int:
     """Refuse a pool its game, its paytable or the jurisdiction cannot have (its shapes, its
     rate of progression); return its rate of progression as the jurisdiction reads it (0 for a
-    fixed-pay link)."""
+    fixed-pay link). A game whose pays the jurisdiction fixes pays them exactly, to the hands
+    they are set for (``fixed_pays``)."""
+    fixed = fixed_pays.fixed_pay_problems(game, levels, paytable, law=law)
+    if fixed:
+        raise fixed[0]
     if levels and not fixed_pay_only(game):
         shapes = shape_problems(levels, law=law)
         if shapes:

@@ -96,6 +96,8 @@ LIVE = "controller.rules.filing:check_live"
 RETENTION = "controller.rules.records:check_retention_years"
 PAI_GOW_JUDGE = "controller.core.games.pai_gow:judge_cards"
 SEVENS_JUDGE = "controller.core.games.super_sevens:judge_cards"
+FIXED_PAYS = "controller.rules.fixed_pays:fixed_pay_problems"
+FIXED_PAYS_TESTS = "tests/controller/test_fixed_pays.py"
 
 # --- the tests ----------------------------------------------------------------------------------
 
@@ -346,23 +348,32 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
         # The bonus's ranking stops at two pair (``let_it_ride.RANKING``); a paytable pays only
         # what its game's ranking holds.
         "(d)": Enforced(
-            ("controller.core.games.module:GameRules.pays",),
-            (f"{GAMES}::test_let_it_ride_bonus_cannot_pay_one_pair",),
-            mutants={"controller.core.games.module:GameRules.pays": ANY_HAND_PAYS},
+            ("controller.core.games.module:GameRules.pays", FIXED_PAYS),
+            (
+                f"{GAMES}::test_let_it_ride_bonus_cannot_pay_one_pair",
+                f"{FIXED_PAYS_TESTS}::test_a_let_it_ride_bonus_envy_line_is_refused_under_indiana",
+            ),
+            mutants={
+                "controller.core.games.module:GameRules.pays": ANY_HAND_PAYS,
+                FIXED_PAYS: FINDS_NONE_OF_THEM,
+            },
         ),
         "(e)": Enforced(
             (
                 DEFAULT_PAYTABLE,
                 "controller.rules.pools:fixed_pay_only",
                 "controller.rules.pools:check_pool_lines",
+                FIXED_PAYS,
             ),
             (
                 f"{GAMES}::test_let_it_ride_bonus_default_is_68_iac_10_7_5_e",
                 f"{LEVELS}::test_fixed_pay_link_registers_bets_and_holds_only_from_the_operators_amount",
+                f"{FIXED_PAYS_TESTS}::test_a_let_it_ride_bonus_royal_of_twenty_thousand_dollars_is_refused_under_indiana",
             ),
             mutants={
                 DEFAULT_PAYTABLE: PAYS_A_CENT_MORE,
                 "controller.rules.pools:fixed_pay_only": NEVER,
+                FIXED_PAYS: FINDS_NONE_OF_THEM,
             },
         ),
     },
@@ -392,21 +403,34 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
     },
     "10-12-3": {
         "(a)": NotOurs("the order of wagers at the table is the dealer's to keep"),
+        # "A maximum wager of one dollar": at most $1 (fifty cents plays).
         "(b)": Enforced(
             (DENOMINATION,),
             (f"{GAME_MODULES}::test_the_super_sevens_table_bets_one_dollar",),
         ),
         "(c)": NotOurs("the blackjack game itself (68 IAC 10-2) is not on the controller"),
         "(d)": NotOurs("which card a split hand counts is read by the table, which reports it"),
+        # No seven first, no win: no envy line and no mystery level either (they pay patrons
+        # whatever their first card).
         "(e)": Enforced(
-            (SEVENS_JUDGE,),
-            (f"{SUPER_SEVENS}::test_the_judge_reads_the_first_cards_in_order",),
-            mutants={SEVENS_JUDGE: FINDS_NOTHING},
-        ),
-        "(f)": Enforced(
-            (SEVENS_JUDGE, DEFAULT_PAYTABLE, "controller.core.games.paytables:meterless"),
+            (SEVENS_JUDGE, FIXED_PAYS),
             (
                 f"{SUPER_SEVENS}::test_the_judge_reads_the_first_cards_in_order",
+                f"{FIXED_PAYS_TESTS}::test_super_sevens_envy_lines_and_mystery_levels_are_refused_under_indiana",
+            ),
+            mutants={SEVENS_JUDGE: FINDS_NOTHING, FIXED_PAYS: FINDS_NONE_OF_THEM},
+        ),
+        # (f)(2)-(3): two sevens on the first two cards, a third card dealt or not.
+        "(f)": Enforced(
+            (
+                SEVENS_JUDGE,
+                DEFAULT_PAYTABLE,
+                "controller.core.games.paytables:meterless",
+                FIXED_PAYS,
+            ),
+            (
+                f"{SUPER_SEVENS}::test_the_judge_reads_the_first_cards_in_order",
+                f"{FIXED_PAYS_TESTS}::test_super_sevens_pays_68_iac_10_12_3_f_exactly_under_indiana",
                 f"{SUPER_SEVENS}::test_the_default_paytable_is_68_iac_10_12_3_f",
                 f"{LEVELS}::test_a_level_no_hand_can_win_is_refused_and_fixed_pays_make_no_meter",
             ),
@@ -414,6 +438,7 @@ INDIANA_SECTIONS: dict[str, dict[str, Enforced | NotOurs]] = {
                 SEVENS_JUDGE: FINDS_NOTHING,
                 DEFAULT_PAYTABLE: PAYS_A_CENT_MORE,
                 "controller.core.games.paytables:meterless": NEVER,
+                FIXED_PAYS: FINDS_NONE_OF_THEM,
             },
         ),
     },
@@ -512,6 +537,7 @@ INDIANA = Rulebook(
     text=HERE / "rulebook_sections.txt",
     modules=(
         "controller.rules.filing",
+        "controller.rules.fixed_pays",
         "controller.rules.integrity",
         "controller.rules.jurisdictions.indiana",
         "controller.rules.pools",

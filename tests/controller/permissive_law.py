@@ -1,6 +1,6 @@
 """A jurisdiction for tests only that allows every shape a pool can have (level limits with
 overflow or the next level, mystery levels, hidden shares counted in the rate of progression,
-envy lines, links across properties), with Indiana's figures and clauses otherwise: the
+envy lines, links across properties, fixed-pay side bets paying what was filed), with Indiana's figures and clauses otherwise: the
 shapes Indiana forbids (68 IAC 10-1-5(d), 10-1-1.1(b)) still work where a jurisdiction allows
 them. Importing this module registers it under its key, so that ``Settings(jurisdiction=
 "test-permissive")`` (and ``PROGRESSIVE_JURISDICTION`` in a process that imported it) finds it.
@@ -27,6 +27,8 @@ PERMISSIVE: Jurisdiction = dataclasses.replace(
         envy_lines=True,
         links_across_properties=True,
     ),
+    # No amounts a fixed-pay side bet must pay: a paytable pays what was filed.
+    fixed_pays={},
 )
 
 JURISDICTIONS.setdefault(KEY.replace("-", "_"), PERMISSIVE)

@@ -29,8 +29,9 @@ def resolve(target: str) -> object:
 def cited() -> set[str]:
     """Every clause ``NEW_JERSEY`` and its module cite."""
     c = NEW_JERSEY.clauses
-    found = {getattr(c, name) for name in c.__slots__ if name != "shapes"}  # type: ignore[attr-defined]
-    found |= set(c.shapes.values())
+    by_name = [getattr(c, name) for name in c.__slots__]  # type: ignore[attr-defined]
+    found = {v for v in by_name if isinstance(v, str)}
+    found |= {v for m in by_name if not isinstance(m, str) for v in m.values()}
     found |= {clause for _, clause in NEW_JERSEY.records}
     found.add(NEW_JERSEY.waiver.clause)
     found |= {v for k, v in vars(new_jersey).items() if k.endswith("_CLAUSE")}

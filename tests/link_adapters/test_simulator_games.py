@@ -133,7 +133,8 @@ def test_super_sevens_forced_hands_and_hits() -> None:
 @pytest.mark.parametrize(
     ("hand", "cards", "message"),
     [
-        (H.SEVEN, (SEVEN_OF["s"], SEVEN_OF["h"]), "the third card decides the hand"),
+        # Two sevens on two cards are two sevens (68 IAC 10-12-3(f)(2)), never a seven.
+        (H.SEVEN, (SEVEN_OF["s"], SEVEN_OF["h"]), "make two sevens"),
         (H.SEVEN, (SEVEN_OF["s"], KING_S, 4), "reports the 2 cards that decide it"),
         (H.TWO_SUITED_SEVENS, (SEVEN_OF["s"], SEVEN_OF["h"], 4), "make two sevens"),
         (H.SEVEN, (KING_S,), "make no hand the game ranks"),

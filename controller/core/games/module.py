@@ -48,6 +48,12 @@ class Game(enum.StrEnum):
         """A side bet of fixed size, where the rules fix one."""
         return self.rules.fixed_wager_cents
 
+    @property
+    def max_wager_cents(self) -> int | None:
+        """The most a side bet may be, where the rules bound it (a fixed wager is its own)."""
+        rules = self.rules
+        return rules.fixed_wager_cents if rules.max_wager_cents is None else rules.max_wager_cents
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Deck:
@@ -154,6 +160,8 @@ class GameRules:
     assumption: str | None = None
     register: RegisterFields
     fixed_wager_cents: int | None = None
+    # The most a side bet may be, where the rules bound it without fixing it.
+    max_wager_cents: int | None = None
 
     def __post_init__(self) -> None:
         if len(set(self.ranking)) != len(self.ranking):

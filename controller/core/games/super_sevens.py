@@ -1,4 +1,4 @@
-"""Super Sevens (68 IAC 10-12-3): a one dollar blackjack side bet on sevens among the
+"""Super Sevens (68 IAC 10-12-3): a blackjack side bet of at most one dollar on sevens among the
 player's first one to three cards, dealt from the blackjack shoe.
 
 Which cards count. (e): no seven first, no win. (f)(1) pays a first seven with "no other
@@ -20,7 +20,12 @@ The odds are exact over the ordered first three cards of the shoe, drawn without
 N (N - 1) (N - 2) equally likely deals for N = 52 x decks. Whatever the dealer and the other
 seats receive in between, unseen, does not change them. They assume the third card is always
 dealt to a player holding two sevens (a player who stands on the blackjack hand still sees the
-card the side bet is judged on).
+card the side bet is judged on). A claim of two sevens with no third card is judged as two
+sevens, as (f)(2)-(3) pay them "on the first two cards": what the odds count as two sevens and
+a third card, the table may report on two.
+
+The bet. (b): "a maximum wager of one dollar": a table's Super Sevens wager is at most one
+dollar (``GameRules.max_wager_cents``), and (f)'s amounts are paid whatever it is.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ from controller.core.hands import HandCategory, InvalidCards, checked_cards
 
 H = HandCategory
 
-# 68 IAC 10-12-3(b): the one dollar bet the fixed pays are set for (its rule:
-# ``controller.rules.wagers``).
+# 68 IAC 10-12-3(b): "a maximum wager of one dollar": a bet of at most one dollar (its rule:
+# ``controller.rules.wagers``); (f) pays its amounts whatever the bet.
 BET_CENTS = 100
 
 DEFAULT_DECKS = 6
@@ -75,8 +80,10 @@ def judge_cards(cards: Sequence[int], *, decks: int = DEFAULT_DECKS) -> HandCate
     """The Super Sevens hand of the player's first cards, in the order dealt.
 
     One card decides when it is not a seven, two when they are not both sevens, else three;
-    cards after the deciding one are not looked at. Too few cards to decide, more than three,
-    or a card appearing more often than the shoe holds it: ``InvalidCards``.
+    cards after the deciding one are not looked at. Two sevens with no third card (the player
+    stands, or the dealer has blackjack) are two sevens, suited or not as the cards say
+    (68 IAC 10-12-3(f)(2)-(3)). A seven alone, more than three cards, or a card appearing more
+    often than the shoe holds it: ``InvalidCards``.
     """
     codes = checked_cards(cards, counts=range(1, 4), copies=decks)
     if not _is_seven(codes[0]):
@@ -85,11 +92,12 @@ def judge_cards(cards: Sequence[int], *, decks: int = DEFAULT_DECKS) -> HandCate
         raise InvalidCards("the first card is a seven: the second card decides the hand")
     if not _is_seven(codes[1]):
         return H.SEVEN
-    if len(codes) < 3:
-        raise InvalidCards("the first two cards are sevens: the third card decides the hand")
-    first, second, third = (code & 3 for code in codes[:3])
-    if not _is_seven(codes[2]):
+    first, second = (code & 3 for code in codes[:2])
+    # 68 IAC 10-12-3(f)(2)-(3): two sevens "on the first two cards" are paid as such when no
+    # third card is dealt (the player stands, or the dealer has blackjack).
+    if len(codes) < 3 or not _is_seven(codes[2]):
         return H.TWO_SUITED_SEVENS if first == second else H.TWO_SEVENS
+    third = codes[2] & 3
     return H.THREE_SUITED_SEVENS if first == second == third else H.THREE_SEVENS
 
 
@@ -144,5 +152,5 @@ def rules(decks: int = DEFAULT_DECKS) -> GameRules:
         ),
         deals_are="ordered first three cards of the shoe",
         register=RegisterFields(cards_per_hit=3, new_hand_codes=True),
-        fixed_wager_cents=BET_CENTS,
+        max_wager_cents=BET_CENTS,
     )

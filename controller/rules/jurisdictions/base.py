@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller.core.games import Game, Paytable
-from controller.rules import house, integrity, pools, progression, records, wagers
+from controller.rules import fixed_pays, house, integrity, pools, progression, records, wagers
 from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
@@ -77,6 +77,10 @@ class Clauses:
     jackpot_odds: str
     # Why each shape is refused where ``Allows`` says no, by the field's name.
     shapes: Mapping[str, str] = field(default_factory=dict)
+    # The clause setting the amounts of each game ``Jurisdiction.fixed_pays`` names, and the
+    # clause saying whom it pays (no envy line, no mystery level), by game.
+    fixed_amounts: Mapping[Game, str] = field(default_factory=dict)
+    fixed_winners: Mapping[Game, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,7 +111,8 @@ class Jurisdiction:
     clauses: Clauses
     waiver: Waiver
     # The amounts a fixed-pay side bet must pay, by game: the lines a paytable for it must
-    # have, exactly. A game not named pays what its filed paytable says.
+    # have, exactly, with no envy line and no mystery level unless ``allows`` says so
+    # (``controller.rules.fixed_pays``). A game not named pays what its filed paytable says.
     fixed_pays: Mapping[Game, Paytable] = field(default_factory=dict)
     # The records the jurisdiction asks the controller to keep, each with its clause.
     records: Sequence[tuple[str, str]] = ()
@@ -173,11 +178,20 @@ class Jurisdiction:
     def check_pool(self, game: Game, levels: Sequence[LevelConfig], paytable: Paytable) -> int:
         return pools.check_pool(game, levels, paytable, law=self)
 
-    def standing_problems(self, levels: Sequence[LevelConfig]) -> list[RuleViolation]:
-        """What this jurisdiction finds wrong with a link's levels as they stand (a link made
-        before, or under another jurisdiction): each with its clause and how to bring the link
-        into line. Nothing is changed."""
-        return pools.standing_problems(levels, law=self)
+    def fixed_pay_problems(
+        self, game: Game, levels: Sequence[LevelConfig], paytable: Paytable
+    ) -> list[RuleViolation]:
+        """What this jurisdiction finds wrong with a paytable of a game whose pays it fixes
+        (the amounts, the lines, envy lines, mystery levels); empty for any other game."""
+        return fixed_pays.fixed_pay_problems(game, levels, paytable, law=self)
+
+    def standing_problems(
+        self, levels: Sequence[LevelConfig], paytables: Sequence[Paytable] = ()
+    ) -> list[RuleViolation]:
+        """What this jurisdiction finds wrong with a link's levels and paytables as they stand
+        (a link made before, or under another jurisdiction): each with its clause and how to
+        bring the link into line. Nothing is changed."""
+        return pools.standing_problems(levels, law=self, paytables=paytables)
 
     def check_levels_won(
         self, levels: Sequence[LevelConfig], paytables: Sequence[Paytable]

@@ -23,7 +23,16 @@ What it allows, read from the text:
 from __future__ import annotations
 
 from controller.core.games import Game, default_paytable
-from controller.rules import filing, house, integrity, odds, pools, progression, records
+from controller.rules import (
+    filing,
+    fixed_pays,
+    house,
+    integrity,
+    odds,
+    pools,
+    progression,
+    records,
+)
 from controller.rules.jurisdictions.base import Allows, Clauses, Jurisdiction, Numbers, Waiver
 
 # 68 IAC 10-1-5(d): jackpots are limited only by limiting the wager.
@@ -79,6 +88,14 @@ INDIANA = Jurisdiction(
             "hidden_share_in_rate": "68 IAC 10-1-1.1(b)-(c)",
             "envy_lines": FIXED_AMOUNTS_CLAUSE,
             "links_across_properties": ONE_PROPERTY_CLAUSE,
+        },
+        fixed_amounts={
+            Game.LET_IT_RIDE_BONUS: fixed_pays.LET_IT_RIDE_AMOUNTS_CLAUSE,
+            Game.SUPER_SEVENS: fixed_pays.SUPER_SEVENS_AMOUNTS_CLAUSE,
+        },
+        fixed_winners={
+            Game.LET_IT_RIDE_BONUS: fixed_pays.LET_IT_RIDE_WINNERS_CLAUSE,
+            Game.SUPER_SEVENS: fixed_pays.SUPER_SEVENS_WINNERS_CLAUSE,
         },
     ),
     waiver=Waiver(

@@ -161,8 +161,14 @@ def test_a_five_card_link_still_refuses_the_joker() -> None:
 
 
 def test_the_super_sevens_table_bets_one_dollar() -> None:
-    with pytest.raises(RuleViolation, match="Super Sevens bet is"):
-        new_link(table(denom=25), game=SEVENS)
+    """68 IAC 10-12-3(b): "a maximum wager of one dollar": fifty cents plays, two dollars
+    is refused naming the clause."""
+    link = new_link(table(denom=50), game=SEVENS)
+    assert link.fixed_pay and link.tables["t1"].config.denomination_cents == 50
+    assert new_link(table(denom=100), game=SEVENS).tables["t1"].config.denomination_cents == 100
+    with pytest.raises(RuleViolation, match="Super Sevens bet is at most") as caught:
+        new_link(table(denom=200), game=SEVENS)
+    assert caught.value.clause == "68 IAC 10-12-3(b)"
 
 
 def test_a_technician_verifies_each_game_on_its_own_cards() -> None:

@@ -33,6 +33,10 @@ def judge(text: str, decks: int = 6) -> HandCategory | None:
         ("7s 7s Kd", H.TWO_SUITED_SEVENS),
         ("7s 7d 2c", H.TWO_SEVENS),
         ("7s 7d 7d", H.THREE_SEVENS),
+        # 68 IAC 10-12-3(f)(2)-(3): two sevens "on the first two cards", no third card dealt
+        # (the player stands, or the dealer has blackjack).
+        ("7s 7d", H.TWO_SEVENS),
+        ("7s 7s", H.TWO_SUITED_SEVENS),
         ("7s Kd", H.SEVEN),
         ("7s Kd 7s", H.SEVEN),  # the third card counts only after two sevens
         ("7s 9c 4h", H.SEVEN),
@@ -49,7 +53,6 @@ def test_the_judge_reads_the_first_cards_in_order(cards: str, hand: HandCategory
     ("cards", "why"),
     [
         ("7h", "the second card decides"),
-        ("7h 7d", "the third card decides"),
         ("7h 7d 7s 7c", "need 1 to 3 cards"),
         ("", "need 1 to 3 cards"),
     ],
@@ -91,12 +94,17 @@ def test_the_default_paytable_is_68_iac_10_12_3_f() -> None:
         make_paytable(Game.SUPER_SEVENS, [{"hand": "ROYAL_FLUSH", "fixed_cents": 100}])
 
 
-def test_the_bet_is_one_dollar() -> None:
-    assert Game.SUPER_SEVENS.fixed_wager_cents == 100
+def test_the_bet_is_at_most_one_dollar() -> None:
+    """68 IAC 10-12-3(b): "A maximum wager of one dollar ($1)": no wager is fixed, one above a
+    dollar is refused."""
+    assert Game.SUPER_SEVENS.fixed_wager_cents is None
+    assert Game.SUPER_SEVENS.max_wager_cents == 100
     assert check_denomination(Game.SUPER_SEVENS, 100) == 100
-    with pytest.raises(RuleViolation, match="Super Sevens bet is") as caught:
-        check_denomination(Game.SUPER_SEVENS, 25)
-    assert "10-12-3(b)" in str(caught.value)
+    assert check_denomination(Game.SUPER_SEVENS, 50) == 50
+    assert check_denomination(Game.SUPER_SEVENS, 25) == 25
+    with pytest.raises(RuleViolation, match=r"Super Sevens bet is at most \$1.00") as caught:
+        check_denomination(Game.SUPER_SEVENS, 200)
+    assert caught.value.clause == "68 IAC 10-12-3(b)"
 
 
 def test_the_registered_game_deals_from_six_decks() -> None:

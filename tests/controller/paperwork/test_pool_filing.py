@@ -21,8 +21,9 @@ from controller.core.reducer import (
 from controller.core.reducer.levels import LevelConfig, Mystery
 from controller.rules import RuleViolation
 from controller.rules.filing import Proposal, SubmissionKind, check_change
-from controller.rules.jurisdictions import INDIANA
+from controller.rules.jurisdictions import INDIANA, NEW_JERSEY, Jurisdiction
 from tests.controller.core.test_levels import GRAND, MAJOR, MINI, MINOR, link, read, started
+from tests.controller.permissive_law import PERMISSIVE
 
 K = SubmissionKind
 LOCK = "68 IAC 10-1-1.1(d)"
@@ -49,9 +50,9 @@ def pool(*, levels_won: tuple[int, ...] = ALL) -> LinkState:
     return won(link(), *levels_won)
 
 
-def lir() -> LinkState:
+def lir(law: Jurisdiction = INDIANA) -> LinkState:
     return open_link(
-        law=INDIANA,
+        law=law,
         link_id="lir",
         game=LIR,
         rate_bp=0,
@@ -93,11 +94,25 @@ def test_a_fixed_pay_link_has_no_rate_to_change(proposal: Proposal) -> None:
 
 
 def test_a_fixed_pay_link_changes_its_paytable_of_fixed_amounts_only() -> None:
+    """Where the law sets no amounts (New Jersey, the permissive law of the tests), a fixed-pay
+    link's paytable may pay other fixed amounts, never from a meter."""
     fixed = make_paytable(LIR, [{"hand": "ROYAL_FLUSH", "fixed_cents": 20_000_00}])
-    check_change(lir(), Proposal(kind=K.PAYTABLE_CHANGE, paytable=fixed))
+    for law in (NEW_JERSEY, PERMISSIVE):
+        check_change(lir(law), Proposal(kind=K.PAYTABLE_CHANGE, paytable=fixed))
     from_a_meter = make_paytable(LIR, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
-    caught = refused(lir(), Proposal(kind=K.PAYTABLE_CHANGE, paytable=from_a_meter))
+    caught = refused(lir(PERMISSIVE), Proposal(kind=K.PAYTABLE_CHANGE, paytable=from_a_meter))
     assert caught.clause == FIXED and "royal flush line" in caught.message
+
+
+def test_under_indiana_a_let_it_ride_bonus_royal_is_paid_ten_thousand_dollars() -> None:
+    """68 IAC 10-7-5(e): "A royal flush bonus hand shall receive ten thousand dollars": a
+    paytable change paying $20,000 is refused, citing the clause and the paytable to file."""
+    lines = [line.to_dict() for line in default_paytable(LIR).lines]
+    twenty = make_paytable(LIR, [{"hand": "ROYAL_FLUSH", "fixed_cents": 20_000_00}, *lines[1:]])
+    caught = refused(lir(), Proposal(kind=K.PAYTABLE_CHANGE, paytable=twenty))
+    assert caught.clause == FIXED
+    assert "pays a royal flush $20,000.00: under Indiana it is paid $10,000.00" in caught.message
+    assert "file the Let It Ride bonus paytable Indiana sets" in caught.message
 
 
 def test_a_mini_win_unlocks_the_minis_share_and_never_the_grands() -> None:
