@@ -20,9 +20,8 @@ hand, and no envy:
   common). The shown shares alone make 75 %, 80 % with the hidden one: whichever the rate of
   progression counts, it is within 60 % to 100 % (68 IAC 10-1-1.1(b)-(c)); the Grand's and the
   Major's, the levels a Draw player can win, make 60 % on their own. No envy line on the
-  Caribbean games either: 68 IAC 10-6 and 10-8 never name one, and Indiana's jurisdiction
-  refuses envy lines (``Allows.envy_lines``), so the floor is lawful however far that
-  refusal reaches.
+  Caribbean games either: 68 IAC 10-6 and 10-8 never name one, so one would be a variation
+  of the rules of the game to file and have approved first (10-1-4), which a demo has not.
 
 On both floors:
 

@@ -32,7 +32,9 @@ class Allows:
     hidden_shares: bool
     # Whether a hidden share counts in the rate of progression the bounds apply to.
     hidden_share_in_rate: bool
-    # Envy lines: fixed amounts to the other seats when a hand hits.
+    # Envy lines (fixed amounts to the other seats when a hand hits) on a game whose bonus
+    # amounts the jurisdiction fixes (``Jurisdiction.fixed_pays``); on any other game an envy
+    # amount is part of the paytable filed and approved with the rules of the game.
     envy_lines: bool
     # A link whose tables stand in more than one property.
     links_across_properties: bool
