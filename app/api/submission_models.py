@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from app.api.amount_text import CentsText, PaidCentsText, RateText, ShareOrNoneText, ShareText
 from app.api.text_fields import IdText, Line, Note, optional_line
+from controller.core.games import Game
 from controller.core.games.paytables import MAX_PAYTABLE_LINES
 from controller.core.money import BP_PER_WHOLE, MAX_AMOUNT_CENTS
 from controller.core.reducer.levels import MAX_LEVELS
@@ -142,7 +143,7 @@ class SubmissionCreate(_Typed):
         max_length=MAX_PAYTABLE_LINES,
         description="paytable_change: the new paytable, one line per hand at most",
     )
-    game: Literal["caribbean_stud", "caribbean_draw", "let_it_ride_bonus"] | None = Field(
+    game: Game | None = Field(
         default=None,
         description="paytable_change on a link whose tables deal several games: the game",
     )

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from controller.access.users import Role
-from controller.core.games import Game
+from controller.core.games import Game, default_paytable
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.submissions import SubmissionDesk
@@ -221,3 +221,27 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
             LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
             demonstration=True,
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("game", [str(g) for g in Game])
+async def test_a_paytable_change_may_name_every_game_and_one_the_link_deals_not_is_refused(
+    db_url: str, tmp_path: Path, game: str
+) -> None:
+    """Every game the controller knows is a name the filing reads (Super Sevens and Pai Gow
+    too); one the link's tables do not deal is refused by the rules, not by the form."""
+    await create_pool(db_url, tmp_path)
+    lines = default_paytable(Game(game)).to_dicts()
+    body = {"link_id": "pool", "kind": "paytable_change", "game": game, "paytable": lines}
+    async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
+        await approve_filed(c, http)
+        sup = await signed_in(c, Role.SUPERVISOR)
+        checked = await http.post("/api/v1/submissions/check", json=body, headers=sup)
+    assert checked.status_code == 200, checked.text
+    problems = checked.json()["problems"]
+    dealt = "it deals Caribbean Stud Poker, Caribbean Draw Poker"
+    if game in (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW):
+        assert not any(dealt in p["message"] for p in problems), problems
+    else:
+        assert [p["message"] for p in problems] == [
+            f"link pool does not deal {Game(game).label}; {dealt}"
+        ]
