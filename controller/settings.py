@@ -35,10 +35,11 @@ from controller.rules.house import (
 )
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, Jurisdiction, jurisdiction
-from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND
-from controller.rules.records import METER_RETENTION_YEARS, check_retention_years
+from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, OddsBound
+from controller.rules.records import METER_RETENTION_YEARS
 from controller.rules.software import MOST_SECONDS_BETWEEN_CHECKS, check_interval
 from controller.rules.statement import Statement, statement
+from controller.rules.violation import RuleViolation
 from controller.storage.database import backend_of
 
 # The shortest keys accepted: the ledger's seal (HMAC) and the token signature (HS256).
@@ -252,6 +253,11 @@ class Settings(BaseSettings):
         """The installation's jurisdiction, as links are handed it."""
         return jurisdiction(self.jurisdiction)
 
+    @property
+    def odds_bound(self) -> OddsBound:
+        """The bound on a jackpot's odds in force: the setting, within the jurisdiction's."""
+        return self.law.odds_bound(self.jackpot_odds_bound)
+
     def statement(self, links: Iterable[str] = ()) -> Statement:
         """What a surface of this installation states: its jurisdiction, and demonstration
         mode when it is on or ``links`` (those shown that were opened in it) are named."""
@@ -352,11 +358,18 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _retention_at_least_the_minimum(self) -> Settings:
-        check_retention_years(
+    def _within_the_law(self) -> Settings:
+        """Figures the jurisdiction sets may be made stricter, never looser: the retention
+        periods (longer) and the bound on a jackpot's odds (less rare)."""
+        law = self.law
+        law.check_retention_years(
             meter_years=self.meter_retention_years,
             integrity_years=self.integrity_retention_years,
         )
+        try:
+            law.odds_bound(self.jackpot_odds_bound)
+        except RuleViolation as exc:
+            raise ValueError(f"PROGRESSIVE_JACKPOT_ODDS_BOUND: {exc}") from None
         return self
 
 

@@ -127,7 +127,7 @@ async def _prepare(
             paytable = check_paytable(
                 game or state.game,
                 [line.values() for line in body.paytable],
-                jackpot_odds_bound=service.settings.jackpot_odds_bound,
+                jackpot_odds_bound=service.settings.odds_bound,
             )
     levels = None
     if body.levels is not None:

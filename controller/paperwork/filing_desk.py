@@ -92,7 +92,7 @@ class FilingDesk:
         # The jurisdiction the links play under: every packet states it.
         self.law = jurisdiction(self.store.law.key)
         # PROGRESSIVE_JACKPOT_ODDS_BOUND unless given: the worst odds a jackpot line may have.
-        self.jackpot_odds_bound = (
+        self.jackpot_odds_bound = self.law.odds_bound(
             get_settings().jackpot_odds_bound if jackpot_odds_bound is None else jackpot_odds_bound
         )
         # The property filing: recorded in each packet, heading its printed copy.

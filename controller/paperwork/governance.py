@@ -35,7 +35,7 @@ from controller.rules.filing import (
     notice_days,
 )
 from controller.rules.jurisdictions import Jurisdiction
-from controller.rules.odds import JACKPOT_ODDS_CLAUSE
+from controller.rules.odds import OddsBound
 
 
 class SubmissionStatus(enum.StrEnum):
@@ -77,7 +77,7 @@ class PacketFacts:
     # The link's meter when filed (the par sheet's "current meter"); None: the reset amount.
     meter_cents: int | None = None
     # The bound on a jackpot's odds the submission was checked against (x to 1).
-    jackpot_odds_bound: int | None = None
+    jackpot_odds_bound: OddsBound | None = None
     # A link of levels: each level's meter as shown when filed (the par sheet's meters).
     level_meters_cents: Sequence[int] | None = None
     # The game each table of the link deals (a mixed-game link); None: the link's game.
@@ -268,7 +268,7 @@ def _par_sheets(
     return {
         "jackpot_odds_bound": None
         if bound is None
-        else {"odds": f"{bound:,} to 1", "to_one": bound, "clause": JACKPOT_ODDS_CLAUSE},
+        else {"odds": bound.text, "to_one": bound.to_one, "clause": bound.clause},
         "current": None if current is None else sheet(current),
         "proposed": sheet(proposed),
     }

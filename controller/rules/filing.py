@@ -17,7 +17,7 @@ from controller.core.law import Law
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, check_levels, is_single_meter
-from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, check_jackpot_odds
+from controller.rules.odds import DEFAULT_BOUND, OddsBound, check_jackpot_odds
 from controller.rules.pools import FIXED_PAY_CLAUSE
 from controller.rules.progression import LEVEL_RATE_LOCK, RATE_LOCK_CLAUSE
 from controller.rules.violation import RuleViolation
@@ -131,7 +131,7 @@ def check_paytable(
     game: Game,
     lines: Sequence[Mapping[str, Any]] | Paytable,
     *,
-    jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
+    jackpot_odds_bound: OddsBound = DEFAULT_BOUND,
 ) -> Paytable:
     """A paytable the game allows (``games.make_paytable``), its fixed amounts within the bound
     of every amount (``controller.core.money``), its jackpot no rarer than the bound on a
@@ -152,7 +152,7 @@ def check_paytable(
 
 
 def check_change(
-    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
+    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: OddsBound = DEFAULT_BOUND
 ) -> Proposal:
     """A change to a link that plays: each proposal checked against the rule it touches, under
     the law the link plays under (``state.law``)."""
@@ -226,7 +226,7 @@ def _pool_refusal(exc: ValueError) -> RuleViolation:
 
 
 def check_paytable_change(
-    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND
+    state: LinkState, proposal: Proposal, *, jackpot_odds_bound: OddsBound = DEFAULT_BOUND
 ) -> Paytable:
     """A new paytable for one of the link's games (named, on a link that deals several), its
     lines paying from levels the link has (a fixed-pay link: fixed amounts only). Envy
@@ -296,7 +296,7 @@ def check_new_link(
     reset_cents: int,
     paytable: Paytable,
     law: Law,
-    jackpot_odds_bound: int = DEFAULT_JACKPOT_ODDS_BOUND,
+    jackpot_odds_bound: OddsBound = DEFAULT_BOUND,
     levels: Sequence[LevelConfig] | None = None,
     paytables: Mapping[Game, Paytable] | None = None,
 ) -> None:

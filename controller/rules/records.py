@@ -41,18 +41,28 @@ def check_correction_request(*, delta_units: int, reason: str, document_sha256: 
     check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
 
 
-def check_retention_years(*, meter_years: int, integrity_years: int) -> tuple[int, int]:
-    """Retention periods may be set longer than the regulations ask, never shorter."""
-    if isinstance(meter_years, bool) or meter_years < METER_RETENTION_YEARS:
+def check_retention_years(
+    *,
+    meter_years: int,
+    integrity_years: int,
+    meter_minimum: int = METER_RETENTION_YEARS,
+    integrity_minimum: int = INTEGRITY_RETENTION_YEARS,
+    meter_clause: str = RETENTION_CLAUSE,
+    integrity_clause: str = INTEGRITY_RETENTION_CLAUSE,
+) -> tuple[int, int]:
+    """Retention periods may be set longer than the regulations ask, never shorter (the
+    minimums and clauses are the jurisdiction's: ``Jurisdiction.check_retention_years``)."""
+    if isinstance(meter_years, bool) or meter_years < meter_minimum:
         raise RuleViolation(
-            RETENTION_CLAUSE,
-            f"meter records are kept at least {METER_RETENTION_YEARS} years, not {meter_years}",
+            meter_clause,
+            f"meter records are kept at least {meter_minimum} years, not {meter_years}",
         )
-    if isinstance(integrity_years, bool) or integrity_years < INTEGRITY_RETENTION_YEARS:
+    if isinstance(integrity_years, bool) or integrity_years < integrity_minimum:
         raise RuleViolation(
-            INTEGRITY_RETENTION_CLAUSE,
+            integrity_clause,
             f"records of devices removed from play are kept at least "
-            f"{INTEGRITY_RETENTION_YEARS} year, not {integrity_years}",
+            f"{integrity_minimum} year{'s' if integrity_minimum != 1 else ''}, not "
+            f"{integrity_years}",
         )
     return meter_years, integrity_years
 

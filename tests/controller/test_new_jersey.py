@@ -279,9 +279,23 @@ def test_a_paytable_rarer_than_new_jerseys_bound_is_refused() -> None:
     # Five aces on a five-card game cannot be asked for; a bound of 100,000 to 1 refuses the
     # royal flush (649,739 to 1) and New Jersey's 100,000,000 to 1 accepts it.
     pt = default_paytable(STUD)
-    assert odds.check_jackpot_odds(pt, bound=NEW_JERSEY.numbers.jackpot_odds_bound or 0) is pt
-    with pytest.raises(RuleViolation, match="worse than the bound of 100,000 to 1"):
-        odds.check_jackpot_odds(pt, bound=100_000)
+    bound = NEW_JERSEY.odds_bound(100_000_000)
+    assert bound == odds.OddsBound(100_000_000, "N.J.A.C. 13:69D-1.52(e)4")
+    assert odds.check_jackpot_odds(pt, bound=bound) is pt
+    # A stricter bound set by the installation still cites the clause it serves.
+    with pytest.raises(RuleViolation, match="worse than the bound of 100,000 to 1") as refused:
+        odds.check_jackpot_odds(pt, bound=NEW_JERSEY.odds_bound(100_000))
+    assert refused.value.clause == "N.J.A.C. 13:69D-1.52(e)4"
+    # Looser than the clause is refused where the bound is set, in the settings.
+    with pytest.raises(RuleViolation, match="100,000,000 to 1 at the worst") as refused:
+        NEW_JERSEY.odds_bound(100_000_001)
+    assert refused.value.clause == "N.J.A.C. 13:69D-1.52(e)4"
+    with pytest.raises(ValueError, match=r"PROGRESSIVE_JACKPOT_ODDS_BOUND: .*at the worst"):
+        Settings(jurisdiction="new-jersey", jackpot_odds_bound=10**9)
+    # Indiana's text sets no bound: the setting is the house's, and says so.
+    house_bound = Settings(jackpot_odds_bound=10**9).odds_bound
+    assert house_bound == odds.OddsBound(10**9, odds.JACKPOT_ODDS_CLAUSE)
+    assert house_bound.clause.startswith("house policy")
 
 
 def test_no_code_outside_the_rulebook_cites_new_jersey_in_a_value() -> None:

@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller.core.games import Game, Paytable
-from controller.rules import fixed_pays, house, integrity, pools, progression, records, wagers
+from controller.rules import (
+    fixed_pays,
+    house,
+    integrity,
+    odds,
+    pools,
+    progression,
+    records,
+    wagers,
+)
+from controller.rules.odds import OddsBound
 from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
@@ -51,7 +61,8 @@ class Numbers:
     amendment_notice_days: int
     meter_retention_years: int
     integrity_retention_years: int
-    # The odds a jackpot may not be rarer than (N to 1); None: no bound.
+    # The odds a jackpot may not be rarer than (N to 1), set by a clause; None: the text sets
+    # none (the installation's setting is then house policy, ``odds.JACKPOT_ODDS_CLAUSE``).
     jackpot_odds_bound: int | None
     tax_form_from_cents: int
     # Seconds without an answer from a table after which its progressive stops; None: no
@@ -136,6 +147,24 @@ class Jurisdiction:
     @property
     def out_of_play(self) -> str:
         return integrity.OUT_OF_PLAY
+
+    def check_retention_years(self, *, meter_years: int, integrity_years: int) -> None:
+        """Retention periods set for the installation: never shorter than this jurisdiction's."""
+        records.check_retention_years(
+            meter_years=meter_years,
+            integrity_years=integrity_years,
+            meter_minimum=self.numbers.meter_retention_years,
+            integrity_minimum=self.numbers.integrity_retention_years,
+            meter_clause=self.clauses.retention,
+            integrity_clause=self.clauses.integrity_retention,
+        )
+
+    def odds_bound(self, setting: int) -> OddsBound:
+        """The bound on a jackpot's odds in force with the installation's ``setting``: within
+        the jurisdiction's own bound where it sets one (cited), else the house's."""
+        return odds.odds_bound(
+            setting, law_bound=self.numbers.jackpot_odds_bound, clause=self.clauses.jackpot_odds
+        )
 
     def check_rate_of_progression(self, rate_bp: int) -> int:
         return progression.check_rate_of_progression(

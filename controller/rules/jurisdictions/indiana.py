@@ -63,7 +63,8 @@ INDIANA = Jurisdiction(
         amendment_notice_days=filing.AMENDMENT_NOTICE_DAYS,
         meter_retention_years=records.METER_RETENTION_YEARS,
         integrity_retention_years=integrity.INTEGRITY_RETENTION_YEARS,
-        jackpot_odds_bound=odds.DEFAULT_JACKPOT_ODDS_BOUND,
+        # 68 IAC 10 sets no bound on a jackpot's odds: the house's (odds.JACKPOT_ODDS_CLAUSE).
+        jackpot_odds_bound=None,
         tax_form_from_cents=house.TAX_REPORTING_FROM_CENTS,
         comm_loss_disable_s=None,
     ),

@@ -25,7 +25,7 @@ from controller.core.odds import (
 )
 from controller.rules import RuleViolation
 from controller.rules.filing import check_paytable
-from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, check_jackpot_odds
+from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, OddsBound, check_jackpot_odds
 
 H = HandCategory
 
@@ -155,7 +155,7 @@ def test_caribbean_draw_states_its_assumption() -> None:
 def test_a_jackpot_rarer_than_the_bound_is_refused_naming_it() -> None:
     stud = default_paytable(Game.CARIBBEAN_STUD)  # royal flush: 649,739 to 1
     with pytest.raises(RuleViolation) as caught:
-        check_paytable(Game.CARIBBEAN_STUD, stud, jackpot_odds_bound=500_000)
+        check_paytable(Game.CARIBBEAN_STUD, stud, jackpot_odds_bound=OddsBound(500_000))
     assert "500,000 to 1" in caught.value.message
     assert "royal flush" in caught.value.message and "649,739 to 1" in caught.value.message
     assert caught.value.clause == "house policy adopted from NJ 13:69D-1.52"

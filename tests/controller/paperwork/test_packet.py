@@ -18,6 +18,7 @@ from controller.paperwork.governance import (
 )
 from controller.rules.filing import Proposal, SubmissionKind
 from controller.rules.jurisdictions import INDIANA
+from controller.rules.odds import OddsBound
 
 K = SubmissionKind
 
@@ -78,7 +79,12 @@ def test_a_paytable_change_carries_both_par_sheets() -> None:
     lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 75_00}]
     proposal = Proposal(kind=K.PAYTABLE_CHANGE, paytable=make_paytable(Game.CARIBBEAN_STUD, lines))
     packet = build_packet(
-        facts(Game.CARIBBEAN_STUD, proposal, meter_cents=25_000_00, jackpot_odds_bound=10**8)
+        facts(
+            Game.CARIBBEAN_STUD,
+            proposal,
+            meter_cents=25_000_00,
+            jackpot_odds_bound=OddsBound(10**8),
+        )
     )
     # Kept as JSON: the section survives the round trip whole.
     par = json.loads(packet_json(packet))["par_sheet"]
@@ -109,7 +115,12 @@ def test_a_paytable_change_carries_both_par_sheets() -> None:
 def test_the_pdf_prints_the_par_sheet() -> None:
     proposal = Proposal(kind=K.RESET_CHANGE, reset_cents=20_000_00)
     packet = build_packet(
-        facts(Game.CARIBBEAN_STUD, proposal, meter_cents=25_000_00, jackpot_odds_bound=10**8)
+        facts(
+            Game.CARIBBEAN_STUD,
+            proposal,
+            meter_cents=25_000_00,
+            jackpot_odds_bound=OddsBound(10**8),
+        )
     )
     text = pdf_text(packet_pdf(packet))
     assert "Progressive submission sub-1: change of the reset amount" in text
