@@ -126,9 +126,9 @@ async def test_a_file_at_odds_with_the_database_writes_nothing(store: LedgerStor
             "bus": [{"name": "gw", "kind": "tcp", "host": "127.0.0.1"}],
             "link": [
                 {"id": "fresh", "game": "caribbean_stud", "rate": "80%", "reset": "$500",
-                 "table": [{"id": "T2", "bus": "gw", "unit": 2}]},
+                 "table": [{"id": "T2", "bus": "gw", "unit": 2, "location": "pit 1"}]},
                 {"id": "taken", "game": "caribbean_stud", "rate": "80%", "reset": "$500",
-                 "table": [{"id": "T1", "bus": "gw", "unit": 1}]},
+                 "table": [{"id": "T1", "bus": "gw", "unit": 1, "location": "pit 1"}]},
             ],
         }
     )  # fmt: skip
@@ -174,7 +174,7 @@ def _classic_floor(rate: str = "70%", reset: str = "$500") -> Any:
             "bus": [{"name": "gw", "kind": "tcp", "host": "127.0.0.1"}],
             "link": [
                 {"id": "stud", "game": "caribbean_stud", "rate": rate, "reset": reset,
-                 "table": [{"id": t, "bus": "gw", "unit": u}
+                 "table": [{"id": t, "bus": "gw", "unit": u, "location": "pit 1"}
                            for u, t in enumerate(("T1", "T2", "T3"), start=1)]},
             ],
         }
