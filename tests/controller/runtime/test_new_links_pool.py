@@ -25,8 +25,10 @@ async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with
 ) -> None:
     permissive(store)  # its levels have limits and a mystery Mini, which Indiana refuses
     tables = [
-        TableSpec(config=TableConfig(table_id="t1", denomination_cents=100)),
-        TableSpec(config=TableConfig(table_id="d1", denomination_cents=500, game=DRAW)),
+        TableSpec(config=TableConfig(table_id="t1", denomination_cents=100), location="pit 1"),
+        TableSpec(
+            config=TableConfig(table_id="d1", denomination_cents=500, game=DRAW), location="pit 1"
+        ),
     ]
     plan = plan_link(
         game=STUD,
@@ -115,7 +117,12 @@ async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par
             rate_bp=plan.rate_bp,
             reset_cents=plan.reset_cents,
             hit_policy=HitPolicy.SPLIT,
-            tables=[TableSpec(config=TableConfig(table_id=f"{link_id}-1", denomination_cents=100))],
+            tables=[
+                TableSpec(
+                    config=TableConfig(table_id=f"{link_id}-1", denomination_cents=100),
+                    location="pit 1",
+                )
+            ],
             at_us=T0,
             actor="operator",
             levels=plan.levels,
