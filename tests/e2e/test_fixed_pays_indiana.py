@@ -23,7 +23,7 @@ from controller.runtime.service import open_floor
 from controller.storage.models import LinkRow
 from controller.storage.store import LedgerStore
 from tests.controller.permissive_law import permissive
-from tests.e2e.pool import NOTICE, approve_filed, cli, controller, run_cli, signed_in
+from tests.e2e.pool import approve_filed, cli, controller, run_cli, signed_in
 
 AMOUNTS = "68 IAC 10-7-5(e)"
 FIRST_SEVEN = "68 IAC 10-12-3(e)"
@@ -56,7 +56,7 @@ async def _create(
     pt = folder / "paytable.json"
     pt.write_text(json.dumps(paytable))
     return await run_cli(
-        "links", "create", "--id", "bonus", "--game", game, "--fixed-pay", "--paytable",
+        "links", "create", "--location", "pit 1", "--id", "bonus", "--game", game, "--fixed-pay", "--paytable",
         str(pt), "--table", table, db_url=db_url, law=law,
     )  # fmt: skip
 
@@ -88,7 +88,7 @@ def _floor(folder: Path, game: str, paytable: list[dict[str, Any]], denomination
         text.append("  [[link.paytable]]\n")
         text += [f"  {k} = {json.dumps(v)}\n" for k, v in line.items()]
     text.append(
-        f'  [[link.table]]\n  id = "T1"\n  bus = "gw"\n  unit = 1\n'
+        f'  [[link.table]]\n  id = "T1"\n  bus = "gw"\n  unit = 1\n  location = "pit 1"\n'
         f'  denomination = "{denomination}"\n'
     )
     path = folder / "floor.toml"
@@ -111,14 +111,14 @@ async def test_a_floor_file_of_other_fixed_pays_is_refused_before_anything_is_wr
 ) -> None:
     path = _floor(tmp_path, game, paytable, "$1")
     with pytest.raises(FloorMismatch) as caught:
-        await open_floor(store, load_floor_config(path), SystemClock(), notice_override=NOTICE)
+        await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     text = str(caught.value)
     assert text.startswith("link bonus: under Indiana: ") and named in text
     assert f"({clause})" in text and "nothing was written" in text
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(func.count()).select_from(LinkRow)) == 0
     rt = await open_floor(
-        permissive(store), load_floor_config(path), SystemClock(), notice_override=NOTICE
+        permissive(store), load_floor_config(path), SystemClock(), demonstration=True
     )
     assert "bonus" in rt.states
 
@@ -131,7 +131,7 @@ async def test_a_two_dollar_super_sevens_table_in_a_floor_file_is_refused(
         load_floor_config(path)
     assert f"({BET})" in str(caught.value)
     half = _floor(tmp_path, "super_sevens", lines(Game.SUPER_SEVENS), "$0.50")
-    rt = await open_floor(store, load_floor_config(half), SystemClock(), notice_override=NOTICE)
+    rt = await open_floor(store, load_floor_config(half), SystemClock(), demonstration=True)
     assert rt.states["bonus"].tables["T1"].config.denomination_cents == 50
 
 
