@@ -104,6 +104,7 @@ def floor_config(
                     "id": f"{bus.name}-{unit}",
                     "bus": bus.name,
                     "unit": unit,
+                    "location": f"pit {bus.name}",
                     "poll_interval_ms": poll_interval_ms,
                     "min_round_ms": min_round_ms,
                 }
@@ -187,7 +188,8 @@ async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime,
         interval_s=CHECKPOINT_EVERY_S,
     )
     await checkpoints.open(store)
-    runtime = await open_floor(store, floor, SystemClock(), notice_override="benchmark floor")
+    # A benchmark is no live floor: its new links play at once, in demonstration mode.
+    runtime = await open_floor(store, floor, SystemClock(), demonstration=True)
     checkpoints.start()
     CHECKPOINTERS.append(checkpoints)
     # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).

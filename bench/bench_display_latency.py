@@ -147,6 +147,7 @@ async def main() -> int:
                      "timeout_ms": 500}],
             "link": [{"id": LINK, "game": GAME.value, "rate": "80%", "reset": "$10,000",
                       "table": [{"id": f"{LINK}-{u}", "bus": LINK, "unit": u,
+                                 "location": "pit 1",
                                  "poll_interval_ms": args.poll_ms, "min_round_ms": 10}
                                 for u in range(1, units + 1)]}],
         }, source="bench")  # fmt: skip
@@ -155,7 +156,7 @@ async def main() -> int:
             settings = Settings(
                 database_url=f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}",
                 ledger_key_file=Path(tmp) / "bench-ledger.key",
-                notice_override="benchmark floor",
+                demonstration=True,  # no live floor: its new link plays at once
                 manifest_file=bench_manifest(Path(tmp)),
             )
             service = FloorService(settings, floor=floor, migrate=True, create_key=True)

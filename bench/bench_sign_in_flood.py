@@ -147,7 +147,8 @@ async def main() -> int:
         floor = parse_floor_config({
             "bus": [{"name": "idle", "kind": "tcp", "host": "127.0.0.1", "port": 9}],
             "link": [{"id": "idle", "game": "caribbean_stud", "rate": "80%", "reset": "$1,000",
-                      "table": [{"id": "idle-1", "bus": "idle", "unit": 1}]}],
+                      "table": [{"id": "idle-1", "bus": "idle", "unit": 1,
+                                 "location": "pit 1"}]}],
         }, source="bench")  # fmt: skip
         service = FloorService(settings, floor=floor, migrate=True, create_key=True)
         async with (

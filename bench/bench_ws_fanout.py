@@ -275,7 +275,7 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
         ws_max_per_address=clients,
         database_url=f"sqlite+aiosqlite:///{folder / 'fanout.db'}",
         ledger_key_file=folder / "fanout-ledger.key",
-        notice_override="benchmark floor",
+        demonstration=True,  # no live floor: its new links play at once
         manifest_file=bench_manifest(folder),
     )
     service = FloorService(settings, migrate=True, create_key=True)
