@@ -109,7 +109,10 @@ def _floor(folder: Path, levels: list[dict[str, str]]) -> Path:
     for line in LINES[: len(levels)]:
         text.append("  [[link.paytable]]\n")
         text += [f"  {k} = {json.dumps(v)}\n" for k, v in line.items()]
-    text.append('  [[link.table]]\n  id = "T1"\n  bus = "gw"\n  unit = 1\n  denomination = "$1"\n')
+    text.append(
+        '  [[link.table]]\n  id = "T1"\n  bus = "gw"\n  unit = 1\n  denomination = "$1"\n'
+        '  location = "pit 1"\n'
+    )
     path = folder / "floor.toml"
     path.write_text("".join(text))
     return path

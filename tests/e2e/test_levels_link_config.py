@@ -47,7 +47,7 @@ def floor_file(folder: Path) -> Path:
     ):
         text.append(
             f'  [[link.table]]\n  id = "{tid}"\n  bus = "gw"\n  unit = {unit}\n'
-            f'  game = "{game}"\n  denomination = "$1"\n'
+            f'  game = "{game}"\n  denomination = "$1"\n  location = "pit 1"\n'
         )
     path = folder / "floor.toml"
     path.write_text("".join(text))
