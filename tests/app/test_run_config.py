@@ -37,7 +37,7 @@ from tests.storage.helpers import Poller, make_link
 K = SubmissionKind
 AGENT = Role.COMMISSION_AGENT
 
-GOOD_TABLE = '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n'
+GOOD_TABLE = '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n  location = "pit 1"\n'
 
 
 def floor_file(
@@ -62,6 +62,7 @@ MALFORMED = {
         floor_file(
             more='[[link]]\nid = "stud"\ngame = "caribbean_draw"\nrate = "80%"\n'
             'reset = "$500"\n  [[link.table]]\n  id = "CD-1"\n  bus = "gw"\n  unit = 2\n'
+            '  location = "pit 1"\n'
         ),
         "link #2 'stud', id: 'stud' is already the id of link #1 'stud'",
     ),
@@ -254,8 +255,8 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     path = tmp_path / "floor.toml"
     path.write_text(
         floor_file(rate="90%").replace('id = "CS-1"', 'id = "T1"')
-        + '  [[link.table]]\n  id = "T2"\n  bus = "gw"\n  unit = 2\n'
-        '  [[link.table]]\n  id = "T3"\n  bus = "gw"\n  unit = 3\n'
+        + '  [[link.table]]\n  id = "T2"\n  bus = "gw"\n  unit = 2\n  location = "pit 1"\n'
+        '  [[link.table]]\n  id = "T3"\n  bus = "gw"\n  unit = 3\n  location = "pit 1"\n'
     )
     code, out, err = await progressive(
         "run", "--config", str(path), "--no-checkpoints", "--port", "0", db_url=db_url

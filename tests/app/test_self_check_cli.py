@@ -102,6 +102,7 @@ reset = "$500"
   id = "CS-1"
   bus = "gw"
   unit = 1
+  location = "pit 1"
 """)
     run = ("run", "--config", str(tmp_path / "floor.toml"), "--no-checkpoints", "--port", "0")
     notice = {"PROGRESSIVE_DEMONSTRATION": "1"}

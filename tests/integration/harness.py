@@ -167,6 +167,7 @@ class FloorHarness:
             "link": [
                 {"id": p.link_id, "game": p.game, "rate": f"{p.rate_bp / 100}%", "reset": "$1,000",
                  "table": [{"id": self.table_id(p, u), "bus": p.link_id, "unit": u,
+                            "location": f"pit 1, table {u}",
                             "poll_interval_ms": 0 if p.serial else 40, "min_round_ms": 10,
                             "max_credits_per_seat": 1,
                             **({"profile": p.profiles[u]} if p.profiles and u in p.profiles

@@ -39,7 +39,8 @@ def floor_toml(
         for u in range(1, p.tables + 1):
             lines += [
                 "[[link.table]]", f'id = "{p.link_id}-{u}"', f'bus = "{p.link_id}"',
-                f"unit = {u}", f"poll_interval_ms = {poll_interval_ms}", "min_round_ms = 10",
+                f"unit = {u}", f'location = "pit 1, table {u}"',
+                f"poll_interval_ms = {poll_interval_ms}", "min_round_ms = 10",
             ]  # fmt: skip
     return "\n".join(lines) + "\n"
 

@@ -76,12 +76,14 @@ reset = "$500"
   id = "CS-1"
   bus = "gw"
   unit = 1
+  location = "pit 1"
   poll_interval_ms = 100
   min_round_ms = 50
   [[link.table]]
   id = "CS-2"
   bus = "gw"
   unit = 2
+  location = "pit 1"
   poll_interval_ms = 100
   min_round_ms = 50
 """)

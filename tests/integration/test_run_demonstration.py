@@ -24,7 +24,7 @@ async def test_run_in_demonstration_mode_says_so_loudly_and_marks_its_links(
     (tmp_path / "floor.toml").write_text(
         f'[[bus]]\nname = "gw"\nkind = "tcp"\nhost = "127.0.0.1"\nport = {free_port()}\n'
         '[[link]]\nid = "stud"\ngame = "caribbean_stud"\nrate = "80%"\nreset = "$500"\n'
-        '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n'
+        '  [[link.table]]\n  id = "CS-1"\n  bus = "gw"\n  unit = 1\n  location = "pit 1"\n'
     )
     db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
     code, _, err = await progressive("db", "upgrade", db_url=db_url, cwd=tmp_path)

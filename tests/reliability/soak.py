@@ -227,6 +227,7 @@ def floor_config(plans: tuple[LinkPlan, ...], ports: dict[str, int]) -> FloorCon
         "link": [
             {"id": p.link_id, "game": p.game, "rate": f"{p.rate_bp / 100}%", "reset": "$1,000",
              "table": [{"id": table_id(p, u), "bus": p.link_id, "unit": u,
+                        "location": f"pit 1, table {u}",
                         # Rounds come every 20 ms here, not every minute: a counter jump is
                         # judged against that pace, not a real table's.
                         "poll_interval_ms": POLL_INTERVAL_MS, "min_round_ms": 1,

@@ -125,7 +125,8 @@ def two_link_floor(port: int) -> FloorConfig:
         "bus": [{"name": "gw", "kind": "tcp", "host": "127.0.0.1", "port": port}],
         "link": [
             {"id": link_id, "game": "caribbean_stud", "rate": "80%", "reset": "$1,000",
-             "table": [{"id": f"{link_id}-1", "bus": "gw", "unit": unit}]}
+             "table": [{"id": f"{link_id}-1", "bus": "gw", "unit": unit,
+                        "location": "pit 1"}]}
             for unit, link_id in enumerate(LINKS, start=1)
         ],
     })  # fmt: skip
