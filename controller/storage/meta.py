@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import delete, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.state_seal import SEALED_SINCE
@@ -37,6 +38,17 @@ class LedgerMeta:
     async def put(self, name: str, value: str) -> None:
         await self.conn.execute(insert(LedgerMetaRow).values(name=name, value=value))
 
+    async def put_first(self, name: str, value: str) -> bool:
+        """Write ``name`` unless it is there already (kept as first written); whether this
+        wrote it. One statement, so two processes starting together cannot both write it."""
+        dialect = sqlite if self.conn.dialect.name == "sqlite" else postgresql
+        result = await self.conn.execute(
+            dialect.insert(LedgerMetaRow)
+            .values(name=name, value=value)
+            .on_conflict_do_nothing(index_elements=[LedgerMetaRow.name])
+        )
+        return bool(result.rowcount)
+
     async def sealing(self) -> bool:
         """Whether link rows must carry seals: their first sealing is recorded."""
         return await self.get(SEALED_SINCE) is not None
@@ -54,10 +66,7 @@ class LedgerMeta:
 
     async def hold_for_software(self, link_id: str, reason: str) -> bool:
         """Hold the link (a hold already there is kept, with its first reason); whether new."""
-        if await self.get(SOFTWARE_HOLD + link_id) is not None:
-            return False
-        await self.put(SOFTWARE_HOLD + link_id, reason)
-        return True
+        return await self.put_first(SOFTWARE_HOLD + link_id, reason)
 
     async def release_software_hold(self, link_id: str) -> None:
         """The link recovered: its hold, if any, is lifted with the recovery."""

@@ -136,10 +136,10 @@ class LedgerStore:
         """Refuse to write with a key other than the one the history was sealed with."""
         fp = key_fingerprint(self.key)
         async with unit_of_work(self.engine) as uow:
-            stored = await uow.meta.get(KEY_FINGERPRINT)
-            if stored is None:
-                await uow.meta.put(KEY_FINGERPRINT, fp)
-            elif stored != fp:
+            # The first key to write stands, even for controllers started together.
+            first = await uow.meta.put_first(KEY_FINGERPRINT, fp)
+            stored = fp if first else await uow.meta.get(KEY_FINGERPRINT)
+            if stored != fp:
                 raise StoreError(
                     f"this ledger key (fingerprint {fp}) is not the one the history was sealed "
                     f"with ({stored}); refusing to write"
@@ -183,7 +183,7 @@ class LedgerStore:
             # then tells a row stripped of its seal from one written before seals.
             at = max(state.last_at_us, time.time_ns() // 1000)
             await self._write(uow, [record_state_sealed(state, at_us=at)])
-        await uow.meta.put(SEALED_SINCE, str(time.time_ns() // 1000))
+        await uow.meta.put_first(SEALED_SINCE, str(time.time_ns() // 1000))
 
     # ----------------------------------------------------------------------------- links
 
@@ -278,9 +278,8 @@ class LedgerStore:
         ``demonstration_since`` the first time (True), and an audit entry at every start under
         it, so that the records say when links could be opened and filed without notice."""
         async with unit_of_work(self.engine) as uow:
-            first = await uow.meta.get(DEMONSTRATION_SINCE) is None
-            if first:
-                await uow.meta.put(DEMONSTRATION_SINCE, str(at_us))
+            # Controllers started together each note it: the first write stands.
+            first = await uow.meta.put_first(DEMONSTRATION_SINCE, str(at_us))
             await uow.audit.write(
                 at_us=at_us,
                 actor=actor,

@@ -3,6 +3,7 @@ periods, recorded in the history for good and read back from it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -151,6 +152,18 @@ async def test_the_installation_records_since_when_it_runs_in_demonstration_mode
     assert meta == str(T0)
     assert [s["first"] for s in starts] == [True, False]
     assert {s["jurisdiction"] for s in starts} == {"indiana"}
+
+
+async def test_controllers_started_together_note_it_once_and_all_start(store: LedgerStore) -> None:
+    """Several controllers starting at once on one database each note demonstration mode and
+    check the ledger key: one write of each stands, and none of them fails for the others."""
+    stores = [LedgerStore(store.engine, store.key) for _ in range(6)]
+    await asyncio.gather(*(s.check_key() for s in stores))
+    firsts = await asyncio.gather(
+        *(s.note_demonstration(at_us=T0 + i, actor="configuration") for i, s in enumerate(stores))
+    )
+    assert sorted(firsts) == [False] * 5 + [True]
+    assert await store.demonstration_since() == T0 + firsts.index(True)
 
 
 async def test_the_retention_purge_carries_the_mark_on(store: LedgerStore) -> None:
