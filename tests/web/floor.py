@@ -125,7 +125,8 @@ async def web_floor(
             ],
         })  # fmt: skip
         settings = settings or settings_in(folder)
-        if not settings.demonstration:
+        if approve and not settings.demonstration:
+            # Links approved to play at once: only demonstration mode lets them.
             settings = settings.model_copy(update={"demonstration": True})
         service = FloorService(settings, floor=floor, migrate=True, create_key=True, clock=clock)
         await service.start()

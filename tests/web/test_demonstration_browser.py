@@ -75,7 +75,9 @@ async def test_a_demonstration_is_stated_on_the_displays_and_the_staff_pages(
 async def test_a_floor_that_is_no_demonstration_states_its_jurisdiction_alone(
     tmp_path: Path,
 ) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+    # Its links are filed with their notice periods, so they wait for their dates unapproved.
+    live = settings_in(tmp_path).model_copy(update={"demonstration": False})
+    async with chromium() as browser, web_floor(tmp_path, settings=live, approve=False) as wf:
         page = await _display(browser, wf, "lir")
         await expect(page.locator("#jurisdiction")).to_have_text(LAW)
         await expect(page.locator("#demonstration")).to_be_hidden()
