@@ -209,11 +209,23 @@ class WaiverIn(BaseModel):
     reference: Annotated[str, optional_line(WAIVER_TEXT_MAX)] = Field(
         description="its reference", examples=["IGC letter 2026-114"]
     )
-    given_on: date = Field(description="the day it is dated", examples=["2026-09-20"])
+    given_on: date = Field(
+        description="the day it is dated (YYYY-MM-DD)",
+        examples=["2026-09-20"],
+        json_schema_extra={"maxLength": 10},
+    )
     document_sha256: Annotated[str, optional_line(64)] = Field(
         description="the SHA-256 of the document that carries it (64 lowercase hex digits)",
         examples=["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
     )
+
+    @field_validator("given_on", mode="before")
+    @classmethod
+    def _a_day(cls, value: object) -> object:
+        # A day is ten characters (YYYY-MM-DD): nothing longer is read.
+        if isinstance(value, str) and len(value) > 10:
+            raise PydanticCustomError("date_too_long", "a day is written YYYY-MM-DD")
+        return value
 
     def waiver(self) -> NoticeWaiver:
         return NoticeWaiver(

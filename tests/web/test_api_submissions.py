@@ -70,6 +70,14 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
             headers=sup,
         )
         assert r.status_code == 409 and r.json()["clause"] == "68 IAC 10-1-4(1)", r.text
+        # Its day is a day, ten characters, and nothing longer is read.
+        for day in ("2020-01-02" + "0" * 20, "not a day"):
+            r = await http.post(
+                "/api/v1/submissions",
+                json={**body, "waiver": {**waiver, "given_on": day}},
+                headers=sup,
+            )
+            assert r.status_code == 422 and "given_on" in r.text, r.text
         r = await http.post(
             "/api/v1/submissions", json={**body, "notice_override": "letter ED-7"}, headers=sup
         )
