@@ -289,7 +289,7 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
             rate_bp=8000,
             reset_cents=1_000_000,
             tables=[
-                TableSpec(config=table, name="Table 1"),
+                TableSpec(config=table, name="Table 1", location="pit 1"),
             ],
             at_us=now_us(),
             actor="benchmark",
