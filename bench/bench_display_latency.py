@@ -40,6 +40,7 @@ from bench._floor import HOST, READ_COUNT, READ_START, bench_manifest, median, m
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.core.reducer.display import ANNOUNCE_US
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -79,9 +80,11 @@ class Display:
             self.latest["_arrived"] = time.perf_counter()
             self.arrived.set()
 
-    async def until(self, condition: Callable[[dict[str, Any]], bool]) -> float:
+    async def until(
+        self, condition: Callable[[dict[str, Any]], bool], within_s: float = 10
+    ) -> float:
         """When the first message satisfying ``condition`` arrived (perf_counter)."""
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(within_s):
             while not (self.latest and condition(self.latest)):
                 self.arrived.clear()
                 await self.arrived.wait()
@@ -115,7 +118,8 @@ async def bare_reads(port: int, count: int) -> list[float]:
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--wagers", type=int, default=120)
-    ap.add_argument("--hits", type=int, default=25)
+    # Each hit waits for the last one's announcement (30 s) to have had its time.
+    ap.add_argument("--hits", type=int, default=8)
     ap.add_argument("--poll-ms", type=int, default=250)
     args = ap.parse_args()
     interval_s = args.poll_ms / 1000
@@ -198,9 +202,15 @@ async def main() -> int:
                         commit = next((c for c, meter in committed[mark:] if meter > before), seen)
                         to_commit.append(commit - started)
                         to_display.append(seen - commit)
+                    announced_until = 0.0
                     for unit in range(2, units + 1):
                         await asyncio.sleep(rng.uniform(0, interval_s))
                         table_id = f"{LINK}-{unit}"
+                        # A win is announced whole before another of its size takes the
+                        # display (reducer.display.ANNOUNCE_US): each hit is dealt once the
+                        # last one's announcement has had its time, so that its own amount is
+                        # what the display shows at once.
+                        await asyncio.sleep(max(0.0, announced_until - time.perf_counter()))
                         sim.force_hand(LINK, unit, 1, HandCategory.ROYAL_FLUSH)
                         started = time.perf_counter()
                         sim.play_round_now(LINK, unit)
@@ -210,6 +220,14 @@ async def main() -> int:
                             )
                         )
                         hits.append(seen - started)
+                        announced_until = seen + ANNOUNCE_US / 1_000_000
+                        # The technician verifies, a supervisor signs (the award is above the
+                        # second-signature amount) and the table is reset.
+                        runtime = service.runtime
+                        for hit in await runtime.unverified_hits(table_id):
+                            await runtime.verify_hit(hit.hit_id, actor="bench-tech")
+                            await runtime.sign_off_hit(hit.hit_id, actor="bench-supervisor")
+                        await runtime.release_table(table_id, actor="bench-tech")
                 finally:
                     await display.stop()
     finally:
