@@ -16,7 +16,7 @@ every figure. Target: p99 of each at most the poll interval + 50 ms. Baseline, m
 same run: the bare Modbus read round trip (``AsyncModbusTcpClient``, registers 0-33 of one
 unit); the floor a polling system cannot beat is the interval plus one read.
 
-    python -m bench.bench_display_latency [--wagers 120] [--hits 25] [--poll-ms 250]
+    python -m bench.bench_display_latency [--wagers 120] [--hits 8] [--poll-ms 250]
 """
 
 from __future__ import annotations
