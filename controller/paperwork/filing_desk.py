@@ -163,16 +163,7 @@ class FilingDesk:
             check_table_locations(
                 [(t.table_id, t.location) for t in on_link], clause=law.clauses.location
             )
-        check_new_link(
-            law=state.law,
-            game=state.game,
-            rate_bp=state.rate_bp,
-            reset_cents=state.reset_cents,
-            paytable=state.paytable,
-            jackpot_odds_bound=self.jackpot_odds_bound,
-            levels=proposal.levels,
-            paytables=proposal.paytables,
-        )
+        self._check_as_new_link(state, proposal)
         return await self._prepare(
             link_id=link_id,
             state=state,
@@ -217,6 +208,21 @@ class FilingDesk:
         if self.demonstration or waiver is not None:
             return now
         return now + notice_days(kind, self.law)[0] * DAY_US
+
+    def _check_as_new_link(self, state: LinkState, proposal: Proposal | None = None) -> None:
+        """The link as a new link's filing gives it (its terms, levels and paytables), held to
+        the law it plays under and the bound on a jackpot's odds in force."""
+        proposal = new_link_proposal(state) if proposal is None else proposal
+        check_new_link(
+            law=state.law,
+            game=state.game,
+            rate_bp=state.rate_bp,
+            reset_cents=state.reset_cents,
+            paytable=state.paytable,
+            jackpot_odds_bound=self.jackpot_odds_bound,
+            levels=proposal.levels,
+            paytables=proposal.paytables,
+        )
 
     async def _prepare(
         self,

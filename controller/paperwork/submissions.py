@@ -22,14 +22,12 @@ from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.governance import SubmissionStatus
-from controller.paperwork.pool_packet import new_link_proposal
 from controller.rules.filing import (
     REVIEW_CLAUSE,
     NoticeWaiver,
     Proposal,
     SubmissionKind,
     check_change,
-    check_new_link,
     check_paytable,
     check_rejection_reason,
     check_reviewer,
@@ -185,19 +183,8 @@ class SubmissionDesk(FilingDesk):
         rule was enforced (a fixed-pay side bet's amounts, 68 IAC 10-7-5(e), 10-12-3(f)), it is
         refused here rather than approved."""
         state = self.runtime.states.get(row.link_id)
-        if state is None:
-            return
-        proposal = new_link_proposal(state)
-        check_new_link(
-            law=state.law,
-            game=state.game,
-            rate_bp=state.rate_bp,
-            reset_cents=state.reset_cents,
-            paytable=state.paytable,
-            jackpot_odds_bound=self.jackpot_odds_bound,
-            levels=proposal.levels,
-            paytables=proposal.paytables,
-        )
+        if state is not None:
+            self._check_as_new_link(state)
 
     def _change_of(self, state: LinkState, row: Submission) -> ArmedChange:
         """The approved proposal as the change armed on the link, checked again against the
