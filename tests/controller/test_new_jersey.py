@@ -331,3 +331,17 @@ def test_no_code_outside_the_rulebook_cites_new_jersey_in_a_value() -> None:
                 and "N.J.A.C." in node.value
             ]
     assert found == []
+
+
+def test_retention_settings_are_held_to_the_jurisdictions_own_minimums() -> None:
+    """The settings' retention periods are checked against the jurisdiction in force, citing
+    its clauses: a jurisdiction keeping meter records seven years refuses five."""
+    from dataclasses import replace
+
+    from controller.rules import RuleViolation
+
+    longer = replace(NEW_JERSEY, numbers=replace(NEW_JERSEY.numbers, meter_retention_years=7))
+    longer.check_retention_years(meter_years=7, integrity_years=1)
+    with pytest.raises(RuleViolation, match="kept at least 7 years, not 5") as refused:
+        longer.check_retention_years(meter_years=5, integrity_years=1)
+    assert refused.value.clause == NEW_JERSEY.clauses.retention
