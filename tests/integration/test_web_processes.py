@@ -154,8 +154,16 @@ async def test_displays_on_every_process_show_the_same_states(db_url: str, tmp_p
     clock = PausableClock()
     clock.pause()  # rounds are dealt by the test, one at a time
     settings = pg_settings(db_url, tmp_path)
+    # Polled as a floor is (every 500 ms, not the tests' 100 ms): a command at a web process
+    # reads the link again and commits in less than one poll, and so is not overtaken.
     async with (
-        web_floor(tmp_path, links=LINKS, settings=settings, sim_clock=clock.now_us) as wf,
+        web_floor(
+            tmp_path,
+            links=LINKS,
+            settings=settings,
+            sim_clock=clock.now_us,
+            poll_interval_ms=500,
+        ) as wf,  # fmt: skip
         web_process(settings) as w1,
         web_process(settings) as w2,
     ):
