@@ -3,6 +3,7 @@ and proposed side by side with its notice period, and approved with a reason."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,7 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submissions import SubmissionDesk
-from controller.rules.filing import Proposal, SubmissionKind
+from controller.rules.filing import NoticeWaiver, Proposal, SubmissionKind
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
@@ -94,6 +95,51 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         assert done.review_reason == "Par sheet checked; 30 days of notice given"
         assert runtime.states["stud"].armed is not None
         assert runtime.states["stud"].rate_bp == 8000  # waits for the next jackpot reset
+
+
+async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_confirms_it(
+    tmp_path: Path,
+) -> None:
+    """68 IAC 10-1-4(1): filed with the executive director's written direction, the rate
+    change may take effect sooner than 30 days; the page shows the direction and approves
+    only once the agent ticks that it was confirmed."""
+    async with (
+        chromium() as browser,
+        web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}) as wf,
+    ):
+        runtime = wf.service.runtime
+        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
+        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        waiver = NoticeWaiver(
+            given_by="J. Doe, Executive Director",
+            reference="IGC letter 2026-114",
+            given_on=date(2026, 1, 2),
+            document_sha256="ab" * 32,
+        )
+        row = await SubmissionDesk(runtime).file_change(
+            link_id="stud",
+            proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=9000),
+            filed_by="supervisor",
+            effective_at_us=wf.service.clock.now_us() + 3_600_000_000,
+            waiver=waiver,
+        )
+        page = await signed_in(browser, wf, Role.COMMISSION_AGENT, "/commission")
+        await page.locator(f'tr[data-id="{row.submission_id}"] button.open').click()
+        said = page.locator("#waiver-text")
+        await expect(said).to_contain_text("IGC letter 2026-114 of 2026-01-02")
+        await expect(said).to_contain_text("J. Doe, Executive Director")
+        await expect(said).to_contain_text("ab" * 32)
+        await page.fill("#reason", "Director's letter on file")
+        await page.click("#approve")  # not confirmed: stopped in the page
+        message = await page.locator("#waiver-confirmed").evaluate("e => e.validationMessage")
+        assert "confirm the executive director's direction" in message
+        assert runtime.states["stud"].armed is None
+        await page.check("#waiver-confirmed")
+        await page.click("#approve")
+        await expect(page.locator("#review-result")).to_contain_text("Approved by")
+        await shot(page, "commission-waiver-approved")
+        assert runtime.states["stud"].armed is not None
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (390, 844)])
