@@ -285,7 +285,9 @@ const Filing = (() => {
     $("kind").addEventListener("change", render);
     $("game").addEventListener("change", render);
     $("effective").addEventListener("change", changed);
-    for (const k of ["by", "reference", "date", "sha256"]) $(`waiver-${k}`).addEventListener("change", changed);
+    // Checked as typed, like the terms: a "change" event would fire only when the field is
+    // left, as the File button is pressed, and so undo the check that enabled it.
+    for (const k of ["by", "reference", "date", "sha256"]) $(`waiver-${k}`).addEventListener("input", changed);
     $("file").addEventListener("click", file);
   }
 

@@ -97,6 +97,47 @@ async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path)
         await shot(page, "supervisor-effective")
 
 
+async def test_a_rate_change_is_filed_with_the_directors_waiver(tmp_path: Path) -> None:
+    """68 IAC 10-1-4(1): the director's written direction, typed with the change, is checked
+    as typed (its document's SHA-256 named under the waiver) and filed with the change."""
+    async with (
+        chromium() as browser,
+        web_floor(tmp_path, links=STUD_ONLY) as wf,
+        httpx.AsyncClient(base_url=wf.base_url) as http,
+    ):
+        runtime = wf.service.runtime
+        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
+        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        page = await signed_in(browser, wf, Role.SUPERVISOR, "/supervisor")
+        await page.get_by_label("Proposed rate of progression").fill("85%")
+        await page.locator("#waiver summary").click()
+        await page.fill("#waiver-by", "J. Doe, Executive Director")
+        await page.fill("#waiver-reference", "IGC letter 2026-114")
+        await page.fill("#waiver-date", "2026-01-02")
+        await page.fill("#waiver-sha256", "a letter")
+        problem = page.locator('#filing .problem[data-for="waiver"]')
+        await expect(problem).to_contain_text("SHA-256")
+        file = page.get_by_role("button", name="File the submission")
+        await expect(file).to_be_disabled()
+        await page.fill("#waiver-sha256", "AB" * 32)
+        await expect(problem).to_be_empty()
+        await expect(page.locator("#check-state")).to_have_text("no problem found: ready to file")
+        await expect(file).to_be_enabled()
+        await file.click()
+        await expect(page.locator("#file-result")).to_contain_text("Filed sub-")
+        await shot(page, "supervisor-waiver-filed")
+        sid = await page.locator("#submissions tbody tr").first.get_attribute("data-id")
+        auditor = await headers_for(wf, Role.AUDITOR)
+        filed = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
+        assert filed["waiver"] == {
+            "given_by": "J. Doe, Executive Director",
+            "reference": "IGC letter 2026-114",
+            "given_on": "2026-01-02",
+            "document_sha256": "ab" * 32,
+        }
+
+
 async def test_a_supervisor_approves_a_held_anomaly_with_a_reason(tmp_path: Path) -> None:
     async with chromium() as browser, web_floor(tmp_path, links=STUD_ONLY) as wf:
         await hold_anomaly(wf, "stud-1@jump")
