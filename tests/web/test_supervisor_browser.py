@@ -16,11 +16,18 @@ from controller.rules.progression import RATE_CLAUSE
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.browser import chromium, pytestmark, shot, signed_in
-from tests.web.floor import hold_anomaly, web_floor
+from tests.web.floor import WebFloor, hold_anomaly, web_floor
 
 __all__ = ["pytestmark"]
 
 STUD_ONLY = {"stud": (Game.CARIBBEAN_STUD, 2)}
+
+
+async def _rate_may_change(wf: WebFloor) -> None:
+    """The stud link's jackpot won once, so that its rate may change (68 IAC 10-1-1.1(d))."""
+    await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+    wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
+    await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
 
 
 async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path) -> None:
@@ -30,9 +37,7 @@ async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path)
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
         runtime = wf.service.runtime
-        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
-        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        await _rate_may_change(wf)
         page = await signed_in(browser, wf, Role.SUPERVISOR, "/supervisor")
         await expect(page.locator("#kind")).to_have_value("rate_change")
         await expect(page.locator("#filing")).to_contain_text("now 80.00 %")
@@ -105,10 +110,7 @@ async def test_a_rate_change_is_filed_with_the_directors_waiver(tmp_path: Path) 
         web_floor(tmp_path, links=STUD_ONLY) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
-        runtime = wf.service.runtime
-        await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
-        wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        await _rate_may_change(wf)
         page = await signed_in(browser, wf, Role.SUPERVISOR, "/supervisor")
         await page.get_by_label("Proposed rate of progression").fill("85%")
         await page.locator("#waiver summary").click()
