@@ -406,7 +406,20 @@ function workFailed(err) {
   failed(err, document.getElementById("holding"), "the hits waiting for a technician");
 }
 
-async function refresh() {
+// One load at a time: a load asked for while one runs starts when it ends, so an answer
+// fetched before an action never lands on the page after the action's own.
+let loading = null;
+let reloading = null;
+function refresh() {
+  if (loading) {
+    reloading ??= loading.then(() => { reloading = null; return refresh(); });
+    return reloading;
+  }
+  loading = load().finally(() => { loading = null; });
+  return loading;
+}
+
+async function load() {
   const q = filterQuery();
   q.set("limit", String(otherLimit));
   const filtered = [...q.keys()].some((k) => k !== "limit");
