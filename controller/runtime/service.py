@@ -28,7 +28,6 @@ from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
-from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.self_check import SelfCheck
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
@@ -38,8 +37,6 @@ from controller.storage.store import LedgerStore, NotFound
 from link_adapters.reading import TableFlags
 
 __all__ = [
-    "READY_FLOOR_US",
-    "READY_INTERVALS",
     "FloorMismatch",
     "FloorService",
     "TableStateName",
