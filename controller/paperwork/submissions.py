@@ -15,13 +15,13 @@ import json
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.access.duties import check_independent
-from controller.access.users import Role
 from controller.core import reducer
 from controller.core.games import Game
 from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.governance import SubmissionStatus
+from controller.roles import Role
 from controller.rules.filing import (
     REVIEW_CLAUSE,
     NoticeWaiver,
