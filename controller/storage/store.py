@@ -37,6 +37,7 @@ from controller.core.reducer import (
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.core.state_seal import SEALED_SINCE
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
+from controller.rules.jurisdictions import INDIANA
 from controller.storage.audit import Documents, write_audit
 from controller.storage.channel import (
     ChannelName,
@@ -93,11 +94,7 @@ class LedgerStore:
         self.engine = engine
         # The jurisdiction the installation plays under (PROGRESSIVE_JURISDICTION): handed to
         # every link read or made, never stored. None: the default jurisdiction's.
-        if law is None:
-            from controller.rules.jurisdictions import INDIANA
-
-            law = INDIANA
-        self.law: Law = law
+        self.law: Law = INDIANA if law is None else law
         # The operator's amount from which a fixed pay waits for a technician (the setting
         # PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM): handed to every link read or made, never
         # stored.
