@@ -27,7 +27,6 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -231,8 +230,3 @@ def append_lines(path: Path, lines: Sequence[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def at_text(at_us: int) -> str:
-    when = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=at_us)
-    return when.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -37,11 +37,11 @@ from controller.paperwork.checkpoints import (
     CheckpointError,
     SignedCheckpoint,
     append_lines,
-    at_text,
     entry_bytes,
     read_checkpoints,
     sign_line,
 )
+from controller.periods import at_text
 from controller.runtime.clock import Clock, SystemClock
 from controller.storage.store import LedgerStore
 

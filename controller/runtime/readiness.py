@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.paperwork.checkpoints import at_text
+from controller.periods import at_text
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock
 from controller.runtime.lawful import not_lawful

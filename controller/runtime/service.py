@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.paperwork.checkpoints import at_text, load_private_key
+from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.periods import at_text
 from controller.rules.statement import Statement
 from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks

@@ -26,7 +26,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
 from controller.core.meter_trail import TrailState, stitch
-from controller.paperwork.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
+from controller.paperwork.checkpoints import EMPTY_DIGEST, SignedCheckpoint
+from controller.periods import at_text
 from controller.storage.scan import (
     CheckpointCheck,
     Segment,

@@ -183,7 +183,7 @@ async def test_removed_jackpot_at_the_tail_is_named(store: LedgerStore, tmp_path
 
 
 def _at(at_us: int) -> str:
-    from controller.paperwork.checkpoints import at_text
+    from controller.periods import at_text
 
     return at_text(at_us)
 
