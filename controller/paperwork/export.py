@@ -31,10 +31,15 @@ from typing import Any, TextIO, TypeVar
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.hands import ShownCards
-from controller.core.ledger import ENTRY_COLUMNS, SealedEntry, canonical_details
+from controller.core.ledger import (
+    ENTRY_COLUMNS,
+    SealedEntry,
+    SignedCheckpoint,
+    canonical_details,
+    digest_of,
+)
 from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
-from controller.paperwork.checkpoints import SignedCheckpoint, digest_of
 from controller.periods import PeriodError, at_text, parse_instant
 from controller.rules.jurisdictions import INDIANA, Jurisdiction
 from controller.rules.statement import statement

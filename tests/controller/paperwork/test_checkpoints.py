@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, insert, select, text
 
-from controller.core.ledger import ENTRY_COLUMNS, seal_hash
+from controller.core.ledger import ENTRY_COLUMNS, Checkpoint, seal_hash
 from controller.paperwork.checkpoints import (
-    Checkpoint,
     load_private_key,
     load_public_key,
     make_key_pair,
