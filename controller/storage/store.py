@@ -65,6 +65,7 @@ from controller.storage.unit_of_work import UnitOfWork, reading, unit_of_work
 
 __all__ = [
     "Conflict",
+    "Extra",
     "LedgerStore",
     "LinkInoperable",
     "NotFound",
@@ -78,6 +79,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# What a commit writes beside its links' entries, in the same transaction (``LedgerStore.commit``).
+Extra = Callable[[AsyncConnection], Awaitable[None]]
 
 
 class LedgerStore:
@@ -445,7 +449,7 @@ class LedgerStore:
         outcomes: Sequence[Outcome],
         *,
         audit: Mapping[str, Any] | None = None,
-        extra: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        extra: Extra | None = None,
         notify: Sequence[str] = (),
     ) -> list[SealedEntry]:
         """Write the outcomes of one poll cycle (any links) in one transaction.
