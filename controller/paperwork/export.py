@@ -40,10 +40,10 @@ from controller.core.ledger import (
 )
 from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
+from controller.paperwork.jobs import Job, step
 from controller.periods import PeriodError, at_text, parse_instant
 from controller.rules.jurisdictions import INDIANA, Jurisdiction
 from controller.rules.statement import statement
-from controller.runtime.workers import Job, step
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction
