@@ -8,7 +8,9 @@ each contract.
 
 No module imports itself through others: the import graph of the three packages has no
 circle, and inside the controller each part stands on a floor (``CONTROLLER_FLOORS``) and
-imports only the parts on floors below it.
+imports only the parts on floors below it. For both, an import made only for the type checker
+(under ``if TYPE_CHECKING:``) counts too: the type it names is needed all the same
+(``import_graph``).
 """
 
 from __future__ import annotations
@@ -70,13 +72,13 @@ SQL_NAMED_OUTSIDE = ("sqlalchemy.ext.asyncio", "sqlalchemy.exc")
 SIMULATOR = "link_adapters.simulator"
 GAME_RULES = ("controller.core.hands", "controller.core.games")
 # The controller's parts, lowest floor first. A module imports modules of its own part and of
-# parts on lower floors only; parts on one floor know nothing of each other. The money's
-# arithmetic, the words taken in and the roles people act in stand on nothing; the rulebook
-# on the core; the periods asked of the records and the software's manifest on the rulebook;
-# storage (the SQL) on those; the settings on storage (their database); the accounts on
-# storage; the paperwork on all of these; the runtime, which drives the links and runs the
-# paperwork's jobs, on top. What the paperwork needs of the runtime it names as a protocol of
-# its own (``controller.paperwork.links``, ``controller.paperwork.jobs``).
+# parts on lower floors only; parts on one floor know nothing of each other. The core, the
+# rules for text taken in and the roles people act in stand on nothing; the rulebook on the
+# core; the periods asked of the records and the software's manifest on the rulebook; storage
+# (the SQL) on those; the settings on storage (their database); the accounts on storage; the
+# paperwork on all of these; on top the runtime, which drives the links and runs the
+# paperwork's jobs. What the paperwork needs of the runtime it names as protocols of its own
+# (``controller.paperwork.links``, ``controller.paperwork.jobs``), which the runtime fits.
 CONTROLLER_FLOORS: tuple[tuple[str, ...], ...] = (
     ("core", "roles", "text"),
     ("rules",),
@@ -521,3 +523,114 @@ def test_an_allowed_import_is_not_refused(module: str, source: str) -> None:
     modules = tree_imports()
     modules[module] = modules[module] | imports_of(source, module)
     assert violations(modules) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    assert circle_problems(tree_graph()) == []
+
+
+def test_the_controller_keeps_its_floors() -> None:
+    graph = tree_graph(packages_run=False)
+    parts = {part for module in graph if (part := part_of(module)) is not None}
+    named = {part for floor in CONTROLLER_FLOORS for part in floor}
+    assert sorted(named - parts) == [], "parts named on a floor that the controller no longer has"
+    assert floor_problems(graph) == []
+
+
+def _with(module: str, source: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The tree's imports (all, and those that run) with ``source`` added to ``module``."""
+    imports, runs = tree_imports(), tree_imports(typing=False)
+    imports[module] = imports.get(module, set()) | imports_of(source, module)
+    runs[module] = runs.get(module, set()) | imports_of(source, module, typing=False)
+    return imports, runs
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "circle"),
+    [
+        (
+            "controller.core.money",
+            "def f():\n    from controller.core.odds import percent_text\n",
+            ["controller.core.money", "controller.core.odds"],
+        ),
+        (
+            "link_adapters.modbus_requests",
+            TYPE_ONLY.format("from link_adapters.modbus import ModbusLink"),
+            ["link_adapters.modbus", "link_adapters.modbus_requests"],
+        ),
+        (
+            "controller.core.games.module",
+            "from controller.core.games.registry import rules_of",
+            ["controller.core.games.module", "controller.core.games.registry"],
+        ),
+        # The rules a jurisdiction applies may not name it: its package imports them all.
+        (
+            "controller.rules.pools",
+            "from controller.rules.jurisdictions.base import Jurisdiction",
+            ["controller.rules.jurisdictions.base", "controller.rules.pools"],
+        ),
+        (
+            "controller.rules.terms",
+            "from controller.rules.jurisdictions import INDIANA",
+            ["controller.rules.jurisdictions", "controller.rules.terms"],
+        ),
+        (
+            "app.floor_gauges",
+            TYPE_ONLY.format("from app.metrics import FloorMetrics"),
+            ["app.floor_gauges", "app.metrics"],
+        ),
+    ],
+)
+def test_an_added_circle_is_found(module: str, source: str, circle: list[str]) -> None:
+    found = circles(import_graph(*_with(module, source)))
+    assert any(set(circle) <= set(c) for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "refused"),
+    [
+        # Parts on one floor know nothing of each other.
+        ("controller.core.money", "from controller.text import ONE_LINE", "share a floor"),
+        ("controller.periods", "from controller.manifest import ROOT", "share a floor"),
+        ("controller.rules.filing", "from controller.access.users import User", "stands below"),
+        (
+            "controller.storage.verify",
+            "from controller.paperwork.checkpoints import CheckpointError",
+            "stands below",
+        ),
+        (
+            "controller.paperwork.retention",
+            "def f():\n    from controller.runtime.links import LinkRuntime\n",
+            "stands below",
+        ),
+        # A type named for the checker only is a dependency all the same.
+        (
+            "controller.paperwork.corrections",
+            TYPE_ONLY.format("from controller.runtime.links import LinkRuntime"),
+            "stands below",
+        ),
+        ("controller.settings", "from controller.access import users", "stands below"),
+        ("controller.gauges", "", "on no floor"),
+    ],
+)
+def test_an_import_against_the_floors_is_refused(module: str, source: str, refused: str) -> None:
+    imports, _ = _with(module, source)
+    problems = floor_problems(import_graph(imports, {}))
+    assert any(problem.startswith(module) and refused in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("controller.runtime.poller", "from controller.paperwork.slips import slip"),
+        ("controller.paperwork.export", "from controller.access.duties import check_independent"),
+        ("controller.settings", "from controller.storage.database import make_engine"),
+        ("controller.storage.store", "from controller.periods import at_text"),
+        ("controller.rules.filing", "from controller.roles import Role"),
+        ("controller.access.users", "from controller.text import USERNAME"),
+        ("controller.core.games.paytables", "from controller.core.hands import HandCategory"),
+    ],
+)
+def test_an_import_down_the_floors_is_not_refused(module: str, source: str) -> None:
+    imports, _ = _with(module, source)
+    assert floor_problems(import_graph(imports, {})) == []
