@@ -44,11 +44,12 @@ from app.demo_floor import (
 )
 from app.serve import serve
 from app.web import create_app
-from controller.access.users import Role, ensure_demo_users
+from controller.access.users import ensure_demo_users
 from controller.core.reducer import LinkState
 from controller.manifest import default_manifest, make_manifest
 from controller.paperwork.checkpoints import make_key_pair
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.service import FloorService
 from controller.settings import Settings, checkpoint_public_key_path, load_ledger_key

@@ -5,26 +5,46 @@ refusals, the check of the installed software and the change feed (the names are
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from app.live import LiveHub
 from controller.core.money import displayed_cents
 from controller.core.reducer.levels import meters_of, parse_key
 from controller.rules.integrity import INTEGRITY_CLAUSE
+from controller.runtime.service import FloorService
 
-if TYPE_CHECKING:
-    from app.metrics import FloorMetrics
+__all__ = ["FloorState", "GaugeSources"]
 
-__all__ = ["FloorState"]
+
+class GaugeSources(Protocol):
+    """What the gauges read besides the service's memory: the application's metrics
+    (``app.metrics.FloorMetrics``) hold it."""
+
+    @property
+    def service(self) -> FloorService: ...
+
+    @property
+    def hub(self) -> LiveHub | None: ...
+
+    @property
+    def ws_refused(self) -> Mapping[str, int] | None:
+        """The display feed's refusals by reason; None: no display feed."""
+        ...
+
+    @property
+    def held_since_us(self) -> Mapping[str, int]:
+        """Since when each link's held tables wait: its oldest hit not released."""
+        ...
 
 
 class FloorState(Collector):
     """What is read from the service's memory at each scrape."""
 
-    def __init__(self, metrics: FloorMetrics) -> None:
+    def __init__(self, metrics: GaugeSources) -> None:
         self.metrics = metrics
 
     def collect(self) -> Iterable[Any]:

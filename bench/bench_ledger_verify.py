@@ -29,15 +29,17 @@ from sqlalchemy import insert, select
 
 from bench._pg import PG_DSN, scratch_schema
 from controller.core.games import Game, default_paytable
-from controller.core.ledger import ENTRY_COLUMNS, GENESIS, SealedEntry, seal
-from controller.core.reducer import EntryKind, MeterEvent
-from controller.paperwork.checkpoints import (
+from controller.core.ledger import (
+    ENTRY_COLUMNS,
+    GENESIS,
     Checkpoint,
+    SealedEntry,
     SignedCheckpoint,
     digest_of,
-    parse_checkpoints,
-    sign_line,
+    seal,
 )
+from controller.core.reducer import EntryKind, MeterEvent
+from controller.paperwork.checkpoints import parse_checkpoints, sign_line
 from controller.storage.database import make_engine, upgrade
 from controller.storage.models import LinkRow, MeterEntryRow, PaytableRow
 from controller.storage.verify import verify_ledger

@@ -1,5 +1,6 @@
-"""Periods asked of the records: the times people write, the longest period answered, and
-the property's gaming days and shifts (local times, ``FloorPeriod``).
+"""Periods asked of the records: the times people write (and an instant as it is printed,
+``at_text``), the longest period answered, and the property's gaming days and shifts (local
+times, ``FloorPeriod``).
 
 Every period is half-open, ``[since_us, until_us)`` in microseconds since the epoch (UTC).
 A time is a date or an ISO 8601 time with any UTC offset, UTC when it names none; it must
@@ -56,6 +57,12 @@ def parse_instant(text: str, *, where: str = "time") -> int:
             where=where,
         )
     return at_us
+
+
+def at_text(at_us: int) -> str:
+    """An instant in UTC to the second, as logs, pages and problems print it."""
+    when = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=at_us)
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def check_period(since_us: int, until_us: int) -> None:

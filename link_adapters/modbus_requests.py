@@ -5,15 +5,13 @@ the prepared read/write request, the Modbus exception codes and which failures a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from pymodbus.client.base import ModbusBaseClient
 from pymodbus.pdu import ModbusPDU
 
 from link_adapters.errors import AdapterError, DeviceError
-
-if TYPE_CHECKING:
-    from link_adapters.modbus import ModbusLink
+from link_adapters.modbus_connection import LinkConnection
 
 __all__ = [
     "EXCEPTION_NAMES",
@@ -85,7 +83,7 @@ class ReadWrite:
 
     def __init__(
         self,
-        link: ModbusLink,
+        link: LinkConnection,
         unit: int,
         read_address: int,
         read_count: int,

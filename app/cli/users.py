@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 import click
 
 from app.cli.common import NAME, Text, database, db_option, main, run, settings_for
-from controller.access.users import Role, UserError
+from controller.access.users import UserError
 from controller.paperwork.export import iso
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.text import USERNAME
 
@@ -74,7 +75,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
         raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
 
     async def bootstrap_only(conn: Any) -> None:
-        await duties.check_bootstrap(conn, users.Role(role))
+        await duties.check_bootstrap(conn, Role(role))
 
     async def may_add(engine: Any) -> None:  # before asking for a password in vain
         async with engine.connect() as conn:
@@ -95,7 +96,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     actor, at_us = _actor(), SystemClock().now_us()
 
     async def close_behind(conn: Any) -> None:  # the second admin closes the way behind it
-        await duties.after_bootstrap(conn, users.Role(role), actor=actor, at_us=at_us)
+        await duties.after_bootstrap(conn, Role(role), actor=actor, at_us=at_us)
 
     async def work(engine: Any) -> Any:
         return await users.create_user(

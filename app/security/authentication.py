@@ -28,7 +28,8 @@ from fastapi.security import OAuth2PasswordBearer
 from app.api.deps import get_service
 from app.throttle import HashingGate, LoginThrottle, client_address
 from controller.access import users
-from controller.access.users import DEVICE_TOKEN_PREFIX, Role
+from controller.access.users import DEVICE_TOKEN_PREFIX
+from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import load_secret_key
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.access.hashing import token_digest
-from controller.access.roles import Role, UnknownDeviceToken, UserError
+from controller.access.roles import UnknownDeviceToken, UserError
+from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.access_repo import DeviceTokenRecord
 from controller.storage.store import write_audit

@@ -44,7 +44,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.access import passwords
 from controller.access.users import (
     AlreadyExists,
-    Role,
     UnknownUser,
     User,
     UserError,
@@ -56,6 +55,7 @@ from controller.access.users import (
     shown,
     user_of,
 )
+from controller.roles import Role
 from controller.rules.house import check_no_tie
 from controller.storage import access_repo
 from controller.storage.access_repo import AccountRequestRecord, Credentials

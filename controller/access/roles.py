@@ -1,18 +1,9 @@
-"""The roles people and displays act in, and the refusals of account input."""
+"""The refusals of account input, and the check of a role's name (the roles themselves:
+``controller.roles``)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-
-class Role(StrEnum):
-    DISPLAY = "display"
-    DEALER = "dealer"
-    TECHNICIAN = "technician"
-    SUPERVISOR = "supervisor"
-    AUDITOR = "auditor"
-    COMMISSION_AGENT = "commission_agent"
-    ADMIN = "admin"
+from controller.roles import Role
 
 
 class UserError(ValueError):

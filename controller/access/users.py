@@ -34,12 +34,12 @@ from controller.access.hashing import hash_password, token_digest, verify_passwo
 from controller.access.passwords import MAX_PASSWORD, MIN_PASSWORD
 from controller.access.roles import (
     AlreadyExists,
-    Role,
     UnknownDeviceToken,
     UnknownUser,
     UserError,
     check_role,
 )
+from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.access_repo import AuditEntry, Credentials, UserRecord
 from controller.storage.store import write_audit
@@ -53,7 +53,6 @@ __all__ = [
     "AlreadyExists",
     "AuditEntry",
     "DeviceToken",
-    "Role",
     "UnknownDeviceToken",
     "UnknownUser",
     "User",

@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -185,6 +185,45 @@ class Anchor:
     meter_units: int
 
 
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A chain head as a signed checkpoint records it: ``digest`` covers the entries since the
+    link's previous checkpoint (``digest_of``). Signed, filed and read back by
+    ``controller.paperwork.checkpoints``."""
+
+    link_id: str
+    seq: int  # the head: the last entry covered
+    hash: str  # that entry's seal
+    meter_units: int  # the meter after it
+    at_us: int  # when it was signed
+    prev_seq: int  # the entries covered are prev_seq + 1 .. seq
+    digest: str  # SHA-256 (hex) of those entries' sealed bytes, each followed by its seal
+
+    def fields(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedCheckpoint:
+    line: int  # 1-based line of the file it was read from
+    checkpoint: Checkpoint
+
+
+def entry_bytes(row: Sequence[Any]) -> bytes:
+    """What ``digest`` covers of one entry (``row`` in ``ENTRY_COLUMNS`` order)."""
+    return sealed_form(row[:14]) + str(row[14]).encode()
+
+
+def digest_of(rows: Iterable[Sequence[Any]]) -> str:
+    h = hashlib.sha256()
+    for row in rows:
+        h.update(entry_bytes(row))
+    return h.hexdigest()
+
+
+EMPTY_DIGEST = hashlib.sha256().hexdigest()
+
+
 _REDUCING = frozenset(str(k) for k in REDUCING_KINDS)
 _AWARD_KIND = str(EntryKind.AWARD)
 _REF_FOR = {str(EntryKind.AWARD): 8, str(EntryKind.CORRECTION): 10}  # hit_id, correction_id
@@ -284,7 +323,7 @@ class ChainVerifier:
         anomaly or correction) is checked inline; any other, or any that fails, goes through
         ``feed``, which names the problem. ``awards`` collects the hit ids of award entries;
         each of ``digests`` (hashlib objects) takes every verified entry's sealed bytes and
-        seal, as a signed checkpoint's digest covers them (controller.paperwork.checkpoints).
+        seal, as a signed checkpoint's digest covers them (``entry_bytes``).
         """
         if self.problem is not None:
             return self.problem

@@ -244,33 +244,15 @@ def par_sheet_dict(
     wagers_cents: Sequence[int],
     reset_cents: int,
     meter_cents: int,
-    levels: Sequence[LevelConfig] | None = None,
-    level_meters_cents: Sequence[int] | None = None,
     rate_bp: int | None = None,
 ) -> dict[str, Any]:
-    """The par sheet as the packet carries it: JSON-ready, exact figures as ``n/d`` text.
+    """A classic link's par sheet as the packet carries it: JSON-ready, exact figures as
+    ``n/d`` text (a link of levels or a fixed-pay link has its own,
+    ``pool_odds.pool_par_sheet_dict``).
 
-    With ``rate_bp`` a classic link's sheet also gives, per wager, the long-run return at
-    that rate of progression (``ParSheet.long_run_return``).
-
-    ``levels`` (a link of levels, or an empty sequence for a fixed-pay link) adds, per wager,
-    the return at every level's reset amount and at every level's meter
-    (``level_meters_cents``, by default their resets), the part of it each level pays, the
-    envy per other seat with a side bet, the mystery levels' long-run return stated apart
-    (``mystery_figures``) and, for a fixed-pay link, the house edge. Without ``levels`` the
-    sheet is a classic link's, exactly as before levels.
+    With ``rate_bp`` the sheet also gives, per wager, the long-run return at that rate of
+    progression (``ParSheet.long_run_return``).
     """
-    if levels is not None:
-        from controller.core.pool_odds import pool_par_sheet_dict
-
-        return pool_par_sheet_dict(
-            paytable,
-            wagers_cents=wagers_cents,
-            levels=levels,
-            meters_cents=level_meters_cents
-            if level_meters_cents is not None
-            else [cfg.reset_cents for cfg in levels],
-        )
     game = paytable.game
     by_wager = []
     for sheet in (par_sheet(paytable, wager_cents=w) for w in sorted(set(wagers_cents))):

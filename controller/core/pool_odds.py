@@ -1,7 +1,7 @@
-"""The par sheet of a link of levels or of a fixed-pay link (``odds.par_sheet_dict`` with
-``levels``): the return at every level's reset amount and meter, the part each level pays,
-envy per other seat, the mystery levels' long-run return stated apart, and a fixed-pay
-link's house edge. Exact: ``Fraction`` throughout, whole cents for amounts."""
+"""The par sheet of a link of levels or of a fixed-pay link (a classic link's is
+``odds.par_sheet_dict``): the return at every level's reset amount and meter, the part each
+level pays, envy per other seat, the mystery levels' long-run return stated apart, and a
+fixed-pay link's house edge. Exact: ``Fraction`` throughout, whole cents for amounts."""
 
 from __future__ import annotations
 
@@ -37,6 +37,11 @@ def pool_par_sheet_dict(
     levels: Sequence[LevelConfig],
     meters_cents: Sequence[int],
 ) -> dict[str, Any]:
+    """The par sheet of a link of ``levels`` (an empty sequence for a fixed-pay link) as the
+    packet carries it: per wager, the return at every level's reset amount and at every
+    level's meter (``meters_cents``), the part of it each level pays, the envy per other seat
+    with a side bet, the mystery levels' long-run return stated apart (``mystery_figures``)
+    and, for a fixed-pay link, the house edge."""
     resets = [cfg.reset_cents for cfg in levels]
     by_wager = []
     for sheet in (par_sheet(paytable, wager_cents=w) for w in sorted(set(wagers_cents))):

@@ -15,8 +15,10 @@ kept where the database's writer cannot reach and signed so that it cannot be ma
   forge one), one JSON line per checkpoint in an append-only file, optionally copied to
   syslog and to an HTTP endpoint, both on other machines.
 
-This module holds the pure part (the record, its canonical bytes, signing, reading a file
-back); ``controller.runtime.anchoring`` writes them while the controller runs.
+The record and the digest it carries are the ledger's (``controller.core.ledger``:
+``Checkpoint``, ``digest_of``). This module holds the rest of the pure part (the record's
+canonical bytes, signing, reading a file back); ``controller.runtime.anchoring`` writes them
+while the controller runs.
 """
 
 from __future__ import annotations
@@ -25,9 +27,8 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from controller.core.ledger import sealed_form
+from controller.core.ledger import Checkpoint, SignedCheckpoint
 
 VERSION = 1
 _DOMAIN = b"progressive-checkpoint-v1\n"  # signatures over checkpoints mean nothing elsewhere
@@ -43,35 +44,6 @@ _DOMAIN = b"progressive-checkpoint-v1\n"  # signatures over checkpoints mean not
 
 class CheckpointError(RuntimeError):
     """A checkpoint file, key or database that does not agree with the signed record."""
-
-
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    link_id: str
-    seq: int  # the head: the last entry covered
-    hash: str  # that entry's seal
-    meter_units: int  # the meter after it
-    at_us: int  # when it was signed
-    prev_seq: int  # the entries covered are prev_seq + 1 .. seq
-    digest: str  # SHA-256 (hex) of those entries' sealed bytes, each followed by its seal
-
-    def fields(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def entry_bytes(row: Sequence[Any]) -> bytes:
-    """What ``digest`` covers of one entry (``row`` in ``ENTRY_COLUMNS`` order)."""
-    return sealed_form(row[:14]) + str(row[14]).encode()
-
-
-def digest_of(rows: Iterable[Sequence[Any]]) -> str:
-    h = hashlib.sha256()
-    for row in rows:
-        h.update(entry_bytes(row))
-    return h.hexdigest()
-
-
-EMPTY_DIGEST = hashlib.sha256().hexdigest()
 
 
 def _canonical(obj: dict[str, Any]) -> bytes:
@@ -140,12 +112,6 @@ def sign_line(key: Ed25519PrivateKey, cp: Checkpoint) -> str:
     body = {"v": VERSION, **cp.fields(), "key_id": key_id(key.public_key())}
     sig = key.sign(_DOMAIN + _canonical(body))
     return json.dumps({**body, "sig": base64.b64encode(sig).decode()}, ensure_ascii=False)
-
-
-@dataclass(frozen=True, slots=True)
-class SignedCheckpoint:
-    line: int  # 1-based line of the file it was read from
-    checkpoint: Checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,8 +197,3 @@ def append_lines(path: Path, lines: Sequence[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def at_text(at_us: int) -> str:
-    when = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=at_us)
-    return when.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -19,9 +19,9 @@ from controller.access.duties import check_independent
 from controller.core.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
 from controller.core.reducer import correction_meter
 from controller.core.reducer.levels import is_single_meter, meter_label, meters_of
+from controller.paperwork.links import Links
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
 from controller.rules.records import check_correction_request
-from controller.runtime.links import LinkRuntime
 from controller.storage.papers import corrections as stored
 from controller.storage.papers.corrections import CorrectionRequest
 from controller.storage.papers.documents import load_document
@@ -44,7 +44,7 @@ class CorrectionMeter:
     units: int
 
 
-def correction_meters(runtime: LinkRuntime, link_id: str) -> list[CorrectionMeter]:
+def correction_meters(runtime: Links, link_id: str) -> list[CorrectionMeter]:
     """The meters of a link of levels, one to be named by each correction of it; none for a
     link of one meter, whose corrections need no choice."""
     state = runtime.states.get(link_id)
@@ -59,7 +59,7 @@ def correction_meters(runtime: LinkRuntime, link_id: str) -> list[CorrectionMete
     ]
 
 
-def check_meter(runtime: LinkRuntime, link_id: str, meter: str | None) -> str | None:
+def check_meter(runtime: Links, link_id: str, meter: str | None) -> str | None:
     """The meter a correction of ``link_id`` names, checked against the link's meters when it
     is filed (and again when it is applied): None for a link of one meter."""
     state = runtime.states.get(link_id)
@@ -69,7 +69,7 @@ def check_meter(runtime: LinkRuntime, link_id: str, meter: str | None) -> str | 
 
 
 async def request_correction(
-    runtime: LinkRuntime,
+    runtime: Links,
     *,
     link_id: str,
     delta_cents: int,
@@ -164,7 +164,7 @@ def _decide(
     return mark
 
 
-async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_by: str) -> str:
+async def approve_correction(runtime: Links, request_id: str, *, approved_by: str) -> str:
     """The second person's approval: the correction is applied now. Returns its id."""
     req = await correction_request(runtime.store.engine, request_id)
     if req.status != "pending":
@@ -210,7 +210,7 @@ async def approve_correction(runtime: LinkRuntime, request_id: str, *, approved_
 
 
 async def reject_correction(
-    runtime: LinkRuntime, request_id: str, *, rejected_by: str, reason: str
+    runtime: Links, request_id: str, *, rejected_by: str, reason: str
 ) -> None:
     req = await correction_request(runtime.store.engine, request_id)
     if req.status != "pending":

@@ -31,14 +31,19 @@ from typing import Any, TextIO, TypeVar
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.hands import ShownCards
-from controller.core.ledger import ENTRY_COLUMNS, SealedEntry, canonical_details
+from controller.core.ledger import (
+    ENTRY_COLUMNS,
+    SealedEntry,
+    SignedCheckpoint,
+    canonical_details,
+    digest_of,
+)
 from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
-from controller.paperwork.checkpoints import SignedCheckpoint, at_text, digest_of
-from controller.periods import PeriodError, parse_instant
+from controller.paperwork.jobs import Job, step
+from controller.periods import PeriodError, at_text, parse_instant
 from controller.rules.jurisdictions import INDIANA, Jurisdiction
 from controller.rules.statement import statement
-from controller.runtime.workers import Job, step
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction

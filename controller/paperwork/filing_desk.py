@@ -24,6 +24,7 @@ from controller.paperwork.governance import (
     packet_json,
     packet_pdf,
 )
+from controller.paperwork.links import Links
 from controller.paperwork.pdf import Letterhead, letterhead_of
 from controller.paperwork.pool_packet import (
     current_terms,
@@ -51,7 +52,6 @@ from controller.rules.filing import (
 from controller.rules.jurisdictions import Jurisdiction, jurisdiction
 from controller.rules.statement import statement
 from controller.rules.violation import about
-from controller.runtime.links import LinkRuntime
 from controller.settings import get_settings
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.submissions import Submission
@@ -78,7 +78,7 @@ class Filing:
 class FilingDesk:
     def __init__(
         self,
-        runtime: LinkRuntime,
+        runtime: Links,
         *,
         jackpot_odds_bound: int | None = None,
         letterhead: Letterhead | None = None,

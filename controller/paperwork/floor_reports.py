@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork import reconciliation
+from controller.paperwork.jobs import Job
 from controller.paperwork.reconciliation import Reconciliation
 from controller.periods import FloorPeriod
-from controller.runtime.workers import Job
 from controller.storage.hits import HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction

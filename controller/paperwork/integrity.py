@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
+from controller.paperwork.links import Links
 from controller.paperwork.pdf import Letterhead, render_pdf
 from controller.rules.integrity import (
     ENFORCEMENT_NOTICE,
@@ -26,7 +27,6 @@ from controller.rules.integrity import (
     check_return_to_play,
     check_verification,
 )
-from controller.runtime.links import LinkRuntime
 from controller.storage.papers import integrity as stored
 from controller.storage.papers.integrity import IntegrityRecord, RemedialActionRecord
 from controller.storage.store import Conflict, NotFound
@@ -144,7 +144,7 @@ def _audit(
 
 
 async def remove_from_play(
-    runtime: LinkRuntime,
+    runtime: Links,
     *,
     table_id: str,
     removal: DeviceRemoval,
@@ -229,7 +229,7 @@ async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[Remedial
         return await stored.list_actions(conn, record_id)
 
 
-async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> IntegrityRecord:
+async def _open_record(runtime: Links, table_id: str, record_id: str) -> IntegrityRecord:
     row = await record(runtime.store.engine, record_id)
     if row.table_id != table_id:
         raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
@@ -239,7 +239,7 @@ async def _open_record(runtime: LinkRuntime, table_id: str, record_id: str) -> I
 
 
 async def add_remedial_action(
-    runtime: LinkRuntime, *, table_id: str, record_id: str, action: RemedialAction, actor: str
+    runtime: Links, *, table_id: str, record_id: str, action: RemedialAction, actor: str
 ) -> None:
     action.check()
     await _open_record(runtime, table_id, record_id)
@@ -280,7 +280,7 @@ async def add_remedial_action(
 
 
 async def record_verification(
-    runtime: LinkRuntime, *, table_id: str, record_id: str, verification: str, actor: str
+    runtime: Links, *, table_id: str, record_id: str, verification: str, actor: str
 ) -> None:
     """68 IAC 10-1-6.2(b)(9): the device meets the requirements after the remedial action."""
     row = await _open_record(runtime, table_id, record_id)
@@ -311,9 +311,7 @@ async def record_verification(
     )
 
 
-async def return_to_play(
-    runtime: LinkRuntime, *, table_id: str, record_id: str, actor: str
-) -> None:
+async def return_to_play(runtime: Links, *, table_id: str, record_id: str, actor: str) -> None:
     """Back in play, once repaired (a remedial action) and verified; credits count again."""
     await _open_record(runtime, table_id, record_id)
     link_id = runtime.link_of(table_id)

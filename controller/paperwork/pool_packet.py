@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.core.games import Game, make_paytable
 from controller.core.money import displayed_cents, format_bp, format_cents
-from controller.core.odds import par_sheet_dict
+from controller.core.pool_odds import pool_par_sheet_dict
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import (
     LevelConfig,
@@ -174,13 +174,11 @@ def pool_par_sheets(
         out = {}
         for g in (game, *sorted((Game(x) for x in pool["paytables"]), key=str)):
             lines = pool["paytable"] if g is game else pool["paytables"][str(g)]
-            out[str(g)] = par_sheet_dict(
+            out[str(g)] = pool_par_sheet_dict(
                 make_paytable(g, lines),
                 wagers_cents=wagers.get(g) or [100],
-                reset_cents=levels[0].reset_cents if levels else 0,
-                meter_cents=meters[0] if meters else (levels[0].reset_cents if levels else 0),
                 levels=levels,
-                level_meters_cents=meters,
+                meters_cents=meters if meters is not None else [c.reset_cents for c in levels],
             )
         return out
 

@@ -28,13 +28,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import SEEDING_KINDS
+from controller.paperwork.jobs import Job, step
 from controller.paperwork.meter_lines import (
     FIXED_PAY_CLAUSE,
     FixedPayLine,
     MeterLines,
     meter_line_summary,
 )
-from controller.runtime.workers import Job, step
 from controller.storage.database import snapshot
 from controller.storage.papers import reconciliation as stored
 from controller.storage.papers.reconciliation import Entry, opening_units

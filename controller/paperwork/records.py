@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.money import displayed_cents
 from controller.paperwork import meter_lines
+from controller.paperwork.jobs import Job, step
 from controller.paperwork.meter_lines import LevelHits
 from controller.periods import PeriodError, check_period
-from controller.runtime.workers import Job, step
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.hits import HitFilter, HitRecord, Hits
 from controller.storage.papers import records as stored

@@ -22,11 +22,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core import reducer
 from controller.core.meter_trail import MeterTrail, TrailState
+from controller.paperwork.links import Links
 from controller.rules.records import check_retention_not_shortened, check_retention_years
-from controller.runtime.link_locks import only_one
-from controller.runtime.links import LinkRuntime
 from controller.storage.papers import retention as stored
 from controller.storage.papers.retention import LedgerAnchor
+from controller.storage.sessions import only_one
 from controller.storage.store import StoreError
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ async def check_periods_in_force(
         _check_periods(await _recorded_periods(conn), meter_years, integrity_years)
 
 
-async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_years: int) -> None:
+async def _periods_in_force(runtime: Links, meter_years: int, integrity_years: int) -> None:
     async with runtime.store.engine.begin() as conn:
         recorded = await _recorded_periods(conn)
         _check_periods(recorded, meter_years, integrity_years)
@@ -92,7 +92,7 @@ async def _periods_in_force(runtime: LinkRuntime, meter_years: int, integrity_ye
 
 
 async def run_retention(
-    runtime: LinkRuntime,
+    runtime: Links,
     *,
     meter_years: int,
     integrity_years: int,
@@ -139,7 +139,7 @@ class MetersBroken(StoreError):
 
 
 async def _purge_link(
-    runtime: LinkRuntime, link_id: str, cutoff_us: int, actor: str
+    runtime: Links, link_id: str, cutoff_us: int, actor: str
 ) -> dict[str, Any] | None:
     async with runtime.store.engine.connect() as conn:
         anchor = await stored.load_anchor(conn, link_id)
@@ -248,7 +248,7 @@ async def _levels_at(
     return TrailState(trail.meters, trail.armed).manifest()
 
 
-async def _purge_integrity(runtime: LinkRuntime, cutoff_us: int, actor: str) -> dict[str, Any]:
+async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[str, Any]:
     async with runtime.store.engine.connect() as conn:
         rows = await stored.returned_before(conn, cutoff_us)
     if not rows:
@@ -297,7 +297,7 @@ class RetentionJob:
 
     def __init__(
         self,
-        runtime: LinkRuntime,
+        runtime: Links,
         *,
         meter_years: int,
         integrity_years: int,

@@ -15,13 +15,13 @@ import json
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.access.duties import check_independent
-from controller.access.users import Role
 from controller.core import reducer
 from controller.core.games import Game
 from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.governance import SubmissionStatus
+from controller.roles import Role
 from controller.rules.filing import (
     REVIEW_CLAUSE,
     NoticeWaiver,
@@ -33,11 +33,10 @@ from controller.rules.filing import (
     check_reviewer,
     check_waiver_confirmed,
 )
-from controller.runtime.links import Extra
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import Conflict, NotFound
+from controller.storage.store import Conflict, Extra, NotFound
 
 __all__ = ["Filing", "FilingDesk", "SubmissionDesk"]
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from controller.access.users import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
 from controller.core.games.paytables import meterless
 from controller.core.law import Law
 from controller.core.money import MoneyError, check_cents, format_bp
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, check_levels, is_single_meter
+from controller.roles import Role
 from controller.rules.odds import DEFAULT_BOUND, OddsBound, check_jackpot_odds
 from controller.rules.pools import FIXED_PAY_CLAUSE
 from controller.rules.progression import LEVEL_RATE_LOCK, RATE_LOCK_CLAUSE

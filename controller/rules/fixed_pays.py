@@ -22,7 +22,7 @@ from controller.rules.violation import RuleViolation
 if TYPE_CHECKING:
     from controller.core.games import Game, Paytable, PaytableLine
     from controller.core.reducer.levels import LevelConfig
-    from controller.rules.jurisdictions.base import Jurisdiction
+    from controller.rules.terms import Terms
 
 # 68 IAC 10-7-5(e): "Winning bonus hands shall be paid the following amounts", $10,000 for a
 # royal flush down to $4 for two pair.
@@ -55,7 +55,7 @@ def fixed_pay_problems(
     levels: Sequence[LevelConfig],
     paytable: Paytable,
     *,
-    law: Jurisdiction,
+    law: Terms,
 ) -> list[RuleViolation]:
     """What the jurisdiction finds wrong with a paytable (and the pool it pays from) of a
     game whose pays it fixes: an amount other than the text's, a line missing or one the text

@@ -20,7 +20,7 @@ from controller.rules.violation import RuleViolation
 if TYPE_CHECKING:
     from controller.core.games import Game, Paytable
     from controller.core.reducer.levels import LevelConfig
-    from controller.rules.jurisdictions.base import Jurisdiction
+    from controller.rules.terms import Terms
 
 # 68 IAC 10-7-5(e): the Let It Ride bonus pays the fixed amounts it lists; no hand wins a
 # meter, so its link has none (and no rate of progression to set or change).
@@ -43,7 +43,7 @@ def _shares(levels: Sequence[LevelConfig]) -> str:
     return ", ".join(f"{cfg.name} {share_text(cfg)}" for cfg in levels)
 
 
-def shape_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[RuleViolation]:
+def shape_problems(levels: Sequence[LevelConfig], *, law: Terms) -> list[RuleViolation]:
     """Every level of a shape the jurisdiction does not allow, each refusal citing the
     jurisdiction's clause for it (``Clauses.shapes``) and saying how to bring it into line.
 
@@ -91,7 +91,7 @@ def shape_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[
     return found
 
 
-def rate_problem(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> RuleViolation | None:
+def rate_problem(levels: Sequence[LevelConfig], *, law: Terms) -> RuleViolation | None:
     """The pool's rate of progression against the jurisdiction's bounds, as it reads the rate.
 
     Where hidden shares count (``Allows.hidden_share_in_rate``) the rate is every level's
@@ -157,7 +157,7 @@ def check_take(levels: Sequence[LevelConfig]) -> int:
         ) from None
 
 
-def check_levels_rate(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> int:
+def check_levels_rate(levels: Sequence[LevelConfig], *, law: Terms) -> int:
     """The pool's rate of progression within the jurisdiction's bounds (``rate_problem``);
     returns it."""
     problem = rate_problem(levels, law=law)
@@ -166,7 +166,7 @@ def check_levels_rate(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> in
     return rate_of_progression_bp(levels, counts_hidden=law.allows.hidden_share_in_rate)
 
 
-def pool_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[RuleViolation]:
+def pool_problems(levels: Sequence[LevelConfig], *, law: Terms) -> list[RuleViolation]:
     """What the jurisdiction finds wrong with a pool's levels: every shape it does not allow,
     then its rate of progression; empty for a lawful pool (and for a fixed-pay link)."""
     if not levels:
@@ -179,7 +179,7 @@ def pool_problems(levels: Sequence[LevelConfig], *, law: Jurisdiction) -> list[R
 def standing_problems(
     levels: Sequence[LevelConfig],
     *,
-    law: Jurisdiction,
+    law: Terms,
     paytables: Sequence[Paytable] = (),
 ) -> list[RuleViolation]:
     """A link already in the database, made before or under another jurisdiction, against
@@ -240,9 +240,7 @@ def check_pool_lines(game: Game, levels: Sequence[LevelConfig], paytable: Paytab
             )
 
 
-def check_pool(
-    game: Game, levels: Sequence[LevelConfig], paytable: Paytable, *, law: Jurisdiction
-) -> int:
+def check_pool(game: Game, levels: Sequence[LevelConfig], paytable: Paytable, *, law: Terms) -> int:
     """Refuse a pool its game, its paytable or the jurisdiction cannot have (its shapes, its
     rate of progression); return its rate of progression as the jurisdiction reads it (0 for a
     fixed-pay link). A game whose pays the jurisdiction fixes pays them exactly, to the hands
@@ -313,7 +311,7 @@ HIDDEN_SHARES_NOT_COUNTED = (
 )
 
 
-def rate_reading(law: Jurisdiction | None) -> tuple[str, str]:
+def rate_reading(law: Terms | None) -> tuple[str, str]:
     """What a packet says the rate of progression of a pool is under ``law``, and the clause
     it cites (None: the reading of packets made before jurisdictions, hidden shares counted)."""
     if law is None:

@@ -30,18 +30,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from controller.core.ledger import SealedEntry
+from controller.core.ledger import Checkpoint, SealedEntry, SignedCheckpoint, entry_bytes
 from controller.core.reducer import EntryKind
 from controller.paperwork.checkpoints import (
-    Checkpoint,
     CheckpointError,
-    SignedCheckpoint,
     append_lines,
-    at_text,
-    entry_bytes,
     read_checkpoints,
     sign_line,
 )
+from controller.periods import at_text
 from controller.runtime.clock import Clock, SystemClock
 from controller.storage.store import LedgerStore
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
@@ -30,16 +29,9 @@ RETRY_S = 1.0
 CHECK_TIMEOUT_S = 2.0
 
 
-def _key(schema: str, what: str) -> int:
-    # The same in every process using this schema, distinct between schemas (two floors may
-    # share a server).
-    name = f"progressive {schema}: {what}".encode()
-    return int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big", signed=True)
-
-
 def lock_key(schema: str, link_id: str) -> int:
     """The advisory lock key of a link."""
-    return _key(schema, f"link {link_id}")
+    return sessions.advisory_key(schema, f"link {link_id}")
 
 
 @contextlib.asynccontextmanager
@@ -53,27 +45,8 @@ async def floor_setup(engine: AsyncEngine) -> AsyncIterator[None]:
     async with engine.begin() as conn:
         schema = await sessions.current_schema(conn)
         # A transaction lock: it ends with the transaction, however the setup ends.
-        await sessions.lock_for_transaction(conn, _key(schema, "setup"))
+        await sessions.lock_for_transaction(conn, sessions.advisory_key(schema, "setup"))
         yield
-
-
-@contextlib.asynccontextmanager
-async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
-    """Whether this process is the only one doing ``what`` now, on the floor's server: a
-    session advisory lock tried, held while the context lasts. Always True on SQLite, where
-    one process owns the file."""
-    if engine.dialect.name != "postgresql":
-        yield True
-        return
-    async with engine.connect() as conn:
-        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        key = _key(await sessions.current_schema(conn), what)
-        got = await sessions.try_lock(conn, key)
-        try:
-            yield got
-        finally:
-            if got:
-                await sessions.unlock(conn, key)
 
 
 async def discard(conn: AsyncConnection, timeout_s: float) -> None:

@@ -26,17 +26,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.reducer import LinkState, Outcome
 from controller.runtime.clock import Clock, SystemClock
-from controller.storage.store import LedgerStore, LinkInoperable, NotFound
-
-# What a command writes beside its link's entries, in the same transaction.
-Extra = Callable[[AsyncConnection], Awaitable[None]]
+from controller.storage.store import Extra, LedgerStore, LinkInoperable, NotFound
 
 # The runtime's modules log under one name, as the one runtime they make.
 log = logging.getLogger("controller.runtime.links")

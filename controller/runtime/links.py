@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from controller.runtime.hit_work import HitWork
 from controller.runtime.link_commands import COMMAND_TRIES
-from controller.runtime.link_memory import Extra
 from controller.runtime.link_readings import LinkReadings
 
-__all__ = ["COMMAND_TRIES", "Extra", "LinkRuntime"]
+__all__ = ["COMMAND_TRIES", "LinkRuntime"]
 
 
 class LinkRuntime(HitWork, LinkReadings):

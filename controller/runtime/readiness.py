@@ -5,17 +5,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from controller.paperwork.checkpoints import at_text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.periods import at_text
+from controller.runtime.change_feed import ChangeFeed
+from controller.runtime.clock import Clock
 from controller.runtime.lawful import not_lawful
-from controller.runtime.poller import TablePoll
+from controller.runtime.link_locks import LinkLocks
+from controller.runtime.links import LinkRuntime
+from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.self_check import SelfCheck
 from controller.storage import sessions
 
-if TYPE_CHECKING:
-    from controller.runtime.service import FloorService
-
-__all__ = ["READY_FLOOR_US", "READY_INTERVALS", "degraded", "notes", "problems", "software"]
+__all__ = [
+    "READY_FLOOR_US",
+    "READY_INTERVALS",
+    "Service",
+    "degraded",
+    "notes",
+    "problems",
+    "software",
+]
 
 # Mismatched files a readiness answer names (``progressive self-check`` prints them all).
 SHOWN_MISMATCHES = 50
@@ -26,7 +38,37 @@ READY_INTERVALS = 5
 READY_FLOOR_US = 5_000_000
 
 
-async def problems(service: FloorService) -> Mapping[str, str]:
+class Service(Protocol):
+    """What readiness reads of the service (``controller.runtime.service.FloorService``)."""
+
+    @property
+    def started(self) -> bool: ...
+
+    @property
+    def engine(self) -> AsyncEngine: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def runtime(self) -> LinkRuntime: ...
+
+    @property
+    def poller(self) -> Poller | None: ...
+
+    @property
+    def link_locks(self) -> LinkLocks | None: ...
+
+    @property
+    def change_feed(self) -> ChangeFeed | None: ...
+
+    @property
+    def self_check(self) -> SelfCheck | None: ...
+
+    def standing_by(self, link_id: str) -> bool: ...
+
+
+async def problems(service: Service) -> Mapping[str, str]:
     """Problems that make this controller not ready, by subject; empty when ready.
 
     Ready means the database answers and, when this process polls, every link had a table
@@ -96,7 +138,7 @@ async def problems(service: FloorService) -> Mapping[str, str]:
     return problems
 
 
-def software(service: FloorService) -> dict[str, Any]:
+def software(service: Service) -> dict[str, Any]:
     """The last check of the installed software against its manifest, as ``/readyz`` and the
     admin's page show it: its state, when, and the files that do not match."""
     check = service.self_check
@@ -123,7 +165,7 @@ def software(service: FloorService) -> dict[str, Any]:
     }
 
 
-def degraded(service: FloorService, link_id: str) -> bool:
+def degraded(service: Service, link_id: str) -> bool:
     """Whether what is shown of the link may be behind the floor: its last recorded state.
 
     Where this process polls the link: its tables' readings are not being recorded (the
@@ -141,7 +183,7 @@ def degraded(service: FloorService, link_id: str) -> bool:
     return feed is not None and feed.problem is not None
 
 
-def notes(service: FloorService) -> Mapping[str, str]:
+def notes(service: Service) -> Mapping[str, str]:
     """What a ready controller should still say: the links it stands by for."""
     locks = service.link_locks
     if locks is None or service.poller is None:

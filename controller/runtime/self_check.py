@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from controller.manifest import ROOT, SoftwareCheck, verify_install
-from controller.paperwork.checkpoints import at_text
+from controller.periods import at_text
 from controller.rules.software import check_software, held_reason
 from controller.runtime.clock import Clock
 

@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.paperwork.checkpoints import at_text, load_private_key
+from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.periods import at_text
 from controller.rules.statement import Statement
 from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
@@ -28,7 +29,6 @@ from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import FloorMismatch, open_floor
 from controller.runtime.poller import Poller, TablePoll
-from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.self_check import SelfCheck
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
@@ -38,8 +38,6 @@ from controller.storage.store import LedgerStore, NotFound
 from link_adapters.reading import TableFlags
 
 __all__ = [
-    "READY_FLOOR_US",
-    "READY_INTERVALS",
     "FloorMismatch",
     "FloorService",
     "TableStateName",

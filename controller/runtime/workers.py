@@ -50,13 +50,6 @@ class Job:
         return await asyncio.wrap_future(future)
 
 
-async def step(job: Job | None, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """``fn`` in ``job``'s worker thread; here and now without a job (a command, a test)."""
-    if job is None:
-        return fn(*args, **kwargs)
-    return await job.run(fn, *args, **kwargs)
-
-
 class Workers:
     """The heavy work of one service: ``async with workers.job() as job: await job.run(f)``."""
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import asyncpg
 
-from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier
+from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier, entry_bytes
 from controller.core.meter_trail import TrailPart, TrailState
-from controller.paperwork.checkpoints import entry_bytes
 
 BATCH = 20_000
 _SELECT = (

@@ -2,16 +2,26 @@
 advisory locks, the schema the session works in, listening for notifications, a liveness ping.
 
 The runtime decides which lock to hold and when (``controller.runtime.link_locks``,
-``controller.runtime.change_feed``); the SQL is here, with the rest of the SQL.
+``controller.runtime.change_feed``), and a job that must run in one process at a time names
+itself to ``only_one``; the SQL is here, with the rest of the SQL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+
+def advisory_key(schema: str, what: str) -> int:
+    """The advisory lock key of ``what``: the same in every process using ``schema``, distinct
+    between schemas (two floors may share a server)."""
+    name = f"progressive {schema}: {what}".encode()
+    return int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big", signed=True)
 
 
 async def current_schema(conn: AsyncConnection) -> str:
@@ -60,3 +70,22 @@ async def listen(
     driver: Any = raw.driver_connection
     driver.add_termination_listener(on_terminated)
     await driver.add_listener(channel, on_notification)
+
+
+@contextlib.asynccontextmanager
+async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
+    """Whether this process is the only one doing ``what`` now, on the floor's server: a
+    session advisory lock tried, held while the context lasts. Always True on SQLite, where
+    one process owns the file."""
+    if engine.dialect.name != "postgresql":
+        yield True
+        return
+    async with engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        key = advisory_key(await current_schema(conn), what)
+        got = await try_lock(conn, key)
+        try:
+            yield got
+        finally:
+            if got:
+                await unlock(conn, key)

@@ -37,6 +37,7 @@ from controller.core.reducer import (
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.core.state_seal import SEALED_SINCE
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
+from controller.rules.jurisdictions import INDIANA
 from controller.storage.audit import Documents, write_audit
 from controller.storage.channel import (
     ChannelName,
@@ -64,6 +65,7 @@ from controller.storage.unit_of_work import UnitOfWork, reading, unit_of_work
 
 __all__ = [
     "Conflict",
+    "Extra",
     "LedgerStore",
     "LinkInoperable",
     "NotFound",
@@ -77,6 +79,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# What a commit writes beside its links' entries, in the same transaction (``LedgerStore.commit``).
+Extra = Callable[[AsyncConnection], Awaitable[None]]
 
 
 class LedgerStore:
@@ -93,11 +98,7 @@ class LedgerStore:
         self.engine = engine
         # The jurisdiction the installation plays under (PROGRESSIVE_JURISDICTION): handed to
         # every link read or made, never stored. None: the default jurisdiction's.
-        if law is None:
-            from controller.rules.jurisdictions import INDIANA
-
-            law = INDIANA
-        self.law: Law = law
+        self.law: Law = INDIANA if law is None else law
         # The operator's amount from which a fixed pay waits for a technician (the setting
         # PROGRESSIVE_FIXED_PAY_TECHNICIAN_FROM): handed to every link read or made, never
         # stored.
@@ -448,7 +449,7 @@ class LedgerStore:
         outcomes: Sequence[Outcome],
         *,
         audit: Mapping[str, Any] | None = None,
-        extra: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        extra: Extra | None = None,
         notify: Sequence[str] = (),
     ) -> list[SealedEntry]:
         """Write the outcomes of one poll cycle (any links) in one transaction.

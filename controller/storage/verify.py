@@ -24,9 +24,16 @@ from sqlalchemy import text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.core.ledger import Anchor, ChainHead, ChainProblem, ChainVerifier
+from controller.core.ledger import (
+    EMPTY_DIGEST,
+    Anchor,
+    ChainHead,
+    ChainProblem,
+    ChainVerifier,
+    SignedCheckpoint,
+)
 from controller.core.meter_trail import TrailState, stitch
-from controller.paperwork.checkpoints import EMPTY_DIGEST, SignedCheckpoint, at_text
+from controller.periods import at_text
 from controller.storage.scan import (
     CheckpointCheck,
     Segment,

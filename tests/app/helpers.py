@@ -87,6 +87,7 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
     import time
 
     from controller.access import users
+    from controller.roles import Role
     from controller.storage.database import make_engine
 
     engine = make_engine(db_url)
@@ -94,7 +95,7 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
         await users.create_user(
             engine,
             username="table-watcher",
-            role=users.Role.DEALER,
+            role=Role.DEALER,
             password=TABLE_WATCHER_PASSWORD,
             actor="admin",
             at_us=time.time_ns() // 1000,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.rules.jurisdictions import INDIANA, JURISDICTIONS, Allows, Jurisdiction
+from controller.rules.jurisdictions import INDIANA, JURISDICTIONS, Jurisdiction
+from controller.rules.terms import Allows
 from controller.storage.store import LedgerStore
 
 KEY = "test-permissive"

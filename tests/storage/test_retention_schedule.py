@@ -16,11 +16,11 @@ from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.retention import RetentionBusy, run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
-from controller.runtime.link_locks import only_one
 from controller.runtime.links import LinkRuntime
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import LedgerMetaRow, MeterEntryRow
+from controller.storage.sessions import only_one
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.app.helpers import progressive

@@ -1,8 +1,8 @@
 """The games a link can carry, each a module (``GameRules``: its hand, ranking, default
 paytable, exact odds, judge of reported cards and register fields), and their paytables.
 
-Modules: ``module`` (``Game``, ``GameRules`` and what it is made of), ``registry``
-(``rules_of``), ``lines`` and ``paytables`` (lines, validation, defaults), ``five_card``
+Modules: ``module`` (``GameRules`` and what it is made of), ``registry`` (``Game`` and
+``rules_of``), ``lines`` and ``paytables`` (lines, validation, defaults), ``five_card``
 (the odds and judge shared by the five-card games), one module per game: ``caribbean``
 (stud and draw), ``let_it_ride``, ``super_sevens``, ``pai_gow`` (with ``pai_gow_counts``).
 """
@@ -10,7 +10,6 @@ Modules: ``module`` (``Game``, ``GameRules`` and what it is made of), ``registry
 from controller.core.games.lines import PaytableError, PaytableLine
 from controller.core.games.module import (
     Deck,
-    Game,
     GameRules,
     HandCounts,
     HandShape,
@@ -18,7 +17,7 @@ from controller.core.games.module import (
     RegisterFields,
 )
 from controller.core.games.paytables import Paytable, default_paytable, make_paytable
-from controller.core.games.registry import rules_of
+from controller.core.games.registry import Game, rules_of
 
 __all__ = [
     "Deck",

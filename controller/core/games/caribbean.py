@@ -7,7 +7,7 @@ from functools import cache
 
 from controller.core.games import five_card
 from controller.core.games.lines import PaytableLine
-from controller.core.games.module import Game, GameRules, HandCounts, RegisterFields
+from controller.core.games.module import GameRules, HandCounts, RegisterFields
 from controller.core.hands import HandCategory
 
 H = HandCategory
@@ -30,7 +30,6 @@ def count() -> HandCounts:
 
 
 STUD = GameRules(
-    game=Game.CARIBBEAN_STUD,
     label="Caribbean Stud Poker",
     hand=five_card.SHAPE,
     ranking=RANKING,
@@ -43,7 +42,6 @@ STUD = GameRules(
 )
 
 DRAW = GameRules(
-    game=Game.CARIBBEAN_DRAW,
     label="Caribbean Draw Poker",
     hand=five_card.SHAPE,
     ranking=RANKING,

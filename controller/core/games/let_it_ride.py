@@ -7,7 +7,7 @@ from functools import cache
 
 from controller.core.games import five_card
 from controller.core.games.lines import PaytableLine
-from controller.core.games.module import Game, GameRules, HandCounts, RegisterFields
+from controller.core.games.module import GameRules, HandCounts, RegisterFields
 from controller.core.hands import HandCategory
 
 H = HandCategory
@@ -37,7 +37,6 @@ def count() -> HandCounts:
 
 
 BONUS = GameRules(
-    game=Game.LET_IT_RIDE_BONUS,
     label="Let It Ride bonus",
     hand=five_card.SHAPE,
     ranking=RANKING,

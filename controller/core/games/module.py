@@ -1,14 +1,14 @@
 """What a game is to the controller: its side bet's hand, ranking, default paytable, exact
 odds, judge of reported cards and the register fields it needs (``GameRules``).
 
-One ``GameRules`` per ``Game``, found with ``rules_of`` (``controller.core.games.registry``).
-Everything here is pure data and pure functions: the odds are counted exactly (integers over a
-total), never sampled, and cached by the module that counts them.
+One ``GameRules`` per ``Game``, kept by the registry (``controller.core.games.registry``,
+which names the games and finds each one's rules with ``rules_of``). Everything here is pure
+data and pure functions: the odds are counted exactly (integers over a total), never sampled,
+and cached by the module that counts them.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,41 +18,6 @@ from controller.core.hands import HandCategory
 
 if TYPE_CHECKING:
     from controller.core.games.lines import PaytableLine
-
-
-class Game(enum.StrEnum):
-    CARIBBEAN_STUD = "caribbean_stud"
-    CARIBBEAN_DRAW = "caribbean_draw"
-    LET_IT_RIDE_BONUS = "let_it_ride_bonus"
-    SUPER_SEVENS = "super_sevens"
-    PAI_GOW_POKER = "pai_gow_poker"
-
-    @property
-    def rules(self) -> GameRules:
-        # Imported here: the game modules import this one for ``Game`` itself.
-        from controller.core.games.registry import rules_of
-
-        return rules_of(self)
-
-    @property
-    def label(self) -> str:
-        return self.rules.label
-
-    @property
-    def lowest_paying_hand(self) -> HandCategory:
-        """The weakest hand a paytable of this game may pay (the last of its ranking)."""
-        return self.rules.ranking[-1]
-
-    @property
-    def fixed_wager_cents(self) -> int | None:
-        """A side bet of fixed size, where the rules fix one."""
-        return self.rules.fixed_wager_cents
-
-    @property
-    def max_wager_cents(self) -> int | None:
-        """The most a side bet may be, where the rules bound it (a fixed wager is its own)."""
-        rules = self.rules
-        return rules.fixed_wager_cents if rules.max_wager_cents is None else rules.max_wager_cents
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,7 +113,6 @@ class GameRules:
     what the counted deals are (``"five-card hands of one deck"``).
     """
 
-    game: Game
     label: str
     hand: HandShape
     ranking: tuple[HandCategory, ...]

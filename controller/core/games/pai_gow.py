@@ -19,7 +19,6 @@ from math import comb
 from controller.core.games.lines import PaytableLine
 from controller.core.games.module import (
     Deck,
-    Game,
     GameRules,
     HandCounts,
     HandShape,
@@ -157,7 +156,6 @@ def setting_problem(high: Sequence[int], low: Sequence[int]) -> str | None:
 
 
 RULES = GameRules(
-    game=Game.PAI_GOW_POKER,
     label="Pai Gow Poker",
     hand=HandShape(dealt=SEVEN, counted=5, deck=DECK),
     ranking=RANKING,

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.games.lines import PaytableError, PaytableLine
-from controller.core.games.module import Game
-from controller.core.games.registry import rules_of
+from controller.core.games.registry import Game, rules_of
 from controller.core.hands import HandCategory
 from controller.core.money import BP_PER_WHOLE, format_bp, format_cents
 

@@ -36,7 +36,6 @@ from functools import cache
 from controller.core.games.lines import PaytableLine
 from controller.core.games.module import (
     Deck,
-    Game,
     GameRules,
     HandCounts,
     HandShape,
@@ -135,7 +134,6 @@ def rules(decks: int = DEFAULT_DECKS) -> GameRules:
         return judge_cards(cards, decks=decks)
 
     return GameRules(
-        game=Game.SUPER_SEVENS,
         label="Super Sevens",
         hand=HandShape(dealt=3, counted=3, deck=deck),
         ranking=RANKING,

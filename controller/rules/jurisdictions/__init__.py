@@ -3,13 +3,7 @@
 
 from __future__ import annotations
 
-from controller.rules.jurisdictions.base import (
-    Allows,
-    Clauses,
-    Jurisdiction,
-    Numbers,
-    Waiver,
-)
+from controller.rules.jurisdictions.base import Jurisdiction
 from controller.rules.jurisdictions.indiana import INDIANA
 from controller.rules.jurisdictions.new_jersey import NEW_JERSEY
 
@@ -33,10 +27,6 @@ __all__ = [
     "INDIANA",
     "JURISDICTIONS",
     "NEW_JERSEY",
-    "Allows",
-    "Clauses",
     "Jurisdiction",
-    "Numbers",
-    "Waiver",
     "jurisdiction",
 ]

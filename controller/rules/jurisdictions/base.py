@@ -1,8 +1,9 @@
-"""What a jurisdiction is to the controller: its clauses, what it allows, its numbers and the
-records it asks for. One value per jurisdiction (``indiana``, ``new_jersey``), handed to the
-pure core as its ``Law`` (``controller.core.law``) and consulted by the paperwork and the
-runtime wherever a rule applies. A rule's logic lives once, in the rulebook's modules; a
-jurisdiction only says which rules apply, with which numbers, citing which of its clauses.
+"""What a jurisdiction is to the controller: its clauses, what it allows, its numbers (their
+shapes: ``controller.rules.terms``) and the records it asks for. One value per jurisdiction
+(``indiana``, ``new_jersey``), handed to the pure core as its ``Law``
+(``controller.core.law``) and consulted by the paperwork and the runtime wherever a rule
+applies. A rule's logic lives once, in the rulebook's modules; a jurisdiction only says which
+rules apply, with which numbers, citing which of its clauses.
 """
 
 from __future__ import annotations
@@ -23,90 +24,11 @@ from controller.rules import (
     wagers,
 )
 from controller.rules.odds import OddsBound
+from controller.rules.terms import Allows, Clauses, Numbers, Waiver
 from controller.rules.violation import RuleViolation
 
 if TYPE_CHECKING:
     from controller.core.reducer.levels import LevelConfig
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Allows:
-    """The shapes of a progressive the jurisdiction allows. Each ``False`` is a refusal that
-    cites ``Clauses.shapes``' entry of the same name."""
-
-    # A level limit (a capped meter), with its excess to an overflow meter or the next level.
-    level_limits: bool
-    # A mystery (must-hit-by) level: its ceiling limits the jackpot it can reach.
-    mystery_levels: bool
-    # A hidden (reserve) share that funds the next reset.
-    hidden_shares: bool
-    # Whether a hidden share counts in the rate of progression the bounds apply to.
-    hidden_share_in_rate: bool
-    # Envy lines (fixed amounts to the other seats when a hand hits) on a game whose bonus
-    # amounts the jurisdiction fixes (``Jurisdiction.fixed_pays``); on any other game an envy
-    # amount is part of the paytable filed and approved with the rules of the game.
-    envy_lines: bool
-    # A link whose tables stand in more than one property.
-    links_across_properties: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Numbers:
-    """The jurisdiction's figures. A figure no clause sets is the house's default, and the
-    clause that cites it (``Clauses``) says house policy."""
-
-    min_rate_bp: int
-    max_rate_bp: int
-    new_game_notice_days: int
-    amendment_notice_days: int
-    meter_retention_years: int
-    integrity_retention_years: int
-    # The odds a jackpot may not be rarer than (N to 1), set by a clause; None: the text sets
-    # none (the installation's setting is then house policy, ``odds.JACKPOT_ODDS_CLAUSE``).
-    jackpot_odds_bound: int | None
-    tax_form_from_cents: int
-    # Seconds without an answer from a table after which its progressive stops; None: no
-    # clause sets it (the floor's own setting applies).
-    comm_loss_disable_s: int | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Clauses:
-    """The citation of each rule, as refusals, packets and reports print it."""
-
-    rate: str
-    rate_definition: str
-    rate_lock: str
-    submission: str
-    location: str
-    new_game_notice: str
-    amendment_notice: str
-    review: str
-    approved_only: str
-    reduction: str
-    retention: str
-    integrity_retention: str
-    fixed_pay: str
-    jackpot_odds: str
-    # Why each shape is refused where ``Allows`` says no, by the field's name.
-    shapes: Mapping[str, str] = field(default_factory=dict)
-    # The clause setting the amounts of each game ``Jurisdiction.fixed_pays`` names, and the
-    # clause saying whom it pays (no envy line, no mystery level), by game.
-    fixed_amounts: Mapping[Game, str] = field(default_factory=dict)
-    fixed_winners: Mapping[Game, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Waiver:
-    """Who may waive a notice period, for which kind of filing, and under which clause.
-
-    ``by`` is the authority named in the text (the executive director); ``None`` for a kind
-    whose notice the text never waives.
-    """
-
-    new_link: str | None
-    amendment: str | None
-    clause: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

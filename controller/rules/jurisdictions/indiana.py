@@ -33,7 +33,8 @@ from controller.rules import (
     progression,
     records,
 )
-from controller.rules.jurisdictions.base import Allows, Clauses, Jurisdiction, Numbers, Waiver
+from controller.rules.jurisdictions.base import Jurisdiction
+from controller.rules.terms import Allows, Clauses, Numbers, Waiver
 
 # 68 IAC 10-1-5(d): jackpots are limited only by limiting the wager.
 CAPPED_JACKPOT_CLAUSE = "68 IAC 10-1-5(d)"

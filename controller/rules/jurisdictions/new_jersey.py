@@ -70,7 +70,8 @@ What the text does not set, kept as the house's figure (each clause says "house 
 from __future__ import annotations
 
 from controller.rules import house, integrity, records
-from controller.rules.jurisdictions.base import Allows, Clauses, Jurisdiction, Numbers, Waiver
+from controller.rules.jurisdictions.base import Jurisdiction
+from controller.rules.terms import Allows, Clauses, Numbers, Waiver
 
 CODE = "N.J.A.C. 13:69E"
 

@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, insert, select, text
 
-from controller.core.ledger import ENTRY_COLUMNS, seal_hash
+from controller.core.ledger import ENTRY_COLUMNS, Checkpoint, seal_hash
 from controller.paperwork.checkpoints import (
-    Checkpoint,
     load_private_key,
     load_public_key,
     make_key_pair,
@@ -183,7 +182,7 @@ async def test_removed_jackpot_at_the_tail_is_named(store: LedgerStore, tmp_path
 
 
 def _at(at_us: int) -> str:
-    from controller.paperwork.checkpoints import at_text
+    from controller.periods import at_text
 
     return at_text(at_us)
 

@@ -1,0 +1,17 @@
+"""The roles people and displays act in. Every account has one (``controller.access``), and the
+rulebook names the role a duty asks for (``controller.rules.filing``: a commission agent
+reviews what is filed)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    DISPLAY = "display"
+    DEALER = "dealer"
+    TECHNICIAN = "technician"
+    SUPERVISOR = "supervisor"
+    AUDITOR = "auditor"
+    COMMISSION_AGENT = "commission_agent"
+    ADMIN = "admin"
