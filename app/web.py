@@ -182,9 +182,14 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import display
 
     app.include_router(display.router)
-    from app.api import paperwork
+    from app.api import amount_text, corrections, integrity_records, reconciliation
 
-    app.include_router(paperwork.router)
+    # The regulated paperwork: devices removed from play, corrections by two people, the
+    # reconciliation of a link's meter for auditors, and how a typed amount or rate is read.
+    app.include_router(integrity_records.router)
+    app.include_router(corrections.router)
+    app.include_router(reconciliation.router)
+    app.include_router(amount_text.router)
     from app.api import submissions
 
     app.include_router(submissions.router)
