@@ -13,9 +13,6 @@ from app.api.floor_models import ServiceDep, errors
 from app.api.submission_models import (
     ApproveRequest,
     FilingTermsRead,
-    LevelIn,
-    MysteryIn,
-    PaytableLineIn,
     ProblemRead,
     RejectRequest,
     SubmissionCheckRead,
@@ -43,16 +40,6 @@ from controller.rules.violation import about
 from controller.runtime.service import FloorService
 from controller.storage.papers.submissions import Submission
 from controller.storage.store import NotFound
-
-__all__ = [
-    "LevelIn",
-    "MysteryIn",
-    "PaytableLineIn",
-    "RejectRequest",
-    "SubmissionCreate",
-    "SubmissionRead",
-    "router",
-]
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
 
