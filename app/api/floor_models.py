@@ -12,7 +12,6 @@ from fastapi import Depends, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from app.api.deps import get_service
-from app.api.hit_models import HitRead
 from app.api.level_models import FixedPayRead, LevelRead, fixed_pays_of, levels_of
 from app.api.text_fields import Note, optional_line
 from controller import periods
@@ -26,11 +25,8 @@ from controller.rules.statement import Statement
 from controller.runtime.service import FloorService, TableStateName, TableStatus
 
 __all__ = [
-    "FixedPayRead",
     "HandPayRequest",
-    "HitRead",
     "LastWinRead",
-    "LevelRead",
     "LinkRead",
     "PaytableLineRead",
     "Responses",

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
-from app.api.hit_models import note_problems
+from app.api.floor_models import HandPayRequest, ServiceDep, VerifyRequest, errors
+from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
 from app.security import Principal, Role, require
 from controller.core.reducer.levels import level_key

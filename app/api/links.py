@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from app.api.floor_models import (
-    HitRead,
     LinkRead,
     ServiceDep,
     SinceQuery,
@@ -19,6 +18,7 @@ from app.api.floor_models import (
     errors,
     period,
 )
+from app.api.hit_models import HitRead
 from app.api.hits import read_hits
 from app.api.text_fields import IdText
 from app.security import (
