@@ -32,9 +32,11 @@ from controller.rules.jurisdictions import NEW_JERSEY
 from controller.runtime.anchoring import Checkpointer
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.group_commit import GroupCommitter, commit_linger_s
 from controller.runtime.links import LinkRuntime
-from controller.runtime.poller import GroupCommitter, Poller, TablePoll, commit_linger_s
+from controller.runtime.poller import Poller
 from controller.runtime.service import open_floor
+from controller.runtime.table_polling import TablePoll
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.paperwork.checkpoints import at_text
 from controller.runtime.lawful import not_lawful
-from controller.runtime.poller import TablePoll
+from controller.runtime.table_polling import TablePoll
 from controller.storage import sessions
 
 if TYPE_CHECKING:

@@ -27,9 +27,10 @@ from controller.runtime.config import FloorConfig
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import FloorMismatch, open_floor
-from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.poller import Poller
 from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.self_check import SelfCheck
+from controller.runtime.table_polling import TablePoll
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.database import check_schema, make_engine, upgrade

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from controller.core.reducer import TableReading
-from controller.runtime.poller import GroupCommitter, NotRecording, commit_linger_s
+from controller.runtime.group_commit import GroupCommitter, NotRecording, commit_linger_s
 from controller.storage.store import StaleState
 
 
