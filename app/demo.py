@@ -44,7 +44,8 @@ from app.demo_floor import (
 )
 from app.serve import serve
 from app.web import create_app
-from controller.access.users import Role, ensure_demo_users
+from controller.access.roles import Role
+from controller.access.users import ensure_demo_users
 from controller.core.reducer import LinkState
 from controller.manifest import default_manifest, make_manifest
 from controller.paperwork.checkpoints import make_key_pair

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.reducer import TableReading
 from controller.manifest import MANIFEST_NAME, make_manifest

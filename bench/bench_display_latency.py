@@ -37,7 +37,7 @@ from pymodbus.client import AsyncModbusTcpClient
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, READ_COUNT, READ_START, bench_manifest, median, ms, verdict
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer.display import ANNOUNCE_US

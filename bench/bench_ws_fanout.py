@@ -42,7 +42,7 @@ from app.live_patron import paytables_content, property_content
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, ROOT, bench_manifest, verdict
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import TableConfig, TableReading, open_link
 from controller.paperwork.submissions import SubmissionDesk

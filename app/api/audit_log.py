@@ -13,6 +13,7 @@ from app.api.text_fields import IdText, Line
 from app.security import Principal, Role, require
 from controller.access import users
 from controller.runtime.service import FloorService
+from controller.storage import audit
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
 
@@ -43,7 +44,7 @@ class AuditEntryRead(BaseModel):
     after: str | None
 
     @classmethod
-    def of(cls, entry: users.AuditEntry) -> AuditEntryRead:
+    def of(cls, entry: audit.AuditEntry) -> AuditEntryRead:
         return cls(
             audit_id=entry.audit_id,
             at_us=entry.at_us,

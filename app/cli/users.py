@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from app.cli.common import NAME, Text, database, db_option, main, run, settings_for
-from controller.access.users import Role, UserError
+from controller.access.roles import Role, UserError
 from controller.paperwork.export import iso
 from controller.runtime.clock import SystemClock
 from controller.text import USERNAME
@@ -70,11 +70,11 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
 
     try:
         users.check_username(username)
-    except users.UserError as exc:
+    except UserError as exc:
         raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
 
     async def bootstrap_only(conn: Any) -> None:
-        await duties.check_bootstrap(conn, users.Role(role))
+        await duties.check_bootstrap(conn, Role(role))
 
     async def may_add(engine: Any) -> None:  # before asking for a password in vain
         async with engine.connect() as conn:
@@ -89,13 +89,13 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
         )
     try:
         users.check_password(password, username=username)
-    except users.UserError as exc:
+    except UserError as exc:
         raise click.ClickException(str(exc)) from exc
 
     actor, at_us = _actor(), SystemClock().now_us()
 
     async def close_behind(conn: Any) -> None:  # the second admin closes the way behind it
-        await duties.after_bootstrap(conn, users.Role(role), actor=actor, at_us=at_us)
+        await duties.after_bootstrap(conn, Role(role), actor=actor, at_us=at_us)
 
     async def work(engine: Any) -> Any:
         return await users.create_user(
@@ -183,10 +183,10 @@ def display_tokens() -> None:
 @click.argument("name", type=NAME)
 def display_tokens_create(database_url: str | None, name: str) -> None:
     """A token for the display NAME, printed this once only (only its digest is kept)."""
-    from controller.access import users
+    from controller.access import device_tokens
 
     async def work(engine: Any) -> Any:
-        return await users.create_device_token(
+        return await device_tokens.create_device_token(
             engine, name=name, actor=_actor(), at_us=SystemClock().now_us()
         )
 

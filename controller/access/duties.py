@@ -42,14 +42,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
+from controller.access.roles import AlreadyExists, Role, UnknownUser, UserError, check_role
 from controller.access.users import (
-    AlreadyExists,
-    Role,
-    UnknownUser,
     User,
-    UserError,
     add_user,
-    check_role,
     check_username,
     disable_in,
     new_credentials,

@@ -21,68 +21,33 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
-from controller.access.device_tokens import (
-    DEVICE_TOKEN_PREFIX,
-    DeviceToken,
-    check_device_name,
-    create_device_token,
-    list_device_tokens,
-    revoke_device_token,
-    verify_device_token,
-)
-from controller.access.hashing import hash_password, token_digest, verify_password
-from controller.access.passwords import MAX_PASSWORD, MIN_PASSWORD
-from controller.access.roles import (
-    AlreadyExists,
-    Role,
-    UnknownDeviceToken,
-    UnknownUser,
-    UserError,
-    check_role,
-)
+from controller.access.hashing import hash_password, verify_password
+from controller.access.roles import AlreadyExists, Role, UnknownUser, UserError, check_role
 from controller.storage import access_repo
-from controller.storage.access_repo import AuditEntry, Credentials, UserRecord
+from controller.storage.access_repo import Credentials, UserRecord
+from controller.storage.audit import AuditEntry
 from controller.storage.store import write_audit
 from controller.text import USERNAME, TextRefused
 
 __all__ = [
-    "DEVICE_TOKEN_PREFIX",
-    "MAX_PASSWORD",
-    "MIN_PASSWORD",
     "NO_PASSWORD",
-    "AlreadyExists",
-    "AuditEntry",
-    "DeviceToken",
-    "Role",
-    "UnknownDeviceToken",
-    "UnknownUser",
     "User",
-    "UserError",
     "add_user",
     "audit_entries",
     "authenticate",
     "change_own_password",
-    "check_device_name",
     "check_password",
-    "check_role",
     "check_username",
-    "create_device_token",
     "create_user",
     "disable_in",
     "disable_user",
     "ensure_demo_users",
     "get_user",
-    "hash_password",
-    "list_device_tokens",
     "list_users",
     "new_credentials",
-    "revoke_device_token",
     "set_password",
     "shown",
-    "token_digest",
     "user_of",
-    "verify_device_token",
-    "verify_password",
 ]
 
 

@@ -15,7 +15,7 @@ import json
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.access.duties import check_independent
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core import reducer
 from controller.core.games import Game
 from controller.core.reducer import ArmedChange, LinkState

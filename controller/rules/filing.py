@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
 from controller.core.games.paytables import meterless
 from controller.core.law import Law

@@ -86,7 +86,7 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
     table's state on a link: the public link view names no table's state."""
     import time
 
-    from controller.access import users
+    from controller.access import roles, users
     from controller.storage.database import make_engine
 
     engine = make_engine(db_url)
@@ -94,12 +94,12 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
         await users.create_user(
             engine,
             username="table-watcher",
-            role=users.Role.DEALER,
+            role=roles.Role.DEALER,
             password=TABLE_WATCHER_PASSWORD,
             actor="admin",
             at_us=time.time_ns() // 1000,
         )
-    except users.AlreadyExists:
+    except roles.AlreadyExists:
         pass
     finally:
         await engine.dispose()

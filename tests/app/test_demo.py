@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from app.demo import demo_floor, demo_manifest, demo_settings
 from app.demo_floor import EVERY_SHAPE
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, LinkState

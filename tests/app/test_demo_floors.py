@@ -17,7 +17,7 @@ from app.demo_floor import (
     plan_for,
     shapes_of,
 )
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer.levels import pool_rate_bp

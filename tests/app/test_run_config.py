@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import FixedClock

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import websockets
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.hands import parse_cards
 from tests.e2e.pool import QUADS, H, Readings, approve_filed, cli, controller, signed_in
 

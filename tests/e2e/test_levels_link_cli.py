@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.reducer.levels import meters_of
 from controller.runtime.links import LinkRuntime
 from controller.storage.database import make_engine

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import select, update
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.reducer import EntryKind
 from controller.core.reducer.levels import meters_of
 from controller.paperwork.submissions import SubmissionDesk

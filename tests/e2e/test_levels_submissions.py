@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import levels_from_dicts

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind

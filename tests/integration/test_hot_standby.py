@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from controller.access import users
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind
 from controller.storage.database import make_engine

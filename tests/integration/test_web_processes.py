@@ -25,7 +25,7 @@ from sqlalchemy import text
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.submissions import SubmissionDesk

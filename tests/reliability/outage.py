@@ -39,7 +39,7 @@ from sqlalchemy import select
 
 from app.serve import serve
 from app.web import create_app
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
 from controller.paperwork.submissions import SubmissionDesk

@@ -36,7 +36,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.reducer import EntryKind
 from controller.paperwork.reconciliation import reconciliation

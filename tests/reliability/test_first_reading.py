@@ -9,7 +9,7 @@ so this one's commit is stale and refused."""
 
 from __future__ import annotations
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.clock import SystemClock
 from controller.runtime.links import LinkRuntime

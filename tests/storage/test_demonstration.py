@@ -10,7 +10,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.reducer import HitPolicy, TableReading
 from controller.paperwork.retention import run_retention, years_before

@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from sqlalchemy import select
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, make_paytable
 from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk

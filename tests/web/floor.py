@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw

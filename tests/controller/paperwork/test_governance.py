@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from controller.access.users import Role
+from controller.access.roles import Role
 from controller.core.games import Game, PaytableLine, default_paytable, make_paytable
 from controller.core.hands import HandCategory
 from controller.core.money import MAX_AMOUNT_CENTS
