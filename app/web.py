@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.security import SecurityHeaders
+from app.security.headers import SecurityHeaders
 from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import Jurisdiction

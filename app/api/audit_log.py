@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict
 from app.api.deps import get_service
 from app.api.floor_models import TimeText, instant
 from app.api.text_fields import IdText, Line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.access import users
+from controller.access.roles import Role
 from controller.runtime.service import FloorService
 from controller.storage import audit
 

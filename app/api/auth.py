@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import get_service
 from app.api.text_fields import Username, optional_line
-from app.security import Authority, Principal, Role, authority, require
+from app.security.authentication import Authority, Principal, authority, require
 from app.throttle import GateFull
 from controller.access import passwords, roles, users
+from controller.access.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.core.money import MAX_AMOUNT_CENTS, MoneyError, displayed_cents, parse_cents
 from controller.core.reducer import EngineError
 from controller.core.reducer.levels import meter_label

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from app.api.floor_models import HandPayRequest, ServiceDep, VerifyRequest, errors
 from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.core.reducer.levels import level_key
 from controller.paperwork import records
 from controller.runtime.service import FloorService

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 
 from app.api.floor_models import ServiceDep, errors
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.paperwork import integrity
 from controller.paperwork.pdf import letterhead_of
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE

@@ -21,14 +21,14 @@ from app.api.floor_models import (
 from app.api.hit_models import HitRead
 from app.api.hits import read_hits
 from app.api.text_fields import IdText
-from app.security import (
+from app.security.authentication import (
     STAFF_VIEWERS,
     TABLE_VIEWERS,
     DisplayReader,
     Principal,
-    Role,
     require,
 )
+from controller.access.roles import Role
 from controller.paperwork import records
 from controller.runtime.service import FloorService
 from controller.storage.store import NotFound

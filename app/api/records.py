@@ -21,7 +21,8 @@ from app.api.floor_models import (
 )
 from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.core.money import displayed_cents
 from controller.paperwork import records
 from controller.paperwork.export import ExportKind, export, iso

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from app.api.corrections import AUDIT_READERS
 from app.api.floor_models import ServiceDep, bad_input, errors
 from app.api.text_fields import IdText
-from app.security import Principal
+from app.security.authentication import Principal
 from controller import periods
 from controller.paperwork.floor_reports import floor_report
 from controller.paperwork.pdf import letterhead_of

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.floor_models import ServiceDep, errors
 from app.api.text_fields import HitReference, one_line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.slips import load_slip_source, slip_content, slip_pdf

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.floor_models import ServiceDep, errors
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1", tags=["health"])

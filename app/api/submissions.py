@@ -22,7 +22,8 @@ from app.api.submission_models import (
     SubmissionWords,
 )
 from app.api.text_fields import IdText, Reference
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
 from controller.paperwork.pdf import letterhead_of

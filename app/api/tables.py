@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends, Query
 
 from app.api.floor_models import ServiceDep, TableRead, errors
 from app.api.text_fields import IdText
-from app.security import TABLE_VIEWERS, Principal, Role, require
+from app.security.authentication import TABLE_VIEWERS, Principal, require
+from controller.access.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/tables", tags=["tables"])

@@ -8,9 +8,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.text_fields import Line, Username
-from app.security import Role
 from controller.access import device_tokens, duties, passwords, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.access.roles import Role
 from controller.text import USERNAME
 
 GUARDED_NAMES = ", ".join(r.value for r in Role if r in GUARDED_ROLES)

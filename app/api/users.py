@@ -26,9 +26,10 @@ from app.api.user_models import (
     UserCreate,
     UserRead,
 )
-from app.security import Principal, Role, authority, require
+from app.security.authentication import Principal, authority, require
 from controller.access import device_tokens, duties, roles, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.access.roles import Role
 from controller.runtime.service import FloorService
 
 __all__ = [

@@ -45,7 +45,6 @@ __all__ = [
     "DisplayAccess",
     "DisplayReader",
     "Principal",
-    "Role",
     "RoleRequirement",
     "TokenQuery",
     "TokenRefused",

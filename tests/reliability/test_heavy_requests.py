@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.security import Role
+from controller.access.roles import Role
 from link_adapters.simulator.server import wall_clock_us
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor

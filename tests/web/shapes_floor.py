@@ -30,9 +30,9 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.demo_floor import GATEWAYS, LINKS, DemoGateway
-from app.security import Role
 from app.serve import Served, serve
 from app.web import create_app
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.submissions import SubmissionDesk

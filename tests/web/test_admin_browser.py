@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import settings_in, web_floor

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.periods import gaming_day_of
 from controller.storage.models import HitRow
 from tests.app.helpers import progressive

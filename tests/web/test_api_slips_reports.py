@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from controller.periods import gaming_day_of
 from link_adapters.simulator.clock import VirtualClock

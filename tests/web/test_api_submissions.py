@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.money import MAX_AMOUNT_CENTS

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory, evaluate, parse_cards
 from controller.core.reducer import HitClaim
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS

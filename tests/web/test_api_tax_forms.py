@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until

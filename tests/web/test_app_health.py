@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.storage.helpers import accept_hits_again, refuse_hits_of

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.runtime.clock import SystemClock
 from tests.integration.harness import wait_until

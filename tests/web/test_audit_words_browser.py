@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.reducer.state import EntryKind
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory

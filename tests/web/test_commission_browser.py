@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import expect
 
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.pdf import letterhead_of

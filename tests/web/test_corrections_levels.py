@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.money import UNITS_PER_CENT
 from controller.storage.verify import verify_ledger

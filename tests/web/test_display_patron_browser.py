@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import headers_for
 from tests.web.browser import chromium, pytestmark, shot

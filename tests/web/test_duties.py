@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.floor import web_floor

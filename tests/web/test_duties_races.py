@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.security import Role
 from controller.access import users
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.app.test_users_cli import PASSWORD as CLI_PASSWORD
 from tests.app.test_users_cli import run

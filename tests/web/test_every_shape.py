@@ -39,7 +39,7 @@ from playwright.async_api import Browser, ConsoleMessage, Locator, Page, expect
 from sqlalchemy import select, text, update
 from sqlalchemy.pool import QueuePool
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory, ShownCards
 from controller.storage.models import HitRow
 from tests.app.helpers import progressive

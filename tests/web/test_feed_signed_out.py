@@ -15,8 +15,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from app.security import Role, authority
+from app.security.authentication import authority
 from controller.access import users
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import headers_for, new_user
 from tests.web.floor import WebFloor, settings_in, web_floor

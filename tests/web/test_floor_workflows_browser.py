@@ -13,7 +13,7 @@ from urllib.parse import quote
 import httpx
 from playwright.async_api import Page, expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.money import format_cents
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.hits import HitRecord

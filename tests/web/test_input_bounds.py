@@ -12,8 +12,9 @@ from typing import Any
 
 import httpx
 
-from app.security import MAX_DATA_BYTES, Role
+from app.security.headers import MAX_DATA_BYTES
 from app.web import create_app
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.runtime.service import FloorService
 from controller.settings import Settings

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.storage.models import table_of
 from controller.storage.paperwork import IntegrityRecordRow

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from tests.integration.harness import wait_until

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 from playwright.async_api import expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import headers_for, new_user
 from tests.web.browser import chromium, pytestmark, shot

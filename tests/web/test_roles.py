@@ -21,9 +21,10 @@ from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.api.pages import stated
-from app.security import Role, RoleRequirement, display_access, display_reader
+from app.security.authentication import RoleRequirement, display_access, display_reader
 from app.web import STATIC, create_app
 from controller.access import device_tokens
+from controller.access.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor
 

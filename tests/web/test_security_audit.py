@@ -18,8 +18,9 @@ import httpx
 from fastapi import FastAPI, routing
 from fastapi.routing import APIRoute
 
-from app.security import Role, RoleRequirement
+from app.security.authentication import RoleRequirement
 from app.web import create_app
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import new_user
 from tests.web.browser import chromium, pytestmark, role_words

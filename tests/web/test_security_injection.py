@@ -19,8 +19,8 @@ from fastapi import routing
 from fastapi.routing import APIRoute
 from sqlalchemy import select
 
-from app.security import Role
 from app.web import create_app
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES
 from controller.paperwork.export import FORMULA_STARTS

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role, authority
+from app.security.authentication import authority
+from controller.access.roles import Role
 from controller.core.games import Game
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.floor import settings_in, web_floor

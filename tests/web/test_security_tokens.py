@@ -13,8 +13,9 @@ from typing import Any
 import httpx
 import jwt
 
-from app.security import ALGORITHM, ISSUER, Role
+from app.security.authentication import ALGORITHM, ISSUER
 from controller.access import device_tokens
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.settings import load_secret_key
 from tests.web.auth import headers_for

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.manifest import MANIFEST_NAME
 from controller.rules import RuleViolation

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from app.api.submissions import desk
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.rules.progression import RATE_CLAUSE, RATE_LOCK_CLAUSE

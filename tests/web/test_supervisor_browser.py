@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 from playwright.async_api import expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.rules.progression import RATE_CLAUSE

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
+from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
