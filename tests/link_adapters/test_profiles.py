@@ -12,17 +12,10 @@ import pytest
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from link_adapters.errors import DeviceError, ProfileMismatch
-from link_adapters.profiles import (
-    HeadHit,
-    Profile,
-    ProfileError,
-    bundled_profiles,
-    decode,
-    encode_u32,
-    load_profile,
-    profile_from_dict,
-)
-from link_adapters.reading import HitHand, TableFlags
+from link_adapters.profile_decoding import decode, encode_u32
+from link_adapters.profile_files import bundled_profiles, load_profile, profile_from_dict
+from link_adapters.profile_map import Profile, ProfileError
+from link_adapters.reading import HeadHit, HitHand, TableFlags
 from link_adapters.simulator import registers as sim_registers
 from link_adapters.simulator.table import SimTable, SimTableConfig
 

@@ -49,7 +49,7 @@ from controller.settings import Settings
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
-from link_adapters.profiles import load_profile
+from link_adapters.profile_files import load_profile
 from link_adapters.table import COMMAND_HIT_PENDING
 from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
