@@ -7,13 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.floor_models import TimeText, instant
 from app.api.text_fields import IdText, Line
 from app.security.authentication import Principal, require
 from controller.access import users
 from controller.access.roles import Role
-from controller.runtime.service import FloorService
 from controller.storage import audit
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
@@ -60,7 +59,7 @@ class AuditEntryRead(BaseModel):
 @router.get("/audit-log", summary="Privileged actions of a period, newest first")
 async def audit_log(
     _: Annotated[Principal, Depends(require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN))],
-    service: Annotated[FloorService, Depends(get_service)],
+    service: ServiceDep,
     since: Annotated[
         TimeText | None,
         Query(

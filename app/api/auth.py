@@ -9,18 +9,16 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.security import OAuth2PasswordRequestForm
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.text_fields import Username, optional_line
 from app.security.authentication import Authority, Principal, authority, require
 from app.throttle import GateFull
 from controller.access import passwords, roles, users
 from controller.access.roles import Role
-from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 
 EVERYONE = tuple(Role)
-ServiceDep = Annotated[FloorService, Depends(get_service)]
 WRONG = "wrong username or password, or the account is disabled"
 # Tells a page to ask for a new password, rather than reading the message's words.
 PASSWORD_REQUIRED_HEADER = "X-Password-Required"

@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import ServiceDep, bad_input, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security.authentication import Principal, require
 from controller.access.roles import Role

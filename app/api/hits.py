@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import HandPayRequest, ServiceDep, VerifyRequest, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import HandPayRequest, VerifyRequest, errors
 from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
 from app.security.authentication import Principal, require

@@ -9,7 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, status
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import ServiceDep, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security.authentication import Principal, require
 from controller.access.roles import Role

@@ -9,15 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import (
-    LinkRead,
-    ServiceDep,
-    SinceQuery,
-    TableRead,
-    UntilQuery,
-    errors,
-    period,
-)
+from app.api.deps import ServiceDep
+from app.api.floor_models import LinkRead, SinceQuery, TableRead, UntilQuery, errors, period
 from app.api.hit_models import HitRead
 from app.api.hits import read_hits
 from app.api.text_fields import IdText

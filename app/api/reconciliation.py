@@ -11,7 +11,8 @@ from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, Field
 
 from app.api.corrections import AUDIT_READERS
-from app.api.floor_models import ServiceDep, SinceQuery, UntilQuery, errors, period
+from app.api.deps import ServiceDep
+from app.api.floor_models import SinceQuery, UntilQuery, errors, period
 from app.api.text_fields import IdText
 from app.security.authentication import Principal
 from controller.core.money import format_cents

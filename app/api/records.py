@@ -11,14 +11,8 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import (
-    ReviewRequest,
-    ServiceDep,
-    SinceQuery,
-    UntilQuery,
-    errors,
-    period,
-)
+from app.api.deps import ServiceDep
+from app.api.floor_models import ReviewRequest, SinceQuery, UntilQuery, errors, period
 from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
 from app.security.authentication import Principal, require

@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.api.corrections import AUDIT_READERS
-from app.api.floor_models import ServiceDep, bad_input, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import bad_input, errors
 from app.api.text_fields import IdText
 from app.security.authentication import Principal
 from controller import periods

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.floor_models import ServiceDep, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
 from app.api.text_fields import HitReference, one_line
 from app.security.authentication import Principal, require
 from controller.access.roles import Role

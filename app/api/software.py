@@ -8,7 +8,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.floor_models import ServiceDep, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
 from app.security.authentication import Principal, require
 from controller.access.roles import Role
 from controller.runtime.service import FloorService

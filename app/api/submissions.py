@@ -8,8 +8,9 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Query
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from app.api.deps import ServiceDep
 from app.api.filing_terms import terms_of
-from app.api.floor_models import ServiceDep, errors
+from app.api.floor_models import errors
 from app.api.submission_models import (
     ApproveRequest,
     FilingTermsRead,

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from app.api.floor_models import ServiceDep, TableRead, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import TableRead, errors
 from app.api.text_fields import IdText
 from app.security.authentication import TABLE_VIEWERS, Principal, require
 from controller.access.roles import Role

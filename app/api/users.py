@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.text_fields import Reference, Username
 from app.api.user_models import (
     GUARDED_NAMES,
@@ -36,7 +36,6 @@ __all__ = [
     "PENDING",
     "Admin",
     "RequestIdPath",
-    "ServiceDep",
     "TokenIdPath",
     "UsernamePath",
     "confirm_account_request",
@@ -58,7 +57,6 @@ __all__ = [
 router = APIRouter(prefix="/api/v1", tags=["users and displays"])
 
 Admin = Annotated[Principal, Depends(require(Role.ADMIN))]
-ServiceDep = Annotated[FloorService, Depends(get_service)]
 UsernamePath = Annotated[Username, Path(description="the user's name", examples=["pat.tech"])]
 TokenIdPath = Annotated[
     Reference, Path(description="the device token's id", examples=["3f9a1c0b2d4e5f60"])
