@@ -15,7 +15,6 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.security.headers import SecurityHeaders
@@ -24,6 +23,7 @@ from controller.rules import RuleViolation
 from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.service import FloorService
 from controller.runtime.workers import Busy
+from controller.storage.errors import DATABASE_ERRORS, unstorable_text
 from controller.storage.store import NotFound, StoreError
 
 STATIC = Path(__file__).parent / "static"
@@ -115,15 +115,16 @@ def create_app(service: FloorService) -> FastAPI:
     for kind in REFUSALS:
         app.add_exception_handler(kind, refusal)
 
-    @app.exception_handler(DBAPIError)
-    async def database_refusal(_: Request, exc: DBAPIError) -> JSONResponse:
-        # PostgreSQL keeps no NUL character in text (SQLSTATE 22021, character not in
-        # repertoire): a value typed with one is refused input, not a server error.
-        causes = (exc.orig, getattr(exc.orig, "__cause__", None))
-        if any(getattr(c, "sqlstate", None) == "22021" for c in causes):
+    async def database_refusal(_: Request, exc: Exception) -> JSONResponse:
+        # A value typed with a character the database keeps in no text is refused input,
+        # not a server error.
+        if unstorable_text(exc):
             problem = {"where": "input", "problem": "text may not contain a NUL character"}
             return _error(422, {"message": "the request is not valid", "problems": [problem]})
         raise exc
+
+    for kind in DATABASE_ERRORS:
+        app.add_exception_handler(kind, database_refusal)
 
     @app.exception_handler(Busy)
     async def busy(_: Request, exc: Busy) -> JSONResponse:
