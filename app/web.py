@@ -23,8 +23,7 @@ from controller.rules import RuleViolation
 from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.service import FloorService
 from controller.runtime.workers import Busy
-from controller.storage.errors import DATABASE_ERRORS, unstorable_text
-from controller.storage.store import NotFound, StoreError
+from controller.storage.errors import DATABASE_ERRORS, NotFound, StoreError, unstorable_text
 
 STATIC = Path(__file__).parent / "static"
 

@@ -49,7 +49,7 @@ from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.jurisdictions import INDIANA
 from controller.runtime.service import FloorService
 from controller.settings import Settings
-from controller.storage.store import TableSpec
+from controller.storage.links import TableSpec
 
 LINK = "fanout"
 TABLE = "fanout-1"

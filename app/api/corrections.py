@@ -19,8 +19,8 @@ from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.corrections import CorrectionRequest
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
 

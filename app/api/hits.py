@@ -18,8 +18,8 @@ from controller.access.roles import Role
 from controller.core.reducer.levels import level_key
 from controller.paperwork import records
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 

@@ -18,8 +18,8 @@ from controller.paperwork import integrity
 from controller.paperwork.pdf import letterhead_of
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.integrity import IntegrityRecord
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
 

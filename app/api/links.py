@@ -24,7 +24,7 @@ from app.security.authentication import (
 from controller.access.roles import Role
 from controller.paperwork import records
 from controller.runtime.service import FloorService
-from controller.storage.store import NotFound
+from controller.storage.errors import NotFound
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 

@@ -21,7 +21,7 @@ from controller.core.money import displayed_cents
 from controller.paperwork import records
 from controller.paperwork.export import ExportKind, export, iso
 from controller.storage.anomalies import AnomalyRecord
-from controller.storage.store import NotFound
+from controller.storage.errors import NotFound
 from controller.storage.verify import verify_ledger
 
 router = APIRouter(prefix="/api/v1", tags=["records"])

@@ -20,8 +20,8 @@ from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
 from controller.periods import FloorPeriod
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.link_names import link_names
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1", tags=["reports"])
 

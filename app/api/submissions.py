@@ -40,8 +40,8 @@ from controller.rules.filing import (
 )
 from controller.rules.violation import about
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
 

@@ -46,8 +46,7 @@ from controller.storage.database import (
     upgrade,
     url_shown,
 )
-from controller.storage.errors import StorageUnavailable
-from controller.storage.store import StoreError
+from controller.storage.errors import StorageUnavailable, StoreError
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.simulator.server import SimulatorError
 

@@ -58,7 +58,9 @@ from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings, load_ledger_key, manifest_path
-from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.storage.errors import StoreError
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 from controller.text import MULTILINE
 
 

@@ -12,7 +12,7 @@ from controller.access.hashing import token_digest
 from controller.access.roles import Role, UnknownDeviceToken, UserError
 from controller.storage import access_repo
 from controller.storage.access_repo import DeviceTokenRecord
-from controller.storage.store import write_audit
+from controller.storage.audit import write_audit
 from controller.text import ONE_LINE, TextRefused
 
 DEVICE_TOKEN_PREFIX = "pdt_"

@@ -55,7 +55,7 @@ from controller.access.users import (
 from controller.rules.house import check_no_tie
 from controller.storage import access_repo
 from controller.storage.access_repo import AccountRequestRecord, Credentials
-from controller.storage.store import write_audit
+from controller.storage.audit import write_audit
 
 # House policy after NJ 13:69E-1.39B's dual control, and the house's second signature
 # (controller.rules.house).

@@ -25,8 +25,7 @@ from controller.access.hashing import hash_password, verify_password
 from controller.access.roles import AlreadyExists, Role, UnknownUser, UserError, check_role
 from controller.storage import access_repo
 from controller.storage.access_repo import Credentials, UserRecord
-from controller.storage.audit import AuditEntry
-from controller.storage.store import write_audit
+from controller.storage.audit import AuditEntry, write_audit
 from controller.text import USERNAME, TextRefused
 
 __all__ = [

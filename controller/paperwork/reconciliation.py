@@ -36,9 +36,9 @@ from controller.paperwork.meter_lines import (
 )
 from controller.runtime.workers import Job, step
 from controller.storage.database import snapshot
+from controller.storage.errors import NotFound
 from controller.storage.papers import reconciliation as stored
 from controller.storage.papers.reconciliation import Entry, opening_units
-from controller.storage.store import NotFound
 
 __all__ = [
     "BATCH",

@@ -25,9 +25,9 @@ from controller.core.meter_trail import MeterTrail, TrailState
 from controller.rules.records import check_retention_not_shortened, check_retention_years
 from controller.runtime.link_locks import only_one
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import StoreError
 from controller.storage.papers import retention as stored
 from controller.storage.papers.retention import LedgerAnchor
-from controller.storage.store import StoreError
 
 log = logging.getLogger(__name__)
 

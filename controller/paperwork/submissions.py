@@ -34,10 +34,10 @@ from controller.rules.filing import (
     check_waiver_confirmed,
 )
 from controller.runtime.links import Extra
+from controller.storage.errors import Conflict, NotFound
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import Conflict, NotFound
 
 __all__ = ["Filing", "FilingDesk", "SubmissionDesk"]
 

@@ -33,7 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.reducer import LinkState, Outcome
 from controller.runtime.clock import Clock, SystemClock
-from controller.storage.store import LedgerStore, LinkInoperable, NotFound
+from controller.storage.errors import LinkInoperable, NotFound
+from controller.storage.store import LedgerStore
 
 # What a command writes beside its link's entries, in the same transaction.
 Extra = Callable[[AsyncConnection], Awaitable[None]]

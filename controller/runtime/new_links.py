@@ -20,7 +20,8 @@ from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by
 from controller.runtime.link_specs import SpecError, check_under
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import first_draws
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 
 __all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
 

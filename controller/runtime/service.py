@@ -34,8 +34,9 @@ from controller.runtime.table_polling import TablePoll
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.database import check_schema, make_engine, upgrade
+from controller.storage.errors import NotFound
 from controller.storage.link_names import link_names
-from controller.storage.store import LedgerStore, NotFound
+from controller.storage.store import LedgerStore
 from link_adapters.reading import TableFlags
 
 __all__ = [

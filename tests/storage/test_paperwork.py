@@ -21,9 +21,10 @@ from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import StoreError
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
 from controller.storage.paperwork import CorrectionRequestRow, IntegrityRecordRow
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY, T0
 from tests.storage.helpers import Poller, make_link, table

@@ -17,8 +17,9 @@ from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, NoticeWaiver, Proposal, SubmissionKind
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import StoreError
 from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import T0
 from tests.storage.helpers import Poller, make_link, table

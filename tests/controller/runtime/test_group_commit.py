@@ -9,7 +9,7 @@ import pytest
 
 from controller.core.reducer import TableReading
 from controller.runtime.group_commit import GroupCommitter, NotRecording, commit_linger_s
-from controller.storage.store import StaleState
+from controller.storage.errors import StaleState
 
 
 def reading(n: int) -> TableReading:
