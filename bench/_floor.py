@@ -31,7 +31,8 @@ from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.jurisdictions import NEW_JERSEY
 from controller.runtime.anchoring import Checkpointer
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.group_commit import GroupCommitter, commit_linger_s
 from controller.runtime.links import LinkRuntime
 from controller.runtime.poller import Poller

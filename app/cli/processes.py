@@ -263,7 +263,8 @@ def run_cmd(
 ) -> None:
     """The controller for real tables: poll, credit, pay and serve the web, until Ctrl-C."""
     from app.daemon import run_daemon
-    from controller.runtime.config import ConfigError, load_floor_config
+    from controller.runtime.config import load_floor_config
+    from controller.runtime.config_sections import ConfigError
 
     try:
         floor = load_floor_config(config_path)  # the whole file, before anything is written

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.core.reducer import TableReading
-from controller.runtime.config import BusConfig, FloorConfig, TableEntry
+from controller.runtime.config_entries import BusConfig, FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, commit_linger_s
 from controller.runtime.table_polling import TablePoll, TablePolling, failure_backoff_s
 from link_adapters.modbus import ModbusLink

@@ -24,7 +24,7 @@ from controller.core.reducer.levels import pool_rate_bp
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.jurisdictions import INDIANA, JURISDICTIONS, NEW_JERSEY, Jurisdiction
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.config_entries import FloorConfig, LinkEntry
 from controller.runtime.links import LinkRuntime
 from controller.runtime.service import open_floor
 from controller.storage.database import make_engine

@@ -24,7 +24,8 @@ from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.pools import fixed_pay_only
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.links import LinkRuntime
 from controller.runtime.poller import Poller
 from controller.runtime.service import open_floor

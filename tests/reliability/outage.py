@@ -43,7 +43,7 @@ from controller.access.roles import Role
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
 from controller.paperwork.submissions import SubmissionDesk
-from controller.runtime.config import FloorConfig
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.database import make_engine

@@ -42,7 +42,8 @@ from controller.core.reducer import EntryKind
 from controller.paperwork.reconciliation import reconciliation
 from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.link_locks import CHECK_TIMEOUT_S
 from controller.runtime.service import FloorService
 from controller.settings import Settings
