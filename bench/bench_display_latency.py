@@ -45,8 +45,9 @@ from controller.paperwork.submissions import SubmissionDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTableConfig
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table_types import SimTableConfig
 
 LINK = "bench"
 GAME = Game.CARIBBEAN_STUD

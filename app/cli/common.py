@@ -48,7 +48,7 @@ from controller.storage.database import (
 )
 from controller.storage.errors import StorageUnavailable, StoreError
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
-from link_adapters.simulator.server import SimulatorError
+from link_adapters.simulator.gateway import SimulatorError
 
 __all__ = [
     "AMOUNT",

@@ -172,14 +172,14 @@ def simulate_cmd(
 ) -> None:
     """Simulated table controllers on Modbus TCP or a serial line, until Ctrl-C."""
     from link_adapters.simulator.config import SimConfigError, load_config
-    from link_adapters.simulator.gateway import DEFAULT_FLOOR
-    from link_adapters.simulator.server import (
+    from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND
+    from link_adapters.simulator.gateway import (
+        DEFAULT_FLOOR,
         DEFAULT_PORTS,
-        DEFAULT_ROUNDS_PER_SECOND,
         GatewaySpec,
-        SimFloor,
         SimulatorError,
     )
+    from link_adapters.simulator.server import SimFloor
 
     if config_file is not None:
         clash = [

@@ -32,8 +32,9 @@ from controller.runtime.service import open_floor
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTableConfig, total_credits
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table_types import SimTableConfig, total_credits
 from tests.conftest import KEY
 from tests.modbus_faults import FaultyGateway
 from tests.serial_line import pty_line

@@ -20,7 +20,8 @@ from link_adapters.profile_files import load_profile, profile_from_dict
 from link_adapters.profile_map import MAX_READ_COUNT, ProfileError
 from link_adapters.reading import HeadHit, HitHand
 from link_adapters.simulator import registers as sim
-from link_adapters.simulator.table import SimTable, SimTableConfig
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import SimTableConfig
 
 BUNDLED = Path(__file__).resolve().parents[2] / "link_adapters" / "profiles"
 JOKER = 52

@@ -49,7 +49,8 @@ from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import MeterEntryRow
 from controller.storage.verify import verify_ledger
-from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
 from tests.conftest import KEY
 from tests.integration.harness import LinkPlan, PausableClock
 from tests.reliability.exact import Comparison, RecordPart, SimTotals, compare, summed, table_id

@@ -27,8 +27,10 @@ from controller.settings import Settings
 from controller.storage.models import AnomalyRow, table_of
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import RoundRecord, SimTable
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import RoundRecord
 from tests.controller.permissive_law import PERMISSIVE
 from tests.integration.harness import wait_until
 

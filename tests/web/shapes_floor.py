@@ -40,9 +40,10 @@ from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.storage.models import HitRow
 from link_adapters.simulator.clock import VirtualClock
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTable, SimTableConfig
-from link_adapters.simulator.table_types import most_seats
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import SimTableConfig, most_seats
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until
 from tests.web.auth import new_user
