@@ -37,10 +37,8 @@ __all__ = [
     "MORE_CARDS_FIELD",
     "PER_SEAT_FIELD",
     "U16_MAX",
-    "HandCodes",
     "Profile",
     "ProfileError",
-    "WordOrder",
     "int_in",
 ]
 

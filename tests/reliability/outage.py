@@ -50,7 +50,7 @@ from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.profile_files import load_profile
-from link_adapters.table import COMMAND_HIT_PENDING
+from link_adapters.register_map import COMMAND_HIT_PENDING
 from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres
