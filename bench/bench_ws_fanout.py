@@ -37,7 +37,7 @@ from typing import Any
 import websockets
 from websockets.asyncio.server import ServerConnection
 
-from app.live import encode
+from app.live_delivery import encode
 from app.live_patron import paytables_content, property_content
 from app.serve import serve
 from app.web import create_app

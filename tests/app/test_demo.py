@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.demo import demo_floor, demo_manifest, demo_settings
-from app.demo_floor import EVERY_SHAPE
+from app.demo import demo_manifest, demo_settings
+from app.demo_floor import EVERY_SHAPE, demo_floor
 from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
