@@ -27,9 +27,10 @@ from app.security.authentication import Principal, require
 from controller.access.roles import Role
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
+from controller.paperwork.filing_desk import Filing
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
-from controller.paperwork.submissions import Filing, SubmissionDesk
+from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
 from controller.rules.filing import (
     AMENDMENT_NOTICE_CLAUSE,

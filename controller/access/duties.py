@@ -53,7 +53,7 @@ from controller.access.users import (
     user_of,
 )
 from controller.rules.house import check_no_tie
-from controller.storage import access_repo
+from controller.storage import access_repo, audit
 from controller.storage.access_repo import AccountRequestRecord, Credentials
 from controller.storage.audit import write_audit
 
@@ -507,7 +507,7 @@ async def bootstrap_closed(conn: AsyncConnection) -> bool:
 
 
 async def _bootstrap_marked(conn: AsyncConnection) -> bool:
-    marks = await access_repo.audit_entries(
+    marks = await audit.audit_entries(
         conn, since_us=None, until_us=None, limit=1, action=BOOTSTRAP_CLOSED
     )
     return bool(marks)

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.access import passwords
 from controller.access.hashing import hash_password, verify_password
 from controller.access.roles import AlreadyExists, Role, UnknownUser, UserError, check_role
-from controller.storage import access_repo
+from controller.storage import access_repo, audit
 from controller.storage.access_repo import Credentials, UserRecord
 from controller.storage.audit import AuditEntry, write_audit
 from controller.text import USERNAME, TextRefused
@@ -94,7 +94,7 @@ async def audit_entries(
     """The audit log of a period (``until`` exclusive), newest first, of ``actor`` and of
     ``action`` when given."""
     async with engine.connect() as conn:
-        return await access_repo.audit_entries(
+        return await audit.audit_entries(
             conn, since_us=since_us, until_us=until_us, limit=limit, actor=actor, action=action
         )
 

@@ -20,7 +20,7 @@ from controller.core import reducer
 from controller.core.games import Game
 from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
-from controller.paperwork.filing_desk import Filing, FilingDesk
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.governance import SubmissionStatus
 from controller.rules.filing import (
     REVIEW_CLAUSE,
@@ -33,13 +33,13 @@ from controller.rules.filing import (
     check_reviewer,
     check_waiver_confirmed,
 )
-from controller.runtime.links import Extra
+from controller.runtime.link_memory import Extra
 from controller.storage.errors import Conflict, NotFound
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
 
-__all__ = ["Filing", "FilingDesk", "SubmissionDesk"]
+__all__ = ["SubmissionDesk"]
 
 
 class SubmissionDesk(FilingDesk):

@@ -23,7 +23,7 @@ from controller.runtime.mystery_draws import first_draws
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 
-__all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
+__all__ = ["create_and_file_link", "open_floor"]
 
 
 async def create_and_file_link(

@@ -24,9 +24,10 @@ from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
 from controller.runtime.config_entries import FloorConfig
+from controller.runtime.floor_terms import FloorMismatch
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
-from controller.runtime.new_links import FloorMismatch, open_floor
+from controller.runtime.new_links import open_floor
 from controller.runtime.poller import Poller
 from controller.runtime.readiness import READY_FLOOR_US, READY_INTERVALS
 from controller.runtime.self_check import SelfCheck
