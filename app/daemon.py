@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 
 from app.serve import serve
 from app.web import create_app
-from controller.runtime.config import FloorConfig
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 

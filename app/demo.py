@@ -31,17 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from app.demo_board import DemoFloor
-from app.demo_floor import (
-    LINKS,
-    POLL_INTERVAL_MS,
-    TABLES_PER_LINK,
-    DemoLink,
-    DemoPlan,
-    build_simulator,
-    demo_floor,
-    plan_for,
-    stale_links,
-)
+from app.demo_floor import DemoPlan, build_simulator, demo_floor, plan_for, stale_links
 from app.serve import serve
 from app.web import create_app
 from controller.access.users import ensure_demo_users
@@ -59,19 +49,10 @@ from link_adapters.simulator.server import SimFloor
 
 __all__ = [
     "BOARD_EVERY_S",
-    "LINKS",
-    "POLL_INTERVAL_MS",
-    "TABLES_PER_LINK",
     "DemoError",
-    "DemoFloor",
-    "DemoLink",
     "DemoOptions",
-    "DemoPlan",
-    "build_simulator",
-    "demo_floor",
     "demo_manifest",
     "demo_settings",
-    "plan_for",
     "prepare",
     "run_demo",
 ]

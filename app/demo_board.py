@@ -19,7 +19,8 @@ from controller.rules import RuleViolation
 from controller.runtime.clock import SystemClock
 from controller.runtime.service import FloorService
 from controller.storage.errors import StoreError
-from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
 
 __all__ = ["BOARD_HITS", "DemoFloor", "RecentHit"]
 

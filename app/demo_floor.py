@@ -48,10 +48,11 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer import LinkState
 from controller.rules.jurisdictions import Jurisdiction
-from controller.runtime.config import FloorConfig, parse_floor_config
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTableConfig
-from link_adapters.simulator.table_types import most_seats
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table_types import SimTableConfig, most_seats
 
 __all__ = [
     "CARIBBEAN_LEVELS",

@@ -103,7 +103,7 @@ from controller.core.reducer.display import Slot, announcements, announcing, won
 from controller.core.reducer.state import LastWin, LinkState
 from controller.runtime.service import FloorService
 
-__all__ = ["Ending", "HubTiming", "LiveHub", "Receive", "Send", "encode"]
+__all__ = ["Ending", "HubTiming", "LiveHub"]
 
 log = logging.getLogger(__name__)
 

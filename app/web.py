@@ -15,16 +15,15 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.security import SecurityHeaders
+from app.security.headers import SecurityHeaders
 from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.service import FloorService
 from controller.runtime.workers import Busy
-from controller.storage.store import NotFound, StoreError
+from controller.storage.errors import DATABASE_ERRORS, NotFound, StoreError, unstorable_text
 
 STATIC = Path(__file__).parent / "static"
 
@@ -115,15 +114,16 @@ def create_app(service: FloorService) -> FastAPI:
     for kind in REFUSALS:
         app.add_exception_handler(kind, refusal)
 
-    @app.exception_handler(DBAPIError)
-    async def database_refusal(_: Request, exc: DBAPIError) -> JSONResponse:
-        # PostgreSQL keeps no NUL character in text (SQLSTATE 22021, character not in
-        # repertoire): a value typed with one is refused input, not a server error.
-        causes = (exc.orig, getattr(exc.orig, "__cause__", None))
-        if any(getattr(c, "sqlstate", None) == "22021" for c in causes):
+    async def database_refusal(_: Request, exc: Exception) -> JSONResponse:
+        # A value typed with a character the database keeps in no text is refused input,
+        # not a server error.
+        if unstorable_text(exc):
             problem = {"where": "input", "problem": "text may not contain a NUL character"}
             return _error(422, {"message": "the request is not valid", "problems": [problem]})
         raise exc
+
+    for kind in DATABASE_ERRORS:
+        app.add_exception_handler(kind, database_refusal)
 
     @app.exception_handler(Busy)
     async def busy(_: Request, exc: Busy) -> JSONResponse:
@@ -182,9 +182,14 @@ def create_app(service: FloorService) -> FastAPI:
     from app.api import display
 
     app.include_router(display.router)
-    from app.api import paperwork
+    from app.api import amount_text, corrections, integrity_records, reconciliation
 
-    app.include_router(paperwork.router)
+    # The regulated paperwork: devices removed from play, corrections by two people, the
+    # reconciliation of a link's meter for auditors, and how a typed amount or rate is read.
+    app.include_router(integrity_records.router)
+    app.include_router(corrections.router)
+    app.include_router(reconciliation.router)
+    app.include_router(amount_text.router)
     from app.api import submissions
 
     app.include_router(submissions.router)

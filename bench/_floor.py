@@ -22,19 +22,22 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import TableReading
 from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.paperwork.checkpoints import load_private_key, make_key_pair
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.jurisdictions import NEW_JERSEY
 from controller.runtime.anchoring import Checkpointer
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
+from controller.runtime.group_commit import GroupCommitter, commit_linger_s
 from controller.runtime.links import LinkRuntime
-from controller.runtime.poller import GroupCommitter, Poller, TablePoll, commit_linger_s
+from controller.runtime.poller import Poller
 from controller.runtime.service import open_floor
+from controller.runtime.table_polling import TablePoll
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
 

@@ -37,16 +37,17 @@ from pymodbus.client import AsyncModbusTcpClient
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, READ_COUNT, READ_START, bench_manifest, median, ms, verdict
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer.display import ANNOUNCE_US
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTableConfig
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table_types import SimTableConfig
 
 LINK = "bench"
 GAME = Game.CARIBBEAN_STUD

@@ -30,7 +30,8 @@ from controller.core.ledger import ENTRY_COLUMNS, SealedEntry
 from controller.core.reducer import Outcome, TableConfig, TableReading
 from controller.runtime.links import LinkRuntime
 from controller.storage.database import make_engine, upgrade
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 
 KEY = b"benchmark ledger key, 32 bytes!!"
 T0 = 1_767_225_600_000_000

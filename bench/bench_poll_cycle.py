@@ -65,7 +65,8 @@ from bench._floor import (
     timed_apply,
     warm_up,
 )
-from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
 
 TARGET_RATIO = 1.3
 SEED = 20260101

@@ -64,7 +64,8 @@ from bench._floor import (
     warm_up,
 )
 from link_adapters.modbus import rtu_frame_gap_s
-from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
 
 TARGET_RATIO = 1.5
 SEED = 20260101

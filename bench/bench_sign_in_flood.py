@@ -35,7 +35,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import HASHING_SLOTS
+from app.security.authentication import HASHING_SLOTS
 from app.serve import serve
 from app.throttle import HashingGate
 from app.web import create_app

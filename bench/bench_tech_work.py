@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from bench._floor import median, ms, p95, verdict
-from controller.access.users import Role
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.busy_floor import busy_floor
 

@@ -37,19 +37,19 @@ from typing import Any
 import websockets
 from websockets.asyncio.server import ServerConnection
 
-from app.live import encode
+from app.live_delivery import encode
 from app.live_patron import paytables_content, property_content
 from app.serve import serve
 from app.web import create_app
 from bench._floor import HOST, ROOT, bench_manifest, verdict
-from controller.access.users import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import TableConfig, TableReading, open_link
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.jurisdictions import INDIANA
 from controller.runtime.service import FloorService
 from controller.settings import Settings
-from controller.storage.store import TableSpec
+from controller.storage.links import TableSpec
 
 LINK = "fanout"
 TABLE = "fanout-1"

@@ -1,8 +1,15 @@
 """A register-map profile: where one table controller model keeps each field of the reference
 map, its word order and which optional parts it has, checked whoever builds it.
 
+A profile is a data file (``link_adapters/profiles/*.json``, or any JSON file given by path)
+naming the absolute holding-register address of every logical field of the reference map
+(shared/DESIGN.md, "Reference table-controller register map, v1"; docs/register-map-v2.md),
+the word order of its 32-bit values and which optional parts (per-seat counters, card codes,
+map v2's level and seven cards) the model has. The JSON is the only place addresses are
+written down; this package knows field names and widths only.
+
 Loading a profile from its file is ``link_adapters.profile_files``; decoding a block read with
-it is ``link_adapters.profile_decoding``; ``link_adapters.profiles`` names them all.
+it is ``link_adapters.profile_decoding``.
 """
 
 from __future__ import annotations
@@ -30,10 +37,8 @@ __all__ = [
     "MORE_CARDS_FIELD",
     "PER_SEAT_FIELD",
     "U16_MAX",
-    "HandCodes",
     "Profile",
     "ProfileError",
-    "WordOrder",
     "int_in",
 ]
 

@@ -14,16 +14,9 @@ from link_adapters.modbus import ModbusLink, ReadWrite
 from link_adapters.profile_decoding import decode_words, encode_u32
 from link_adapters.profile_map import Profile
 from link_adapters.reading import METER_MAX_CENTS, TableCommand, TableRegisters
-from link_adapters.register_map import (
-    COMMAND_DISABLE_PROGRESSIVE,
-    COMMAND_HIT_PENDING,
-    acknowledgement_words,
-    command_word,
-)
+from link_adapters.register_map import acknowledgement_words, command_word
 
-# The command bits are the register map's (link_adapters.register_map); named here too, where
-# they were first defined.
-__all__ = ["COMMAND_DISABLE_PROGRESSIVE", "COMMAND_HIT_PENDING", "TableHandle"]
+__all__ = ["TableHandle"]
 
 _U16_MAX: Final = 0xFFFF
 _U32_MAX: Final = (1 << 32) - 1

@@ -460,7 +460,7 @@ def test_the_tree_keeps_its_layers() -> None:
         ),
         ("link_adapters.simulator.table", "from controller import runtime", "only the simulator"),
         ("link_adapters.simulator.server", "from controller.storage import store", "stays below"),
-        ("link_adapters.profiles", "import sqlalchemy", "stays below"),
+        ("link_adapters.profile_map", "import sqlalchemy", "stays below"),
         (
             "controller.runtime.poller",
             "def f():\n    from app import metrics\n",

@@ -19,7 +19,7 @@ from pydantic import BaseModel, BeforeValidator, Field, TypeAdapter, ValidationE
 from pydantic_core import PydanticCustomError
 
 from app.api.floor_models import bad_input, errors
-from app.security import STAFF_VIEWERS, Principal, require
+from app.security.authentication import STAFF_VIEWERS, Principal, require
 from controller.core.money import (
     BP_PER_WHOLE,
     MAX_AMOUNT_CENTS,

@@ -7,12 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.floor_models import TimeText, instant
 from app.api.text_fields import IdText, Line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.access import users
-from controller.runtime.service import FloorService
+from controller.roles import Role
+from controller.storage import audit
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
 
@@ -43,7 +44,7 @@ class AuditEntryRead(BaseModel):
     after: str | None
 
     @classmethod
-    def of(cls, entry: users.AuditEntry) -> AuditEntryRead:
+    def of(cls, entry: audit.AuditEntry) -> AuditEntryRead:
         return cls(
             audit_id=entry.audit_id,
             at_us=entry.at_us,
@@ -58,7 +59,7 @@ class AuditEntryRead(BaseModel):
 @router.get("/audit-log", summary="Privileged actions of a period, newest first")
 async def audit_log(
     _: Annotated[Principal, Depends(require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN))],
-    service: Annotated[FloorService, Depends(get_service)],
+    service: ServiceDep,
     since: Annotated[
         TimeText | None,
         Query(

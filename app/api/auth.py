@@ -9,17 +9,16 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.security import OAuth2PasswordRequestForm
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.text_fields import Username, optional_line
-from app.security import Authority, Principal, Role, authority, require
+from app.security.authentication import Authority, Principal, authority, require
 from app.throttle import GateFull
-from controller.access import passwords, users
-from controller.runtime.service import FloorService
+from controller.access import passwords, roles, users
+from controller.roles import Role
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
 
 EVERYONE = tuple(Role)
-ServiceDep = Annotated[FloorService, Depends(get_service)]
 WRONG = "wrong username or password, or the account is disabled"
 # Tells a page to ask for a new password, rather than reading the message's words.
 PASSWORD_REQUIRED_HEADER = "X-Password-Required"
@@ -48,7 +47,7 @@ class SignInForm(OAuth2PasswordRequestForm):
         grant_type: Annotated[str | None, Form(pattern="^password$", max_length=8)] = None,
         username: Annotated[Username, Form()],
         password: Annotated[
-            str, Form(max_length=users.MAX_PASSWORD, json_schema_extra={"format": "password"})
+            str, Form(max_length=passwords.MAX_PASSWORD, json_schema_extra={"format": "password"})
         ],
         scope: Annotated[OptionalLine, Form()] = "",
         client_id: Annotated[OptionalLine | None, Form()] = None,
@@ -138,7 +137,7 @@ async def _checked(
         if full.mine:
             raise _wait(1, "too many sign-ins from your address are being checked") from None
         raise _wait(1, "too many sign-ins are being checked", 503) from None
-    except users.UserError:
+    except roles.UserError:
         auth.throttle.unheard(username, address)
         raise
     if user is None:
@@ -213,17 +212,17 @@ async def change_password(
     password: Annotated[
         str,
         Form(
-            max_length=users.MAX_PASSWORD,
+            max_length=passwords.MAX_PASSWORD,
             description="the current password, or the one-time code",
         ),
     ],
     new_password: Annotated[
-        str, Form(max_length=users.MAX_PASSWORD, description=passwords.PASSWORD_HELP)
+        str, Form(max_length=passwords.MAX_PASSWORD, description=passwords.PASSWORD_HELP)
     ],
 ) -> TokenRead:
     try:
         users.check_password(new_password, username=username)
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _invalid("body.new_password", str(exc)) from None
     auth = authority(service)
     try:
@@ -239,7 +238,7 @@ async def change_password(
                 at_us=service.clock.now_us(),
             ),
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _invalid("body.new_password", str(exc)) from None
     return _token(auth, user)
 

@@ -7,18 +7,20 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import ServiceDep, bad_input, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.core.money import MAX_AMOUNT_CENTS, MoneyError, displayed_cents, parse_cents
 from controller.core.reducer import EngineError
 from controller.core.reducer.levels import meter_label
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.roles import Role
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.corrections import CorrectionRequest
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import Request, WebSocket
+from typing import Annotated
+
+from fastapi import Depends, Request, WebSocket
 
 from controller.runtime.service import FloorService
 
@@ -10,6 +12,10 @@ from controller.runtime.service import FloorService
 def get_service(request: Request) -> FloorService:
     service: FloorService = request.app.state.service
     return service
+
+
+# A route's parameter of this type is given the running service.
+ServiceDep = Annotated[FloorService, Depends(get_service)]
 
 
 def ws_service(websocket: WebSocket) -> FloorService:

@@ -31,7 +31,13 @@ from app.api.deps import get_service, ws_service
 from app.api.pages import stated
 from app.api.text_fields import IdText
 from app.live import LiveHub
-from app.security import Principal, TokenQuery, TokenRefused, authority, display_access_ok
+from app.security.authentication import (
+    Principal,
+    TokenQuery,
+    TokenRefused,
+    authority,
+    display_access_ok,
+)
 from app.security.feed_access import FeedAccess
 from controller.runtime.service import FloorService
 from controller.settings import Settings

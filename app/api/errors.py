@@ -17,7 +17,7 @@ from fastapi import FastAPI, routing
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from app.security import RoleRequirement, display_access
+from app.security.authentication import RoleRequirement, display_access
 from controller.rules.jurisdictions import INDIANA
 
 ERROR = {

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, HTTPException, Query
+from fastapi import HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from app.api.deps import get_service
-from app.api.hit_models import HitRead
 from app.api.level_models import FixedPayRead, LevelRead, fixed_pays_of, levels_of
 from app.api.text_fields import Note, optional_line
 from controller import periods
@@ -23,19 +21,15 @@ from controller.paperwork.meter_lines import LevelHits
 from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.rules.jurisdictions import INDIANA
 from controller.rules.statement import Statement
-from controller.runtime.service import FloorService, TableStateName, TableStatus
+from controller.runtime.service import TableStateName, TableStatus
 
 __all__ = [
-    "FixedPayRead",
     "HandPayRequest",
-    "HitRead",
     "LastWinRead",
-    "LevelRead",
     "LinkRead",
     "PaytableLineRead",
     "Responses",
     "ReviewRequest",
-    "ServiceDep",
     "SinceQuery",
     "TableFlagsRead",
     "TableRead",
@@ -47,8 +41,6 @@ __all__ = [
     "instant",
     "period",
 ]
-
-ServiceDep = Annotated[FloorService, Depends(get_service)]
 
 
 def _example(value: dict[str, Any]) -> ConfigDict:

@@ -9,15 +9,17 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import HandPayRequest, HitRead, ServiceDep, VerifyRequest, errors
-from app.api.hit_models import note_problems
+from app.api.deps import ServiceDep
+from app.api.floor_models import HandPayRequest, VerifyRequest, errors
+from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.core.reducer.levels import level_key
 from controller.paperwork import records
+from controller.roles import Role
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 

@@ -9,15 +9,17 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, status
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import ServiceDep, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.paperwork import integrity
 from controller.paperwork.pdf import letterhead_of
+from controller.roles import Role
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.integrity import IntegrityRecord
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1")
 

@@ -9,29 +9,22 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import (
-    HitRead,
-    LinkRead,
-    ServiceDep,
-    SinceQuery,
-    TableRead,
-    UntilQuery,
-    errors,
-    period,
-)
+from app.api.deps import ServiceDep
+from app.api.floor_models import LinkRead, SinceQuery, TableRead, UntilQuery, errors, period
+from app.api.hit_models import HitRead
 from app.api.hits import read_hits
 from app.api.text_fields import IdText
-from app.security import (
+from app.security.authentication import (
     STAFF_VIEWERS,
     TABLE_VIEWERS,
     DisplayReader,
     Principal,
-    Role,
     require,
 )
 from controller.paperwork import records
+from controller.roles import Role
 from controller.runtime.service import FloorService
-from controller.storage.store import NotFound
+from controller.storage.errors import NotFound
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 

@@ -11,9 +11,10 @@ from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, Field
 
 from app.api.corrections import AUDIT_READERS
-from app.api.floor_models import ServiceDep, SinceQuery, UntilQuery, errors, period
+from app.api.deps import ServiceDep
+from app.api.floor_models import SinceQuery, UntilQuery, errors, period
 from app.api.text_fields import IdText
-from app.security import Principal
+from app.security.authentication import Principal
 from controller.core.money import format_cents
 from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter, iso

@@ -11,22 +11,17 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from app.api.floor_models import (
-    ReviewRequest,
-    ServiceDep,
-    SinceQuery,
-    UntilQuery,
-    errors,
-    period,
-)
+from app.api.deps import ServiceDep
+from app.api.floor_models import ReviewRequest, SinceQuery, UntilQuery, errors, period
 from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.core.money import displayed_cents
 from controller.paperwork import records
 from controller.paperwork.export import ExportKind, export, iso
+from controller.roles import Role
 from controller.storage.anomalies import AnomalyRecord
-from controller.storage.store import NotFound
+from controller.storage.errors import NotFound
 from controller.storage.verify import verify_ledger
 
 router = APIRouter(prefix="/api/v1", tags=["records"])

@@ -10,17 +10,18 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.api.corrections import AUDIT_READERS
-from app.api.floor_models import ServiceDep, bad_input, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import bad_input, errors
 from app.api.text_fields import IdText
-from app.security import Principal
+from app.security.authentication import Principal
 from controller import periods
 from controller.paperwork.floor_reports import floor_report
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
 from controller.periods import FloorPeriod
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.link_names import link_names
-from controller.storage.store import NotFound
 
 router = APIRouter(prefix="/api/v1", tags=["reports"])
 

@@ -7,12 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.floor_models import ServiceDep, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
 from app.api.text_fields import HitReference, one_line
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.core.games import Game
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.slips import load_slip_source, slip_content, slip_pdf
+from controller.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])

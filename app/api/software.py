@@ -8,8 +8,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.floor_models import ServiceDep, errors
-from app.security import Principal, Role, require
+from app.api.deps import ServiceDep
+from app.api.floor_models import errors
+from app.security.authentication import Principal, require
+from controller.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1", tags=["health"])

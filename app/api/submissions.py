@@ -8,14 +8,12 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Query
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from app.api.deps import ServiceDep
 from app.api.filing_terms import terms_of
-from app.api.floor_models import ServiceDep, errors
+from app.api.floor_models import errors
 from app.api.submission_models import (
     ApproveRequest,
     FilingTermsRead,
-    LevelIn,
-    MysteryIn,
-    PaytableLineIn,
     ProblemRead,
     RejectRequest,
     SubmissionCheckRead,
@@ -25,12 +23,14 @@ from app.api.submission_models import (
     SubmissionWords,
 )
 from app.api.text_fields import IdText, Reference
-from app.security import Principal, Role, require
+from app.security.authentication import Principal, require
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
+from controller.paperwork.filing_desk import Filing
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
-from controller.paperwork.submissions import Filing, SubmissionDesk
+from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import (
     AMENDMENT_NOTICE_CLAUSE,
@@ -41,18 +41,8 @@ from controller.rules.filing import (
 )
 from controller.rules.violation import about
 from controller.runtime.service import FloorService
+from controller.storage.errors import NotFound
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import NotFound
-
-__all__ = [
-    "LevelIn",
-    "MysteryIn",
-    "PaytableLineIn",
-    "RejectRequest",
-    "SubmissionCreate",
-    "SubmissionRead",
-    "router",
-]
 
 router = APIRouter(prefix="/api/v1/submissions", tags=["submissions"])
 

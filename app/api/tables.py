@@ -6,9 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from app.api.floor_models import ServiceDep, TableRead, errors
+from app.api.deps import ServiceDep
+from app.api.floor_models import TableRead, errors
 from app.api.text_fields import IdText
-from app.security import TABLE_VIEWERS, Principal, Role, require
+from app.security.authentication import TABLE_VIEWERS, Principal, require
+from controller.roles import Role
 from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/tables", tags=["tables"])

@@ -8,9 +8,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.text_fields import Line, Username
-from app.security import Role
-from controller.access import duties, passwords, users
+from controller.access import device_tokens, duties, passwords, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.roles import Role
 from controller.text import USERNAME
 
 GUARDED_NAMES = ", ".join(r.value for r in Role if r in GUARDED_ROLES)
@@ -71,8 +71,8 @@ class UserRead(BaseModel):
 Password = Annotated[
     str,
     Field(
-        min_length=users.MIN_PASSWORD,
-        max_length=users.MAX_PASSWORD,
+        min_length=passwords.MIN_PASSWORD,
+        max_length=passwords.MAX_PASSWORD,
         description=passwords.PASSWORD_HELP,
     ),
 ]
@@ -217,7 +217,7 @@ class DeviceTokenRead(BaseModel):
     revoked_at_us: int | None
 
     @classmethod
-    def of(cls, device: users.DeviceToken) -> DeviceTokenRead:
+    def of(cls, device: device_tokens.DeviceToken) -> DeviceTokenRead:
         return cls(
             token_id=device.token_id,
             name=device.name,

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
-from app.api.deps import get_service
+from app.api.deps import ServiceDep
 from app.api.text_fields import Reference, Username
 from app.api.user_models import (
     GUARDED_NAMES,
@@ -20,36 +20,23 @@ from app.api.user_models import (
     DeviceTokenCreate,
     DeviceTokenCreated,
     DeviceTokenRead,
-    Password,
     PasswordSet,
     RejectAccountRequest,
     RoleSet,
     UserCreate,
     UserRead,
 )
-from app.security import Principal, Role, authority, require
-from controller.access import duties, users
+from app.security.authentication import Principal, authority, require
+from controller.access import device_tokens, duties, roles, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.roles import Role
 from controller.runtime.service import FloorService
 
 __all__ = [
-    "GUARDED_NAMES",
     "PENDING",
-    "AccountRequestAnswer",
-    "AccountRequestRead",
     "Admin",
-    "DeviceTokenCreate",
-    "DeviceTokenCreated",
-    "DeviceTokenRead",
-    "Password",
-    "PasswordSet",
-    "RejectAccountRequest",
     "RequestIdPath",
-    "RoleSet",
-    "ServiceDep",
     "TokenIdPath",
-    "UserCreate",
-    "UserRead",
     "UsernamePath",
     "confirm_account_request",
     "create_device_token",
@@ -70,7 +57,6 @@ __all__ = [
 router = APIRouter(prefix="/api/v1", tags=["users and displays"])
 
 Admin = Annotated[Principal, Depends(require(Role.ADMIN))]
-ServiceDep = Annotated[FloorService, Depends(get_service)]
 UsernamePath = Annotated[Username, Path(description="the user's name", examples=["pat.tech"])]
 TokenIdPath = Annotated[
     Reference, Path(description="the device token's id", examples=["3f9a1c0b2d4e5f60"])
@@ -84,10 +70,10 @@ PENDING = (
 )
 
 
-def _refused(where: str, exc: users.UserError) -> HTTPException:
-    if isinstance(exc, users.UnknownUser | users.UnknownDeviceToken | duties.UnknownRequest):
+def _refused(where: str, exc: roles.UserError) -> HTTPException:
+    if isinstance(exc, roles.UnknownUser | roles.UnknownDeviceToken | duties.UnknownRequest):
         return HTTPException(status_code=404, detail=str(exc))
-    if isinstance(exc, users.AlreadyExists | duties.DutyRefused):
+    if isinstance(exc, roles.AlreadyExists | duties.DutyRefused):
         return HTTPException(status_code=409, detail=str(exc))
     problem = {"where": where, "problem": str(exc)}
     return HTTPException(
@@ -132,7 +118,7 @@ async def _file(
             actor=admin.username,
             at_us=service.clock.now_us(),
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused(where, exc) from None
 
 
@@ -153,7 +139,7 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
         if body.password is not None:
             raise _refused(
                 "body.password",
-                users.UserError(
+                roles.UserError(
                     f"no admin chooses the password of a {body.role.value}: leave it out; the "
                     "account gets a one-time code, half shown to you and half to the admin "
                     "who confirms, with which its person chooses their own"
@@ -167,11 +153,11 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
             content=AccountRequestAnswer.of_answer(answer).model_dump(mode="json"),
         )
     if body.password is None:
-        raise _refused("body.password", users.UserError("a password is needed"))
+        raise _refused("body.password", roles.UserError("a password is needed"))
     try:
         # Checked here first so that a refused password is answered at its own field.
         users.check_password(body.password, username=body.username)
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("body.password", exc) from None
     try:
         user = await users.create_user(
@@ -182,7 +168,7 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
             actor=admin.username,
             at_us=service.clock.now_us(),
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("body", exc) from None
     return UserRead.of(user)
 
@@ -204,7 +190,7 @@ async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep
         user = await duties.disable_account(
             service.engine, username=username, actor=admin.username, at_us=service.clock.now_us()
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("path.username", exc) from None
     authority(service).forget(username)
     return UserRead.of(user)
@@ -262,7 +248,7 @@ async def set_password(
     try:
         user = await users.get_user(service.engine, username)
         if user is None:
-            raise users.UnknownUser(f"no user {username!r}")
+            raise roles.UnknownUser(f"no user {username!r}")
         if user.role in GUARDED_ROLES:
             raise duties.DutyRefused(
                 f"no admin sets the password of a {user.role.value}: ask for a reset "
@@ -276,7 +262,7 @@ async def set_password(
             at_us=service.clock.now_us(),
         )
         user = await users.get_user(service.engine, username)
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("body.password", exc) from None
     if user is None:  # removed in between: there is no removing users, but be exact
         raise HTTPException(status_code=404, detail=f"no user {username!r}")
@@ -318,7 +304,7 @@ async def confirm_account_request(
         answer = await duties.confirm_request(
             service.engine, request_id, actor=admin.username, at_us=service.clock.now_us()
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("path.request_id", exc) from None
     authority(service).forget(answer.request.username)
     return AccountRequestAnswer.of_answer(answer)
@@ -340,7 +326,7 @@ async def reject_account_request(
             reason=body.reason,
             at_us=service.clock.now_us(),
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("body.reason", exc) from None
     return AccountRequestRead.of(found)
 
@@ -350,7 +336,7 @@ async def reject_account_request(
 
 @router.get("/device-tokens", summary="Every display device token (never the token itself)")
 async def list_device_tokens(_: Admin, service: ServiceDep) -> list[DeviceTokenRead]:
-    return [DeviceTokenRead.of(d) for d in await users.list_device_tokens(service.engine)]
+    return [DeviceTokenRead.of(d) for d in await device_tokens.list_device_tokens(service.engine)]
 
 
 @router.post(
@@ -362,10 +348,10 @@ async def create_device_token(
     body: DeviceTokenCreate, admin: Admin, service: ServiceDep
 ) -> DeviceTokenCreated:
     try:
-        device, token = await users.create_device_token(
+        device, token = await device_tokens.create_device_token(
             service.engine, name=body.name, actor=admin.username, at_us=service.clock.now_us()
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("body.name", exc) from None
     return DeviceTokenCreated(**DeviceTokenRead.of(device).model_dump(), token=token)
 
@@ -379,9 +365,9 @@ async def revoke_device_token(
     token_id: TokenIdPath, admin: Admin, service: ServiceDep
 ) -> DeviceTokenRead:
     try:
-        device = await users.revoke_device_token(
+        device = await device_tokens.revoke_device_token(
             service.engine, token_id=token_id, actor=admin.username, at_us=service.clock.now_us()
         )
-    except users.UserError as exc:
+    except roles.UserError as exc:
         raise _refused("path.token_id", exc) from None
     return DeviceTokenRead.of(device)

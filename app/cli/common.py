@@ -16,7 +16,6 @@ from typing import Any, Literal, TypeVar
 import click
 from click.core import ParameterSource
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.serve import ServeError
@@ -41,14 +40,15 @@ from controller.settings import (
 from controller.storage.database import (
     SchemaNotCurrent,
     check_schema,
+    connect_once,
     make_engine,
     sqlite_file,
     upgrade,
     url_shown,
 )
-from controller.storage.store import StoreError
+from controller.storage.errors import StorageUnavailable, StoreError
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
-from link_adapters.simulator.server import SimulatorError
+from link_adapters.simulator.gateway import SimulatorError
 
 __all__ = [
     "AMOUNT",
@@ -252,24 +252,15 @@ def serving_settings(database_url: str | None) -> Settings:
     return settings
 
 
-def _unreachable(url: str, exc: BaseException) -> DatabaseUnreachable:
-    if isinstance(exc, DBAPIError):
-        exc = exc.orig or exc
-    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    shown = url_shown(url)
-    return DatabaseUnreachable(
-        f"cannot open the database at {shown} ({database_setting()}): {reason}"
-    )
-
-
 async def _open(engine: AsyncEngine, url: str) -> None:
     """One connection, at once, so that a database that cannot be reached is one line naming
     the setting rather than an error from deep inside the first query."""
     try:
-        async with engine.connect():
-            pass
-    except (OSError, DBAPIError) as exc:
-        raise _unreachable(url, exc) from exc
+        await connect_once(engine)
+    except StorageUnavailable as exc:
+        raise DatabaseUnreachable(
+            f"cannot open the database at {url_shown(url)} ({database_setting()}): {exc}"
+        ) from exc
 
 
 async def reach(settings: Settings) -> None:

@@ -52,13 +52,16 @@ from controller.rules import RuleViolation
 from controller.rules.statement import Statement
 from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import CREDITS_PER_SEAT, MIN_ROUND_MS, id_problem, text_problem
+from controller.runtime.config_entries import CREDITS_PER_SEAT, MIN_ROUND_MS
+from controller.runtime.config_sections import id_problem, text_problem
 from controller.runtime.floor_terms import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings, load_ledger_key, manifest_path
-from controller.storage.store import LedgerStore, StoreError, TableSpec
+from controller.storage.errors import StoreError
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 from controller.text import MULTILINE
 
 

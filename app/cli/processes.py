@@ -172,14 +172,14 @@ def simulate_cmd(
 ) -> None:
     """Simulated table controllers on Modbus TCP or a serial line, until Ctrl-C."""
     from link_adapters.simulator.config import SimConfigError, load_config
-    from link_adapters.simulator.gateway import DEFAULT_FLOOR
-    from link_adapters.simulator.server import (
+    from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND
+    from link_adapters.simulator.gateway import (
+        DEFAULT_FLOOR,
         DEFAULT_PORTS,
-        DEFAULT_ROUNDS_PER_SECOND,
         GatewaySpec,
-        SimFloor,
         SimulatorError,
     )
+    from link_adapters.simulator.server import SimFloor
 
     if config_file is not None:
         clash = [
@@ -263,7 +263,8 @@ def run_cmd(
 ) -> None:
     """The controller for real tables: poll, credit, pay and serve the web, until Ctrl-C."""
     from app.daemon import run_daemon
-    from controller.runtime.config import ConfigError, load_floor_config
+    from controller.runtime.config import load_floor_config
+    from controller.runtime.config_sections import ConfigError
 
     try:
         floor = load_floor_config(config_path)  # the whole file, before anything is written

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from app.cli.common import NAME, Text, database, db_option, main, run, settings_for
-from controller.access.users import UserError
+from controller.access.roles import UserError
 from controller.paperwork.export import iso
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
@@ -71,7 +71,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
 
     try:
         users.check_username(username)
-    except users.UserError as exc:
+    except UserError as exc:
         raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
 
     async def bootstrap_only(conn: Any) -> None:
@@ -90,7 +90,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
         )
     try:
         users.check_password(password, username=username)
-    except users.UserError as exc:
+    except UserError as exc:
         raise click.ClickException(str(exc)) from exc
 
     actor, at_us = _actor(), SystemClock().now_us()
@@ -184,10 +184,10 @@ def display_tokens() -> None:
 @click.argument("name", type=NAME)
 def display_tokens_create(database_url: str | None, name: str) -> None:
     """A token for the display NAME, printed this once only (only its digest is kept)."""
-    from controller.access import users
+    from controller.access import device_tokens
 
     async def work(engine: Any) -> Any:
-        return await users.create_device_token(
+        return await device_tokens.create_device_token(
             engine, name=name, actor=_actor(), at_us=SystemClock().now_us()
         )
 

@@ -27,8 +27,8 @@ from fastapi.security import OAuth2PasswordBearer
 
 from app.api.deps import get_service
 from app.throttle import HashingGate, LoginThrottle, client_address
-from controller.access import users
-from controller.access.users import DEVICE_TOKEN_PREFIX
+from controller.access import device_tokens, users
+from controller.access.device_tokens import DEVICE_TOKEN_PREFIX
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import load_secret_key
@@ -45,7 +45,6 @@ __all__ = [
     "DisplayAccess",
     "DisplayReader",
     "Principal",
-    "Role",
     "RoleRequirement",
     "TokenQuery",
     "TokenRefused",
@@ -169,7 +168,7 @@ class Authority:
     async def principal(self, token: str) -> Principal:
         """Who ``token`` signs in, or ``TokenRefused`` saying why not."""
         if token.startswith(DEVICE_TOKEN_PREFIX):
-            device = await users.verify_device_token(self.service.engine, token)
+            device = await device_tokens.verify_device_token(self.service.engine, token)
             if device is None:
                 raise TokenRefused(
                     "the device token is unknown or has been revoked", why="token revoked"

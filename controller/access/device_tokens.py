@@ -13,7 +13,7 @@ from controller.access.roles import UnknownDeviceToken, UserError
 from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.access_repo import DeviceTokenRecord
-from controller.storage.store import write_audit
+from controller.storage.audit import write_audit
 from controller.text import ONE_LINE, TextRefused
 
 DEVICE_TOKEN_PREFIX = "pdt_"

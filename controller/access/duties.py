@@ -42,13 +42,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
+from controller.access.roles import AlreadyExists, UnknownUser, UserError, check_role
 from controller.access.users import (
-    AlreadyExists,
-    UnknownUser,
     User,
-    UserError,
     add_user,
-    check_role,
     check_username,
     disable_in,
     new_credentials,
@@ -57,9 +54,9 @@ from controller.access.users import (
 )
 from controller.roles import Role
 from controller.rules.house import check_no_tie
-from controller.storage import access_repo
+from controller.storage import access_repo, audit
 from controller.storage.access_repo import AccountRequestRecord, Credentials
-from controller.storage.store import write_audit
+from controller.storage.audit import write_audit
 
 # House policy after NJ 13:69E-1.39B's dual control, and the house's second signature
 # (controller.rules.house).
@@ -511,7 +508,7 @@ async def bootstrap_closed(conn: AsyncConnection) -> bool:
 
 
 async def _bootstrap_marked(conn: AsyncConnection) -> bool:
-    marks = await access_repo.audit_entries(
+    marks = await audit.audit_entries(
         conn, since_us=None, until_us=None, limit=1, action=BOOTSTRAP_CLOSED
     )
     return bool(marks)

@@ -22,16 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import passwords
 from controller.access.device_tokens import (
-    DEVICE_TOKEN_PREFIX,
     DeviceToken,
-    check_device_name,
-    create_device_token,
-    list_device_tokens,
-    revoke_device_token,
-    verify_device_token,
 )
-from controller.access.hashing import hash_password, token_digest, verify_password
-from controller.access.passwords import MAX_PASSWORD, MIN_PASSWORD
+from controller.access.hashing import hash_password, verify_password
 from controller.access.roles import (
     AlreadyExists,
     UnknownDeviceToken,
@@ -40,15 +33,12 @@ from controller.access.roles import (
     check_role,
 )
 from controller.roles import Role
-from controller.storage import access_repo
-from controller.storage.access_repo import AuditEntry, Credentials, UserRecord
-from controller.storage.store import write_audit
+from controller.storage import access_repo, audit
+from controller.storage.access_repo import Credentials, UserRecord
+from controller.storage.audit import AuditEntry, write_audit
 from controller.text import USERNAME, TextRefused
 
 __all__ = [
-    "DEVICE_TOKEN_PREFIX",
-    "MAX_PASSWORD",
-    "MIN_PASSWORD",
     "NO_PASSWORD",
     "AlreadyExists",
     "AuditEntry",
@@ -56,32 +46,22 @@ __all__ = [
     "UnknownDeviceToken",
     "UnknownUser",
     "User",
-    "UserError",
     "add_user",
     "audit_entries",
     "authenticate",
     "change_own_password",
-    "check_device_name",
     "check_password",
-    "check_role",
     "check_username",
-    "create_device_token",
     "create_user",
     "disable_in",
     "disable_user",
     "ensure_demo_users",
     "get_user",
-    "hash_password",
-    "list_device_tokens",
     "list_users",
     "new_credentials",
-    "revoke_device_token",
     "set_password",
     "shown",
-    "token_digest",
     "user_of",
-    "verify_device_token",
-    "verify_password",
 ]
 
 
@@ -129,7 +109,7 @@ async def audit_entries(
     """The audit log of a period (``until`` exclusive), newest first, of ``actor`` and of
     ``action`` when given."""
     async with engine.connect() as conn:
-        return await access_repo.audit_entries(
+        return await audit.audit_entries(
             conn, since_us=since_us, until_us=until_us, limit=limit, actor=actor, action=action
         )
 

@@ -22,10 +22,10 @@ from controller.core.reducer.levels import is_single_meter, meter_label, meters_
 from controller.paperwork.links import Links
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
 from controller.rules.records import check_correction_request
+from controller.storage.errors import Conflict, NotFound, StoreError
 from controller.storage.papers import corrections as stored
 from controller.storage.papers.corrections import CorrectionRequest
 from controller.storage.papers.documents import load_document
-from controller.storage.store import Conflict, NotFound, StoreError
 
 
 class CorrectionCategory(enum.StrEnum):

@@ -53,9 +53,9 @@ from controller.rules.jurisdictions import Jurisdiction, jurisdiction
 from controller.rules.statement import statement
 from controller.rules.violation import about
 from controller.settings import get_settings
+from controller.storage.errors import NotFound
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import NotFound
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

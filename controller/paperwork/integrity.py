@@ -27,9 +27,9 @@ from controller.rules.integrity import (
     check_return_to_play,
     check_verification,
 )
+from controller.storage.errors import Conflict, NotFound
 from controller.storage.papers import integrity as stored
 from controller.storage.papers.integrity import IntegrityRecord, RemedialActionRecord
-from controller.storage.store import Conflict, NotFound
 
 NOTICE_TYPE = "application/pdf"
 

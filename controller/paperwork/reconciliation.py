@@ -36,23 +36,20 @@ from controller.paperwork.meter_lines import (
     meter_line_summary,
 )
 from controller.storage.database import snapshot
+from controller.storage.errors import NotFound
 from controller.storage.papers import reconciliation as stored
 from controller.storage.papers.reconciliation import Entry, opening_units
-from controller.storage.store import NotFound
 
 __all__ = [
     "BATCH",
     "WEEK_US",
-    "Entry",
     "Fold",
-    "MeterLines",
     "Reconciliation",
     "TableLine",
     "anchor_lines",
     "chain_head",
     "entry_batches",
     "fixed_pay_summary",
-    "opening_units",
     "reconcile",
     "reconciliation",
     "summary",

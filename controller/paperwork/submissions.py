@@ -19,7 +19,7 @@ from controller.core import reducer
 from controller.core.games import Game
 from controller.core.reducer import ArmedChange, LinkState
 from controller.core.reducer.levels import levels_from_dicts
-from controller.paperwork.filing_desk import Filing, FilingDesk
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.governance import SubmissionStatus
 from controller.roles import Role
 from controller.rules.filing import (
@@ -33,12 +33,13 @@ from controller.rules.filing import (
     check_reviewer,
     check_waiver_confirmed,
 )
+from controller.storage.errors import Conflict, NotFound
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
-from controller.storage.store import Conflict, Extra, NotFound
+from controller.storage.store import Extra
 
-__all__ = ["Filing", "FilingDesk", "SubmissionDesk"]
+__all__ = ["SubmissionDesk"]
 
 
 class SubmissionDesk(FilingDesk):

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.runtime.link_locks import discard
 from controller.runtime.links import LinkRuntime
 from controller.storage import sessions
-from controller.storage.store import changes_channel
+from controller.storage.channel import changes_channel
 
 log = logging.getLogger(__name__)
 

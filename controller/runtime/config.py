@@ -14,55 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from controller.runtime.config_entries import (
-    BAUDRATES,
-    CREDITS_PER_SEAT,
-    GAP_MS,
-    MIN_ROUND_MS,
     OFFLINE_AFTER_FAILURES,
-    POLL_INTERVAL_MS,
-    PORTS,
-    RETRIES,
-    SEATS,
-    TIMEOUT_MS,
-    UNIT_IDS,
     BusConfig,
     FloorConfig,
     LinkEntry,
     Seen,
-    TableEntry,
     read_bus,
     read_link,
 )
-from controller.runtime.config_sections import (
-    ConfigError,
-    Problems,
-    Section,
-    id_problem,
-    text_problem,
-)
+from controller.runtime.config_sections import ConfigError, Problems, Section
 
-__all__ = [
-    "BAUDRATES",
-    "CREDITS_PER_SEAT",
-    "GAP_MS",
-    "MIN_ROUND_MS",
-    "OFFLINE_AFTER_FAILURES",
-    "POLL_INTERVAL_MS",
-    "PORTS",
-    "RETRIES",
-    "SEATS",
-    "TIMEOUT_MS",
-    "UNIT_IDS",
-    "BusConfig",
-    "ConfigError",
-    "FloorConfig",
-    "LinkEntry",
-    "TableEntry",
-    "id_problem",
-    "load_floor_config",
-    "parse_floor_config",
-    "text_problem",
-]
+__all__ = ["load_floor_config", "parse_floor_config"]
 
 
 def load_floor_config(path: Path) -> FloorConfig:

@@ -22,7 +22,8 @@ from controller.rules.wagers import check_denomination
 from controller.runtime.config_sections import Problems, Section, id_problem, label, text_problem
 from controller.runtime.link_specs import SpecError, parse_levels, parse_paytables, plan_link
 from link_adapters.modbus import SerialParams, TcpParams
-from link_adapters.profiles import Profile, ProfileError, load_profile
+from link_adapters.profile_files import load_profile
+from link_adapters.profile_map import Profile, ProfileError
 
 # The range of every whole-number setting (inclusive), where it is checked.
 UNIT_IDS = (1, 247)  # Modbus unit ids

@@ -25,7 +25,7 @@ from controller.core.reducer.levels import LevelConfig, levels_from_dicts
 from controller.paperwork.governance import SubmissionStatus
 from controller.rules.filing import SubmissionKind, date_text
 from controller.rules.progression import RATE_GOVERNED_CLAUSE
-from controller.runtime.config import LinkEntry
+from controller.runtime.config_entries import LinkEntry
 from controller.storage.papers.submissions import list_submissions
 
 __all__ = [

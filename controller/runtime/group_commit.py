@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from controller.core.reducer import TableReading
-from controller.storage.store import StaleState
+from controller.storage.errors import StaleState
 
 __all__ = [
     "DEFAULT_LINGER_S",

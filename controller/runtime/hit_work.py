@@ -29,8 +29,8 @@ from controller.rules.house import (
     needs_second_signature,
 )
 from controller.runtime.link_commands import LinkCommands
+from controller.storage.errors import Conflict, NotFound
 from controller.storage.hits import HitRecord, Hits
-from controller.storage.store import Conflict, NotFound
 
 
 class HitWork(LinkCommands):

@@ -19,8 +19,9 @@ from controller.rules.software import check_recoverable
 from controller.runtime.link_memory import LinkMemory
 from controller.runtime.mystery_draws import draw, topped_up
 from controller.storage.anomalies import Anomalies
+from controller.storage.errors import Conflict, NotFound, StaleState
 from controller.storage.papers.corrections import insert_correction
-from controller.storage.store import Conflict, Extra, NotFound, StaleState
+from controller.storage.store import Extra
 
 # A command that finds its link moved on by another process is decided again this many times.
 COMMAND_TRIES = 5

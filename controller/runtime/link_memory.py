@@ -31,7 +31,8 @@ from typing import Any
 
 from controller.core.reducer import LinkState, Outcome
 from controller.runtime.clock import Clock, SystemClock
-from controller.storage.store import Extra, LedgerStore, LinkInoperable, NotFound
+from controller.storage.errors import LinkInoperable, NotFound
+from controller.storage.store import Extra, LedgerStore
 
 # The runtime's modules log under one name, as the one runtime they make.
 log = logging.getLogger("controller.runtime.links")

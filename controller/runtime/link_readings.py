@@ -18,7 +18,7 @@ from controller.core import reducer
 from controller.core.reducer import Outcome, TableReading
 from controller.runtime.link_memory import LinkMemory
 from controller.runtime.mystery_draws import topped_up
-from controller.storage.store import StaleState, database_failed
+from controller.storage.errors import StaleState, database_failed
 
 # The runtime's modules log under one name, as the one runtime they make.
 log = logging.getLogger("controller.runtime.links")

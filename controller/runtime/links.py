@@ -9,10 +9,7 @@ corrections) and ``hit_work`` (the technician's work after a hit).
 from __future__ import annotations
 
 from controller.runtime.hit_work import HitWork
-from controller.runtime.link_commands import COMMAND_TRIES
 from controller.runtime.link_readings import LinkReadings
-
-__all__ = ["COMMAND_TRIES", "LinkRuntime"]
 
 
 class LinkRuntime(HitWork, LinkReadings):

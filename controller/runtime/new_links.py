@@ -15,14 +15,15 @@ from controller.rules.filing import check_table_locations
 from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.violation import RuleViolation
 from controller.runtime.clock import Clock
-from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.config_entries import FloorConfig, LinkEntry
 from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by_link, reconcile
 from controller.runtime.link_specs import SpecError, check_under
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import first_draws
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 
-__all__ = ["FloorMismatch", "create_and_file_link", "open_floor"]
+__all__ = ["create_and_file_link", "open_floor"]
 
 
 async def create_and_file_link(

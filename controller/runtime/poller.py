@@ -28,59 +28,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.core.reducer import TableReading
-from controller.runtime.config import BusConfig, FloorConfig, TableEntry
-from controller.runtime.group_commit import (
-    DEFAULT_LINGER_S,
-    LINGER_MAX_S,
-    LINGER_MIN_S,
-    LINGER_SHARE,
-    RECORD_REPORT_EVERY_S,
-    RECORD_RETRY_MAX_S,
-    RECORD_RETRY_MIN_S,
-    GroupCommitter,
-    NotRecording,
-    ReadingHeld,
-    commit_linger_s,
-)
-from controller.runtime.table_polling import (
-    FAILURE_BACKOFF_MAX_S,
-    FAILURE_BACKOFF_MIN_S,
-    UNRECORDED_RETRY_S,
-    PollObserver,
-    TablePoll,
-    TablePolling,
-    failure_backoff_s,
-)
-from controller.runtime.table_terms import CLAIMED_HANDS, command_bits, table_command, to_reading
+from controller.runtime.config_entries import BusConfig, FloorConfig, TableEntry
+from controller.runtime.group_commit import GroupCommitter, commit_linger_s
+from controller.runtime.table_polling import TablePoll, TablePolling, failure_backoff_s
 from link_adapters.modbus import ModbusLink
 from link_adapters.table import TableHandle
 
-__all__ = [
-    "CLAIMED_HANDS",
-    "DEFAULT_LINGER_S",
-    "FAILURE_BACKOFF_MAX_S",
-    "FAILURE_BACKOFF_MIN_S",
-    "LINGER_MAX_S",
-    "LINGER_MIN_S",
-    "LINGER_SHARE",
-    "RECORD_REPORT_EVERY_S",
-    "RECORD_RETRY_MAX_S",
-    "RECORD_RETRY_MIN_S",
-    "UNRECORDED_RETRY_S",
-    "GroupCommitter",
-    "NotRecording",
-    "PollObserver",
-    "Poller",
-    "ReadingHeld",
-    "TablePoll",
-    "command_bits",
-    "commit_linger_s",
-    "failure_backoff_s",
-    "floor_tables",
-    "make_link",
-    "table_command",
-    "to_reading",
-]
+__all__ = ["Poller", "floor_tables", "make_link"]
 
 
 def make_link(bus: BusConfig) -> ModbusLink:

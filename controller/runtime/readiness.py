@@ -15,8 +15,9 @@ from controller.runtime.clock import Clock
 from controller.runtime.lawful import not_lawful
 from controller.runtime.link_locks import LinkLocks
 from controller.runtime.links import LinkRuntime
-from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.poller import Poller
 from controller.runtime.self_check import SelfCheck
+from controller.runtime.table_polling import TablePoll
 from controller.storage import sessions
 
 __all__ = [

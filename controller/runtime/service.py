@@ -24,17 +24,20 @@ from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig
+from controller.runtime.config_entries import FloorConfig
+from controller.runtime.floor_terms import FloorMismatch
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
-from controller.runtime.new_links import FloorMismatch, open_floor
-from controller.runtime.poller import Poller, TablePoll
+from controller.runtime.new_links import open_floor
+from controller.runtime.poller import Poller
 from controller.runtime.self_check import SelfCheck
+from controller.runtime.table_polling import TablePoll
 from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.database import check_schema, make_engine, upgrade
+from controller.storage.errors import NotFound
 from controller.storage.link_names import link_names
-from controller.storage.store import LedgerStore, NotFound
+from controller.storage.store import LedgerStore
 from link_adapters.reading import TableFlags
 
 __all__ = [

@@ -22,7 +22,7 @@ from controller.core.reducer import (
     display_frame,
 )
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig, TableEntry
+from controller.runtime.config_entries import FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, ReadingHeld
 from controller.runtime.links import LinkRuntime
 from controller.runtime.table_terms import table_command, to_reading

@@ -1,6 +1,6 @@
 """Accounts as the database holds them: users, display tokens and account requests. Typed
 records in, typed records out; the rules live in ``controller.access``. (The audit log is
-read back by ``storage.audit``; its names are kept here for the callers that read it here.)"""
+read back by ``storage.audit``.)"""
 
 from __future__ import annotations
 
@@ -10,19 +10,16 @@ from typing import Any
 from sqlalchemy import Row, Select, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from controller.storage.audit import AuditEntry, audit_entries
 from controller.storage.models import AccountRequestRow, DeviceTokenRow, UserRow
 from controller.storage.typed_rows import columns
 
 __all__ = [
     "AccountRequestRecord",
-    "AuditEntry",
     "Credentials",
     "DeviceTokenRecord",
     "UserRecord",
     "all_device_tokens",
     "all_users",
-    "audit_entries",
     "change_account",
     "count_enabled",
     "device_token",

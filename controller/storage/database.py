@@ -23,6 +23,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from alembic import command
+from controller.storage.errors import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,6 +182,19 @@ async def downgrade(engine: AsyncEngine, revision: str) -> None:
 
 class SchemaNotCurrent(RuntimeError):
     """The database is not migrated to the revision this code needs."""
+
+
+async def connect_once(engine: AsyncEngine) -> None:
+    """One connection, at once, closed again: ``StorageUnavailable`` saying why when the
+    database cannot be reached or opened, before anything else is asked of it."""
+    try:
+        async with engine.connect():
+            pass
+    except Exception as exc:
+        found = unavailable(exc)
+        if found is None:
+            raise
+        raise found from exc
 
 
 async def check_schema(engine: AsyncEngine) -> None:

@@ -1,18 +1,27 @@
-"""What storage refuses with, and how a failed commit tells the database's failure apart."""
+"""What storage refuses with, how a failed commit tells the database's failure apart, and what
+a database error means to the callers above storage (none of which names the driver's errors)."""
 
 from __future__ import annotations
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 __all__ = [
+    "DATABASE_ERRORS",
     "Conflict",
     "LinkInoperable",
     "NotFound",
     "SoftwareFailed",
     "StaleState",
+    "StorageUnavailable",
     "StoreError",
     "database_failed",
+    "unavailable",
+    "unstorable_text",
 ]
+
+# What the database raises through storage, refusing or failing: a caller that answers for
+# them (the web's error answers) catches these and asks ``unstorable_text`` what one means.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError,)
 
 
 class StoreError(RuntimeError):
@@ -67,3 +76,29 @@ def database_failed(exc: BaseException) -> bool:
             if isinstance(state, str) and state[:2] in _FAILED_SQLSTATE_CLASSES:
                 return True
     return False
+
+
+class StorageUnavailable(Exception):
+    """The database cannot be reached or opened; the message is why, in the first line of what
+    the driver or the system said (the failure's type when it said nothing)."""
+
+
+def unavailable(exc: BaseException) -> StorageUnavailable | None:
+    """A failure to connect to the database as ``StorageUnavailable``: any system or database
+    error met while connecting; None for anything else (a fault, to be raised as it is)."""
+    if not isinstance(exc, OSError | DBAPIError):
+        return None
+    said: BaseException = exc
+    if isinstance(exc, DBAPIError):
+        said = exc.orig or exc
+    return StorageUnavailable((str(said).strip().splitlines() or [type(said).__name__])[0])
+
+
+def unstorable_text(exc: BaseException) -> bool:
+    """Whether the database refused a text it cannot keep: PostgreSQL keeps no NUL character
+    (SQLSTATE 22021, character not in repertoire), so a value typed with one is refused input,
+    not the database's failure."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    causes = (exc.orig, getattr(exc.orig, "__cause__", None))
+    return any(getattr(c, "sqlstate", None) == "22021" for c in causes)

@@ -39,23 +39,10 @@ from controller.core.state_seal import SEALED_SINCE
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from controller.rules.jurisdictions import INDIANA
 from controller.storage.audit import Documents, write_audit
-from controller.storage.channel import (
-    ChannelName,
-    changes_channel,
-    notify_held,
-    notify_paperwork,
-)
+from controller.storage.channel import ChannelName, notify_held, notify_paperwork
 from controller.storage.commit import write_outcomes
 from controller.storage.draw_cipher import has_plain_draws, hide_draws
-from controller.storage.errors import (
-    Conflict,
-    LinkInoperable,
-    NotFound,
-    SoftwareFailed,
-    StaleState,
-    StoreError,
-    database_failed,
-)
+from controller.storage.errors import Conflict, NotFound, SoftwareFailed, StoreError
 from controller.storage.links import TableSpec
 from controller.storage.loading import load_links
 from controller.storage.meta import DEMONSTRATION_SINCE, KEY_FINGERPRINT
@@ -63,20 +50,7 @@ from controller.storage.recovery import recovery_of
 from controller.storage.seals import SealBook
 from controller.storage.unit_of_work import UnitOfWork, reading, unit_of_work
 
-__all__ = [
-    "Conflict",
-    "Extra",
-    "LedgerStore",
-    "LinkInoperable",
-    "NotFound",
-    "SoftwareFailed",
-    "StaleState",
-    "StoreError",
-    "TableSpec",
-    "changes_channel",
-    "database_failed",
-    "write_audit",
-]
+__all__ = ["Extra", "LedgerStore"]
 
 log = logging.getLogger(__name__)
 

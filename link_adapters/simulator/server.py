@@ -17,9 +17,6 @@ from its own random generator, so a seed fixes every table's cards and timing
 one at a table (``play_round_now``) or every round the schedule holds up to the clock's time
 (``deal_due``), which with a ``VirtualClock`` makes the rounds a test sees exactly the ones
 it stepped to.
-
-The gateway, unit, dealer and clock names stay importable from here, where the CLI, the
-demo and the tests have always found them.
 """
 
 from __future__ import annotations
@@ -35,38 +32,13 @@ from pymodbus.server import ModbusBaseServer, ModbusSerialServer, ModbusTcpServe
 
 from controller.core.hands import HandCategory
 from link_adapters.simulator.clock import wall_clock_us
-from link_adapters.simulator.dealer import (
-    DEFAULT_ROUNDS_PER_SECOND,
-    MAX_ROUNDS_PER_SECOND,
-    Dealer,
-    DealtRound,
-)
-from link_adapters.simulator.gateway import (
-    DEFAULT_HOST,
-    DEFAULT_PORTS,
-    MAX_UNITS,
-    GatewaySpec,
-    SimulatorError,
-    address_text,
-    default_gateways,
-    why_not,
-)
-from link_adapters.simulator.table import RoundRecord, SimTable
+from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND, Dealer, DealtRound
+from link_adapters.simulator.gateway import GatewaySpec, SimulatorError, address_text, why_not
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import RoundRecord
 from link_adapters.simulator.units import ServedUnit, absent_unit
 
-__all__ = [
-    "DEFAULT_HOST",
-    "DEFAULT_PORTS",
-    "DEFAULT_ROUNDS_PER_SECOND",
-    "MAX_ROUNDS_PER_SECOND",
-    "MAX_UNITS",
-    "DealtRound",
-    "GatewaySpec",
-    "SimFloor",
-    "SimulatorError",
-    "default_gateways",
-    "wall_clock_us",
-]
+__all__ = ["SimFloor"]
 
 
 @dataclass(eq=False, slots=True)

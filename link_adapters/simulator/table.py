@@ -27,22 +27,21 @@ from collections.abc import Sequence
 
 from controller.core.games import default_paytable
 from controller.core.hands import HandCategory
-from link_adapters.register_map import seat_bitmap
-from link_adapters.simulator.cards import build_hand, draw_keep
-from link_adapters.simulator.dealing import Dealing
-from link_adapters.simulator.forcing import Forcing
-from link_adapters.simulator.table_types import (
+from link_adapters.register_map import (
     COMMAND_DISABLE_PROGRESSIVE,
-    COMMAND_HIT_PENDING,
-    MAX_SEATS,
     STATUS_DOOR_OPEN,
     STATUS_FAULT,
     STATUS_LOCKOUT,
     STATUS_PROGRESSIVE_DISABLED,
+    seat_bitmap,
+)
+from link_adapters.simulator.dealing import Dealing
+from link_adapters.simulator.forcing import Forcing
+from link_adapters.simulator.table_types import (
+    MAX_SEATS,
     U16_MAX,
     U32,
     RoundRecord,
-    SeatHand,
     SimHit,
     SimTableConfig,
     all_hits,
@@ -53,27 +52,8 @@ from link_adapters.simulator.table_types import (
 )
 
 # The cards and the values of a table live in their own modules (the register map's bits are
-# link_adapters.register_map's); their names stay importable from here, where the tests, the
-# demo and the server have always found them.
-__all__ = [
-    "COMMAND_DISABLE_PROGRESSIVE",
-    "COMMAND_HIT_PENDING",
-    "MAX_SEATS",
-    "STATUS_DOOR_OPEN",
-    "STATUS_FAULT",
-    "STATUS_LOCKOUT",
-    "STATUS_PROGRESSIVE_DISABLED",
-    "U32",
-    "RoundRecord",
-    "SeatHand",
-    "SimHit",
-    "SimTable",
-    "SimTableConfig",
-    "all_hits",
-    "build_hand",
-    "draw_keep",
-    "total_credits",
-]
+# link_adapters.register_map's).
+__all__ = ["SimTable"]
 
 
 class SimTable:

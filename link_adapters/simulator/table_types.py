@@ -13,29 +13,14 @@ from typing import Final, NamedTuple
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory
-from link_adapters.register_map import (
-    COMMAND_DISABLE_PROGRESSIVE,
-    COMMAND_HIT_PENDING,
-    MAX_CARD_CODE,
-    STATUS_DOOR_OPEN,
-    STATUS_FAULT,
-    STATUS_LOCKOUT,
-    STATUS_PROGRESSIVE_DISABLED,
-    seat_bitmap,
-)
+from link_adapters.register_map import MAX_CARD_CODE, seat_bitmap
 
 __all__ = [
-    "COMMAND_DISABLE_PROGRESSIVE",
-    "COMMAND_HIT_PENDING",
     "DEALT_GAMES",
     "MAX_CARDS",
     "MAX_SEATS",
     "PAI_GOW_SEATS",
     "REGISTER_MAPS",
-    "STATUS_DOOR_OPEN",
-    "STATUS_FAULT",
-    "STATUS_LOCKOUT",
-    "STATUS_PROGRESSIVE_DISABLED",
     "U16_MAX",
     "U32",
     "RoundRecord",

@@ -86,7 +86,7 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
     table's state on a link: the public link view names no table's state."""
     import time
 
-    from controller.access import users
+    from controller.access import roles, users
     from controller.roles import Role
     from controller.storage.database import make_engine
 
@@ -100,7 +100,7 @@ async def table_watcher(http: httpx.AsyncClient, db_url: str) -> dict[str, str]:
             actor="admin",
             at_us=time.time_ns() // 1000,
         )
-    except users.AlreadyExists:
+    except roles.AlreadyExists:
         pass
     finally:
         await engine.dispose()

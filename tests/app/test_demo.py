@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.demo import demo_floor, demo_manifest, demo_settings
-from app.demo_floor import EVERY_SHAPE
-from controller.access.users import Role
+from app.demo import demo_manifest, demo_settings
+from app.demo_floor import EVERY_SHAPE, demo_floor
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import meters_of, mystery_commitment
 from controller.manifest import MANIFEST_NAME, make_manifest, verify_install
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.service import FloorService
 from controller.settings import load_ledger_key

@@ -17,14 +17,14 @@ from app.demo_floor import (
     plan_for,
     shapes_of,
 )
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer.levels import pool_rate_bp
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.jurisdictions import INDIANA, JURISDICTIONS, NEW_JERSEY, Jurisdiction
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, LinkEntry
+from controller.runtime.config_entries import FloorConfig, LinkEntry
 from controller.runtime.links import LinkRuntime
 from controller.runtime.service import open_floor
 from controller.storage.database import make_engine

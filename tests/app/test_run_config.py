@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from controller.access.users import Role
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import FixedClock
 from controller.runtime.config import parse_floor_config

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
-from controller.access import duties, users
+from controller.access import device_tokens, duties, users
 from controller.access.duties import RequestKind
-from controller.access.users import Role
+from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.database import make_engine, upgrade
 from tests.conftest import T0, process_env
@@ -79,7 +79,7 @@ async def test_the_first_admin_and_a_display_token(db_url: str) -> None:
     try:
         root = await users.authenticate(engine, "root", PASSWORD)
         assert root is not None and root.role is Role.ADMIN
-        device = await users.verify_device_token(engine, token)
+        device = await device_tokens.verify_device_token(engine, token)
         assert device is not None and device.name == "pit 1 stud"
         actors = {e.actor for e in await users.audit_entries(engine)}
         assert all(a.startswith("cli") for a in actors), actors

@@ -22,9 +22,9 @@ from pydantic import SecretStr
 from app.serve import serve
 from app.web import create_app
 from controller.access import users
-from controller.access.users import Role
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableReading
+from controller.roles import Role
 from controller.runtime.links import LinkRuntime
 from controller.runtime.service import FloorService
 from controller.settings import Settings

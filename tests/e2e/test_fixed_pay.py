@@ -13,8 +13,8 @@ import httpx
 import pytest
 import websockets
 
-from controller.access.users import Role
 from controller.core.hands import parse_cards
+from controller.roles import Role
 from tests.e2e.pool import QUADS, H, Readings, approve_filed, cli, controller, signed_in
 
 FULL_HOUSE = parse_cards("Kc Kd Kh 2s 2c")

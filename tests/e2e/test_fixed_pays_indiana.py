@@ -14,8 +14,8 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from controller.access.users import Role
 from controller.core.games import Game, default_paytable
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import load_floor_config
 from controller.runtime.floor_terms import FloorMismatch

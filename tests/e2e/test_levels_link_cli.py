@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from controller.access.users import Role
 from controller.core.reducer.levels import meters_of
+from controller.roles import Role
 from controller.runtime.links import LinkRuntime
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore

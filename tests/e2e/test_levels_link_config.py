@@ -10,10 +10,10 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from controller.access.users import Role
 from controller.core.hands import parse_cards
 from controller.core.reducer.levels import meters_of
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import load_floor_config
 from controller.runtime.service import open_floor

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from sqlalchemy import select, update
 
-from controller.access.users import Role
 from controller.core.reducer import EntryKind
 from controller.core.reducer.levels import meters_of
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.links import LinkRuntime
 from controller.storage.models import LinkRow, MeterEntryRow
 from controller.storage.store import LedgerStore

@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
-from controller.access.users import Role
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import levels_from_dicts
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import load_floor_config

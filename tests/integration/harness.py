@@ -17,22 +17,24 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.pools import fixed_pay_only
 from controller.runtime.clock import Clock, SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.links import LinkRuntime
 from controller.runtime.poller import Poller
 from controller.runtime.service import open_floor
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTableConfig, total_credits
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table_types import SimTableConfig, total_credits
 from tests.conftest import KEY
 from tests.modbus_faults import FaultyGateway
 from tests.serial_line import pty_line

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from controller.access import users
-from controller.access.users import Role
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind
+from controller.roles import Role
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive

@@ -15,7 +15,7 @@ from controller.core.hands import HandCategory
 from controller.core.reducer import HitClaim, TableReading
 from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
-from link_adapters.simulator.table import SimTableConfig
+from link_adapters.simulator.table_types import SimTableConfig
 from tests.integration.harness import FloorHarness, LinkPlan
 
 GW = "caribbean_stud"

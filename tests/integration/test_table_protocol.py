@@ -15,8 +15,8 @@ from controller.core.reducer import EntryKind, TableReading
 from controller.paperwork.integrity import DeviceRemoval, remove_from_play
 from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
-from link_adapters.simulator.table import SimTableConfig
-from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING
+from link_adapters.register_map import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING
+from link_adapters.simulator.table_types import SimTableConfig
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
 
 GW = "caribbean_stud"

@@ -25,10 +25,10 @@ from sqlalchemy import text
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from tests.integration.harness import PausableClock, wait_until

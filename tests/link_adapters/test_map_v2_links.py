@@ -15,7 +15,7 @@ from controller.core.hands import HandCategory
 from controller.runtime.table_terms import to_reading
 from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
-from link_adapters.profiles import load_profile
+from link_adapters.profile_files import load_profile
 from link_adapters.reading import HeadHit, HitHand, TableCommand
 from link_adapters.simulator.config import SimConfigError, parse_config
 from link_adapters.simulator.gateway import GatewaySpec

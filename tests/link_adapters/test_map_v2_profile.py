@@ -15,17 +15,13 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory
 from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.modbus_requests import MAX_READ
-from link_adapters.profiles import (
-    MAX_READ_COUNT,
-    HeadHit,
-    ProfileError,
-    decode,
-    load_profile,
-    profile_from_dict,
-)
-from link_adapters.reading import HitHand
+from link_adapters.profile_decoding import decode
+from link_adapters.profile_files import load_profile, profile_from_dict
+from link_adapters.profile_map import MAX_READ_COUNT, ProfileError
+from link_adapters.reading import HeadHit, HitHand
 from link_adapters.simulator import registers as sim
-from link_adapters.simulator.table import SimTable, SimTableConfig
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import SimTableConfig
 
 BUNDLED = Path(__file__).resolve().parents[2] / "link_adapters" / "profiles"
 JOKER = 52

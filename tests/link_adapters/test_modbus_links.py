@@ -16,7 +16,7 @@ from pymodbus.client import AsyncModbusTcpClient
 
 from link_adapters.errors import DeviceError, LinkDown, ProfileMismatch, ResponseTimeout
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams, rtu_frame_gap_s
-from link_adapters.profiles import load_profile
+from link_adapters.profile_files import load_profile
 from link_adapters.reading import TableCommand
 from link_adapters.table import TableHandle
 from tests.link_adapters.conftest import (

@@ -12,19 +12,13 @@ import pytest
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from link_adapters.errors import DeviceError, ProfileMismatch
-from link_adapters.profiles import (
-    HeadHit,
-    Profile,
-    ProfileError,
-    bundled_profiles,
-    decode,
-    encode_u32,
-    load_profile,
-    profile_from_dict,
-)
-from link_adapters.reading import HitHand, TableFlags
+from link_adapters.profile_decoding import decode, encode_u32
+from link_adapters.profile_files import bundled_profiles, load_profile, profile_from_dict
+from link_adapters.profile_map import Profile, ProfileError
+from link_adapters.reading import HeadHit, HitHand, TableFlags
 from link_adapters.simulator import registers as sim_registers
-from link_adapters.simulator.table import SimTable, SimTableConfig
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import SimTableConfig
 
 BUNDLED = Path(__file__).resolve().parents[2] / "link_adapters" / "profiles"
 ROYAL_SPADES = (51, 47, 43, 39, 35)  # A K Q J T of spades: rank * 4 + suit (3 = spades)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from controller.core.games import Game
 from controller.core.hands import JOKER, HandCategory
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
-from link_adapters.profiles import load_profile
+from link_adapters.profile_files import load_profile
 from link_adapters.reading import TableCommand, TableRegisters
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.gateway import GatewaySpec

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import re
 import signal
 import sys
@@ -738,50 +737,3 @@ def test_floor_refuses_bad_arguments() -> None:
     with pytest.raises(RuntimeError, match="start"):
         _ = floor.ports
     assert isinstance(floor.tables[("caribbean_stud", 1)], SimTable)
-
-
-@pytest.mark.parametrize(
-    "module", ["link_adapters.simulator.server", "link_adapters.simulator.table"]
-)
-def test_split_modules_still_export_every_name_from_their_old_path(module: str) -> None:
-    # The CLI, the demo, the benchmarks and the integration tests import these from here.
-    old = importlib.import_module(module)
-    for name in old.__all__:
-        value = getattr(old, name)
-        home = importlib.import_module(getattr(value, "__module__", None) or module)
-        assert getattr(home, name, value) is value, name
-    expected = {
-        "link_adapters.simulator.server": {
-            "DEFAULT_HOST",
-            "DEFAULT_PORTS",
-            "DEFAULT_ROUNDS_PER_SECOND",
-            "DealtRound",
-            "GatewaySpec",
-            "MAX_ROUNDS_PER_SECOND",
-            "MAX_UNITS",
-            "SimFloor",
-            "SimulatorError",
-            "default_gateways",
-            "wall_clock_us",
-        },
-        "link_adapters.simulator.table": {
-            "COMMAND_DISABLE_PROGRESSIVE",
-            "COMMAND_HIT_PENDING",
-            "MAX_SEATS",
-            "STATUS_DOOR_OPEN",
-            "STATUS_FAULT",
-            "STATUS_LOCKOUT",
-            "STATUS_PROGRESSIVE_DISABLED",
-            "U32",
-            "RoundRecord",
-            "SeatHand",
-            "SimHit",
-            "SimTable",
-            "SimTableConfig",
-            "all_hits",
-            "build_hand",
-            "draw_keep",
-            "total_credits",
-        },
-    }[module]
-    assert set(old.__all__) == expected

@@ -29,7 +29,7 @@ from urllib.parse import quote
 from controller.core.hands import HandCategory
 from controller.storage.database import make_engine
 from controller.storage.store import LedgerStore
-from link_adapters.table import COMMAND_HIT_PENDING
+from link_adapters.register_map import COMMAND_HIT_PENDING
 from tests.app.helpers import checking_account, commission_agent, progressive
 from tests.conftest import KEY
 from tests.integration.harness import FloorHarness, LinkPlan

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.money import UNITS_PER_CENT, contribution_units
 from controller.core.reducer import EntryKind
-from link_adapters.simulator.table import RoundRecord
+from link_adapters.simulator.table_types import RoundRecord
 from tests.integration.harness import LinkPlan, registered_credits
 
 DENOMINATION_CENTS = 100  # the floor files' default table denomination, $1

@@ -39,18 +39,18 @@ from sqlalchemy import select
 
 from app.serve import serve
 from app.web import create_app
-from controller.access.users import Role
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
 from controller.paperwork.submissions import SubmissionDesk
-from controller.runtime.config import FloorConfig
+from controller.roles import Role
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.database import make_engine
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
-from link_adapters.profiles import load_profile
-from link_adapters.table import COMMAND_HIT_PENDING
+from link_adapters.profile_files import load_profile
+from link_adapters.register_map import COMMAND_HIT_PENDING
 from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres

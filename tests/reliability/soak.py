@@ -36,19 +36,21 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import EntryKind
 from controller.paperwork.reconciliation import reconciliation
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.link_locks import CHECK_TIMEOUT_S
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import MeterEntryRow
 from controller.storage.verify import verify_ledger
-from link_adapters.simulator.server import GatewaySpec, SimFloor
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
 from tests.conftest import KEY
 from tests.integration.harness import LinkPlan, PausableClock
 from tests.reliability.exact import Comparison, RecordPart, SimTotals, compare, summed, table_id

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.storage.store import LedgerStore
-from link_adapters.table import COMMAND_HIT_PENDING
+from link_adapters.register_map import COMMAND_HIT_PENDING
 from tests.conftest import IN_CI
 from tests.integration.harness import FloorHarness, wait_until
 from tests.private_pg import available

@@ -38,7 +38,7 @@ from controller.runtime.clock import SystemClock
 from controller.runtime.poller import Poller
 from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
-from link_adapters.simulator.table import SimTableConfig
+from link_adapters.simulator.table_types import SimTableConfig
 from tests.app.helpers import progressive
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
 

@@ -9,8 +9,8 @@ so this one's commit is stale and refused."""
 
 from __future__ import annotations
 
-from controller.access.users import Role
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.links import LinkRuntime
 from controller.runtime.poller import Poller

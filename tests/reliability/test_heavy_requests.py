@@ -27,8 +27,8 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.security import Role
-from link_adapters.simulator.server import wall_clock_us
+from controller.roles import Role
+from link_adapters.simulator.clock import wall_clock_us
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 from tests.web.test_security_headers import header_problems

@@ -11,7 +11,8 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableConfig, TableReading
 from controller.runtime.links import LinkRuntime
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 from tests.conftest import T0
 
 ROYAL = parse_cards("As Ks Qs Js Ts")

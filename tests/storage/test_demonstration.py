@@ -10,11 +10,11 @@ import time
 import pytest
 from sqlalchemy import select
 
-from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import HitPolicy, TableReading
 from controller.paperwork.retention import run_retention, years_before
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, Proposal, SubmissionKind
 from controller.runtime.clock import FixedClock

@@ -14,8 +14,9 @@ from controller.core.reducer.levels import AboveLimit, LevelConfig, Mystery
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import READY, first_draws
 from controller.storage.hits import Hits
+from controller.storage.links import TableSpec
 from controller.storage.models import HitRow, LinkRow, TableRow
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.store import LedgerStore
 from tests.conftest import KEY, T0
 from tests.controller.permissive_law import permissive
 from tests.storage.helpers import Poller, runtime, table

@@ -11,7 +11,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.paperwork.submissions import SubmissionDesk
-from controller.runtime.config import FloorConfig, parse_floor_config
+from controller.runtime.config import parse_floor_config
+from controller.runtime.config_entries import FloorConfig
 from controller.runtime.link_locks import LinkLocks, lock_key
 from controller.runtime.service import FloorService
 from controller.settings import Settings

@@ -21,9 +21,11 @@ from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import StoreError
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
+from controller.storage.papers.reconciliation import opening_units
 from controller.storage.paperwork import CorrectionRequestRow, IntegrityRecordRow
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY, T0
 from tests.storage.helpers import Poller, make_link, table
@@ -201,7 +203,7 @@ async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore
     # One unit more credited than the credits make, carried through consistently to the
     # closing meter: flagged loudly.
     async with store.engine.connect() as conn:
-        opening = await reconciliation.opening_units(conn, "stud", T0)
+        opening = await opening_units(conn, "stud", T0)
         batches = reconciliation.entry_batches(conn, "stud", T0, poll.at + SEC)
         entries = [e async for batch in batches for e in batch]
     i = next(k for k, e in enumerate(entries) if e.kind == EntryKind.CONTRIBUTION)

@@ -12,7 +12,8 @@ import pytest
 from controller.core import reducer
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.links import LinkRuntime
-from controller.storage.store import LedgerStore, SoftwareFailed
+from controller.storage.errors import SoftwareFailed
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY, T0
 from tests.integration.harness import wait_until

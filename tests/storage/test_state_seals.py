@@ -18,6 +18,7 @@ from sqlalchemy import delete, func, insert, select, text, update
 from controller.core.state_seal import SEALED_SINCE
 from controller.rules import RuleViolation
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import LinkInoperable
 from controller.storage.models import (
     LedgerAnchorRow,
     LedgerMetaRow,
@@ -26,7 +27,7 @@ from controller.storage.models import (
     PaytableRow,
     TableCounterRow,
 )
-from controller.storage.store import LedgerStore, LinkInoperable
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY, T0
 from tests.storage.helpers import Poller, drop_guards, make_link, runtime

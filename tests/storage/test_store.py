@@ -11,8 +11,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from controller.core.money import contribution_units
 from controller.core.reducer import ConservationBroken, EntryKind, Outcome, apply_reading
 from controller.storage.database import make_engine
+from controller.storage.errors import StaleState, StoreError
 from controller.storage.models import AnomalyRow, HitRow, LinkRow, MeterEntryRow, TableCounterRow
-from controller.storage.store import LedgerStore, StaleState, StoreError
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.storage.helpers import Poller, make_link, runtime

@@ -22,8 +22,9 @@ from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.money import U32
 from controller.core.reducer import EntryKind, HitClaim, HitPolicy, TableConfig, TableReading
+from controller.storage.links import TableSpec
 from controller.storage.models import AnomalyRow, LinkRow, MeterEntryRow
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY, T0
 from tests.storage.helpers import runtime

@@ -9,16 +9,17 @@ from datetime import date
 import pytest
 from sqlalchemy import select
 
-from controller.access.users import Role
 from controller.core.games import Game, make_paytable
 from controller.core.reducer import EntryKind
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, NoticeWaiver, Proposal, SubmissionKind
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
+from controller.storage.errors import StoreError
 from controller.storage.models import AuditRow, LinkRow, MeterEntryRow
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import T0
 from tests.storage.helpers import Poller, make_link, table

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 
 import httpx
 
-from app.security import Role
 from controller.access import users
+from controller.roles import Role
 from tests.web.floor import WebFloor
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.pdf_text import ARTIFACTS
 from tests.web.auth import new_user
 from tests.web.floor import WebFloor

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from app.serve import Served, serve
 from app.web import create_app
-from controller.access.users import Role
 from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -27,8 +27,10 @@ from controller.settings import Settings
 from controller.storage.models import AnomalyRow, table_of
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import RoundRecord, SimTable
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import RoundRecord
 from tests.controller.permissive_law import PERMISSIVE
 from tests.integration.harness import wait_until
 

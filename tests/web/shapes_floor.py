@@ -30,19 +30,20 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.demo_floor import GATEWAYS, LINKS, DemoGateway
-from app.security import Role
 from app.serve import Served, serve
 from app.web import create_app
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.storage.models import HitRow
 from link_adapters.simulator.clock import VirtualClock
-from link_adapters.simulator.server import GatewaySpec, SimFloor
-from link_adapters.simulator.table import SimTable, SimTableConfig
-from link_adapters.simulator.table_types import most_seats
+from link_adapters.simulator.gateway import GatewaySpec
+from link_adapters.simulator.server import SimFloor
+from link_adapters.simulator.table import SimTable
+from link_adapters.simulator.table_types import SimTableConfig, most_seats
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until
 from tests.web.auth import new_user

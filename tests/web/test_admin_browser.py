@@ -10,8 +10,8 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import settings_in, web_floor
 from tests.web.test_self_check import as_if_edited, manifest_copy

@@ -16,8 +16,8 @@ import httpx
 import pytest
 from sqlalchemy import update
 
-from app.security import Role
 from controller.periods import gaming_day_of
+from controller.roles import Role
 from controller.storage.models import HitRow
 from tests.app.helpers import progressive
 from tests.pdf_text import pdf_text_or_skip

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.web.auth import headers_for
 from tests.web.floor import stepped_floor

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import func, select
 
-from app.security import Role
+from controller.roles import Role
 from controller.storage.models import DocumentRow, MeterEntryRow
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import hold_anomaly, web_floor

@@ -9,9 +9,9 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
 from controller.core.hands import HandCategory
 from controller.periods import gaming_day_of
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.pdf_text import pdf_text

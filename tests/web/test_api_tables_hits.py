@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
 from controller.core.hands import HandCategory, evaluate, parse_cards
 from controller.core.reducer import HitClaim
+from controller.roles import Role
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.dealer import DealtRound

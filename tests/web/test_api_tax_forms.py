@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.busy_floor import busy_floor

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.storage.helpers import accept_hits_again, refuse_hits_of
 from tests.web.auth import headers_for

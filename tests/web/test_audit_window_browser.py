@@ -9,8 +9,8 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in

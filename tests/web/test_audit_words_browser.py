@@ -8,10 +8,10 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.reducer.state import EntryKind
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
+from controller.roles import Role
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor
 

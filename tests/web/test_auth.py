@@ -12,10 +12,11 @@ from typing import Annotated
 import httpx
 from fastapi import Depends
 
-from app.security import Role, authority, display_access
+from app.security.authentication import authority, display_access
 from app.serve import serve
 from app.web import create_app
 from controller.access import users
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, settings_in, web_floor
 

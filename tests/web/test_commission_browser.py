@@ -11,11 +11,11 @@ import pytest
 from playwright.async_api import expect
 
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
-from app.security import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submissions import SubmissionDesk
+from controller.roles import Role
 from controller.rules.filing import NoticeWaiver, Proposal, SubmissionKind
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until

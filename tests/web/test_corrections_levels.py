@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
-from app.security import Role
 from controller.core.games import Game
 from controller.core.money import UNITS_PER_CENT
+from controller.roles import Role
 from controller.storage.verify import verify_ledger
 from link_adapters.simulator.clock import VirtualClock
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.async_api import Page, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.browser import chromium, pytestmark, shot, sideways_px, signed_in
 from tests.web.floor import settings_in

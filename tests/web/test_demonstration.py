@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
+from controller.roles import Role
 from tests.app.helpers import progressive
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
 from tests.web.auth import headers_for

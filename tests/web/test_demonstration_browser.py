@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import WebFloor, settings_in, web_floor
 

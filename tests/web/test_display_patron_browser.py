@@ -14,8 +14,8 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page
 
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

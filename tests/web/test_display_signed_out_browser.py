@@ -10,8 +10,8 @@ import httpx
 import pytest
 from playwright.async_api import Browser
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import settings_in, web_floor

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 from fastapi import routing
 
-from app.security import DOCS_POLICY, STATIC, redoc_policy
+from app.security.headers import DOCS_POLICY, STATIC, redoc_policy
 from app.web import create_app
 from controller.core.games import Game
 from tests.web.floor import web_floor

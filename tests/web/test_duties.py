@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.floor import web_floor
 

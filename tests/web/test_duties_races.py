@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.security import Role
 from controller.access import users
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor
 

@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.app.test_users_cli import PASSWORD as CLI_PASSWORD
 from tests.app.test_users_cli import run
 from tests.web.auth import client_at, headers_for, new_user

@@ -39,8 +39,8 @@ from playwright.async_api import Browser, ConsoleMessage, Locator, Page, expect
 from sqlalchemy import select, text, update
 from sqlalchemy.pool import QueuePool
 
-from app.security import Role
 from controller.core.hands import HandCategory, ShownCards
+from controller.roles import Role
 from controller.storage.models import HitRow
 from tests.app.helpers import progressive
 from tests.pdf_text import keep_pdf, pdf_text_or_skip

@@ -15,9 +15,10 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from app.security import Role, authority
+from app.security.authentication import authority
 from controller.access import users
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for, new_user
 from tests.web.floor import WebFloor, settings_in, web_floor
 from tests.web.test_live import next_message, ws_url

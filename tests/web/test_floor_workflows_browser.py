@@ -13,8 +13,8 @@ from urllib.parse import quote
 import httpx
 from playwright.async_api import Page, expect
 
-from app.security import Role
 from controller.core.money import format_cents
+from controller.roles import Role
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.hits import HitRecord
 from tests.pdf_text import keep_pdf, pdf_text

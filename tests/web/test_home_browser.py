@@ -9,8 +9,8 @@ from pathlib import Path
 from fastapi.routing import APIRoute
 from playwright.async_api import Browser, Page, expect
 
-from app.security import Role
 from app.web import create_app
+from controller.roles import Role
 from tests.web.auth import new_user
 from tests.web.browser import chromium, pytestmark, role_words, shot
 from tests.web.floor import WebFloor, web_floor

@@ -12,9 +12,10 @@ from typing import Any
 
 import httpx
 
-from app.security import MAX_DATA_BYTES, Role
+from app.security.headers import MAX_DATA_BYTES
 from app.web import create_app
 from controller.core.games import Game
+from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from tests.web.auth import headers_for

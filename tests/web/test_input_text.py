@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import httpx
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from controller.storage.models import table_of
 from controller.storage.paperwork import IntegrityRecordRow
 from tests.storage.helpers import drop_guards

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, Route, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.joker_floor import joker_floor
 

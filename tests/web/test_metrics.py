@@ -8,8 +8,8 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.metrics import FloorMetrics
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from app.security import Role
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor

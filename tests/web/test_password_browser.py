@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for, new_user
 from tests.web.browser import chromium, pytestmark, shot
 from tests.web.floor import web_floor

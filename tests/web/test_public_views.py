@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from app.security import Role
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 from tests.web.test_live import next_message, ws_url

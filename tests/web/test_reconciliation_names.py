@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 

@@ -12,7 +12,7 @@ from app.web import create_app
 from controller.core.reducer import EngineError
 from controller.rules import RuleViolation
 from controller.runtime.service import FloorService
-from controller.storage.store import Conflict, NotFound, StaleState, StoreError
+from controller.storage.errors import Conflict, NotFound, StaleState, StoreError
 from tests.web.floor import settings_in
 
 CASES = [

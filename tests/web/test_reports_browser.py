@@ -12,8 +12,8 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.integration.harness import wait_until
 from tests.pdf_text import keep_pdf, pdf_text

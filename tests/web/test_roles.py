@@ -21,9 +21,10 @@ from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.api.pages import stated
-from app.security import Role, RoleRequirement, display_access, display_reader
+from app.security.authentication import RoleRequirement, display_access, display_reader
 from app.web import STATIC, create_app
-from controller.access import users
+from controller.access import device_tokens
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import settings_in, web_floor
 
@@ -158,7 +159,7 @@ async def test_every_protected_route_refuses_the_roles_it_does_not_name(tmp_path
         }
 
         callers = {role: await headers_for(wf, role) for role in Role}
-        _, device_token = await users.create_device_token(
+        _, device_token = await device_tokens.create_device_token(
             wf.service.engine, name="pit 1", actor="test", at_us=wf.service.clock.now_us()
         )
         device = {"Authorization": f"Bearer {device_token}"}
@@ -207,7 +208,7 @@ async def test_every_route_is_classified_and_display_routes_honour_the_setting(
             display
         )
 
-        _, device_token = await users.create_device_token(
+        _, device_token = await device_tokens.create_device_token(
             wf.service.engine, name="pit 1", actor="test", at_us=wf.service.clock.now_us()
         )
         ws_base = wf.base_url.replace("http://", "ws://", 1)

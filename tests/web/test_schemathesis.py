@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.security import Role
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 

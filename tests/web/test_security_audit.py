@@ -18,10 +18,11 @@ import httpx
 from fastapi import FastAPI, routing
 from fastapi.routing import APIRoute
 
-from app.security import Role, RoleRequirement
+from app.security.authentication import RoleRequirement
 from app.web import create_app
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, hold_anomaly, web_floor

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
-from app.security import Role
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import new_user
 from tests.web.browser import chromium, pytestmark, role_words
 from tests.web.floor import WebFloor, web_floor

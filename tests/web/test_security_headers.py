@@ -16,10 +16,11 @@ from fastapi import FastAPI, routing
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
-from app.security import MAX_REQUEST_BYTES, Role, SecurityHeaders
+from app.security.headers import MAX_REQUEST_BYTES, SecurityHeaders
 from app.serve import serve
 from app.web import create_app
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
 

@@ -19,11 +19,11 @@ from fastapi import routing
 from fastapi.routing import APIRoute
 from sqlalchemy import select
 
-from app.security import Role
 from app.web import create_app
 from controller.core.games import Game
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES
 from controller.paperwork.export import FORMULA_STARTS
+from controller.roles import Role
 from controller.storage.models import DocumentRow
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from app.security import Role, authority
+from app.security.authentication import authority
 from controller.core.games import Game
+from controller.roles import Role
 from tests.web.auth import client_at, headers_for, new_user
 from tests.web.floor import settings_in, web_floor
 

@@ -13,9 +13,10 @@ from typing import Any
 import httpx
 import jwt
 
-from app.security import ALGORITHM, ISSUER, Role
-from controller.access import users
+from app.security.authentication import ALGORITHM, ISSUER
+from controller.access import device_tokens
 from controller.core.games import Game
+from controller.roles import Role
 from controller.settings import load_secret_key
 from tests.web.auth import headers_for
 from tests.web.floor import web_floor
@@ -88,7 +89,7 @@ async def test_tokens_that_must_not_sign_anyone_in(tmp_path: Path) -> None:
         assert gone.json()["detail"] == "the account 'tina.tech' is disabled or no longer exists"
 
         # A display's token reads amounts and nothing else; revoked, not even that.
-        device, device_token = await users.create_device_token(
+        device, device_token = await device_tokens.create_device_token(
             wf.service.engine, name="pit 1", actor="root", at_us=wf.service.clock.now_us()
         )
         display = _bearer(device_token)

@@ -17,12 +17,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.security import Role
 from controller.core.games import Game
 from controller.manifest import MANIFEST_NAME
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.runtime.links import LinkRuntime
-from controller.storage.store import LedgerStore, LinkInoperable
+from controller.storage.errors import LinkInoperable
+from controller.storage.store import LedgerStore
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for
 from tests.web.floor import WebFloor, settings_in, web_floor

@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 
 from app.api.submissions import desk
-from app.security import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from controller.rules.progression import RATE_CLAUSE, RATE_LOCK_CLAUSE
 from controller.storage.papers.submissions import Submission
 from tests.integration.harness import wait_until

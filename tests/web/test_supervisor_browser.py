@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from controller.rules.progression import RATE_CLAUSE
 from tests.integration.harness import wait_until
 from tests.web.auth import headers_for

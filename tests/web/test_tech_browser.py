@@ -12,8 +12,8 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from app.security import Role
 from controller.core.hands import HandCategory
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.floor import web_floor

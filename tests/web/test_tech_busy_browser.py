@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.web.browser import chromium, pytestmark, shot, signed_in
 from tests.web.busy_floor import busy_floor

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page, expect
 
-from app.security import Role
+from controller.roles import Role
 from tests.integration.harness import wait_until
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
 from tests.web.auth import new_user

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from controller.access import duties, users
+from controller.access import duties, roles, users
 from controller.access.duties import RequestKind, RequestStatus
-from controller.access.users import Role
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.storage import access_repo
 from controller.storage.store import LedgerStore
@@ -56,7 +56,7 @@ async def test_a_new_supervisor_needs_two_admins_and_neither_knows_the_code(
     waiting = await users.authenticate(engine, "sue", code.lower(), at_us=T0 + 3)
     assert waiting is not None and waiting.must_set_password
 
-    with pytest.raises(users.UserError, match="not be the username"):
+    with pytest.raises(roles.UserError, match="not be the username"):
         await users.change_own_password(
             engine, username="sue", current=code, new="sue2026!!!!", at_us=T0 + 4
         )
@@ -100,7 +100,7 @@ async def test_requests_lapse_are_rejected_and_check_the_account_when_confirmed(
     assert [r.request_id for r in listed] == [promote.request.request_id]
     with pytest.raises(duties.DutyRefused, match="expired"):
         await duties.confirm_request(engine, promote.request.request_id, actor="bob", at_us=lapse)
-    with pytest.raises(users.UserError, match="reason"):
+    with pytest.raises(roles.UserError, match="reason"):
         await duties.reject_request(
             engine, promote.request.request_id, actor="ann", reason=" ", at_us=lapse
         )
@@ -116,11 +116,11 @@ async def test_requests_lapse_are_rejected_and_check_the_account_when_confirmed(
         engine, kind=RequestKind.ROLE, username="tina", role="supervisor", actor="bob", at_us=T0
     )
     await duties.confirm_request(engine, again.request.request_id, actor="bob", at_us=T0 + 1)
-    with pytest.raises(users.UserError, match="already has the role supervisor"):
+    with pytest.raises(roles.UserError, match="already has the role supervisor"):
         await duties.confirm_request(engine, twice.request.request_id, actor="ann", at_us=T0 + 2)
     with pytest.raises(duties.UnknownRequest):
         await duties.confirm_request(engine, "nope", actor="ann", at_us=T0)
-    with pytest.raises(users.UnknownUser):
+    with pytest.raises(roles.UnknownUser):
         await duties.file_request(
             engine, kind=RequestKind.RESET, username="ghost", actor="ann", at_us=T0
         )

@@ -7,8 +7,8 @@ import json
 import pytest
 from sqlalchemy import select
 
-from controller.access import users
-from controller.access.users import Role
+from controller.access import device_tokens, hashing, passwords, roles, users
+from controller.roles import Role
 from controller.storage.models import DeviceTokenRow, UserRow
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
@@ -49,7 +49,7 @@ async def test_create_authenticate_and_list(store: LedgerStore) -> None:
 async def test_bad_input_is_refused(
     store: LedgerStore, username: str, role: str, password: str, problem: str
 ) -> None:
-    with pytest.raises(users.UserError, match=problem):
+    with pytest.raises(roles.UserError, match=problem):
         await users.create_user(
             store.engine, username=username, role=role, password=password, actor="a", at_us=T0
         )
@@ -59,7 +59,7 @@ async def test_bad_input_is_refused(
 async def test_a_username_is_taken_once(store: LedgerStore) -> None:
     for attempt in range(2):
         if attempt:
-            with pytest.raises(users.AlreadyExists):
+            with pytest.raises(roles.AlreadyExists):
                 await users.create_user(
                     store.engine, username="alex", role="admin", password=PASSWORD, actor="r",
                     at_us=T0,
@@ -90,9 +90,9 @@ async def test_disable_and_set_password_are_audited_without_secrets(store: Ledge
     assert disabled.disabled
     assert await users.authenticate(engine, "sam", new_password) is None
 
-    with pytest.raises(users.UnknownUser):
+    with pytest.raises(roles.UnknownUser):
         await users.disable_user(engine, username="ghost", actor="root", at_us=T0 + 3)
-    with pytest.raises(users.UnknownUser):
+    with pytest.raises(roles.UnknownUser):
         await users.set_password(
             engine, username="ghost", password=new_password, actor="root", at_us=T0 + 3
         )
@@ -121,32 +121,32 @@ async def test_disable_and_set_password_are_audited_without_secrets(store: Ledge
 
 async def test_display_tokens_keep_only_a_digest_and_can_be_revoked(store: LedgerStore) -> None:
     engine = store.engine
-    device, token = await users.create_device_token(
+    device, token = await device_tokens.create_device_token(
         engine, name="pit 1 stud", actor="root", at_us=T0
     )
-    assert token.startswith(users.DEVICE_TOKEN_PREFIX)
+    assert token.startswith(device_tokens.DEVICE_TOKEN_PREFIX)
     assert device.role is Role.DISPLAY
-    assert await users.verify_device_token(engine, token) == device
-    assert await users.verify_device_token(engine, token + "x") is None
-    assert await users.verify_device_token(engine, "not-a-device-token") is None
+    assert await device_tokens.verify_device_token(engine, token) == device
+    assert await device_tokens.verify_device_token(engine, token + "x") is None
+    assert await device_tokens.verify_device_token(engine, "not-a-device-token") is None
     async with engine.connect() as conn:
         digests = (await conn.execute(select(DeviceTokenRow.token_sha256))).scalars().all()
-    assert digests == [users.token_digest(token)]
+    assert digests == [hashing.token_digest(token)]
 
-    revoked = await users.revoke_device_token(
+    revoked = await device_tokens.revoke_device_token(
         engine, token_id=device.token_id, actor="root", at_us=T0 + 5
     )
     assert revoked.revoked_at_us == T0 + 5
-    assert await users.verify_device_token(engine, token) is None
-    again = await users.revoke_device_token(
+    assert await device_tokens.verify_device_token(engine, token) is None
+    again = await device_tokens.revoke_device_token(
         engine, token_id=device.token_id, actor="root", at_us=T0 + 9
     )
     assert again.revoked_at_us == T0 + 5
-    assert [d.revoked_at_us for d in await users.list_device_tokens(engine)] == [T0 + 5]
-    with pytest.raises(users.UnknownDeviceToken):
-        await users.revoke_device_token(engine, token_id="nope", actor="root", at_us=T0)
-    with pytest.raises(users.UserError):
-        await users.create_device_token(engine, name="  ", actor="root", at_us=T0)
+    assert [d.revoked_at_us for d in await device_tokens.list_device_tokens(engine)] == [T0 + 5]
+    with pytest.raises(roles.UnknownDeviceToken):
+        await device_tokens.revoke_device_token(engine, token_id="nope", actor="root", at_us=T0)
+    with pytest.raises(roles.UserError):
+        await device_tokens.create_device_token(engine, name="  ", actor="root", at_us=T0)
 
     actions = [(e.action, e.target) for e in await users.audit_entries(engine)]
     assert actions == [
@@ -171,7 +171,7 @@ async def test_demo_users_one_per_role_with_fresh_passwords(store: LedgerStore) 
     second = await users.ensure_demo_users(engine, at_us=T0 + 2)
     assert len(await users.list_users(engine)) == len(Role) + 3
     for (name, _, old), (_, role, new) in zip(first, second, strict=True):
-        assert old != new and len(new) >= users.MIN_PASSWORD
+        assert old != new and len(new) >= passwords.MIN_PASSWORD
         assert await users.authenticate(engine, name, old) is None
         user = await users.authenticate(engine, name, new)
         assert user is not None and user.role is Role(role)

@@ -17,9 +17,9 @@ from controller.core.reducer import (
     apply_readings,
     awaiting_acknowledgement,
 )
-from controller.runtime.poller import command_bits
-from link_adapters.table import COMMAND_DISABLE_PROGRESSIVE as OFF
-from link_adapters.table import COMMAND_HIT_PENDING as PENDING
+from controller.runtime.table_terms import command_bits
+from link_adapters.register_map import COMMAND_DISABLE_PROGRESSIVE as OFF
+from link_adapters.register_map import COMMAND_HIT_PENDING as PENDING
 from tests.controller.core.test_reducer import (
     SEC,
     T0,

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from app.api.floor_models import HitRead, VerifyRequest
+from app.api.floor_models import VerifyRequest
+from app.api.hit_models import HitRead
 from controller.core.games import Game
 from controller.core.hands import (
     JOKER,

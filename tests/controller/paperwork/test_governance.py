@@ -7,11 +7,11 @@ from datetime import date
 
 import pytest
 
-from controller.access.users import Role
 from controller.core.games import Game, PaytableLine, default_paytable, make_paytable
 from controller.core.hands import HandCategory
 from controller.core.money import MAX_AMOUNT_CENTS
 from controller.core.reducer import LinkState, TableConfig, open_link
+from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import (
     DAY_US,

@@ -11,7 +11,8 @@ from controller.core.reducer import HitClaim, LinkState, MeterEvent, open_link
 from controller.core.reducer.levels import MysteryDraw, meters_of
 from controller.paperwork.export import meters_text
 from controller.paperwork.meter_lines import award_of, level_hits
-from controller.paperwork.reconciliation import Entry, reconcile, summary
+from controller.paperwork.reconciliation import reconcile, summary
+from controller.storage.papers.reconciliation import Entry
 from tests.controller.core.test_levels import (
     GRAND,
     MAJOR,

@@ -10,7 +10,6 @@ from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
 from controller.paperwork.reconciliation import (
     WEEK_US,
-    Entry,
     Fold,
     Reconciliation,
     reconcile,
@@ -18,6 +17,7 @@ from controller.paperwork.reconciliation import (
     week_start_us,
 )
 from controller.periods import DAY_US, MAX_SPAN_US
+from controller.storage.papers.reconciliation import Entry
 
 T0 = 1_609_459_200_000_000  # 2021-01-01T00:00:00Z, a Friday
 

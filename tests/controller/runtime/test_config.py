@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from controller.core.games import Game
-from controller.runtime.config import ConfigError, load_floor_config, parse_floor_config
+from controller.runtime.config import load_floor_config, parse_floor_config
+from controller.runtime.config_sections import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "deploy" / "floor.example.toml"
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from controller.core.reducer import TableReading
-from controller.runtime.poller import GroupCommitter, NotRecording, commit_linger_s
-from controller.storage.store import StaleState
+from controller.runtime.group_commit import GroupCommitter, NotRecording, commit_linger_s
+from controller.storage.errors import StaleState
 
 
 def reading(n: int) -> TableReading:

@@ -12,7 +12,8 @@ from controller.runtime.clock import FixedClock
 from controller.runtime.link_specs import parse_levels, parse_paytables, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
-from controller.storage.store import LedgerStore, TableSpec
+from controller.storage.links import TableSpec
+from controller.storage.store import LedgerStore
 from tests.conftest import T0
 from tests.controller.permissive_law import permissive
 from tests.controller.runtime.test_config import POOL_LEVELS

@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from controller.rules import RuleViolation
+from controller.storage.errors import NotFound
 from controller.storage.models import AuditRow
-from controller.storage.store import LedgerStore, NotFound
+from controller.storage.store import LedgerStore
 from tests.storage.helpers import Poller, make_link, runtime
 
 

@@ -11,8 +11,9 @@ from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim
 from controller.core.verification import HitWorkRefused
 from controller.rules import RuleViolation
+from controller.storage.errors import StoreError
 from controller.storage.models import AuditRow, HitRow
-from controller.storage.store import LedgerStore, StoreError
+from controller.storage.store import LedgerStore
 from tests.storage.helpers import ROYAL, Poller, make_link, runtime
 
 
