@@ -159,17 +159,17 @@ class LiveHub:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self.service.runtime.listeners.append(self.on_outcome)
-        self.service.runtime.reload_listeners.append(self.on_link_changed)
+        self.service.runtime.memory.listeners.append(self.on_outcome)
+        self.service.runtime.memory.reload_listeners.append(self.on_link_changed)
         self._ticker = asyncio.create_task(self._tick_forever(), name="display hub ticker")
 
     async def stop(self) -> None:
         """Idempotent; every connection still served ends with ``"closing"``."""
         self._stopping = True
         with contextlib.suppress(ValueError, RuntimeError):
-            self.service.runtime.listeners.remove(self.on_outcome)
+            self.service.runtime.memory.listeners.remove(self.on_outcome)
         with contextlib.suppress(ValueError, RuntimeError):
-            self.service.runtime.reload_listeners.remove(self.on_link_changed)
+            self.service.runtime.memory.reload_listeners.remove(self.on_link_changed)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -346,7 +346,7 @@ class LiveHub:
     def _content(self, channel: Channel, now_us: int) -> dict[str, Any]:
         service = self.service
         link_id = channel.link_id
-        state = service.runtime.states[link_id]
+        state = service.runtime.memory.states[link_id]
         slots = self._slots(state, now_us)
         frame = display_frame(state, now_us=now_us, slots=slots)
         win = frame.win

@@ -167,7 +167,7 @@ class FloorMetrics:
         self._contribution: dict[str, Any] = {}
         self._award: dict[str, Any] = {}
         self._hits: dict[tuple[str, str], Any] = {}
-        for link_id in service.runtime.states:
+        for link_id in service.runtime.memory.states:
             self._add_link(link_id)
         self.held_since_us: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -214,7 +214,7 @@ class FloorMetrics:
     # ------------------------------------------------------------------------- life
 
     async def start(self) -> None:
-        self.service.runtime.listeners.append(self.on_outcome)
+        self.service.runtime.memory.listeners.append(self.on_outcome)
         if self.service.poller is not None:
             self.service.poller.observer = self
         self._tasks.append(asyncio.create_task(self._measure_lag(), name="loop lag"))
@@ -230,7 +230,7 @@ class FloorMetrics:
         if poller is not None and poller.observer is self:
             poller.observer = None
         with contextlib.suppress(ValueError):
-            self.service.runtime.listeners.remove(self.on_outcome)
+            self.service.runtime.memory.listeners.remove(self.on_outcome)
 
     async def _measure_lag(self) -> None:
         loop = asyncio.get_running_loop()
@@ -268,7 +268,7 @@ class FloorMetrics:
         service = self.service
         held = {
             (link_id, tid)
-            for link_id, state in service.runtime.states.items()
+            for link_id, state in service.runtime.memory.states.items()
             for tid, ts in state.tables.items()
             if ts.hit_pending
         }

@@ -180,7 +180,7 @@ async def main() -> int:
                 # When each outcome was committed (the runtime calls its listeners right
                 # after the commit), to split the figure into poll+commit and push.
                 committed: list[tuple[float, int]] = []
-                service.runtime.listeners.append(
+                service.runtime.memory.listeners.append(
                     lambda o: committed.append((time.perf_counter(), o.state.meter_cents))
                 )
                 display = Display(
@@ -225,10 +225,10 @@ async def main() -> int:
                         # The technician verifies, a supervisor signs (the award is above the
                         # second-signature amount) and the table is reset.
                         runtime = service.runtime
-                        for hit in await runtime.unverified_hits(table_id):
-                            await runtime.verify_hit(hit.hit_id, actor="bench-tech")
-                            await runtime.sign_off_hit(hit.hit_id, actor="bench-supervisor")
-                        await runtime.release_table(table_id, actor="bench-tech")
+                        for hit in await runtime.hits.unverified(table_id):
+                            await runtime.hits.verify(hit.hit_id, actor="bench-tech")
+                            await runtime.hits.sign_off(hit.hit_id, actor="bench-supervisor")
+                        await runtime.hits.release_table(table_id, actor="bench-tech")
                 finally:
                     await display.stop()
     finally:

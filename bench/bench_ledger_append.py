@@ -6,7 +6,7 @@ the same run, over the same sealed rows:
 * append: ``LedgerStore.commit`` of one cycle's outcomes: seal, claim each link's chain head,
   insert the entries and update the tables' counters, one transaction per cycle;
 * full poll path: the same plus the engine turning readings into outcomes
-  (``LinkRuntime.apply_readings``), reported for context;
+  (``LinkReadings.apply``), reported for context;
 * baseline: a bare asyncpg ``executemany`` of the same entry rows into a table of the same
   shape, one transaction per cycle.
 
@@ -88,14 +88,14 @@ async def main() -> int:
         # 1. Appends: the engine's outcomes are computed first; only the commits are timed.
         store, table_ids = await floor(url, args.links, args.tables)
         rt = LinkRuntime(store)
-        await rt.load()
-        await rt.apply_readings(cycle(table_ids, 1))  # baselines
-        states = dict(rt.states)
+        await rt.memory.load()
+        await rt.readings.apply(cycle(table_ids, 1))  # baselines
+        states = dict(rt.memory.states)
         planned: list[list[Outcome]] = []
         for n in cycles:
             by_link: dict[str, list[TableReading]] = {}
             for r in cycle(table_ids, n):
-                by_link.setdefault(rt.table_link[r.table_id], []).append(r)
+                by_link.setdefault(rt.memory.table_link[r.table_id], []).append(r)
             outs = []
             for lid, rs in sorted(by_link.items()):
                 o = reducer.apply_readings(states[lid], rs)
@@ -114,11 +114,11 @@ async def main() -> int:
         # 2. The full poll path on a fresh floor: engine and commit, cycle by cycle.
         store2, table_ids = await floor(url, args.links, args.tables)
         rt2 = LinkRuntime(store2)
-        await rt2.load()
-        await rt2.apply_readings(cycle(table_ids, 1))
+        await rt2.memory.load()
+        await rt2.readings.apply(cycle(table_ids, 1))
         start = time.perf_counter()
         for n in cycles:
-            await rt2.apply_readings(cycle(table_ids, n))
+            await rt2.readings.apply(cycle(table_ids, n))
         full_s = time.perf_counter() - start
         await store2.engine.dispose()
 

@@ -132,7 +132,7 @@ async def main() -> int:
             runtime, engine = await sqlite_runtime(folder, floor)
             times = CommitTimes()
             ours, ours_committer = hand_driven_poller(
-                runtime, floor, timed_apply(runtime.apply_readings, times)
+                runtime, floor, timed_apply(runtime.readings.apply, times)
             )
             bare_ours, bare_committer = hand_driven_poller(runtime, floor, no_commit)
             ours_tables = list(ours.tables.values())

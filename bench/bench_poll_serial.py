@@ -176,7 +176,7 @@ async def main() -> int:
             stack.push_async_callback(engine.dispose)
             times = CommitTimes()
             ours, ours_committer = hand_driven_poller(
-                runtime, floors[0], timed_apply(runtime.apply_readings, times)
+                runtime, floors[0], timed_apply(runtime.readings.apply, times)
             )
             nc, nc_committer = hand_driven_poller(runtime, floors[1], no_commit)
             for poller, committer in ((ours, ours_committer), (nc, nc_committer)):

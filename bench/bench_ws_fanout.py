@@ -294,7 +294,7 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
             at_us=now_us(),
             actor="benchmark",
         )
-        await service.runtime.load()
+        await service.runtime.memory.load()
         # A new link plays only once the commission approves it (68 IAC 10-1-3(c)(4)): until
         # then its readings move no meter and its displays get no update.
         desk = SubmissionDesk(service.runtime)
@@ -306,7 +306,7 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
             nonlocal credits
             credits += 1  # one side bet since the last reading
             reading = TableReading(table_id=TABLE, poll_seq=seq, at_us=now_us(), credits=credits)
-            await service.runtime.apply_readings([reading])
+            await service.runtime.readings.apply([reading])
 
         await feed(1)
         async with serve(create_app(service), host=HOST, port=0) as served:

@@ -61,7 +61,7 @@ class RejectRequest(BaseModel):
 
 
 def _request(r: CorrectionRequest, service: FloorService) -> CorrectionRequestRead:
-    state = service.runtime.states.get(r.link_id)
+    state = service.runtime.memory.states.get(r.link_id)
     name = None
     if r.meter is not None and state is not None:
         name = meter_label([lv.config for lv in state.levels], r.meter)
@@ -183,7 +183,7 @@ async def list_corrections(
         Literal["pending", "approved", "rejected"] | None, Query(alias="status")
     ] = None,
 ) -> list[CorrectionRequestRead]:
-    if link is not None and link not in service.runtime.states:
+    if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
     rows = await corrections.correction_requests(service.engine, link_id=link, status=status_)
     return [_request(r, service) for r in rows]

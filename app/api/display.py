@@ -169,7 +169,7 @@ async def _feed(
         except TokenRefused as exc:
             await websocket.close(CLOSE_UNAUTHORIZED, f"signed out: {exc.why}")
             return
-    if link_id not in service.runtime.states:
+    if link_id not in service.runtime.memory.states:
         await websocket.close(CLOSE_UNKNOWN_LINK, f"no link {link_id[:60]!r}")
         return
     hub: LiveHub = websocket.app.state.live_hub
@@ -242,7 +242,7 @@ async def display_page(
             "This installation shows its jackpots to its own displays only: open this page "
             "with ?token= and the display's device token.",
         )
-    if link_id not in service.runtime.states:
+    if link_id not in service.runtime.memory.states:
         return _message_page(404, "No such jackpot", f"There is no link {link_id!r}.")
     # The jurisdiction, and demonstration mode when the installation runs in it or the link
     # was opened in it; the feed says the same, and the page follows it.

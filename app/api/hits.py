@@ -34,13 +34,13 @@ def read_hit(service: FloorService, row: HitRecord) -> HitRead:
     second-signature amount is the one the runtime enforces at a reset."""
     settings = service.settings
     name = None
-    state = service.runtime.states.get(row.link_id)
+    state = service.runtime.memory.states.get(row.link_id)
     if row.level is not None and state is not None:
         names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
         name = names.get(row.level)
     shown = HitRead.of(
         row,
-        second_signature_from_cents=service.runtime.second_signature_from_cents,
+        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
         level_name=name,
     )
@@ -56,10 +56,10 @@ def read_hits(service: FloorService, rows: Iterable[HitRecord]) -> list[HitRead]
 def _filter(
     service: FloorService, link: str | None, table: str | None, kind: str | None
 ) -> HitFilter:
-    if link is not None and link not in service.runtime.states:
+    if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
     if table is not None:
-        service.runtime.link_of(table)  # 404 for a table that does not exist
+        service.runtime.memory.link_of(table)  # 404 for a table that does not exist
     return HitFilter(link_id=link, table_id=table, kind=kind)
 
 
@@ -85,7 +85,7 @@ async def list_hits(
     limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
     if table is not None:
-        service.runtime.link_of(table)  # 404 for a table that does not exist
+        service.runtime.memory.link_of(table)  # 404 for a table that does not exist
     rows = await records.hits(service.engine, table_id=table, pending=pending, limit=limit)
     return read_hits(service, rows)
 
@@ -131,7 +131,7 @@ async def technician_work(
         other=read_hits(service, work.other),
         other_total=work.other_total,
         escalate_after_s=settings.escalate_after_minutes * 60,
-        second_signature_from_cents=service.runtime.second_signature_from_cents,
+        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
     )
 
@@ -199,7 +199,7 @@ async def tax_forms_due(
 async def get_hit(
     hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
 ) -> HitRead:
-    return read_hit(service, await service.runtime.hit(hit_id))
+    return read_hit(service, await service.runtime.hits.get(hit_id))
 
 
 @router.post(
@@ -217,7 +217,7 @@ async def verify_hit(
     body: VerifyRequest | None = None,
 ) -> HitRead:
     cards = body.codes() if body is not None else None
-    row = await service.runtime.verify_hit(hit_id, actor=who.username, cards=cards)
+    row = await service.runtime.hits.verify(hit_id, actor=who.username, cards=cards)
     return read_hit(service, row)
 
 
@@ -235,7 +235,7 @@ async def sign_off_hit(
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
 ) -> HitRead:
-    row = await service.runtime.sign_off_hit(hit_id, actor=who.username)
+    row = await service.runtime.hits.sign_off(hit_id, actor=who.username)
     return read_hit(service, row)
 
 
@@ -251,7 +251,7 @@ async def hand_pay(
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
 ) -> HitRead:
-    row = await service.runtime.record_hand_pay(
+    row = await service.runtime.hits.record_hand_pay(
         hit_id, amount_cents=body.amount_cents, actor=who.username
     )
     return read_hit(service, row)

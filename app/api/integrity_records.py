@@ -182,7 +182,7 @@ async def remove_from_play(
         removal=integrity.DeviceRemoval(**body.model_dump()),
         actor=who.username,
         letterhead=letterhead_of(
-            service.settings, service.statement(service.runtime.link_of(table_id))
+            service.settings, service.statement(service.runtime.memory.link_of(table_id))
         ),
     )
     return await _table_record(service, table_id, record_id)
@@ -197,7 +197,7 @@ async def remove_from_play(
 async def list_records(
     table_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
 ) -> list[IntegrityRecordRead]:
-    service.runtime.link_of(table_id)
+    service.runtime.memory.link_of(table_id)
     return [
         await _record(service, r)
         for r in await integrity.records(service.engine, table_id=table_id)

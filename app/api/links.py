@@ -37,7 +37,7 @@ NOT_FOUND = errors(401, 403, 404, 422)
 async def _link(
     service: FloorService, link_id: str, names: dict[str, str], reader: Principal | None
 ) -> LinkRead:
-    state = service.runtime.states.get(link_id)
+    state = service.runtime.memory.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
     tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
@@ -45,7 +45,7 @@ async def _link(
         state,
         names.get(link_id, link_id),
         tables,
-        inoperable=service.runtime.is_inoperable(link_id),
+        inoperable=service.runtime.memory.is_inoperable(link_id),
         level_hits={} if state.fixed_pay else await records.level_hits(service.engine, link_id),
         # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
         staff=reader is not None and reader.role in STAFF_VIEWERS,
@@ -56,14 +56,16 @@ async def _link(
 
 
 def _known(service: FloorService, link_id: str) -> None:
-    if link_id not in service.runtime.states:
+    if link_id not in service.runtime.memory.states:
         raise NotFound(f"no link {link_id!r}")
 
 
 @router.get("", summary="Every link with its current amount and tables")
 async def list_links(service: ServiceDep, reader: DisplayReader) -> list[LinkRead]:
     names = await records.link_names(service.engine)
-    return [await _link(service, lid, names, reader) for lid in sorted(service.runtime.states)]
+    return [
+        await _link(service, lid, names, reader) for lid in sorted(service.runtime.memory.states)
+    ]
 
 
 @router.get(

@@ -144,7 +144,7 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 def _names(service: FloorService, link_id: str) -> dict[str, str]:
     """The levels' names by key, as the link is loaded now."""
-    state = service.runtime.states.get(link_id)
+    state = service.runtime.memory.states.get(link_id)
     if state is None:
         return {}
     return {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}

@@ -101,7 +101,7 @@ async def list_anomalies(
     status: Annotated[Literal["held", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's anomalies")] = None,
 ) -> list[AnomalyRead]:
-    if link is not None and link not in service.runtime.states:
+    if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
     rows = await records.anomalies(service.engine, status=status, link_id=link)
     return [_anomaly(r) for r in rows]
@@ -110,7 +110,7 @@ async def list_anomalies(
 async def _review(
     service: ServiceDep, anomaly_id: str, who: Principal, body: ReviewRequest, *, approve: bool
 ) -> AnomalyRead:
-    await service.runtime.review_anomaly(
+    await service.runtime.commands.review_anomaly(
         anomaly_id, approve=approve, reviewer=who.username, reason=body.reason
     )
     return _anomaly(await records.anomaly(service.engine, anomaly_id))
@@ -183,7 +183,7 @@ async def export_records(
     link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> StreamingResponse:
-    if link is not None and link not in service.runtime.states:
+    if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
     since_us, until_us = period(since, until, service.clock.now_us())
     # Spooled to a file, not held in memory: five years of history is large.
@@ -270,7 +270,7 @@ async def ledger_verify(
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
 ) -> LedgerVerifyRead:
-    if link is not None and link not in service.runtime.states:
+    if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
     # The walk runs in a thread of its own; the job keeps such walks few at once.
     async with service.workers.job():

@@ -68,7 +68,7 @@ async def calendar(
 
 
 def _level_names(service: FloorService, link_id: str) -> dict[str, str]:
-    state = service.runtime.states.get(link_id)
+    state = service.runtime.memory.states.get(link_id)
     if state is None:
         return {}
     return {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}

@@ -28,7 +28,7 @@ def _game_and_levels(
 ) -> tuple[Game | None, dict[str, str] | None]:
     """The game dealt at the table and, for a link of several levels, the levels' names, as
     the link is loaded now (neither when it is not on this floor)."""
-    state = service.runtime.states.get(link_id)
+    state = service.runtime.memory.states.get(link_id)
     if state is None:
         return None, None
     game = state.game_of(table_id) if table_id in state.tables else state.game
@@ -52,7 +52,7 @@ def _game_and_levels(
 async def jackpot_slip(
     hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(SLIP_READERS)]
 ) -> Response:
-    hit = await service.runtime.hit(hit_id)
+    hit = await service.runtime.hits.get(hit_id)
     game, levels = _game_and_levels(service, hit.link_id, hit.table_id)
     source = await load_slip_source(service.engine, hit, game=game, level_names=levels)
     settings = service.settings
@@ -61,7 +61,7 @@ async def jackpot_slip(
         source,
         letterhead=letterhead,
         tax_reporting_from_cents=settings.tax_reporting_from,
-        second_signature_from_cents=service.runtime.second_signature_from_cents,
+        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
     )
     async with service.workers.job() as job:
         pdf = await job.run(slip_pdf, slip, letterhead)
@@ -105,7 +105,7 @@ async def record_tax_form(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TAX_FORM_WRITERS)],
 ) -> TaxFormRead:
-    row = await service.runtime.record_tax_form(
+    row = await service.runtime.hits.record_tax_form(
         hit_id,
         reference=body.reference,
         from_cents=service.settings.tax_reporting_from,

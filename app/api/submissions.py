@@ -107,7 +107,7 @@ async def _prepare(
         return await d.prepare_new_link(
             body.link_id, effective_at_us=body.effective_at_us, waiver=waiver
         )
-    state = service.runtime.states.get(body.link_id)
+    state = service.runtime.memory.states.get(body.link_id)
     if state is None:
         raise NotFound(f"no link {body.link_id!r}")
     game = None if body.game is None else Game(body.game)
@@ -225,7 +225,7 @@ def _where(loc: tuple[int | str, ...]) -> str | None:
 async def filing_terms(
     link_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(FILERS)]
 ) -> FilingTermsRead:
-    state = service.runtime.states.get(link_id)
+    state = service.runtime.memory.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
     return terms_of(state, desk(service))

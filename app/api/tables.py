@@ -21,7 +21,7 @@ TABLE_RESETTERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
 
 def _read(service: FloorService, table_id: str) -> TableRead:
     status = service.table_status(table_id)
-    return TableRead.of(status, service.runtime.states[status.link_id])
+    return TableRead.of(status, service.runtime.memory.states[status.link_id])
 
 
 @router.get("", summary="Every table's state", responses=errors(401, 403, 404, 422))
@@ -32,7 +32,8 @@ async def list_tables(
 ) -> list[TableRead]:
     runtime = service.runtime
     return [
-        TableRead.of(s, runtime.states[s.link_id]) for s in service.table_statuses(link_id=link)
+        TableRead.of(s, runtime.memory.states[s.link_id])
+        for s in service.table_statuses(link_id=link)
     ]
 
 
@@ -61,5 +62,5 @@ async def reset_table(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_RESETTERS)],
 ) -> TableRead:
-    await service.runtime.release_table(table_id, actor=who.username)
+    await service.runtime.hits.release_table(table_id, actor=who.username)
     return _read(service, table_id)

@@ -251,7 +251,7 @@ def links_create(
         key = load_ledger_key(settings)
         async with database(settings, schema="check") as engine:
             runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
-            await runtime.load()
+            await runtime.memory.load()
             filed = await create_and_file_link(
                 runtime,
                 SubmissionDesk(
@@ -396,13 +396,13 @@ def links_recover(
         key = load_ledger_key(settings)
         async with database(settings, schema="check", links=(link_id,)) as engine:
             runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
-            await runtime.load()
+            await runtime.memory.load()
             # The install this command runs from is the controller's: while it fails its
             # check, no link is recovered (controller.rules.software).
-            runtime.software_fault = software.fault
-            found = runtime.is_inoperable(link_id)
-            await runtime.recover(link_id, reason=reason, by=by, approved_by=approved_by)
-            return found, runtime.states[link_id]
+            runtime.memory.software_fault = software.fault
+            found = runtime.memory.is_inoperable(link_id)
+            await runtime.commands.recover(link_id, reason=reason, by=by, approved_by=approved_by)
+            return found, runtime.memory.states[link_id]
 
     try:
         found, state = run(go())

@@ -47,7 +47,7 @@ class CorrectionMeter:
 def correction_meters(runtime: Links, link_id: str) -> list[CorrectionMeter]:
     """The meters of a link of levels, one to be named by each correction of it; none for a
     link of one meter, whose corrections need no choice."""
-    state = runtime.states.get(link_id)
+    state = runtime.memory.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
     levels = [lv.config for lv in state.levels]
@@ -62,7 +62,7 @@ def correction_meters(runtime: Links, link_id: str) -> list[CorrectionMeter]:
 def check_meter(runtime: Links, link_id: str, meter: str | None) -> str | None:
     """The meter a correction of ``link_id`` names, checked against the link's meters when it
     is filed (and again when it is applied): None for a link of one meter."""
-    state = runtime.states.get(link_id)
+    state = runtime.memory.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
     return correction_meter(state, meter)
@@ -87,14 +87,14 @@ async def request_correction(
     meter = check_meter(runtime, link_id, meter)
     check_cents("a correction", delta_cents, low=-MAX_AMOUNT_CENTS)
     delta_units = delta_cents * UNITS_PER_CENT
-    now = runtime.clock.now_us()
+    now = runtime.memory.clock.now_us()
     request_id = uuid.uuid4().hex
     digest = hashlib.sha256(document).hexdigest() if document is not None else None
     check_correction_request(delta_units=delta_units, reason=reason, document_sha256=digest)
 
     async def write(conn: AsyncConnection) -> None:
         if document is not None:
-            await runtime.store.store_document(
+            await runtime.memory.store.store_document(
                 conn,
                 content=document,
                 filename=document_name,
@@ -108,7 +108,7 @@ async def request_correction(
             requested_by=requested_by, at_us=now, status="pending", meter=meter,
         )  # fmt: skip
 
-    await runtime.store.commit(
+    await runtime.memory.store.commit(
         [],
         extra=write,
         audit={
@@ -166,12 +166,12 @@ def _decide(
 
 async def approve_correction(runtime: Links, request_id: str, *, approved_by: str) -> str:
     """The second person's approval: the correction is applied now. Returns its id."""
-    req = await correction_request(runtime.store.engine, request_id)
+    req = await correction_request(runtime.memory.store.engine, request_id)
     if req.status != "pending":
         raise Conflict(f"correction request {request_id} was already {req.status}")
     check_correction_approval(requested_by=req.requested_by, approved_by=approved_by)
     await check_independent(
-        runtime.store.engine,
+        runtime.memory.store.engine,
         approver=approved_by,
         filer=req.requested_by,
         clause=TWO_PERSON_CLAUSE,
@@ -180,13 +180,13 @@ async def approve_correction(runtime: Links, request_id: str, *, approved_by: st
     document: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if req.document_sha256 is not None:
-        async with runtime.store.engine.connect() as conn:
+        async with runtime.memory.store.engine.connect() as conn:
             doc = await load_document(conn, req.document_sha256)
         if doc is None:
             raise NotFound(f"no document {req.document_sha256!r}")
         document, name, kind = doc.content, doc.filename, doc.content_type
     correction_id = uuid.uuid4().hex
-    await runtime.correct(
+    await runtime.commands.correct(
         req.link_id,
         delta_cents=req.delta_units // UNITS_PER_CENT,
         category=req.category,
@@ -202,7 +202,7 @@ async def approve_correction(runtime: Links, request_id: str, *, approved_by: st
             request_id,
             status="approved",
             decided_by=approved_by,
-            decided_at_us=runtime.clock.now_us(),
+            decided_at_us=runtime.memory.clock.now_us(),
             correction_id=correction_id,
         ),
     )
@@ -212,13 +212,13 @@ async def approve_correction(runtime: Links, request_id: str, *, approved_by: st
 async def reject_correction(
     runtime: Links, request_id: str, *, rejected_by: str, reason: str
 ) -> None:
-    req = await correction_request(runtime.store.engine, request_id)
+    req = await correction_request(runtime.memory.store.engine, request_id)
     if req.status != "pending":
         raise Conflict(f"correction request {request_id} was already {req.status}")
     if not reason.strip():
         raise StoreError(f"correction request {request_id}: a rejection states its reason")
-    now = runtime.clock.now_us()
-    await runtime.store.commit(
+    now = runtime.memory.clock.now_us()
+    await runtime.memory.store.commit(
         [],
         extra=_decide(
             request_id,

@@ -85,7 +85,7 @@ class FilingDesk:
         demonstration: bool = False,
     ) -> None:
         self.runtime = runtime
-        self.store = runtime.store
+        self.store = runtime.memory.store
         # PROGRESSIVE_DEMONSTRATION: filings are accepted from now on, without their notice
         # periods (``filing.check_notice``), each saying so in its packet and audit entry.
         self.demonstration = demonstration
@@ -108,10 +108,12 @@ class FilingDesk:
     ) -> Filing:
         """Every check filing a change makes, nothing written: the filing to make, or the
         first refusal (its ``subject`` naming the proposal's field it is about)."""
-        state = self.runtime.states.get(link_id)
+        state = self.runtime.memory.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
-        check_live(link_id, live=self.runtime.is_live(link_id, self.runtime.clock.now_us()))
+        check_live(
+            link_id, live=self.runtime.memory.is_live(link_id, self.runtime.memory.clock.now_us())
+        )
         check_nothing_armed(
             link_id,
             armed_submission_id=None if state.armed is None else state.armed.submission_id,
@@ -151,10 +153,12 @@ class FilingDesk:
     ) -> Filing:
         """Every check filing a new link makes, nothing written (see ``file_new_link``)."""
         if state is None:
-            state = self.runtime.states.get(link_id)
+            state = self.runtime.memory.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
-        check_not_yet_approved(link_id, approved=self.runtime.go_live_at.get(link_id) is not None)
+        check_not_yet_approved(
+            link_id, approved=self.runtime.memory.go_live_at.get(link_id) is not None
+        )
         proposal = new_link_proposal(state)
         law = state.law if isinstance(state.law, Jurisdiction) else self.law
         async with self.store.engine.connect() as conn:
@@ -191,7 +195,7 @@ class FilingDesk:
             link_id, effective_at_us=effective_at_us, waiver=waiver, state=state
         )
         row = await self.file(filing, filed_by=filed_by)
-        self.runtime.go_live_at[link_id] = None
+        self.runtime.memory.go_live_at[link_id] = None
         return row
 
     def effective_default(
@@ -204,7 +208,7 @@ class FilingDesk:
         """The effective date a filing made now (``now``: the filing's time, read once) gets
         when it names none: at once with the executive director's waiver of an amendment's
         notice or in demonstration mode, otherwise the earliest its notice period allows."""
-        now = self.runtime.clock.now_us() if now is None else now
+        now = self.runtime.memory.clock.now_us() if now is None else now
         if self.demonstration or waiver is not None:
             return now
         return now + notice_days(kind, self.law)[0] * DAY_US
@@ -234,7 +238,7 @@ class FilingDesk:
         effective_at_us: int | None,
         waiver: NoticeWaiver | None,
     ) -> Filing:
-        now = self.runtime.clock.now_us()
+        now = self.runtime.memory.clock.now_us()
         if effective_at_us is None:
             effective_at_us = self.effective_default(proposal.kind, waiver, now=now)
         with about("waiver" if waiver is not None else "effective_at_us"):

@@ -152,11 +152,11 @@ async def remove_from_play(
     letterhead: Letterhead | None = None,
 ) -> str:
     """Record the removal, file the notice and stop the table's part in the link, as one."""
-    link_id = runtime.link_of(table_id)
-    now = runtime.clock.now_us()
+    link_id = runtime.memory.link_of(table_id)
+    now = runtime.memory.clock.now_us()
     removal.check(now)
     record_id = uuid.uuid4().hex
-    async with runtime.store.engine.connect() as conn:
+    async with runtime.memory.store.engine.connect() as conn:
         t = await stored.table_place(conn, table_id)
     if t is None:
         raise NotFound(f"no table {table_id!r}")
@@ -167,7 +167,7 @@ async def remove_from_play(
     )  # fmt: skip
 
     async def record(conn: AsyncConnection) -> None:
-        digest = await runtime.store.store_document(
+        digest = await runtime.memory.store.store_document(
             conn,
             content=notice,
             filename=f"notice-{record_id}.pdf",
@@ -192,7 +192,7 @@ async def remove_from_play(
             ),
         )  # fmt: skip
 
-    await runtime.command(
+    await runtime.commands.command(
         link_id,
         lambda s, _at: reducer.remove_from_play(
             s,
@@ -230,7 +230,7 @@ async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[Remedial
 
 
 async def _open_record(runtime: Links, table_id: str, record_id: str) -> IntegrityRecord:
-    row = await record(runtime.store.engine, record_id)
+    row = await record(runtime.memory.store.engine, record_id)
     if row.table_id != table_id:
         raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
     if row.returned_at_us is not None:
@@ -243,7 +243,7 @@ async def add_remedial_action(
 ) -> None:
     action.check()
     await _open_record(runtime, table_id, record_id)
-    now = runtime.clock.now_us()
+    now = runtime.memory.clock.now_us()
     employees = [
         {
             "printed_name": e.printed_name,
@@ -269,7 +269,7 @@ async def add_remedial_action(
             ),
         )
 
-    await runtime.store.commit(
+    await runtime.memory.store.commit(
         [],
         extra=write,
         audit=_audit(now, actor, "integrity.remedial_action", record_id, {
@@ -287,7 +287,7 @@ async def record_verification(
     if row.verified_at_us is not None:
         raise Conflict(f"integrity record {record_id} was already verified by {row.verified_by}")
     check_verification(verification=verification, remedial_actions=None)
-    now = runtime.clock.now_us()
+    now = runtime.memory.clock.now_us()
 
     async def write(conn: AsyncConnection) -> None:
         actions = await stored.count_actions(conn, record_id)
@@ -297,7 +297,7 @@ async def record_verification(
         ):
             raise Conflict(f"integrity record {record_id} was verified meanwhile")
 
-    await runtime.store.commit(
+    await runtime.memory.store.commit(
         [],
         extra=write,
         audit=_audit(
@@ -314,8 +314,8 @@ async def record_verification(
 async def return_to_play(runtime: Links, *, table_id: str, record_id: str, actor: str) -> None:
     """Back in play, once repaired (a remedial action) and verified; credits count again."""
     await _open_record(runtime, table_id, record_id)
-    link_id = runtime.link_of(table_id)
-    now = runtime.clock.now_us()
+    link_id = runtime.memory.link_of(table_id)
+    now = runtime.memory.clock.now_us()
 
     async def write(conn: AsyncConnection) -> None:
         actions = await stored.count_actions(conn, record_id)
@@ -324,7 +324,7 @@ async def return_to_play(runtime: Links, *, table_id: str, record_id: str, actor
         if not await stored.mark_returned(conn, record_id, returned_by=actor, at_us=now):
             raise Conflict(f"integrity record {record_id}: returned to play meanwhile")
 
-    await runtime.command(
+    await runtime.commands.command(
         link_id,
         lambda s, _at: reducer.return_to_play(
             s, table_id=table_id, record_id=record_id, at_us=now, by=actor

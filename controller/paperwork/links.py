@@ -19,8 +19,8 @@ class Clock(Protocol):
         ...
 
 
-class Links(Protocol):
-    """What the paperwork asks of the links in memory."""
+class Memory(Protocol):
+    """What the paperwork reads of the links in memory (``runtime.link_memory.LinkMemory``)."""
 
     @property
     def states(self) -> Mapping[str, LinkState]:
@@ -45,6 +45,10 @@ class Links(Protocol):
         ...
 
     def link_of(self, table_id: str) -> str: ...
+
+
+class Commands(Protocol):
+    """The commands the paperwork gives a link (``runtime.link_commands.LinkCommands``)."""
 
     async def command(
         self,
@@ -78,3 +82,13 @@ class Links(Protocol):
     ) -> Outcome:
         """A correcting entry with its supporting document, all in one transaction."""
         ...
+
+
+class Links(Protocol):
+    """What the paperwork asks of the links: their memory and their commands."""
+
+    @property
+    def memory(self) -> Memory: ...
+
+    @property
+    def commands(self) -> Commands: ...

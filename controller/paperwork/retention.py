@@ -80,7 +80,7 @@ async def check_periods_in_force(
 
 
 async def _periods_in_force(runtime: Links, meter_years: int, integrity_years: int) -> None:
-    async with runtime.store.engine.begin() as conn:
+    async with runtime.memory.store.engine.begin() as conn:
         recorded = await _recorded_periods(conn)
         _check_periods(recorded, meter_years, integrity_years)
         for name, years in (("meter", meter_years), ("integrity", integrity_years)):
@@ -103,19 +103,19 @@ async def run_retention(
     Every process of a floor (controllers, standbys, web processes) runs the schedule; one
     purges at a time, and a process finding another at it leaves it the work
     (``RetentionBusy``)."""
-    async with only_one(runtime.store.engine, "retention") as alone:
+    async with only_one(runtime.memory.store.engine, "retention") as alone:
         if not alone:
             raise RetentionBusy("another process of this floor is purging now")
         await _periods_in_force(runtime, meter_years, integrity_years)
-        now = runtime.clock.now_us()
+        now = runtime.memory.clock.now_us()
         report = RetentionReport(
             meter_years,
             integrity_years,
             years_before(now, meter_years),
             years_before(now, integrity_years),
         )
-        for link_id in sorted(runtime.states):
-            if (problem := runtime.is_inoperable(link_id)) is not None:
+        for link_id in sorted(runtime.memory.states):
+            if (problem := runtime.memory.is_inoperable(link_id)) is not None:
                 log.warning("retention: link %s skipped, inoperable: %s", link_id, problem)
                 continue
             try:
@@ -141,7 +141,7 @@ class MetersBroken(StoreError):
 async def _purge_link(
     runtime: Links, link_id: str, cutoff_us: int, actor: str
 ) -> dict[str, Any] | None:
-    async with runtime.store.engine.connect() as conn:
+    async with runtime.memory.store.engine.connect() as conn:
         anchor = await stored.load_anchor(conn, link_id)
         young = await stored.first_seq_from(conn, link_id, cutoff_us)
         last_seq = young - 1 if young is not None else await stored.last_seq(conn, link_id)
@@ -182,7 +182,7 @@ async def _purge_link(
             seq=tail.seq,
             hash=tail.hash,
             meter_units=tail.meter_after_units,
-            purged_at_us=runtime.clock.now_us(),
+            purged_at_us=runtime.memory.clock.now_us(),
         )
         await stored.write_anchor(conn, link_id, new_anchor, replacing=anchor is not None)
 
@@ -202,7 +202,7 @@ async def _purge_link(
         # last commitment, so verification resumes meter by meter (68 IAC 10-6-5(b)-(c)).
         **levels,
     }
-    state = runtime.states.get(link_id)
+    state = runtime.memory.states.get(link_id)
     if state is not None and state.demonstration:
         # The link's first entry, which said it was opened in demonstration mode, may be among
         # those removed: the manifest says it on (storage.entries.opened_in_demonstration).
@@ -213,7 +213,7 @@ async def _purge_link(
 
     # One transaction: the deletes run first and fill in the manifest's counts; the manifest
     # entry is sealed after them, so what it says is what was removed.
-    await runtime.command(
+    await runtime.commands.command(
         link_id,
         step,
         actor=actor,
@@ -249,7 +249,7 @@ async def _levels_at(
 
 
 async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[str, Any]:
-    async with runtime.store.engine.connect() as conn:
+    async with runtime.memory.store.engine.connect() as conn:
         rows = await stored.returned_before(conn, cutoff_us)
     if not rows:
         return {}
@@ -267,13 +267,13 @@ async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[s
             for row in rows
         ],
     }
-    now = runtime.clock.now_us()
+    now = runtime.memory.clock.now_us()
 
     async def purge(conn: AsyncConnection) -> None:
         manifest["remedial_actions"] = await stored.delete_remedial_actions(conn, ids)
         await stored.delete_integrity_records(conn, ids)
 
-    await runtime.store.commit(
+    await runtime.memory.store.commit(
         [],
         extra=purge,
         audit={

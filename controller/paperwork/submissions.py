@@ -97,7 +97,7 @@ class SubmissionDesk(FilingDesk):
         )
         confirmed = {"waiver_confirmed": row.waiver} if waiver is not None else {}
         kind = SubmissionKind(row.kind)
-        now = self.runtime.clock.now_us()
+        now = self.runtime.memory.clock.now_us()
         reason = (reason or "").strip() or None
         mark = self._mark(submission_id, SubmissionStatus.APPROVED, reviewer, now, reason)
         if kind is SubmissionKind.NEW_LINK:
@@ -127,11 +127,11 @@ class SubmissionDesk(FilingDesk):
                     },
                 },
             )
-            self.runtime.go_live_at[row.link_id] = start
+            self.runtime.memory.go_live_at[row.link_id] = start
             return await self.get(submission_id)
-        state = self.runtime.states[row.link_id]
+        state = self.runtime.memory.states[row.link_id]
         change = self._change_of(state, row)
-        await self.runtime.command(
+        await self.runtime.commands.command(
             row.link_id,
             lambda s, at: reducer.arm_change(s, change=change, at_us=at, by=reviewer),
             actor=reviewer,
@@ -154,7 +154,7 @@ class SubmissionDesk(FilingDesk):
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         reason = check_rejection_reason(reason)
         self._still_filed(row)
-        now = self.runtime.clock.now_us()
+        now = self.runtime.memory.clock.now_us()
         await self.store.commit(
             [],
             extra=self._mark(submission_id, SubmissionStatus.REJECTED, reviewer, now, reason),
@@ -182,7 +182,7 @@ class SubmissionDesk(FilingDesk):
         """A new link, checked again against the law in force before it plays: filed before a
         rule was enforced (a fixed-pay side bet's amounts, 68 IAC 10-7-5(e), 10-12-3(f)), it is
         refused here rather than approved."""
-        state = self.runtime.states.get(row.link_id)
+        state = self.runtime.memory.states.get(row.link_id)
         if state is not None:
             self._check_as_new_link(state)
 

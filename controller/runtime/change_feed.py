@@ -147,11 +147,11 @@ class ChangeFeed:
         # notification sent while nobody listened is not missed.
         try:
             async with asyncio.timeout(self._check_timeout_s):
-                heads = await self.runtime.store.link_heads()
+                heads = await self.runtime.memory.store.link_heads()
         except Exception as exc:
             self._fail(exc)
             return
-        for link_id in set(heads) | set(self.runtime.states):
+        for link_id in set(heads) | set(self.runtime.memory.states):
             self._moved[link_id] = heads.get(link_id)
         self._paperwork.update(heads)
         self._wake.set()
@@ -209,7 +209,7 @@ class ChangeFeed:
     async def _read_moved(self) -> None:
         moved, self._moved = self._moved, {}
         paperwork, self._paperwork = self._paperwork, set()
-        store = self.runtime.store
+        store = self.runtime.memory.store
 
         def current(link_id: str) -> bool:
             # Read back only what this process did not commit itself.
@@ -221,8 +221,8 @@ class ChangeFeed:
 
         try:
             if paperwork:
-                await self.runtime.reload_go_live(paperwork)
-            read = await self.runtime.reload_links(moved, skip=current)
+                await self.runtime.memory.reload_go_live(paperwork)
+            read = await self.runtime.memory.reload_links(moved, skip=current)
         except Exception as exc:
             # Read again at the next try; the feed reconnects and catches up if need be (and
             # says so once, not at every try).

@@ -64,7 +64,7 @@ class NotRecording(Exception):
 
 
 class ReadingHeld(Exception):
-    """A reading left out of its commit: its table is held (``LinkRuntime.unrecorded``)."""
+    """A reading left out of its commit: its table is held (``LinkMemory.unrecorded``)."""
 
 
 class GroupCommitter:

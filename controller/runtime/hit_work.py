@@ -29,21 +29,26 @@ from controller.rules.house import (
     needs_second_signature,
 )
 from controller.runtime.link_commands import LinkCommands
+from controller.runtime.link_memory import LinkMemory
 from controller.storage.errors import Conflict, NotFound
 from controller.storage.hits import HitRecord, Hits
 
 
-class HitWork(LinkCommands):
-    """The technician's work of the runtime."""
+class HitWork:
+    """The technician's work on the hits of the links of ``memory``; the table's reset and a
+    hit entered by hand are ``commands`` on its link."""
 
-    # The award from which a second person signs before the reset: the service sets it from
-    # its settings (PROGRESSIVE_SECOND_SIGNATURE_FROM).
-    second_signature_from_cents: int = SECOND_SIGNATURE_FROM_CENTS
+    def __init__(self, memory: LinkMemory, commands: LinkCommands) -> None:
+        self.memory = memory
+        self.commands = commands
+        # The award from which a second person signs before the reset: the service sets it
+        # from its settings (PROGRESSIVE_SECOND_SIGNATURE_FROM).
+        self.second_signature_from_cents = SECOND_SIGNATURE_FROM_CENTS
 
     async def release_table(self, table_id: str, *, actor: str) -> Outcome:
         """Reset a table held for a hit; refused until its awards are verified, and those at
         or above the second-signature amount signed off."""
-        link_id = self.link_of(table_id)
+        link_id = self.memory.link_of(table_id)
 
         async def mark_hits(conn: AsyncConnection) -> None:
             # Checked in the transaction that releases, so a verification or a signature
@@ -53,9 +58,9 @@ class HitWork(LinkCommands):
             check_release(table_id=table_id, unverified_hit_ids=[h.hit_id for h in waiting])
             unsigned = self._needing_signature(await hits.unsigned(table_id))
             check_second_signature(table_id=table_id, unsigned_hit_ids=[h.hit_id for h in unsigned])
-            await hits.mark_released(table_id, by=actor, at_us=self.clock.now_us())
+            await hits.mark_released(table_id, by=actor, at_us=self.memory.clock.now_us())
 
-        return await self.command(
+        return await self.commands.command(
             link_id,
             lambda s, at: reducer.release_table(s, table_id=table_id, at_us=at, by=actor),
             actor=actor,
@@ -64,10 +69,10 @@ class HitWork(LinkCommands):
             extra=mark_hits,
         )
 
-    async def enter_hit(self, table_id: str, claim: HitClaim, *, actor: str) -> Outcome:
-        link_id = self.link_of(table_id)
+    async def enter(self, table_id: str, claim: HitClaim, *, actor: str) -> Outcome:
+        link_id = self.memory.link_of(table_id)
         hit_id = f"{table_id}#manual-{uuid.uuid4().hex[:12]}"
-        return await self.command(
+        return await self.commands.command(
             link_id,
             lambda s, at: reducer.enter_hit(
                 s, hit_id=hit_id, table_id=table_id, claim=claim, at_us=at, entered_by=actor
@@ -78,18 +83,18 @@ class HitWork(LinkCommands):
             audit_after={"hit_id": hit_id, "claim": claim.to_dict()},
         )
 
-    async def hits(self, link_id: str) -> list[HitRecord]:
-        async with self.store.engine.connect() as conn:
+    async def of_link(self, link_id: str) -> list[HitRecord]:
+        async with self.memory.store.engine.connect() as conn:
             return await Hits(conn).of_link(link_id)
 
-    async def unverified_hits(self, table_id: str) -> list[HitRecord]:
+    async def unverified(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on before it may be reset, oldest first."""
-        async with self.store.engine.connect() as conn:
+        async with self.memory.store.engine.connect() as conn:
             return await Hits(conn).unverified(table_id)
 
-    async def unsigned_hits(self, table_id: str) -> list[HitRecord]:
+    async def unsigned(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on for a second signature, oldest first."""
-        async with self.store.engine.connect() as conn:
+        async with self.memory.store.engine.connect() as conn:
             return self._needing_signature(await Hits(conn).unsigned(table_id))
 
     def _needing_signature(self, unsigned: Sequence[HitRecord]) -> list[HitRecord]:
@@ -103,14 +108,14 @@ class HitWork(LinkCommands):
             )
         ]
 
-    async def hit(self, hit_id: str) -> HitRecord:
-        async with self.store.engine.connect() as conn:
+    async def get(self, hit_id: str) -> HitRecord:
+        async with self.memory.store.engine.connect() as conn:
             row = await Hits(conn).get(hit_id)
         if row is None:
             raise NotFound(f"no hit {hit_id!r}")
         return row
 
-    async def verify_hit(
+    async def verify(
         self, hit_id: str, *, actor: str, cards: Sequence[int] | None = None
     ) -> HitRecord:
         """The technician's verification of a hit's hand, recorded once and audited.
@@ -118,14 +123,14 @@ class HitWork(LinkCommands):
         Cards the table reported are confirmed; when it reported none, ``cards`` are the five
         the technician saw, and they must make the claimed hand.
         """
-        row = await self.hit(hit_id)
+        row = await self.get(hit_id)
         if row.verified_by is not None:
             raise Conflict(f"hit {hit_id} was already verified by {row.verified_by}")
         try:
             reported = read_stored_cards(row.cards)
         except InvalidCards as exc:
             raise HitWorkRefused(f"hit {hit_id}: {exc}; its record needs correcting") from None
-        state = self.states.get(row.link_id)
+        state = self.memory.states.get(row.link_id)
         if state is None:
             raise NotFound(f"hit {hit_id}: link {row.link_id} is not on this floor")
         confirmed = confirmed_cards(
@@ -138,7 +143,7 @@ class HitWork(LinkCommands):
             kind=row.kind,
         )
         stored = ",".join(str(c) for c in confirmed)
-        await self._fill_in_hit(
+        await self._fill_in(
             row,
             mark=lambda conn, now: Hits(conn).mark_verified(
                 hit_id, by=actor, at_us=now, cards=stored
@@ -153,12 +158,12 @@ class HitWork(LinkCommands):
                 "entered_by_technician": reported is None,
             },
         )
-        return await self.hit(hit_id)
+        return await self.get(hit_id)
 
-    async def sign_off_hit(self, hit_id: str, *, actor: str) -> HitRecord:
+    async def sign_off(self, hit_id: str, *, actor: str) -> HitRecord:
         """A second person's signature on a verified award at or above the amount, recorded
         once and audited (``check_sign_off``)."""
-        row = await self.hit(hit_id)
+        row = await self.get(hit_id)
         check_sign_off(
             hit_id=hit_id,
             award_cents=row.award_cents,
@@ -172,13 +177,13 @@ class HitWork(LinkCommands):
         # Not the verifier's creature either: whoever made, revived, promoted or reset the
         # verifier's account (or the other way round) is not a second person.
         await check_independent(
-            self.store.engine,
+            self.memory.store.engine,
             approver=actor,
             filer=row.verified_by,
             clause=SECOND_SIGNATURE_CLAUSE,
             what=f"verification of hit {hit_id}",
         )
-        await self._fill_in_hit(
+        await self._fill_in(
             row,
             mark=lambda conn, now: Hits(conn).mark_signed_off(hit_id, by=actor, at_us=now),
             meanwhile="was signed off meanwhile",
@@ -187,11 +192,11 @@ class HitWork(LinkCommands):
             before={"signed_off_by": None, "verified_by": row.verified_by},
             after={"signed_off_by": actor, "award_cents": row.award_cents},
         )
-        return await self.hit(hit_id)
+        return await self.get(hit_id)
 
     async def record_hand_pay(self, hit_id: str, *, amount_cents: int, actor: str) -> HitRecord:
         """A verified award paid by hand at the table, recorded once and audited."""
-        row = await self.hit(hit_id)
+        row = await self.get(hit_id)
         check_hand_pay(
             hit_id=hit_id,
             status=row.status,
@@ -200,7 +205,7 @@ class HitWork(LinkCommands):
             verified=row.verified_by is not None,
             already_paid_cents=row.hand_paid_cents,
         )
-        await self._fill_in_hit(
+        await self._fill_in(
             row,
             mark=lambda conn, now: Hits(conn).mark_hand_paid(
                 hit_id, by=actor, at_us=now, cents=amount_cents
@@ -211,14 +216,14 @@ class HitWork(LinkCommands):
             before={"hand_paid_cents": None, "award_cents": row.award_cents},
             after={"hand_paid_by": actor, "hand_paid_cents": amount_cents},
         )
-        return await self.hit(hit_id)
+        return await self.get(hit_id)
 
     async def record_tax_form(
         self, hit_id: str, *, reference: str, from_cents: int, actor: str
     ) -> HitRecord:
         """The reference of the tax form an award was reported on, recorded once and audited;
         only for an award at or above the operator's tax-reporting amount ``from_cents``."""
-        row = await self.hit(hit_id)
+        row = await self.get(hit_id)
         check_tax_form(
             hit_id=hit_id,
             status=row.status,
@@ -226,7 +231,7 @@ class HitWork(LinkCommands):
             from_cents=from_cents,
             recorded=row.tax_form_reference,
         )
-        await self._fill_in_hit(
+        await self._fill_in(
             row,
             mark=lambda conn, now: Hits(conn).mark_tax_form(
                 hit_id, by=actor, at_us=now, reference=reference
@@ -237,9 +242,9 @@ class HitWork(LinkCommands):
             before={"tax_form_reference": None, "award_cents": row.award_cents},
             after={"tax_form_by": actor, "tax_form_reference": reference},
         )
-        return await self.hit(hit_id)
+        return await self.get(hit_id)
 
-    async def _fill_in_hit(
+    async def _fill_in(
         self,
         row: HitRecord,
         *,
@@ -253,14 +258,14 @@ class HitWork(LinkCommands):
         """Fill in a technician's fields of a hit once (its facts never change), audited in
         the same transaction; refused if someone filled them in meanwhile."""
         hit_id = row.hit_id
-        async with self._locks[row.link_id]:
-            now = self.clock.now_us()
+        async with self.memory.lock(row.link_id):
+            now = self.memory.clock.now_us()
 
             async def fill_in(conn: AsyncConnection) -> None:
                 if not await mark(conn, now):
                     raise Conflict(f"hit {hit_id} {meanwhile}")
 
-            await self.store.commit(
+            await self.memory.store.commit(
                 [],
                 extra=fill_in,
                 audit={

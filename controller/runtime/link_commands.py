@@ -27,8 +27,11 @@ from controller.storage.store import Extra
 COMMAND_TRIES = 5
 
 
-class LinkCommands(LinkMemory):
-    """The commands of the runtime."""
+class LinkCommands:
+    """The operators' commands on the links of ``memory``."""
+
+    def __init__(self, memory: LinkMemory) -> None:
+        self.memory = memory
 
     async def command(
         self,
@@ -42,14 +45,14 @@ class LinkCommands(LinkMemory):
         audit_after: Any = None,
     ) -> Outcome:
         """An operator command on one link: computed, audited and committed as one."""
-        if link_id not in self.states:
+        if link_id not in self.memory.states:
             raise NotFound(f"no link {link_id!r}")
         for attempt in range(1, COMMAND_TRIES + 1):
-            async with self._locks[link_id]:
-                await self._reload_stale([link_id])
-                self._refuse_inoperable(link_id)
-                at = self.clock.now_us()
-                before = self.states[link_id]
+            async with self.memory.lock(link_id):
+                await self.memory.reload_stale([link_id])
+                self.memory.refuse_inoperable(link_id)
+                at = self.memory.clock.now_us()
+                before = self.memory.states[link_id]
                 # A command may reset a level (a hit entered by hand): its draws made ready.
                 o = step(topped_up(before), at)
                 audit = {
@@ -70,7 +73,7 @@ class LinkCommands(LinkMemory):
                     },
                 }
                 try:
-                    await self._commit([o], [link_id], audit=audit, extra=extra)
+                    await self.memory.commit([o], [link_id], audit=audit, extra=extra)
                 except StaleState:
                     # Another process (the controller polling the link, when this is a web
                     # process) committed first: the link was read again; decide again from it.
@@ -87,22 +90,22 @@ class LinkCommands(LinkMemory):
         nothing credited between, and held until a technician releases them. A link held by
         a failed check of the software is recovered so too, once the software passes."""
         check_recovery(reason=reason, by=by, approved_by=approved_by)
-        check_recoverable(self.software_fault)
-        if link_id not in self.states:
+        check_recoverable(self.memory.software_fault)
+        if link_id not in self.memory.states:
             raise NotFound(f"no link {link_id!r}")
-        async with self._locks[link_id]:
-            await self.store.recover_link(
+        async with self.memory.lock(link_id):
+            await self.memory.store.recover_link(
                 link_id,
-                at_us=self.clock.now_us(),
+                at_us=self.memory.clock.now_us(),
                 reason=reason,
                 by=by,
                 approved_by=approved_by,
                 draw=draw,
             )
-            self.software_held.pop(link_id, None)  # its hold, if any, lifted with it
-            await self._reload([link_id])
-            o = reducer.Outcome(self.states[link_id])
-        self._tell_reloaded([link_id])
+            self.memory.software_held.pop(link_id, None)  # its hold, if any, lifted with it
+            await self.memory.reload([link_id])
+            o = reducer.Outcome(self.memory.states[link_id])
+        self.memory.tell_reloaded([link_id])
         return o
 
     async def change_rate(self, link_id: str, *, rate_bp: int, actor: str) -> Outcome:
@@ -126,25 +129,28 @@ class LinkCommands(LinkMemory):
         )
 
     async def table_offline(self, table_id: str, *, reason: str) -> Outcome:
-        link_id = self.link_of(table_id)
-        async with self._locks[link_id]:
-            await self._reload_stale([link_id])
-            if link_id in self.inoperable:
-                return reducer.Outcome(self.states[link_id])
+        link_id = self.memory.link_of(table_id)
+        async with self.memory.lock(link_id):
+            await self.memory.reload_stale([link_id])
+            if link_id in self.memory.inoperable:
+                return reducer.Outcome(self.memory.states[link_id])
             o = reducer.table_offline(
-                self.states[link_id], table_id=table_id, at_us=self.clock.now_us(), reason=reason
+                self.memory.states[link_id],
+                table_id=table_id,
+                at_us=self.memory.clock.now_us(),
+                reason=reason,
             )
             if o.changed:
-                await self._commit([o], [link_id])
+                await self.memory.commit([o], [link_id])
             return o
 
     async def review_anomaly(
         self, anomaly_id: str, *, approve: bool, reviewer: str, reason: str = ""
     ) -> Outcome:
-        anomaly, status = await self.store.load_anomaly(anomaly_id)
+        anomaly, status = await self.memory.store.load_anomaly(anomaly_id)
         if status != "held":
             raise Conflict(f"anomaly {anomaly_id} was already {status}")
-        now = self.clock.now_us()
+        now = self.memory.clock.now_us()
 
         async def mark(conn: AsyncConnection) -> None:
             if not await Anomalies(conn).review(
@@ -197,11 +203,11 @@ class LinkCommands(LinkMemory):
         check_correction_approval(requested_by=requested_by, approved_by=approved_by)
         correction_id = correction_id or uuid.uuid4().hex
         digest = hashlib.sha256(document).hexdigest() if document is not None else None
-        now = self.clock.now_us()
+        now = self.memory.clock.now_us()
 
         async def record(conn: AsyncConnection) -> None:
             if document is not None:
-                await self.store.store_document(
+                await self.memory.store.store_document(
                     conn,
                     content=document,
                     filename=document_name or "document",

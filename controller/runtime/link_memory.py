@@ -155,25 +155,25 @@ class LinkMemory:
                 log.error("link %s is inoperable: %s", link_id, problem)
             self.inoperable[link_id] = problem
 
-    def _refuse_inoperable(self, link_id: str) -> None:
+    def refuse_inoperable(self, link_id: str) -> None:
         problem = self.inoperable.get(link_id)
         if problem is not None:
             raise LinkInoperable(link_id, problem)
 
-    async def _reload(self, link_ids: Sequence[str]) -> None:
+    async def reload(self, link_ids: Sequence[str]) -> None:
         states, problems = await self.store.load_checked(link_ids)
         for link_id in link_ids:
             if link_id not in states:
                 raise NotFound(f"no link {link_id!r}")
             self._adopt(states[link_id], problems.get(link_id))
 
-    async def _reload_stale(self, link_ids: Sequence[str]) -> None:
+    async def reload_stale(self, link_ids: Sequence[str]) -> None:
         """Called holding the links' locks, before computing anything from them."""
-        await self._reload([link_id for link_id in link_ids if link_id in self._stale])
+        await self.reload([link_id for link_id in link_ids if link_id in self._stale])
 
     async def _reload_after_failure(self, link_ids: Sequence[str]) -> None:
         try:
-            await self._reload(link_ids)
+            await self.reload(link_ids)
         except Exception:  # the database is out of reach: read again before next use
             self._stale.update(link_ids)
 
@@ -181,7 +181,7 @@ class LinkMemory:
         """Read the link again from the database, with whether it may play: another controller
         drove it until now, so what this process holds of it may be old."""
         async with self._locks[link_id]:
-            await self._reload([link_id])
+            await self.reload([link_id])
             starts = await self.store.go_live_times()
             if link_id in starts:
                 self.go_live_at[link_id] = starts[link_id]
@@ -209,7 +209,7 @@ class LinkMemory:
             for lock in locks:
                 lock.release()
         reloaded = sorted(loaded)
-        self._tell_reloaded(reloaded)
+        self.tell_reloaded(reloaded)
         return reloaded
 
     async def reload_go_live(self, link_ids: Iterable[str] | None = None) -> None:
@@ -224,12 +224,16 @@ class LinkMemory:
                 self.go_live_at[lid] = starts[lid]
             else:
                 self.go_live_at.pop(lid, None)
-        self._tell_reloaded(sorted(ids & set(self.states)))
+        self.tell_reloaded(sorted(ids & set(self.states)))
 
-    def _tell_reloaded(self, link_ids: Sequence[str]) -> None:
+    def tell_reloaded(self, link_ids: Sequence[str]) -> None:
         for link_id in link_ids:
             for listener in self.reload_listeners:
                 listener(link_id)
+
+    def lock(self, link_id: str) -> asyncio.Lock:
+        """The lock that serializes everything done to one link in this process."""
+        return self._locks[link_id]
 
     def link_of(self, table_id: str) -> str:
         try:
@@ -237,7 +241,7 @@ class LinkMemory:
         except KeyError:
             raise NotFound(f"no table {table_id!r}") from None
 
-    async def _commit(
+    async def commit(
         self,
         outcomes: Sequence[Outcome],
         link_ids: Sequence[str],

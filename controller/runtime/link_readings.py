@@ -24,26 +24,29 @@ from controller.storage.errors import StaleState, database_failed
 log = logging.getLogger("controller.runtime.links")
 
 
-class LinkReadings(LinkMemory):
-    """The poll path of the runtime."""
+class LinkReadings:
+    """The poll path of the runtime: readings recorded into the links of ``memory``."""
 
-    async def apply_readings(self, readings: Sequence[TableReading]) -> list[Outcome]:
+    def __init__(self, memory: LinkMemory) -> None:
+        self.memory = memory
+
+    async def apply(self, readings: Sequence[TableReading]) -> list[Outcome]:
         """One poll cycle: every reading applied in order, all committed in one transaction.
 
         Readings of an inoperable link or a held table are not recorded. A reading that
         cannot be recorded is left out and its table held; the others are recorded.
         """
-        link_ids = sorted({self.link_of(r.table_id) for r in readings})
-        locks = [self._locks[lid] for lid in link_ids]
+        link_ids = sorted({self.memory.link_of(r.table_id) for r in readings})
+        locks = [self.memory.lock(lid) for lid in link_ids]
         for lock in locks:
             await lock.acquire()
         try:
-            await self._reload_stale(link_ids)
+            await self.memory.reload_stale(link_ids)
             wanted = [
                 r
                 for r in readings
-                if self.table_link[r.table_id] not in self.inoperable
-                and r.table_id not in self.unrecorded
+                if self.memory.table_link[r.table_id] not in self.memory.inoperable
+                and r.table_id not in self.memory.unrecorded
             ]
             held: dict[str, str] = {}
             outcomes = await self._record(sorted(wanted, key=reducer.seen_order), held)
@@ -58,12 +61,12 @@ class LinkReadings(LinkMemory):
         """Try a held table's reading again, alone: True once it is recorded and the table
         released; False while it still cannot be (the table stays held)."""
         table_id = reading.table_id
-        link_id = self.link_of(table_id)
-        async with self._locks[link_id]:
-            await self._reload_stale([link_id])
+        link_id = self.memory.link_of(table_id)
+        async with self.memory.lock(link_id):
+            await self.memory.reload_stale([link_id])
             if (
-                table_id not in self.unrecorded
-                or self.wagering_hold(link_id, self.clock.now_us()) is not None
+                table_id not in self.memory.unrecorded
+                or self.memory.wagering_hold(link_id, self.memory.clock.now_us()) is not None
             ):
                 return False
             held: dict[str, str] = {}
@@ -71,7 +74,7 @@ class LinkReadings(LinkMemory):
             if table_id in held:
                 self._hold(table_id, held[table_id])
                 return False
-            del self.unrecorded[table_id]
+            del self.memory.unrecorded[table_id]
         log.warning("table %s: its readings are recorded again; released", table_id)
         return True
 
@@ -85,14 +88,14 @@ class LinkReadings(LinkMemory):
             return []
         by_link: dict[str, list[TableReading]] = defaultdict(list)
         for r in readings:
-            by_link[self.table_link[r.table_id]].append(r)
+            by_link[self.memory.table_link[r.table_id]].append(r)
         link_ids = sorted(by_link)
         try:
             # One outcome per link per cycle: one chain-head update, one batch of entries.
             # Each mystery level's draws made ready before the step (mystery_draws): one a
             # reset uses is replaced, and a level left unarmed is armed by this step.
             computed = [
-                reducer.apply_readings(topped_up(self.states[lid]), by_link[lid])
+                reducer.apply_readings(topped_up(self.memory.states[lid]), by_link[lid])
                 for lid in link_ids
             ]
         except Exception as exc:  # no outcome of a reading the engine cannot apply
@@ -100,12 +103,12 @@ class LinkReadings(LinkMemory):
         else:
             outcomes = [o for o in computed if o.changed]
             try:
-                await self._commit(outcomes, link_ids)
+                await self.memory.commit(outcomes, link_ids)
                 return outcomes
             except StaleState:
                 raise  # another writer: read again and decided anew by the caller
             except Exception as exc:
-                if database_failed(exc) or not await self.store.answers():
+                if database_failed(exc) or not await self.memory.store.answers():
                     raise  # the database, not these readings: nothing is left out
                 failure = exc
         tables = list(dict.fromkeys(r.table_id for r in readings))
@@ -119,7 +122,7 @@ class LinkReadings(LinkMemory):
         ]
 
     def _hold(self, table_id: str, reason: str) -> None:
-        if self.unrecorded.get(table_id) != reason:
+        if self.memory.unrecorded.get(table_id) != reason:
             log.error(
                 "table %s: its reading cannot be recorded (%s); the table is held with "
                 "progressive wagering disabled, its hits wait at the table, the rest of the "
@@ -127,4 +130,4 @@ class LinkReadings(LinkMemory):
                 table_id,
                 reason,
             )
-        self.unrecorded[table_id] = reason
+        self.memory.unrecorded[table_id] = reason

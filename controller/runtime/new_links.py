@@ -59,7 +59,7 @@ async def create_and_file_link(
     )
     if draws is None and levels:
         draws = first_draws(levels)
-    created = await runtime.store.create_link(
+    created = await runtime.memory.store.create_link(
         link_id=link_id,
         name=name,
         game=game,
@@ -76,7 +76,7 @@ async def create_and_file_link(
         # Opened by an installation in demonstration mode: its history says so for good.
         demonstration=desk.demonstration,
     )
-    await runtime.reload_links([link_id])
+    await runtime.memory.reload_links([link_id])
     # Filed on the link as it was opened: its levels, games and paytables as created.
     return await desk.file_new_link(link_id, filed_by=actor, state=created)
 
@@ -105,18 +105,18 @@ async def open_floor(
     """
     await store.check_key()
     runtime = LinkRuntime(store, clock)
-    await runtime.load()
+    await runtime.memory.load()
     approvals = await approvals_by_link(store.engine)
     found: list[str] = []
     for link in floor.links:
         found += _check_against_database(runtime, link, approvals.get(link.link_id, []))
-        if link.link_id not in runtime.states:
+        if link.link_id not in runtime.memory.states:
             _check_under_law(store, link)
     if notes is not None:
         notes += found
     desk = SubmissionDesk(runtime, demonstration=demonstration, letterhead=letterhead)
     for link in floor.links:
-        if link.link_id in runtime.states:
+        if link.link_id in runtime.memory.states:
             continue
         await create_and_file_link(
             runtime,
@@ -176,10 +176,10 @@ def _check_against_database(
 ) -> list[str]:
     """The differences kept from the database, one line each; a conflict raises."""
     where = f"link {link.link_id}"
-    state = runtime.states.get(link.link_id)
+    state = runtime.memory.states.get(link.link_id)
     if state is None:
         for t in link.tables:
-            other = runtime.table_link.get(t.config.table_id)
+            other = runtime.memory.table_link.get(t.config.table_id)
             if other is not None:
                 raise FloorMismatch(
                     f"{where}: table {t.config.table_id} is a table of link {other} in the database"

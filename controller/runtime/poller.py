@@ -16,7 +16,7 @@ back credits everything wagered meanwhile and takes each hit once. The committer
 database again after a backoff, not at every poll, and says so once, then periodically.
 
 A reading the database refuses while it takes the others (or the engine cannot apply) holds
-only its own table (``LinkRuntime.apply_readings``): the table is polled on with progressive
+only its own table (``LinkReadings.apply``): the table is polled on with progressive
 wagering disabled and nothing of it recorded or acknowledged, and its reading is tried again
 alone every ``unrecorded_retry_s`` until it records, which releases it.
 """
@@ -54,7 +54,7 @@ class Poller(TablePolling):
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
         for link in self.floor.links:
-            state = self.runtime.states[link.link_id]
+            state = self.runtime.memory.states[link.link_id]
             for entry in link.tables:
                 handle = TableHandle(
                     self.links[entry.bus], entry.unit, entry.profile, name=entry.config.table_id
@@ -78,7 +78,7 @@ class Poller(TablePolling):
         controller taking a link over reloads it from the database first)."""
         assert self._committer is not None, "start() first"
         self._fenced.pop(link_id, None)
-        state = self.runtime.states[link_id]
+        state = self.runtime.memory.states[link_id]
         resumed = []
         for tid, tp in self.tables.items():
             if tp.link_id != link_id or tid in self._tasks:
@@ -192,15 +192,15 @@ class Poller(TablePolling):
         whose readings were left out, held, with why."""
         observer = self.observer
         if observer is None:
-            await self.runtime.apply_readings(readings)
+            await self.runtime.readings.apply(readings)
         else:
             loop = asyncio.get_running_loop()
             started = loop.time()
             try:
-                await self.runtime.apply_readings(readings)
+                await self.runtime.readings.apply(readings)
             finally:
                 observer.committed(loop.time() - started)
-        unrecorded = self.runtime.unrecorded
+        unrecorded = self.runtime.memory.unrecorded
         if not unrecorded:
             return {}
         return {r.table_id: unrecorded[r.table_id] for r in readings if r.table_id in unrecorded}

@@ -99,10 +99,10 @@ async def problems(service: Service) -> Mapping[str, str]:
         problems["link locks"] = (
             f"the lock connection failed, no link is driven here: {locks.problem}"
         )
-    for table_id, why in sorted(service.runtime.unrecorded.items()):
+    for table_id, why in sorted(service.runtime.memory.unrecorded.items()):
         problems[f"table {table_id}"] = f"held, its readings cannot be recorded: {why}"
-    for link_id, state in sorted(service.runtime.states.items()):
-        reason = service.runtime.inoperable.get(link_id)
+    for link_id, state in sorted(service.runtime.memory.states.items()):
+        reason = service.runtime.memory.inoperable.get(link_id)
         if reason is not None:
             # Inoperable until recovered (house policy, ``RECOVERY_CLAUSE``): not ready meanwhile.
             problems[f"link {link_id}"] = f"inoperable: {reason}"
@@ -123,7 +123,7 @@ async def problems(service: Service) -> Mapping[str, str]:
         for link_id, tps in sorted(by_link.items()):
             if service.standing_by(link_id):
                 continue  # a standby is healthy; ``readiness_notes`` says so
-            if not service.runtime.is_live(link_id, now):
+            if not service.runtime.memory.is_live(link_id, now):
                 continue  # not polled until the commission approves it
             slowest = max(tp.entry.poll_interval_ms for tp in tps) * 1000
             window = max(READY_FLOOR_US, READY_INTERVALS * slowest)

@@ -195,24 +195,24 @@ class SelfCheck:
         if runtime is None:
             return
         result = record.result
-        failing_before = runtime.software_fault is not None
+        failing_before = runtime.memory.software_fault is not None
         if result.fault is not None:
             reason = held_reason(result.fault, at_text(record.at_us))
-            runtime.hold_for_software(result.fault, reason)
+            runtime.memory.hold_for_software(result.fault, reason)
             if self.checkpoints is not None:
                 self.checkpoints.software_fault = result.fault
         else:
-            runtime.software_passes()
+            runtime.memory.software_passes()
             if self.checkpoints is not None:
                 self.checkpoints.software_fault = None
-        hold = dict(runtime.software_held)
+        hold = dict(runtime.memory.software_held)
         if not (record.why == "demand" or not result.passed or failing_before or hold):
             return
         try:
-            await runtime.store.record_self_check(
+            await runtime.memory.store.record_self_check(
                 at_us=record.at_us, actor=record.by, after=record.summary(), hold=hold
             )
         except Exception as exc:  # the database: the holds stay in memory, written next time
             log.error("the software self-check could not be recorded: %s", exc)
             return
-        runtime.software_holds_written(hold)
+        runtime.memory.software_holds_written(hold)

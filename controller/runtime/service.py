@@ -219,8 +219,8 @@ class FloorService:
             else:
                 await store.check_key()
                 self._runtime = LinkRuntime(store, self.clock)
-                await self._runtime.load()
-            self._runtime.second_signature_from_cents = self.settings.second_signature_from
+                await self._runtime.memory.load()
+            self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -275,7 +275,7 @@ class FloorService:
         """What a surface of this installation states (``controller.rules.statement``): its
         jurisdiction, and demonstration mode when it runs in it or when links it shows
         (``link_ids``; none named: every link) were opened in it."""
-        states = self._runtime.states if self._runtime is not None else {}
+        states = self._runtime.memory.states if self._runtime is not None else {}
         shown = link_ids or tuple(states)
         return self.settings.statement(
             lid for lid in shown if lid in states and states[lid].demonstration
@@ -317,7 +317,7 @@ class FloorService:
 
         async def take_over(link_id: str) -> None:
             await poller.stop_link(link_id)  # its tables may have been kept alive meanwhile
-            await runtime.take_over(link_id)  # resume from the committed counters
+            await runtime.memory.take_over(link_id)  # resume from the committed counters
             poller.start_link(link_id)
 
         async def lost(link_id: str) -> None:
@@ -361,18 +361,18 @@ class FloorService:
 
     def table_status(self, table_id: str) -> TableStatus:
         runtime = self.runtime
-        link_id = runtime.link_of(table_id)
-        ts = runtime.states[link_id].table(table_id)
+        link_id = runtime.memory.link_of(table_id)
+        ts = runtime.memory.states[link_id].table(table_id)
         tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
         regs = tp.last if tp is not None else None
         state: TableStateName
-        if runtime.is_inoperable(link_id) is not None:
+        if runtime.memory.is_inoperable(link_id) is not None:
             state = "inoperable"  # its link's stored state failed its check
         elif self.standing_by(link_id):
             state = "standby"  # polled by the controller holding the link's lock
-        elif not runtime.is_live(link_id, self.clock.now_us()):
+        elif not runtime.memory.is_live(link_id, self.clock.now_us()):
             state = "awaiting_approval"  # 68 IAC 10-1-3(c)(4): not played until approved
-        elif table_id in runtime.unrecorded:
+        elif table_id in runtime.memory.unrecorded:
             state = "unrecorded"  # held: its reading could not be recorded
         elif ts.out_of_play:
             state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
@@ -398,11 +398,11 @@ class FloorService:
             seats_with_bets=regs.bet_seats if regs is not None else (),
             status_flags=regs.flags if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
-            unrecorded_reason=runtime.unrecorded.get(table_id),
+            unrecorded_reason=runtime.memory.unrecorded.get(table_id),
         )
 
     def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:
-        states = self.runtime.states
+        states = self.runtime.memory.states
         if link_id is not None and link_id not in states:
             raise NotFound(f"no link {link_id!r}")
         ids = [link_id] if link_id is not None else sorted(states)
@@ -434,7 +434,7 @@ class FloorService:
         Where this process polls, that is the poller's last answer; otherwise (the tables are
         polled elsewhere) the last reading applied to the link.
         """
-        state = self.runtime.states.get(link_id)
+        state = self.runtime.memory.states.get(link_id)
         if state is None:
             raise NotFound(f"no link {link_id!r}")
         poller = self.poller

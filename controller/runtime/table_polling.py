@@ -155,12 +155,12 @@ class TablePolling:
         loop = asyncio.get_running_loop()
         started = loop.time()
         fenced = tp.link_id in self._fenced
-        state = self.runtime.states[tp.link_id]
+        state = self.runtime.memory.states[tp.link_id]
         ts = state.tables[tid]
         held = (
             None
             if fenced
-            else self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
+            else self.runtime.memory.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
         )
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
@@ -189,10 +189,10 @@ class TablePolling:
                 tp.failures >= self.floor.offline_after_failures
                 and not fenced
                 and held is None
-                and self.runtime.states[tp.link_id].table(tid).online
+                and self.runtime.memory.states[tp.link_id].table(tid).online
             ):
                 try:
-                    await self.runtime.table_offline(
+                    await self.runtime.commands.table_offline(
                         tid, reason=f"{tp.failures} polls failed: {exc}"
                     )
                 except Exception as problem:  # the database: tried again at the next failure
@@ -209,9 +209,11 @@ class TablePolling:
                 await self._write_back(tp, heartbeat_only=True)
             return
         if held is not None:
-            if tid in self.runtime.unrecorded and loop.time() >= tp.retry_at:
+            if tid in self.runtime.memory.unrecorded and loop.time() >= tp.retry_at:
                 await self._retry_unrecorded(tp, regs, now, started)
-                held = self.runtime.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
+                held = self.runtime.memory.wagering_hold(
+                    tp.link_id, self.clock.now_us(), table_id=tid
+                )
             if not one_request:
                 await self._write_back(tp, held=held)
             return
@@ -237,7 +239,7 @@ class TablePolling:
                 return  # its baseline did not land: still no heartbeat (see above)
             if recorded:
                 # This reading is in the database: its head, if taken, may be dropped now.
-                ts = self.runtime.states[tp.link_id].tables[tid]
+                ts = self.runtime.memory.states[tp.link_id].tables[tid]
                 await self._acknowledge(tp, ts, reading.head_hit)
             await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
 
@@ -252,14 +254,14 @@ class TablePolling:
         elapsed = None if tp.recorded_at is None else round((loop.time() - tp.recorded_at) * 1e6)
         reading = tp.reading(regs, at_us=now_us, elapsed_us=elapsed)
         try:
-            recorded = await self.runtime.retry_unrecorded(reading)
+            recorded = await self.runtime.readings.retry_unrecorded(reading)
         except Exception as exc:  # the database: tried again at the next retry
             tp.errors += 1
             log.info("table %s: its held reading was not tried again (%s)", tid, exc)
             return
         if recorded:
             tp.recorded_at = started
-            ts = self.runtime.states[tp.link_id].tables[tid]
+            ts = self.runtime.memory.states[tp.link_id].tables[tid]
             await self._acknowledge(tp, ts, reading.head_hit)
 
     async def _acknowledge(self, tp: TablePoll, ts: TableState, head: HitClaim | None) -> None:
@@ -278,7 +280,9 @@ class TablePolling:
 
     def _unrecorded(self, tp: TablePoll) -> bool:
         """The table has no baseline reading in the database yet."""
-        return self.runtime.states[tp.link_id].table(tp.entry.config.table_id).credits is None
+        return (
+            self.runtime.memory.states[tp.link_id].table(tp.entry.config.table_id).credits is None
+        )
 
     async def settle(self, tp: TablePoll) -> bool:
         """Wait for the table's last reading to be committed; False when it could not be.
@@ -335,7 +339,7 @@ class TablePolling:
                 tp.errors += 1
                 log.info("table %s: heartbeat not written (%s)", tid, exc)
             return
-        state = self.runtime.states[tp.link_id]
+        state = self.runtime.memory.states[tp.link_id]
         command, meter = self._wanted(state, state.table(tid), held)
         try:
             # The command bits go with every heartbeat: a table that restarted has forgotten

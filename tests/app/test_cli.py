@@ -25,11 +25,11 @@ async def play(store: LedgerStore) -> None:
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0)])  # seq 2, 3
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0)])  # seq 2, 3
     for n in range(1, 6):  # seq 4..13
-        await rt.apply_readings([p.reading("t1", 40 * n), p.reading("t2", 10 * n)])
-    await rt.apply_readings([p.royal("t1", 200, seq=1)])  # award + reset: seq 14, 15
-    await rt.apply_readings([p.reading("t2", 70)])  # seq 16
+        await rt.readings.apply([p.reading("t1", 40 * n), p.reading("t2", 10 * n)])
+    await rt.readings.apply([p.royal("t1", 200, seq=1)])  # award + reset: seq 14, 15
+    await rt.readings.apply([p.reading("t2", 70)])  # seq 16
 
 
 async def test_verify_says_whole_for_untouched_history(store: LedgerStore, db_url: str) -> None:

@@ -335,7 +335,7 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
     try:
         rt = service.runtime
         desk = SubmissionDesk(rt, demonstration=settings.demonstration)
-        state = rt.states["paigow"]
+        state = rt.memory.states["paigow"]
         free = [t for t, ts in sorted(state.tables.items()) if not ts.hit_pending]
         p = Readings(service.clock.now_us)
         p.seq = {t: ts.poll_seq for t, ts in state.tables.items()}
@@ -344,7 +344,7 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
 
         async def five_aces(table_id: str) -> None:
             seq = (state.tables[table_id].last_hit_seq or 0) + 1
-            await rt.apply_readings(
+            await rt.readings.apply(
                 [p.hit(table_id, HandCategory.FIVE_ACES, FIVE_ACES, seat=1, hit_seq=seq)]
             )
 
@@ -358,7 +358,7 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
             filed.submission_id, reviewer="commission_agent", role=Role.COMMISSION_AGENT
         )
         await five_aces(free[1])  # applied at this jackpot's reset
-        assert rt.states["paigow"].rate_bp == 8_500
+        assert rt.memory.states["paigow"].rate_bp == 8_500
     finally:
         await service.stop()
     assert approved.reviewed_at_us is not None

@@ -138,26 +138,26 @@ async def test_indianas_floor_opens_and_plays_under_indiana(db_url: str) -> None
     runtime, approved = await opened(db_url, INDIANA)
     try:
         assert sorted(approved) == ["caribbean", "lir", "paigow", "sevens"]
-        state = runtime.states["caribbean"]
+        state = runtime.memory.states["caribbean"]
         assert state.law is INDIANA
         assert all(c.limit_cents is None and c.mystery is None for c in state.level_configs)
         for fixed, game in (("lir", Game.LET_IT_RIDE_BONUS), ("sevens", Game.SUPER_SEVENS)):
-            assert runtime.states[fixed].fixed_pay
-            assert runtime.states[fixed].paytable.lines == INDIANA.fixed_pays[game].lines
+            assert runtime.memory.states[fixed].fixed_pay
+            assert runtime.memory.states[fixed].paytable.lines == INDIANA.fixed_pays[game].lines
         # A full house at a Stud table wins the Mini, whole, from the meter.
-        p = Readings(runtime.clock.now_us)
-        await runtime.apply_readings([p.of(t, 0, 0) for t in ("stud-1", "stud-2")])
-        await runtime.apply_readings([p.of("stud-2", 100, 20)])
-        mini = runtime.states["caribbean"].levels[3]
+        p = Readings(runtime.memory.clock.now_us)
+        await runtime.readings.apply([p.of(t, 0, 0) for t in ("stud-1", "stud-2")])
+        await runtime.readings.apply([p.of("stud-2", 100, 20)])
+        mini = runtime.memory.states["caribbean"].levels[3]
         grown = mini.meter_units
         assert grown > 20_00 * 10_000
         full_house = parse_cards("Kc Kd Kh 4s 4c")
-        await runtime.apply_readings([p.hit("stud-1", H.FULL_HOUSE, full_house, seat=2, hit_seq=1)])
-        won = runtime.states["caribbean"].last_win
+        await runtime.readings.apply([p.hit("stud-1", H.FULL_HOUSE, full_house, seat=2, hit_seq=1)])
+        won = runtime.memory.states["caribbean"].last_win
         assert won is not None and (won.level, won.table_id) == ("L4", "stud-1")
-        assert runtime.states["caribbean"].levels[3].meter_units == 20_00 * 10_000
+        assert runtime.memory.states["caribbean"].levels[3].meter_units == 20_00 * 10_000
     finally:
-        await runtime.store.engine.dispose()
+        await runtime.memory.store.engine.dispose()
 
 
 async def test_new_jerseys_floor_opens_and_plays_every_shape_under_new_jersey(
@@ -166,23 +166,23 @@ async def test_new_jerseys_floor_opens_and_plays_every_shape_under_new_jersey(
     runtime, approved = await opened(db_url, NEW_JERSEY)
     try:
         assert sorted(approved) == ["caribbean", "lir", "paigow", "sevens"]
-        state = runtime.states["caribbean"]
+        state = runtime.memory.states["caribbean"]
         assert state.law is NEW_JERSEY
         configs = state.level_configs
         assert configs[1].limit_cents and configs[2].limit_cents and configs[3].mystery
         assert state.levels[3].armed is not None  # the Mini's trigger drawn and sealed
         # A royal flush at a Draw table wins the Grand, and the other seats that bet are paid
         # their envy at the table.
-        p = Readings(runtime.clock.now_us)
-        await runtime.apply_readings([p.of(t, 0, 0) for t in ("draw-1", "stud-1")])
+        p = Readings(runtime.memory.clock.now_us)
+        await runtime.readings.apply([p.of(t, 0, 0) for t in ("draw-1", "stud-1")])
         royal = parse_cards("As Ks Qs Js Ts")
-        await runtime.apply_readings(
+        await runtime.readings.apply(
             [p.hit("draw-1", H.ROYAL_FLUSH, royal, seat=3, hit_seq=1,
                    bet_seats=frozenset({1, 3, 5}))]
         )  # fmt: skip
-        after = runtime.states["caribbean"]
+        after = runtime.memory.states["caribbean"]
         assert after.last_win is not None and after.last_win.level == "L1"
-        async with runtime.store.engine.connect() as conn:
+        async with runtime.memory.store.engine.connect() as conn:
             envy = (
                 await conn.execute(
                     select(HitRow.seat, HitRow.award_cents).where(HitRow.kind == "envy")
@@ -196,7 +196,7 @@ async def test_new_jerseys_floor_opens_and_plays_every_shape_under_new_jersey(
         for t in link(floor(EVERY_SHAPE), "caribbean").tables:
             assert t.config.table_id in content.decode() and t.location in content.decode()
         # The ledger, read again under New Jersey, has every shape as it was opened.
-        again = await runtime.store.load_link("caribbean")
+        again = await runtime.memory.store.load_link("caribbean")
         assert again.law is NEW_JERSEY and again.level_configs == configs
     finally:
-        await runtime.store.engine.dispose()
+        await runtime.memory.store.engine.dispose()

@@ -203,8 +203,8 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     desk = SubmissionDesk(rt, demonstration=True)
     await desk.approve_new_links(reviewer="agent", role=AGENT)
     poll = Poller()
-    await rt.apply_readings([poll.reading(t, 0) for t in ("T1", "T2", "T3")])
-    await rt.apply_readings([poll.royal("T1", 1, seq=1)])  # the rate may now change
+    await rt.readings.apply([poll.reading(t, 0) for t in ("T1", "T2", "T3")])
+    await rt.readings.apply([poll.royal("T1", 1, seq=1)])  # the rate may now change
     rate = await desk.file_change(
         link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=8500), filed_by="sup"
     )
@@ -216,18 +216,18 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     assert f"(submission {rate.submission_id}) and takes effect at the link's next" in notes[0]
     assert "until then rate 70%" in notes[0]
 
-    await rt.apply_readings([poll.royal("T2", 1, seq=1)])  # applied at this reset
+    await rt.readings.apply([poll.royal("T2", 1, seq=1)])  # applied at this reset
     reset = await desk.file_change(
         link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=750_00),
         filed_by="sup",
     )  # fmt: skip
     await desk.approve(reset.submission_id, reviewer="agent", role=AGENT)
-    await rt.apply_readings([poll.royal("T3", 1, seq=1)])
-    played = rt.states["stud"]
+    await rt.readings.apply([poll.royal("T3", 1, seq=1)])
+    played = rt.memory.states["stud"]
     assert (played.rate_bp, played.reset_cents) == (8500, 750_00)
 
     again, notes = await _restart(store, _classic_floor())
-    assert again.states["stud"] == played
+    assert again.memory.states["stud"] == played
     approved_on = f"approved on {date_text(T0)} by agent"
     assert notes == [
         f"link stud: rate 85% from the database, not the file's rate 70%: {approved_on} "

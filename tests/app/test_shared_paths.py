@@ -48,8 +48,8 @@ async def test_a_created_link_is_filed_and_named(store: LedgerStore) -> None:
         actor="test",
     )
     assert filed.submission_id.startswith("sub-")
-    assert "stud" in rt.states
-    assert not rt.is_live("stud", T0)  # filed, not yet approved
+    assert "stud" in rt.memory.states
+    assert not rt.memory.is_live("stud", T0)  # filed, not yet approved
     names = await link_names(store.engine, "stud")
     assert names is not None
     assert names.name == "Main pit"

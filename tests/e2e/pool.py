@@ -195,14 +195,16 @@ async def until_mystery(
 ) -> None:
     """Wagers of $1 credits, 50 a reading at each table in turn (seat 2 wagering them), until
     the link's mystery level hits once: its trigger is drawn at random, so not before."""
-    index = next(i for i, lv in enumerate(runtime.states[link_id].levels) if lv.config.mystery)
-    wins = runtime.states[link_id].levels[index].wins
+    index = next(
+        i for i, lv in enumerate(runtime.memory.states[link_id].levels) if lv.config.mystery
+    )
+    wins = runtime.memory.states[link_id].levels[index].wins
     for n in range(200):
         seats = (0, 50, 0, 0, 0, 0, 0)
-        await runtime.apply_readings(
+        await runtime.readings.apply(
             [readings.of(tables[n % len(tables)], 50, 10, seat_credits=seats)]
         )
-        if runtime.states[link_id].levels[index].wins > wins:
+        if runtime.memory.states[link_id].levels[index].wins > wins:
             return
     raise AssertionError("the mystery level never hit")
 

@@ -34,22 +34,22 @@ async def test_a_fixed_pay_link_holds_a_table_only_from_the_houses_amount(
         await approve_filed(c, http)
         rt = c.service.runtime
         p = Readings(c.service.clock.now_us)
-        await rt.apply_readings([p.of("L1", 0, 0), p.of("L2", 0, 0)])
-        await rt.apply_readings([p.of("L1", 6, 2), p.of("L2", 4, 1)])
+        await rt.readings.apply([p.of("L1", 0, 0), p.of("L2", 0, 0)])
+        await rt.readings.apply([p.of("L1", 6, 2), p.of("L2", 4, 1)])
         # A full house pays $75: the dealer pays it, the table goes on taking bets.
-        await rt.apply_readings([p.hit("L1", H.FULL_HOUSE, FULL_HOUSE, seat=2, hit_seq=1)])
-        assert not rt.states["lir"].tables["L1"].hit_pending
+        await rt.readings.apply([p.hit("L1", H.FULL_HOUSE, FULL_HOUSE, seat=2, hit_seq=1)])
+        assert not rt.memory.states["lir"].tables["L1"].hit_pending
         # Four of a kind pays $100, the house's amount: the table is held for a technician.
-        await rt.apply_readings([p.hit("L2", H.FOUR_OF_A_KIND, QUADS, seat=5, hit_seq=1)])
-        assert rt.states["lir"].tables["L2"].hit_pending
+        await rt.readings.apply([p.hit("L2", H.FOUR_OF_A_KIND, QUADS, seat=5, hit_seq=1)])
+        assert rt.memory.states["lir"].tables["L2"].hit_pending
         tech = await signed_in(c, Role.TECHNICIAN)
         pending = (await http.get("/api/v1/hits?pending=true", headers=tech)).json()
         # Only the $100 pay is a technician's work; the $75 one is the dealer's.
         assert [(h["table_id"], h["hand"], h["award_cents"]) for h in pending] == [
             ("L2", "FOUR_OF_A_KIND", 100_00)
         ], pending
-        await rt.release_table("L2", actor="tech")
-        assert not rt.states["lir"].tables["L2"].hit_pending
+        await rt.hits.release_table("L2", actor="tech")
+        assert not rt.memory.states["lir"].tables["L2"].hit_pending
 
         auditor = await signed_in(c, Role.AUDITOR)
         recon = (await http.get("/api/v1/links/lir/reconciliation", headers=auditor)).json()

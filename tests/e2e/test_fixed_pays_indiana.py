@@ -120,7 +120,7 @@ async def test_a_floor_file_of_other_fixed_pays_is_refused_before_anything_is_wr
     rt = await open_floor(
         permissive(store), load_floor_config(path), SystemClock(), demonstration=True
     )
-    assert "bonus" in rt.states
+    assert "bonus" in rt.memory.states
 
 
 async def test_a_two_dollar_super_sevens_table_in_a_floor_file_is_refused(
@@ -132,7 +132,7 @@ async def test_a_two_dollar_super_sevens_table_in_a_floor_file_is_refused(
     assert f"({BET})" in str(caught.value)
     half = _floor(tmp_path, "super_sevens", lines(Game.SUPER_SEVENS), "$0.50")
     rt = await open_floor(store, load_floor_config(half), SystemClock(), demonstration=True)
-    assert rt.states["bonus"].tables["T1"].config.denomination_cents == 50
+    assert rt.memory.states["bonus"].tables["T1"].config.denomination_cents == 50
 
 
 async def test_a_paytable_change_over_the_api_is_held_to_indiana(
@@ -193,7 +193,7 @@ async def test_a_link_made_where_the_law_sets_no_amounts_is_refused_approval_and
         problem = ready.json()["problems"]["link bonus"]
         assert problem.startswith("not lawful under Indiana: the Let It Ride bonus paytable pays")
         assert f"({AMOUNTS})" in problem and "file a paytable change" in problem
-        state = c.service.runtime.states["bonus"]
+        state = c.service.runtime.memory.states["bonus"]
         assert state.paytable.lines[0].fixed_cents == 20_000_00
     listed = await cli("links", "list", db_url=db_url, law="indiana")
     lawful = listed.splitlines()[1].split("\t")[-1]

@@ -138,7 +138,7 @@ async def test_a_floor_file_making_what_indiana_forbids_is_refused_before_anythi
     rt = await open_floor(
         permissive(store), load_floor_config(path), SystemClock(), demonstration=True
     )
-    assert "pool" in rt.states
+    assert "pool" in rt.memory.states
 
 
 async def test_a_levels_change_over_the_api_is_held_to_indiana(db_url: str, tmp_path: Path) -> None:
@@ -154,14 +154,14 @@ async def test_a_levels_change_over_the_api_is_held_to_indiana(db_url: str, tmp_
     ):
         await approve_filed(c, http)
         rt = c.service.runtime
-        state = rt.states["pool"]
+        state = rt.memory.states["pool"]
         assert (state.rate_bp, state.rate_of_progression_bp) == (7_800, 6_800)
         listed = (await http.get("/api/v1/links/pool")).json()
         assert (listed["rate_bp"], listed["rate"]) == (6_800, "68%")
         p = Readings(c.service.clock.now_us)
-        await rt.apply_readings([p.of("T1", 0, 0)])
-        await rt.apply_readings([p.hit("T1", H.FOUR_OF_A_KIND, QUADS, seat=2, hit_seq=1)])
-        assert rt.states["pool"].won_since_share_set() == (False, False, True)
+        await rt.readings.apply([p.of("T1", 0, 0)])
+        await rt.readings.apply([p.hit("T1", H.FOUR_OF_A_KIND, QUADS, seat=2, hit_seq=1)])
+        assert rt.memory.states["pool"].won_since_share_set() == (False, False, True)
         sup = await signed_in(c, Role.SUPERVISOR)
         base = [cfg.to_dict() for cfg in state.level_configs]
 
@@ -198,7 +198,7 @@ async def test_a_levels_change_over_the_api_is_held_to_indiana(db_url: str, tmp_
         assert answer.status_code == 201, answer.text
         # Approved: the commission agent's approval checks it again and arms it.
         await approve_filed(c, http)
-        assert rt.states["pool"].armed is not None
+        assert rt.memory.states["pool"].armed is not None
 
 
 async def test_a_link_made_under_another_setting_is_reported_on_readyz_and_keeps_playing(
@@ -217,8 +217,8 @@ async def test_a_link_made_under_another_setting_is_reported_on_readyz_and_keeps
         httpx.AsyncClient(base_url=c.base_url) as http,
     ):
         rt = c.service.runtime
-        assert rt.inoperable == {}
-        before = rt.states["pool"]
+        assert rt.memory.inoperable == {}
+        before = rt.memory.states["pool"]
         ready = await http.get("/readyz")
         assert ready.status_code == 503
         problem = ready.json()["problems"]["link pool"]
@@ -226,9 +226,9 @@ async def test_a_link_made_under_another_setting_is_reported_on_readyz_and_keeps
         assert f"({CAPPED})" in problem and "file a levels change" in problem
         assert "level 4 (Mini) is a mystery level" in problem
         p = Readings(c.service.clock.now_us)
-        await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "D1")])
-        await rt.apply_readings([p.of("T1", 10, 1)])
-        after = rt.states["pool"]
+        await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "D1")])
+        await rt.readings.apply([p.of("T1", 10, 1)])
+        after = rt.memory.states["pool"]
         assert after.level_configs == before.level_configs
         assert after.meter_units > before.meter_units
     listed = await cli("links", "list", db_url=db_url, law="indiana")

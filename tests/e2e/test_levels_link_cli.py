@@ -48,18 +48,18 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         [_] = await approve_filed(c, http)
         rt = c.service.runtime
-        assert rt.is_live("pool", c.service.clock.now_us())
+        assert rt.memory.is_live("pool", c.service.clock.now_us())
         p = Readings(c.service.clock.now_us)
-        await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
+        await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
         # Past the Major's limit (on to the Minor), past the Minor's (its overflow), until the
         # Mini's secret trigger is reached.
         await until_mystery(rt, p, "pool", ("T1", "D1"))
         # Four of a kind at T2 wins the Minor, with envy to every other seat with a side bet.
-        await rt.apply_readings(
+        await rt.readings.apply(
             [p.hit("T2", H.FOUR_OF_A_KIND, QUADS, seat=4, hit_seq=1,
                    bet_seats=frozenset({1, 4, 6}))]
         )  # fmt: skip
-        state = rt.states["pool"]
+        state = rt.memory.states["pool"]
         mini, minor = state.levels[3], state.levels[2]
         assert (mini.wins, minor.wins) == (1, 1) and mini.armed is not None
         assert minor.overflow_units > 0 and state.levels[1].reserve_units > 0
@@ -98,7 +98,7 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
         export = await http.get("/api/v1/exports/history?link=pool&format=json", headers=staff)
         assert export.status_code == 200, export.text
         assert meters_of_export(export.json()["rows"]) == meters
-        memory = dict(rt.states)
+        memory = dict(rt.memory.states)
 
     # From the database alone: the command line, verify, a new process.
     listed = await cli("links", "list", db_url=db_url)
@@ -127,8 +127,8 @@ async def test_a_link_of_levels_made_on_the_command_line_plays_and_reads_back_wh
     engine = make_engine(db_url)
     try:
         again = LinkRuntime(LedgerStore(engine, KEY, law=PERMISSIVE))
-        await again.load()
-        assert again.inoperable == {}
-        assert again.states == memory
+        await again.memory.load()
+        assert again.memory.inoperable == {}
+        assert again.memory.states == memory
     finally:
         await engine.dispose()

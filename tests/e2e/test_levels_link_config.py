@@ -62,24 +62,24 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
     rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     desk = SubmissionDesk(rt)
     assert await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT) == ["pool"]
-    state = rt.states["pool"]
+    state = rt.memory.states["pool"]
     assert [lv.config.name for lv in state.levels] == ["Grand", "Major", "Minor", "Mini"]
     assert state.game_of("D1").value == "caribbean_draw" and len(state.games) == 2
-    p = Readings(rt.clock.now_us)
-    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
+    p = Readings(rt.memory.clock.now_us)
+    await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
     await until_mystery(rt, p, "pool", ("T2", "D1"))
     # A flush at T1 ($50 fixed, $5 envy to each other seat with a bet), then a royal flush at
     # the Draw table wins the Grand from its own game's paytable.
-    await rt.apply_readings(
+    await rt.readings.apply(
         [p.hit("T1", H.FLUSH, FLUSH, seat=3, hit_seq=1,
                bet_seats=frozenset({2, 3}))]
     )  # fmt: skip
-    assert not rt.states["pool"].tables["T1"].hit_pending  # under $1,200: paid by the dealer
-    await rt.apply_readings([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
-    won = rt.states["pool"].last_win
+    assert not rt.memory.states["pool"].tables["T1"].hit_pending  # under $1,200: paid by the dealer
+    await rt.readings.apply([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
+    won = rt.memory.states["pool"].last_win
     assert won is not None and (won.level, won.table_id, won.seats) == ("L1", "D1", (5,))
-    await rt.apply_readings([p.of("T2", 30, 5, seat_credits=(30, 0, 0, 0, 0, 0, 0))])
-    played = rt.states["pool"]
+    await rt.readings.apply([p.of("T2", 30, 5, seat_credits=(30, 0, 0, 0, 0, 0, 0))])
+    played = rt.memory.states["pool"]
     grand, mini = played.levels[0], played.levels[3]
     assert grand.wins == 1 and mini.wins >= 1 and mini.armed is not None and mini.draws
     async with store.engine.connect() as conn:
@@ -95,8 +95,8 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
         LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
         demonstration=True,
     )  # fmt: skip
-    assert again.inoperable == {}
-    back = again.states["pool"]
+    assert again.memory.inoperable == {}
+    back = again.memory.states["pool"]
     assert back == played
     assert meters_of(back.levels) == meters_of(played.levels)
     assert (back.levels[3].armed, back.levels[3].draws) == (mini.armed, mini.draws)

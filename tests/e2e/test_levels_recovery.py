@@ -26,7 +26,7 @@ async def _runtime(store: LedgerStore) -> LinkRuntime:
     rt = LinkRuntime(
         LedgerStore(store.engine, KEY, law=PERMISSIVE)
     )  # a new process: nothing in memory
-    await rt.load()
+    await rt.memory.load()
     return rt
 
 
@@ -37,11 +37,11 @@ async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_histo
     await create_pool(db_url, tmp_path)
     rt = await _runtime(store)
     await SubmissionDesk(rt).approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
-    p = Readings(rt.clock.now_us)
-    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "D1")])
+    p = Readings(rt.memory.clock.now_us)
+    await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "D1")])
     await until_mystery(rt, p, "pool", ("T1", "D1"))
-    await rt.apply_readings([p.hit("D1", H.FOUR_OF_A_KIND, QUADS, seat=2, hit_seq=1)])
-    played = rt.states["pool"]
+    await rt.readings.apply([p.hit("D1", H.FOUR_OF_A_KIND, QUADS, seat=2, hit_seq=1)])
+    played = rt.memory.states["pool"]
     meters = meters_of(played.levels)
 
     # Someone with the database moves $100 from the Grand's meter to the Minor's.
@@ -50,7 +50,7 @@ async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_histo
         levels[0]["meter_units"] -= 1_000_000
         levels[2]["meter_units"] += 1_000_000
         await conn.execute(update(LinkRow).values(levels=json.dumps(levels)))
-    found = (await _runtime(store)).is_inoperable("pool")
+    found = (await _runtime(store)).memory.is_inoperable("pool")
     assert found is not None and "levels" in found, found
     assert "INOPERABLE" in await cli("links", "list", db_url=db_url)
 
@@ -60,8 +60,8 @@ async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_histo
     )  # fmt: skip
     assert "link pool recovered" in out, out
     again = await _runtime(store)
-    assert again.inoperable == {}
-    back = again.states["pool"]
+    assert again.memory.inoperable == {}
+    back = again.memory.states["pool"]
     assert meters_of(back.levels) == meters
     assert [lv.wins for lv in back.levels] == [lv.wins for lv in played.levels]
     assert back.level_configs == played.level_configs and back.paytables == played.paytables
@@ -76,12 +76,12 @@ async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_histo
     # Every table waits for a technician; then the link plays on from the history.
     assert all(ts.hit_pending for ts in back.tables.values())
     for tid in back.tables:
-        for hit in await again.unverified_hits(tid):
-            await again.verify_hit(hit.hit_id, actor="tech")
-        await again.release_table(tid, actor="tech")
+        for hit in await again.hits.unverified(tid):
+            await again.hits.verify(hit.hit_id, actor="tech")
+        await again.hits.release_table(tid, actor="tech")
     p.seq = {t: 0 for t in back.tables}
-    await again.apply_readings([p.of("T1", 0, 0), p.of("D1", 0, 0)])
-    await again.apply_readings([p.of("T1", 10, 1)])
+    await again.readings.apply([p.of("T1", 0, 0), p.of("D1", 0, 0)])
+    await again.readings.apply([p.of("T1", 10, 1)])
     restarted = await _runtime(store)
-    assert restarted.states == again.states
+    assert restarted.memory.states == again.memory.states
     assert "ledger whole" in await cli("ledger", "verify", db_url=db_url)

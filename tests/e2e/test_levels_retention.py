@@ -26,7 +26,7 @@ STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
 
 async def _runtime(store: LedgerStore, clock: FixedClock) -> LinkRuntime:
     rt = LinkRuntime(LedgerStore(store.engine, KEY, law=PERMISSIVE), clock)
-    await rt.load()
+    await rt.memory.load()
     return rt
 
 
@@ -49,12 +49,12 @@ async def test_a_purged_link_of_levels_verifies_whole_and_plays_on(
     clock = FixedClock(years_before(now, 6))
     rt = await _runtime(store, clock)
     p = Readings(clock.now_us)
-    await rt.apply_readings([p.of("T1", 0, 0), p.of("T2", 0, 0)])
+    await rt.readings.apply([p.of("T1", 0, 0), p.of("T2", 0, 0)])
     await until_mystery(rt, p, "pool", ("T1", "T2"))  # six years ago
     clock.advance(years_before(now, 4) - clock.now_us())
-    await rt.apply_readings([p.hit("T2", H.ROYAL_FLUSH, ROYAL, seat=3, hit_seq=1)])
-    await rt.apply_readings([p.of("T1", 40, 4, seat_credits=(40, 0, 0, 0, 0, 0, 0))])
-    before = rt.states["pool"]
+    await rt.readings.apply([p.hit("T2", H.ROYAL_FLUSH, ROYAL, seat=3, hit_seq=1)])
+    await rt.readings.apply([p.of("T1", 40, 4, seat_credits=(40, 0, 0, 0, 0, 0, 0))])
+    before = rt.memory.states["pool"]
 
     purger = await _runtime(store, FixedClock(now))
     report = await run_retention(purger, meter_years=5, integrity_years=1)
@@ -65,8 +65,8 @@ async def test_a_purged_link_of_levels_verifies_whole_and_plays_on(
     assert "ledger whole" in await cli("ledger", "verify", db_url=db_url)
 
     after = await _runtime(store, FixedClock(now))
-    assert after.inoperable == {}
-    back = after.states["pool"]
+    assert after.memory.inoperable == {}
+    back = after.memory.states["pool"]
     assert meters_of(back.levels) == meters_of(before.levels)
     # The same trigger armed; the purge, a step of the link, made its draws ready again.
     assert back.levels[3].armed == before.levels[3].armed

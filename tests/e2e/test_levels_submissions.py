@@ -66,7 +66,7 @@ async def _file_and_approve(c: Controller, http: httpx.AsyncClient, body: dict[s
     """Filed by a supervisor once a level was won (68 IAC 10-1-1.1(d)), approved by an agent."""
     rt = c.service.runtime
     p = Readings(c.service.clock.now_us)
-    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "D1")])
+    await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "D1")])
     await until_mystery(rt, p, "pool", ("T1", "D1"))
     sup = await signed_in(c, Role.SUPERVISOR)
     if body.get("kind") == "levels_change":
@@ -84,7 +84,7 @@ async def _file_and_approve(c: Controller, http: httpx.AsyncClient, body: dict[s
     assert filed.status_code == 201, filed.text
     sid = str(filed.json()["submission_id"])
     assert await approve_filed(c, http) == [sid]
-    assert rt.states["pool"].armed is not None
+    assert rt.memory.states["pool"].armed is not None
     return sid
 
 
@@ -93,14 +93,14 @@ async def _restart_and_reset(db_url: str, sid: str) -> tuple[LinkState, LinkStat
     at the Stud table (the Grand's reset, where the change applies)."""
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         rt = c.service.runtime
-        back = rt.states["pool"]
+        back = rt.memory.states["pool"]
         assert back.armed is not None and back.armed.submission_id == sid
         p = Readings(c.service.clock.now_us)
         p.seq = {t: ts.poll_seq for t, ts in back.tables.items()}
         p.credits = {t: ts.credits or 0 for t, ts in back.tables.items()}
         p.rounds = {t: ts.rounds or 0 for t, ts in back.tables.items()}
-        await rt.apply_readings([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
-        after = rt.states["pool"]
+        await rt.readings.apply([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
+        after = rt.memory.states["pool"]
         assert after.armed is None and after.levels[0].wins == 1
         auditor = await signed_in(c, Role.AUDITOR)
         done = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
@@ -127,7 +127,7 @@ async def test_a_levels_change_survives_a_restart_and_applies_at_the_next_reset(
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         await approve_filed(c, http)
         sid = await _file_and_approve(c, http, {"kind": "levels_change", "levels": NEW_LEVELS})
-        before = c.service.runtime.states["pool"]
+        before = c.service.runtime.memory.states["pool"]
     wanted = levels_from_dicts(NEW_LEVELS)
     back, after = await _restart_and_reset(db_url, sid)
     assert back == before and back.armed is not None and back.armed.levels == wanted
@@ -145,7 +145,7 @@ async def test_a_paytable_change_of_the_other_game_applies_at_the_next_reset(
     async with controller(db_url) as c, httpx.AsyncClient(base_url=c.base_url) as http:
         await approve_filed(c, http)
         sid = await _file_and_approve(c, http, body)
-        stud_before = c.service.runtime.states["pool"].paytable
+        stud_before = c.service.runtime.memory.states["pool"].paytable
     back, after = await _restart_and_reset(db_url, sid)
     assert back.armed is not None and back.armed.paytable is not None
     assert back.armed.paytable.game is Game.CARIBBEAN_DRAW
@@ -184,9 +184,9 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
     desk = SubmissionDesk(rt, demonstration=True)
     await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
-    p = Readings(rt.clock.now_us)
-    await rt.apply_readings([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
-    await rt.apply_readings([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
+    p = Readings(rt.memory.clock.now_us)
+    await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
+    await rt.readings.apply([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
     # The Grand was won: its share may change (to 38%); no other level's may.
     wanted = levels_from_dicts(
         [{**NEW_LEVELS[0], "rate_bp": 3_800}, *NEW_LEVELS[1:3], {**NEW_LEVELS[3], "rate_bp": 200}]
@@ -196,8 +196,8 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
         filed_by="sup",
     )  # fmt: skip
     approved = await desk.approve(filed.submission_id, reviewer="agent", role=Role.COMMISSION_AGENT)
-    await rt.apply_readings([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
-    played = rt.states["pool"]
+    await rt.readings.apply([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
+    played = rt.memory.states["pool"]
     assert played.level_configs == wanted and played.armed is None
 
     notes: list[str] = []
@@ -205,7 +205,7 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
         LedgerStore(store.engine, KEY, law=PERMISSIVE), load_floor_config(path), SystemClock(),
         demonstration=True, notes=notes,
     )  # fmt: skip
-    assert again.states["pool"] == played
+    assert again.memory.states["pool"] == played
     assert approved.reviewed_at_us is not None
     assert notes == [
         "link pool: levels Grand 38%, Major 15%, Minor 8%, Mini 2% from the database, not "

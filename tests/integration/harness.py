@@ -198,9 +198,17 @@ class FloorHarness:
         runtime = self.runtime
         await wait_until(
             lambda: all(
-                ts.credits is not None for s in runtime.states.values() for ts in s.tables.values()
+                ts.credits is not None
+                for s in runtime.memory.states.values()
+                for ts in s.tables.values()
             )
         )
+
+    async def taking_bets(self, plan: LinkPlan, unit: int) -> None:
+        """Wait until the table takes progressive bets: the controller has written it a fresh
+        heartbeat and no disable bit. A round dealt before that has no side bets, so no hit."""
+        table = self.sim(plan, unit)
+        await wait_until(lambda: not table.progressive_disabled(self.clock.now_us()))
 
     async def stop_controller(self) -> None:
         if self.poller is not None:
@@ -233,7 +241,7 @@ class FloorHarness:
             for p in self.plans:
                 for u in range(1, p.tables + 1):
                     table = self.sim(p, u)
-                    ts = runtime.states[p.link_id].table(self.table_id(p, u))
+                    ts = runtime.memory.states[p.link_id].table(self.table_id(p, u))
                     if table.hit_fifo or ts.credits != table.credits or ts.open_claims:
                         return False
             return True

@@ -33,4 +33,4 @@ async def test_the_meter_matches_the_simulators_own_record(store: LedgerStore) -
         await h.stop()
     await h.check_exact()
     assert await h.entries(EntryKind.JACKPOT_RESET) == 1
-    assert h.runtime.states["stud"].jackpot_won_since_rate_set
+    assert h.runtime.memory.states["stud"].jackpot_won_since_rate_set

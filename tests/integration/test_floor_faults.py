@@ -101,7 +101,9 @@ async def test_a_restart_between_committing_a_hit_and_acknowledging_it(store: Le
         record = h.floor.play_round_now(GW, 1)
         royal = next(x for x in record.hits if x.hand is HandCategory.ROYAL_FLUSH)
         runtime = h.runtime
-        await wait_until(lambda: runtime.states["stud"].table("stud-1").last_hit_seq == royal.seq)
+        await wait_until(
+            lambda: runtime.memory.states["stud"].table("stud-1").last_hit_seq == royal.seq
+        )
         await h.stop_controller()
         assert h.sim(h.plans[0], 1).head_hit.seq == royal.seq  # committed, never acknowledged
         await h.start_controller()
@@ -180,7 +182,7 @@ async def test_readings_that_cannot_be_recorded_are_credited_later(store: Ledger
         await h.start_floor()
         await h.start_controller()
         assert h.runtime is not None and h.poller is not None
-        commit = h.runtime.store.commit
+        commit = h.runtime.memory.store.commit
         failed = 0
 
         async def refused(*args: Any, **kwargs: Any) -> Any:
@@ -188,11 +190,11 @@ async def test_readings_that_cannot_be_recorded_are_credited_later(store: Ledger
             failed += 1
             raise OSError("disk I/O error")
 
-        h.runtime.store.commit = refused  # type: ignore[method-assign]
+        h.runtime.memory.store.commit = refused  # type: ignore[method-assign]
         await h.play(0.5)
         # The committer backs off after a failure (0.5 s, 1 s, ...): three tries, not one a poll.
         await wait_until(lambda: failed >= 3)
-        h.runtime.store.commit = commit  # type: ignore[method-assign]
+        h.runtime.memory.store.commit = commit  # type: ignore[method-assign]
         await h.play(0.5)
         await h.drained()
         assert all(not t.done() for t in h.poller._tasks.values())
@@ -226,22 +228,22 @@ async def test_a_hit_the_database_refuses_holds_only_its_table(store: LedgerStor
         held = h.sim(studs, 1)
         h.floor.force_hand(GW, 1, 4, HandCategory.FOUR_OF_A_KIND)
         h.floor.play_round_now(GW, 1)
-        await wait_until(lambda: "stud-1" in runtime.unrecorded)
+        await wait_until(lambda: "stud-1" in runtime.memory.unrecorded)
         seq = held.hit_fifo[0].seq
         await h.play(1.0)
         others = [h.sim(studs, 2), h.sim(draw, 1)]
         await wait_until(
             lambda: all(
-                runtime.states[link].table(tid).credits == sim.credits
+                runtime.memory.states[link].table(tid).credits == sim.credits
                 for link, tid, sim in (("stud", "stud-2", others[0]), ("draw", "draw-1", others[1]))
             )
         )
         await wait_until(lambda: held.command_bits & 1 == 1)  # bit0: no side bets taken
         assert [hit.seq for hit in held.hit_fifo][:1] == [seq]  # not acknowledged
-        assert runtime.states["stud"].table("stud-1").last_hit_seq != seq
+        assert runtime.memory.states["stud"].table("stud-1").last_hit_seq != seq
         async with store.engine.begin() as conn:
             await accept_hits_again(conn)
-        await wait_until(lambda: "stud-1" not in runtime.unrecorded)
+        await wait_until(lambda: "stud-1" not in runtime.memory.unrecorded)
         await h.play(0.5)
         await h.drained()
         assert held.command_bits & 1 == 0
@@ -261,11 +263,11 @@ async def test_a_meter_beyond_what_a_table_can_show_keeps_its_tables_polled(
         await h.start_controller()
         assert h.runtime is not None and h.poller is not None
         for _ in range(2):
-            await h.runtime.correct(
+            await h.runtime.commands.correct(
                 "stud", delta_cents=MAX_AMOUNT_CENTS, category="transfer",
                 reason="moved from a closed link", requested_by="ann", approved_by="bob",
             )  # fmt: skip
-        assert h.runtime.states["stud"].meter_cents > MAX_AMOUNT_CENTS
+        assert h.runtime.memory.states["stud"].meter_cents > MAX_AMOUNT_CENTS
         tables = [h.sim(h.plans[0], unit) for unit in (1, 2)]
         await wait_until(lambda: all(t.meter_display_cents == MAX_AMOUNT_CENTS for t in tables))
         await h.play(0.5)

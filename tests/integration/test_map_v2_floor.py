@@ -52,13 +52,13 @@ async def test_a_v2_hit_reaches_the_claim_and_the_v1_table_beside_it_is_unchange
         await h.start_controller()
         assert h.floor is not None and h.runtime is not None
         runtime = h.runtime
-        apply = runtime.apply_readings
+        apply = runtime.readings.apply
 
         async def noting_claims(readings: Sequence[TableReading]) -> object:
             claims.extend((r.table_id, r.head_hit) for r in readings if r.head_hit is not None)
             return await apply(readings)
 
-        runtime.apply_readings = noting_claims  # type: ignore[method-assign]
+        runtime.readings.apply = noting_claims  # type: ignore[method-assign]
         await h.play(0.3)
         await h.drained()
         # A stud table made to lie: map v2 carries seven cards with the joker.

@@ -49,8 +49,8 @@ async def release(h: FloorHarness, table_id: str) -> None:
             )
         ).all()
     for hit_id in unverified:
-        await h.runtime.verify_hit(hit_id, actor="tech")
-    await h.runtime.release_table(table_id, actor="tech")
+        await h.runtime.hits.verify(hit_id, actor="tech")
+    await h.runtime.hits.release_table(table_id, actor="tech")
 
 
 async def test_a_first_hit_numbered_zero_is_recorded_then_acknowledged(
@@ -63,6 +63,7 @@ async def test_a_first_hit_numbered_zero_is_recorded_then_acknowledged(
         await h.play(0.5)
         await h.drained()
         assert h.floor is not None
+        await h.taking_bets(h.plans[0], 1)
         h.floor.force_hand(GW, 1, 3, HandCategory.ROYAL_FLUSH)
         record = h.floor.play_round_now(GW, 1)
         assert [x.seq for x in record.hits if x.hand is HandCategory.ROYAL_FLUSH] == [0]
@@ -84,7 +85,8 @@ async def test_a_table_that_numbers_its_hits_again_after_a_restart_loses_none(
     try:
         await h.start_floor()
         await h.start_controller()
-        assert h.floor is not None and h.runtime is not None
+        assert h.floor is not None and h.runtime is not None and h.poller is not None
+        await h.taking_bets(h.plans[0], 1)
         h.floor.force_hand(GW, 1, 2, HandCategory.ROYAL_FLUSH)
         first = h.floor.play_round_now(GW, 1)
         assert [x.seq for x in first.hits] == [1]
@@ -95,13 +97,18 @@ async def test_a_table_that_numbers_its_hits_again_after_a_restart_loses_none(
         # numbered 1 again, the very number the controller acknowledged before.
         h.floor.power_cycle(GW, 1, memory_cleared=True)
         runtime = h.runtime
-        await wait_until(lambda: not h.sim(h.plans[0], 1).progressive_disabled(h.clock.now_us()))
+        # The controller has read the table since its restart, and answered what it read.
+        polls = h.poller.tables["stud-1"]
+        seen = polls.poll_seq
+        await wait_until(lambda: polls.poll_seq >= seen + 3)
+        await h.drained()
+        await h.taking_bets(h.plans[0], 1)
         h.floor.force_hand(GW, 1, 5, HandCategory.ROYAL_FLUSH)
         second = h.floor.play_round_now(GW, 1)
         assert [x.seq for x in second.hits] == [1]
         await h.play(0.3)
         await h.drained()
-        assert runtime.states["stud"].table("stud-1").hit_pending
+        assert runtime.memory.states["stud"].table("stud-1").hit_pending
     finally:
         await h.stop()
     await h.check_exact()
@@ -122,7 +129,7 @@ async def test_a_hit_read_but_not_recorded_stays_at_the_table_until_it_is(
         await h.drained()
         assert h.floor is not None and h.runtime is not None and h.poller is not None
         runtime = h.runtime
-        apply = runtime.apply_readings
+        apply = runtime.readings.apply
         refused: list[int] = []
 
         async def lose_readings_with_a_hit(readings: Sequence[TableReading]) -> object:
@@ -132,7 +139,7 @@ async def test_a_hit_read_but_not_recorded_stays_at_the_table_until_it_is(
                 raise OSError("the database went away between the read and the commit")
             return await apply(readings)
 
-        runtime.apply_readings = lose_readings_with_a_hit  # type: ignore[method-assign]
+        runtime.readings.apply = lose_readings_with_a_hit  # type: ignore[method-assign]
         h.floor.force_hand(GW, 2, 4, HandCategory.ROYAL_FLUSH)
         h.floor.play_round_now(GW, 2)
         table = h.sim(h.plans[0], 2)
@@ -155,6 +162,7 @@ async def test_bit0_stops_side_bets_at_a_held_table_and_one_out_of_play(
         await h.start_controller()
         assert h.floor is not None and h.runtime is not None
         plan = h.plans[0]
+        await h.taking_bets(plan, 1)
         # Held after a hit paid from the meter: bit0 with bit1.
         h.floor.force_hand(GW, 1, 2, HandCategory.ROYAL_FLUSH)
         h.floor.play_round_now(GW, 1)
@@ -168,7 +176,7 @@ async def test_bit0_stops_side_bets_at_a_held_table_and_one_out_of_play(
             h.runtime,
             table_id="stud-2",
             removal=DeviceRemoval(
-                questioned_at_us=h.runtime.clock.now_us(),
+                questioned_at_us=h.runtime.memory.clock.now_us(),
                 device_type="table controller",
                 manufacturer_serial_number=None,
                 commission_registration_number="IN-1234",
@@ -206,7 +214,7 @@ async def test_tables_of_a_link_not_yet_approved_are_told_to_take_no_side_bets(
         await h.start_controller()
         assert h.runtime is not None and h.floor is not None
         # The link waits for the commission again (as a newly filed link does).
-        h.runtime.go_live_at["stud"] = None
+        h.runtime.memory.go_live_at["stud"] = None
         plan = h.plans[0]
         for u in (1, 2):
             table = h.sim(plan, u)
@@ -216,7 +224,7 @@ async def test_tables_of_a_link_not_yet_approved_are_told_to_take_no_side_bets(
         credits = h.sim(plan, 1).credits
         h.floor.play_round_now(GW, 1)
         assert h.sim(plan, 1).credits == credits
-        h.runtime.go_live_at["stud"] = 0  # approved: the tables take bets again
+        h.runtime.memory.go_live_at["stud"] = 0  # approved: the tables take bets again
         await wait_until(lambda: h.sim(plan, 1).command_bits == 0)
         h.floor.play_round_now(GW, 1)
         assert h.sim(plan, 1).credits > credits
@@ -235,6 +243,7 @@ async def test_a_table_ahead_of_the_history_at_start_is_held_for_review(
         await h.start_floor()
         await h.start_controller()
         assert h.floor is not None
+        await h.taking_bets(h.plans[0], 1)
         h.floor.force_hand(GW, 1, 2, HandCategory.FLUSH)  # a fixed payout: no hold
         h.floor.play_round_now(GW, 1)
         await h.play(0.3)
@@ -243,7 +252,8 @@ async def test_a_table_ahead_of_the_history_at_start_is_held_for_review(
         # While the controller is down, hits 2 and 3 are taken from the table by someone
         # else (what a history rolled back to before them would look like), then hit 4.
         table = h.sim(h.plans[0], 1)
-        table.heartbeat(7, h.clock.now_us())
+        # A heartbeat is fresh only if its value changed: one the controller never wrote last.
+        table.heartbeat(((table.heartbeat_value or 0) + 1) % 65536, h.clock.now_us())
         for n in (2, 3, 4):
             h.floor.force_hand(GW, 1, 2, HandCategory.FLUSH)
             h.floor.play_round_now(GW, 1)
@@ -252,7 +262,7 @@ async def test_a_table_ahead_of_the_history_at_start_is_held_for_review(
         await h.start_controller()
         assert h.runtime is not None
         runtime = h.runtime
-        await wait_until(lambda: runtime.states["stud"].table("stud-1").hit_pending)
+        await wait_until(lambda: runtime.memory.states["stud"].table("stud-1").hit_pending)
         await wait_until(lambda: table.command_bits & COMMAND_DISABLE_PROGRESSIVE != 0)
     finally:
         await h.stop()

@@ -132,7 +132,7 @@ async def settled(wf: WebFloor) -> None:
     assert poller is not None
 
     def caught_up() -> bool:
-        state = wf.service.runtime.states["stud"]
+        state = wf.service.runtime.memory.states["stud"]
         for unit in (1, 2):
             sim = wf.table("stud", unit)
             if state.tables[f"stud-{unit}"].credits != sim.total_credits() % 2**32:
@@ -146,7 +146,7 @@ async def baselined(wf: WebFloor) -> None:
     """The controller has its first reading of every table: rounds dealt from now on are
     credited. Dealt before it (a slow start on a busy machine), they would only make the
     baseline, and the meter would rightly not move."""
-    state = wf.service.runtime.states["stud"]
+    state = wf.service.runtime.memory.states["stud"]
     await wait_until(lambda: all(state.tables[f"stud-{u}"].credits is not None for u in (1, 2)))
 
 
@@ -189,14 +189,14 @@ async def _same_states_everywhere(
         return all(d.latest.get("meter_cents") == meter_cents for d in displays)
 
     await baselined(wf)
-    start_cents = runtime.states["stud"].meter_cents
+    start_cents = runtime.memory.states["stud"].meter_cents
     # One round at a time, each read before the next: a reading that found several rounds
     # dealt faster than a table can deal would be held for review, not credited.
     for _ in range(12):
         for unit in (1, 2):
             wf.sim.play_round_now(GW, unit)
         await settled(wf)
-    played_cents = runtime.states["stud"].meter_cents
+    played_cents = runtime.memory.states["stud"].meter_cents
     assert played_cents > start_cents  # side bets were made and credited
     await wait_until(lambda: all_show(played_cents))
 
@@ -217,15 +217,15 @@ async def _same_states_everywhere(
 
     # The technician verifies and resets the table at web process 1: the controller,
     # which drives the link, reads that commit and goes on from it.
-    [hit] = await w1.service.runtime.unverified_hits("stud-1")
-    await w1.service.runtime.verify_hit(hit.hit_id, actor="tech")
-    await w1.service.runtime.release_table("stud-1", actor="tech")
+    [hit] = await w1.service.runtime.hits.unverified("stud-1")
+    await w1.service.runtime.hits.verify(hit.hit_id, actor="tech")
+    await w1.service.runtime.hits.release_table("stud-1", actor="tech")
     await wait_until(lambda: all(table_states(d).get("stud-1") == "online" for d in displays))
-    assert not runtime.states["stud"].tables["stud-1"].hit_pending
+    assert not runtime.memory.states["stud"].tables["stud-1"].hit_pending
     for _ in range(6):
         wf.sim.play_round_now(GW, 1)
     await settled(wf)
-    after_cents = runtime.states["stud"].meter_cents
+    after_cents = runtime.memory.states["stud"].meter_cents
     await wait_until(lambda: all_show(after_cents))
 
     # Web process 2 loses its listening connection while play goes on: it listens again
@@ -241,7 +241,7 @@ async def _same_states_everywhere(
         for unit in (1, 2):
             wf.sim.play_round_now(GW, unit)
         await settled(wf)
-    final_cents = runtime.states["stud"].meter_cents
+    final_cents = runtime.memory.states["stud"].meter_cents
     assert final_cents > after_cents
     await wait_until(lambda: feed.connections == 2)
     await wait_until(lambda: all_show(final_cents))
@@ -259,7 +259,7 @@ async def _same_states_everywhere(
 def shown(service: FloorService) -> tuple[Any, ...]:
     """What the link's displays and pages are made of (the poll counts aside, which the
     controller commits at every poll)."""
-    state = service.runtime.states["stud"]
+    state = service.runtime.memory.states["stud"]
     tables = {
         tid: (ts.credits, ts.rounds, ts.hit_pending, ts.online, ts.open_claims)
         for tid, ts in state.tables.items()
@@ -296,7 +296,7 @@ async def _approved_at_a_web_process(wf: WebFloor, w1: WebProcess, d0: Display) 
     assert set(table_states(d0).values()) == {"awaiting_approval"}
     # Polled only to be told to take no side bets (bit0), nothing recorded.
     await wait_until(lambda: all(t.command_bits & 1 for t in wf.sim.tables.values()))
-    states = wf.service.runtime.states["stud"].tables.values()
+    states = wf.service.runtime.memory.states["stud"].tables.values()
     assert all(ts.credits is None for ts in states)
     [approved] = await SubmissionDesk(w1.service.runtime).approve_new_links(
         reviewer="agent", role=Role.COMMISSION_AGENT
@@ -363,7 +363,7 @@ async def test_progressive_web_needs_postgresql_and_serves(db_url: str, tmp_path
                     for unit in (1, 2):
                         wf.sim.play_round_now(GW, unit)
                 await settled(wf)
-                meter_cents = wf.service.runtime.states["stud"].meter_cents
+                meter_cents = wf.service.runtime.memory.states["stud"].meter_cents
                 await wait_until(lambda: shown.latest.get("meter_cents") == meter_cents)
         finally:
             proc.terminate()

@@ -329,7 +329,7 @@ async def _scenario(
         stopped = time.monotonic()
         figures.hit_before_stop = (
             "recorded before the stop"
-            if (runtime.states["stud"].table("stud-1").last_hit_seq or 0) >= before_seq
+            if (runtime.memory.states["stud"].table("stud-1").last_hit_seq or 0) >= before_seq
             else "held through the outage"
         )
 
@@ -362,7 +362,7 @@ async def _scenario(
         h.floor.force_hand(LIR.gateway, 2, 1, HandCategory.ROYAL_FLUSH)
         await until(lambda: bool(during.hit_fifo))
         held_seq = during.hit_fifo[0].seq
-        lir_committed = runtime.states["lir"].table("lir-2").last_hit_seq
+        lir_committed = runtime.memory.states["lir"].table("lir-2").last_hit_seq
 
         checked = 0
         beats = {k: t.heartbeat_value for k, t in tables.items()}
@@ -383,7 +383,7 @@ async def _scenario(
                     assert not t.progressive_disabled(h.clock.now_us()), k
             # The hit is held: still at the head of its table's FIFO, no award taken.
             assert during.hit_fifo and during.hit_fifo[0].seq == held_seq
-            assert runtime.states["lir"].table("lir-2").last_hit_seq == lir_committed
+            assert runtime.memory.states["lir"].table("lir-2").last_hit_seq == lir_committed
             for d in displays:
                 d.alive()
             await not_ready()
@@ -439,7 +439,7 @@ async def _scenario(
 
     def backlog_committed() -> bool:
         return all(
-            (runtime.states[link_id].table(f"{link_id}-{u}").credits or 0) >= credits
+            (runtime.memory.states[link_id].table(f"{link_id}-{u}").credits or 0) >= credits
             for (link_id, u), credits in owed.items()
         ) and not any(service.degraded(link_id) for link_id in ("stud", "lir"))
 
@@ -466,7 +466,7 @@ async def _scenario(
 
     # The held hit taken exactly once, after the server came back.
     await until(lambda: not during.hit_fifo or during.hit_fifo[0].seq != held_seq)
-    assert (runtime.states["lir"].table("lir-2").last_hit_seq or 0) >= held_seq
+    assert (runtime.memory.states["lir"].table("lir-2").last_hit_seq or 0) >= held_seq
 
     # Play a little more, then stop dealing and let everything be read and committed.
     await asyncio.sleep(1.0)
@@ -475,7 +475,8 @@ async def _scenario(
     # The web-only process shows what the controller recorded.
     await until(
         lambda: all(
-            web_only.runtime.states[lid].meter_units == runtime.states[lid].meter_units
+            web_only.runtime.memory.states[lid].meter_units
+            == runtime.memory.states[lid].meter_units
             for lid in ("stud", "lir")
         )
     )

@@ -414,11 +414,11 @@ async def run_soak(
             for p in plans:
                 for u in range(1, p.tables + 1):
                     tid = table_id(p, u)
-                    if not runtime.states[p.link_id].table(tid).hit_pending:
+                    if not runtime.memory.states[p.link_id].table(tid).hit_pending:
                         continue
-                    for hit in await runtime.unverified_hits(tid):
-                        await runtime.verify_hit(hit.hit_id, actor="tech")
-                    await runtime.release_table(tid, actor="tech")
+                    for hit in await runtime.hits.unverified(tid):
+                        await runtime.hits.verify(hit.hit_id, actor="tech")
+                    await runtime.hits.release_table(tid, actor="tech")
                     released += 1
             return released
 
@@ -461,7 +461,7 @@ async def run_soak(
                 f"held {ts.hit_pending}, online {ts.online}"
                 for p in plans
                 for tid, ts in (
-                    (table_id(p, u), runtime.states[p.link_id].table(table_id(p, u)))
+                    (table_id(p, u), runtime.memory.states[p.link_id].table(table_id(p, u)))
                     for u in range(1, p.tables + 1)
                 )
                 if live[tid][1] or ts.credits != live[tid][0] or ts.open_claims
@@ -480,7 +480,7 @@ async def run_soak(
                     f"hit {ts.last_hit_seq} round {ts.last_hit_round}, open {ts.open_claims}"
                     for key, fifo in fifos.items()
                     if fifo[-1]
-                    for ts in [runtime.states[link_of[tid_of[key]]].table(tid_of[key])]
+                    for ts in [runtime.memory.states[link_of[tid_of[key]]].table(tid_of[key])]
                 ]
                 report.undrained = behind
                 say(f"not drained, nothing moved for {DRAIN_STALL_S:g} s: {behind}")

@@ -49,7 +49,7 @@ async def test_a_fenced_link_keeps_its_tables_alive_and_records_nothing(
         poller.fence_link("stud", until=lambda: lifted)
         assert not poller.polling("stud")
         assert poller.recording_problem("stud") is not None
-        recorded = {tid: ts.credits for tid, ts in runtime.states["stud"].tables.items()}
+        recorded = {tid: ts.credits for tid, ts in runtime.memory.states["stud"].tables.items()}
         sims = [h.sim(STUD, u) for u in (1, 2)]
         credits = [t.credits for t in sims]
         h.clock.resume()
@@ -64,7 +64,9 @@ async def test_a_fenced_link_keeps_its_tables_alive_and_records_nothing(
                 )
             )
         # The tables bet on, heard from and kept alive; nothing of it recorded.
-        assert {tid: ts.credits for tid, ts in runtime.states["stud"].tables.items()} == recorded
+        assert {
+            tid: ts.credits for tid, ts in runtime.memory.states["stud"].tables.items()
+        } == recorded
         # (a table held for a hit refuses side bets whatever its heartbeat)
         assert not any(
             t.progressive_disabled(h.clock.now_us())

@@ -203,7 +203,7 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore, db_url: s
         h.clock.pause()
         try:
             await wait_until(
-                lambda: runtime.states[p.link_id].table(tid).credits == table.credits, 3.0
+                lambda: runtime.memory.states[p.link_id].table(tid).credits == table.credits, 3.0
             )
         except TimeoutError:
             return False  # its gateway is down or it is backing off: another time
@@ -218,12 +218,12 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore, db_url: s
         """Verify and reset the tables held for a hit, as the floor's technician would."""
         assert h.runtime is not None
         runtime = h.runtime
-        for state in list(runtime.states.values()):
+        for state in list(runtime.memory.states.values()):
             for tid, ts in state.tables.items():
                 if ts.hit_pending:
-                    for hit in await runtime.unverified_hits(tid):
-                        await runtime.verify_hit(hit.hit_id, actor="technician")
-                    await runtime.release_table(tid, actor="technician")
+                    for hit in await runtime.hits.unverified(tid):
+                        await runtime.hits.verify(hit.hit_id, actor="technician")
+                    await runtime.hits.release_table(tid, actor="technician")
                     tally.faults["tables_released"] += 1
 
     forced: list[tuple[str, int]] = []

@@ -37,8 +37,8 @@ async def test_no_heartbeat_reaches_a_table_before_its_baseline_is_recorded(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
         other = LinkRuntime(LedgerStore(store.engine, KEY), SystemClock())
-        await other.load()
-        await other.table_offline("stud-1", reason="seen from another controller")
+        await other.memory.load()
+        await other.commands.table_offline("stud-1", reason="seen from another controller")
 
         poller = Poller(runtime, h.config)
         poller.build()
@@ -48,11 +48,11 @@ async def test_no_heartbeat_reaches_a_table_before_its_baseline_is_recorded(
         table = h.sim(STUD, 1)
 
         await poller.poll_once(tp)  # the baseline's commit is refused: stale history
-        assert runtime.states["stud"].table("stud-1").credits is None
+        assert runtime.memory.states["stud"].table("stud-1").credits is None
         assert table.heartbeat_value is None  # so the table still refuses progressive bets
 
         await poller.poll_once(tp)  # reloaded: this baseline is recorded, then the heartbeat
-        assert runtime.states["stud"].table("stud-1").credits is not None
+        assert runtime.memory.states["stud"].table("stud-1").credits is not None
         assert table.heartbeat_value is not None
     finally:
         if poller is not None:

@@ -69,7 +69,7 @@ class Poller:
 
 async def runtime(store: LedgerStore) -> LinkRuntime:
     rt = LinkRuntime(store)
-    await rt.load()
+    await rt.memory.load()
     return rt
 
 

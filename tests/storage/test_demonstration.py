@@ -55,7 +55,7 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
 ) -> None:
     clock = FixedClock(T0)
     rt = LinkRuntime(store, clock)
-    await rt.load()
+    await rt.memory.load()
     shown = SubmissionDesk(rt, demonstration=True)
     plain = SubmissionDesk(rt)
 
@@ -69,7 +69,7 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
     assert packet["demonstration"].startswith("DEMONSTRATION MODE (PROGRESSIVE_DEMONSTRATION)")
     assert "link demo was opened in demonstration mode" in packet["demonstration"]
     await shown.approve(filed.submission_id, reviewer="agent", role=AGENT)
-    assert rt.is_live("demo", T0)
+    assert rt.memory.is_live("demo", T0)
 
     # Without it: held to the 60 days of 68 IAC 10-1-3(c)(1), which nothing waives.
     held = await _open(rt, plain, "held", ("h1",))
@@ -77,10 +77,10 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
     packet = json.loads((await plain.packet(held.submission_id, "json"))[0])
     assert "demonstration" not in packet["notice"] and "demonstration" not in packet
     await plain.approve(held.submission_id, reviewer="agent", role=AGENT)
-    assert not rt.is_live("held", T0) and not rt.is_live("held", T0 + 59 * DAY_US)
-    assert rt.is_live("held", T0 + 60 * DAY_US)
+    assert not rt.memory.is_live("held", T0) and not rt.memory.is_live("held", T0 + 59 * DAY_US)
+    assert rt.memory.is_live("held", T0 + 60 * DAY_US)
     with pytest.raises(RuleViolation, match=r"at least 60 days .*10-1-3\(c\)\(1\)"):
-        await plain.prepare_new_link("held2", effective_at_us=T0, state=rt.states["held"])
+        await plain.prepare_new_link("held2", effective_at_us=T0, state=rt.memory.states["held"])
 
     # An amendment in demonstration mode: at once too, citing the amendment's notice.
     change = await shown.file_change(
@@ -125,8 +125,8 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
     assert (await again.load_link("demo")).demonstration is True
     assert (await again.load_link("held")).demonstration is False
     rt2 = LinkRuntime(again, clock)
-    await rt2.load()
-    assert rt2.states["demo"].demonstration and not rt2.states["held"].demonstration
+    await rt2.memory.load()
+    assert rt2.memory.states["demo"].demonstration and not rt2.memory.states["held"].demonstration
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
@@ -178,12 +178,12 @@ async def test_the_retention_purge_carries_the_mark_on(store: LedgerStore) -> No
     )  # fmt: skip
     clock = FixedClock(six_years_ago)
     rt = LinkRuntime(store, clock)
-    await rt.load()
-    await rt.apply_readings(
+    await rt.memory.load()
+    await rt.readings.apply(
         [TableReading(table_id="o1", poll_seq=1, at_us=clock.now_us(), credits=0)]
     )
     clock.advance(now - clock.now_us())
-    await rt.apply_readings(
+    await rt.readings.apply(
         [TableReading(table_id="o1", poll_seq=2, at_us=clock.now_us(), credits=5)]
     )
     report = await run_retention(rt, meter_years=5, integrity_years=1)

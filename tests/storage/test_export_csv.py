@@ -39,7 +39,7 @@ def test_text_that_starts_like_a_formula_is_neutralised_numbers_are_not() -> Non
 async def test_a_reduction_explained_with_a_formula_exports_as_text(store: LedgerStore) -> None:
     await make_link(store)
     rt = LinkRuntime(store, FixedClock(T0))
-    await rt.load()
+    await rt.memory.load()
     request_id = await corrections.request_correction(
         rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
         reason=FORMULA, requested_by="sup1", document=PDF, document_name="report.pdf",
@@ -119,7 +119,7 @@ async def test_stored_reasons_with_line_breaks_export_without_a_formula_row(
 ) -> None:
     await make_link(store)
     rt = LinkRuntime(store, FixedClock(T0))
-    await rt.load()
+    await rt.memory.load()
     # The correction's reason as an attacker sent it: a bare CR, then a formula.
     request_id = await corrections.request_correction(
         rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,

@@ -44,39 +44,39 @@ async def hits_of(store: LedgerStore, table_id: str) -> list[Any]:
 async def test_a_reading_the_database_refuses_holds_only_its_table(store: LedgerStore) -> None:
     rt = await two_links(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
     async with store.engine.begin() as conn:
         await refuse_hits_of(conn, "t1")
     royal = p.royal("t1", 10, seq=1)
-    await rt.apply_readings([royal, p.reading("t2", 5), p.reading("d1", 7)])
-    assert list(rt.unrecorded) == ["t1"] and "refused" in rt.unrecorded["t1"]
+    await rt.readings.apply([royal, p.reading("t2", 5), p.reading("d1", 7)])
+    assert list(rt.memory.unrecorded) == ["t1"] and "refused" in rt.memory.unrecorded["t1"]
     assert await counters(store) == {"t1": 0, "t2": 5, "d1": 7}
-    assert rt.wagering_hold("stud", T0, table_id="t1") is not None
-    assert rt.wagering_hold("stud", T0, table_id="t2") is None
+    assert rt.memory.wagering_hold("stud", T0, table_id="t1") is not None
+    assert rt.memory.wagering_hold("stud", T0, table_id="t2") is None
     # Held: its readings are left out of every cycle, the others' are recorded.
-    await rt.apply_readings([p.royal("t1", 12, seq=1), p.reading("t2", 6), p.reading("d1", 9)])
+    await rt.readings.apply([p.royal("t1", 12, seq=1), p.reading("t2", 6), p.reading("d1", 9)])
     assert await counters(store) == {"t1": 0, "t2": 6, "d1": 9}
     # Tried alone while the cause lasts: still held, nothing recorded.
-    assert not await rt.retry_unrecorded(p.royal("t1", 12, seq=1))
-    assert "t1" in rt.unrecorded and await hits_of(store, "t1") == []
+    assert not await rt.readings.retry_unrecorded(p.royal("t1", 12, seq=1))
+    assert "t1" in rt.memory.unrecorded and await hits_of(store, "t1") == []
     async with store.engine.begin() as conn:
         await accept_hits_again(conn)
-    assert await rt.retry_unrecorded(p.royal("t1", 14, seq=1))
-    assert rt.unrecorded == {}
+    assert await rt.readings.retry_unrecorded(p.royal("t1", 14, seq=1))
+    assert rt.memory.unrecorded == {}
     assert [h.table_seq for h in await hits_of(store, "t1")] == [1]
     assert (await counters(store))["t1"] == 14
-    assert rt.states["stud"].table("t1").hit_pending  # the jackpot waits for a technician
+    assert rt.memory.states["stud"].table("t1").hit_pending  # the jackpot waits for a technician
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
 async def test_a_reading_the_engine_cannot_apply_holds_only_its_table(store: LedgerStore) -> None:
     rt = await two_links(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
-    await rt.apply_readings([p.reading("t1", 2**32), p.reading("t2", 3), p.reading("d1", 4)])
-    assert list(rt.unrecorded) == ["t1"] and "unsigned 32-bit" in rt.unrecorded["t1"]
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
+    await rt.readings.apply([p.reading("t1", 2**32), p.reading("t2", 3), p.reading("d1", 4)])
+    assert list(rt.memory.unrecorded) == ["t1"] and "unsigned 32-bit" in rt.memory.unrecorded["t1"]
     assert await counters(store) == {"t1": 0, "t2": 3, "d1": 4}
-    assert await rt.retry_unrecorded(p.reading("t1", 8))
+    assert await rt.readings.retry_unrecorded(p.reading("t1", 8))
     assert await counters(store) == {"t1": 8, "t2": 3, "d1": 4}
 
 
@@ -94,14 +94,14 @@ async def test_a_paytable_filed_before_the_bounds_refuses_the_claim_and_stops_no
     )
     rt = await two_links(store, paytable=unbounded)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0), p.reading("d1", 0)])
     claim = HitClaim(table_seq=1, seat=2, hand=HandCategory.FLUSH, round=1, cards=FLUSH)
     flush = p.reading("t1", 1, pending_hits=1, head_hit=claim)
-    await rt.apply_readings([flush, p.reading("t2", 5), p.reading("d1", 7)])
-    assert rt.unrecorded == {}
+    await rt.readings.apply([flush, p.reading("t2", 5), p.reading("d1", 7)])
+    assert rt.memory.unrecorded == {}
     [hit] = await hits_of(store, "t1")
     assert hit.status == "refused" and "above the most any amount may be" in hit.refusal
-    assert rt.states["stud"].table("t1").hit_pending
+    assert rt.memory.states["stud"].table("t1").hit_pending
     assert await counters(store) == {"t1": 1, "t2": 5, "d1": 7}
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(func.count()).select_from(HitRow)) == 1

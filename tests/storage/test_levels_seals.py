@@ -22,9 +22,9 @@ async def test_a_classic_links_seal_is_the_one_made_before_levels(store: LedgerS
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
-    await rt.apply_readings([p.reading("t1", 40, rounds=10), p.royal("t2", 30, seq=1)])
-    state = rt.states["stud"]
+    await rt.readings.apply([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
+    await rt.readings.apply([p.reading("t1", 40, rounds=10), p.royal("t2", 30, seq=1)])
+    state = rt.memory.states["stud"]
     async with store.engine.connect() as conn:
         row = (await conn.execute(select(LinkRow).where(LinkRow.link_id == "stud"))).one()
         seals = dict(
@@ -58,8 +58,8 @@ async def test_a_let_it_ride_row_from_before_levels_loads_as_fixed_pay(store: Le
     async with store.engine.begin() as conn:
         await conn.execute(update(LinkRow).values(levels=None))  # as a row from before levels
     rt = await runtime(LedgerStore(store.engine, KEY, law=store.law))
-    assert rt.inoperable == {}
-    assert rt.states["bonus"].fixed_pay
+    assert rt.memory.inoperable == {}
+    assert rt.memory.states["bonus"].fixed_pay
 
 
 async def _levels_of(store: LedgerStore) -> list[dict[str, object]]:
@@ -79,8 +79,8 @@ async def _edit_levels(store: LedgerStore, levels: list[dict[str, object]]) -> s
             .values(levels=hide_draws(KEY, "pool", json.dumps(levels)))
         )
     rt = await runtime(LedgerStore(store.engine, KEY, law=store.law))
-    assert set(rt.inoperable) <= {"pool"}
-    return rt.is_inoperable("pool")
+    assert set(rt.memory.inoperable) <= {"pool"}
+    return rt.memory.is_inoperable("pool")
 
 
 async def test_an_edited_mystery_trigger_makes_the_link_inoperable(store: LedgerStore) -> None:
@@ -123,12 +123,12 @@ async def test_each_levels_lock_is_kept_sealed_with_its_level(store: LedgerStore
     rt = await runtime(store)
     await play(rt, Poller())
     # The Mini (mystery) and the Grand (royal flush) were won; the Major and Minor were not.
-    assert rt.states["pool"].won_since_share_set() == (True, False, False, True)
+    assert rt.memory.states["pool"].won_since_share_set() == (True, False, False, True)
     levels = await _levels_of(store)
     assert [lv.get("won_since_share_set", False) for lv in levels] == [True, False, False, True]
     again = await runtime(LedgerStore(store.engine, KEY, law=store.law))
-    assert again.inoperable == {}
-    assert again.states["pool"].won_since_share_set() == (True, False, False, True)
+    assert again.memory.inoperable == {}
+    assert again.memory.states["pool"].won_since_share_set() == (True, False, False, True)
     levels[1]["won_since_share_set"] = True
     reason = await _edit_levels(store, levels)
     assert reason is not None and "levels" in reason, reason

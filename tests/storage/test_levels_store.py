@@ -111,10 +111,10 @@ async def make_links(store: LedgerStore) -> None:
 
 async def play(rt: LinkRuntime, p: Poller) -> None:
     base = [p.reading(t, 0, rounds=0) for t in ("t1", "t2", "m1", "d1", "b1")]
-    await rt.apply_readings(base)
+    await rt.readings.apply(base)
     # The Mini's trigger is at most $20.00 and it stands at $10.00: 1,000 credits of $1 bring
     # it $20.00, so it hits, at the seat whose wager reached it.
-    await rt.apply_readings(
+    await rt.readings.apply(
         [
             p.reading("t1", 300, rounds=1, seat_credits=(0, 100, 200, 0, 0, 0, 0)),
             p.reading("m1", 40, rounds=1),
@@ -122,9 +122,9 @@ async def play(rt: LinkRuntime, p: Poller) -> None:
             p.reading("b1", 5, rounds=1, bet_seats=frozenset({1, 2})),
         ]
     )
-    await rt.apply_readings([p.reading("t1", 1_000, rounds=2, seat_credits=(700,) + (0,) * 6)])
-    await rt.apply_readings([p.royal("t2", 50, seq=1)])
-    await rt.apply_readings(
+    await rt.readings.apply([p.reading("t1", 1_000, rounds=2, seat_credits=(700,) + (0,) * 6)])
+    await rt.readings.apply([p.royal("t2", 50, seq=1)])
+    await rt.readings.apply(
         [
             p.reading(
                 "d1", 35, rounds=2, pending_hits=1, head_hit=claim(1, H.FOUR_OF_A_KIND, QUADS)
@@ -142,7 +142,7 @@ async def test_levels_mixed_games_and_fixed_pay_survive_a_restart(store: LedgerS
     rt = await runtime(store)
     p = Poller()
     await play(rt, p)
-    pool = rt.states["pool"]
+    pool = rt.memory.states["pool"]
     mini = pool.levels[3]
     assert mini.wins >= 1 and mini.armed is not None
     assert len(pool.levels) == 4 and pool.meter_units == sum(
@@ -159,13 +159,13 @@ async def test_levels_mixed_games_and_fixed_pay_survive_a_restart(store: LedgerS
     again = await runtime(
         LedgerStore(store.engine, KEY, law=store.law)
     )  # a new process, nothing in memory
-    assert again.inoperable == {}
-    assert again.states == rt.states
-    back = again.states["pool"].levels[3]
+    assert again.memory.inoperable == {}
+    assert again.memory.states == rt.memory.states
+    back = again.memory.states["pool"].levels[3]
     assert (back.armed, back.draws) == (mini.armed, mini.draws)
-    assert again.states["mixed"].paytables == {DRAW: default_paytable(DRAW)}
-    assert again.states["mixed"].game_of("d1") is DRAW
-    assert again.states["bonus"].fixed_pay and again.states["bonus"].rate_bp == 0
+    assert again.memory.states["mixed"].paytables == {DRAW: default_paytable(DRAW)}
+    assert again.memory.states["mixed"].game_of("d1") is DRAW
+    assert again.memory.states["bonus"].fixed_pay and again.memory.states["bonus"].rate_bp == 0
 
 
 async def test_a_second_controller_takes_the_links_over_exactly(store: LedgerStore) -> None:
@@ -174,22 +174,22 @@ async def test_a_second_controller_takes_the_links_over_exactly(store: LedgerSto
     p = Poller()
     await play(first, p)
     second = await runtime(LedgerStore(store.engine, KEY, law=store.law))
-    wins = second.states["pool"].levels[3].wins
-    await second.apply_readings([p.reading("t1", 1_400, rounds=3), p.reading("b1", 15, rounds=3)])
+    wins = second.memory.states["pool"].levels[3].wins
+    await second.readings.apply([p.reading("t1", 1_400, rounds=3), p.reading("b1", 15, rounds=3)])
     # Every mystery level keeps its draws made ready, committed with the step (less one for
     # each time it hit in the step: the trigger its reset armed).
-    mini = second.states["pool"].levels[3]
+    mini = second.memory.states["pool"].levels[3]
     assert len(mini.draws) == READY - (mini.wins - wins)
     for link_id in ("pool", "mixed", "bonus"):
-        await first.take_over(link_id)
-    assert first.states == second.states
-    await first.apply_readings([p.reading("t1", 1_500, rounds=4)])
+        await first.memory.take_over(link_id)
+    assert first.memory.states == second.memory.states
+    await first.readings.apply([p.reading("t1", 1_500, rounds=4)])
     third = await runtime(LedgerStore(store.engine, KEY, law=store.law))
-    assert third.states == first.states
+    assert third.memory.states == first.memory.states
 
 
 def _state_of(rt: LinkRuntime, link_id: str) -> LinkState:
-    return rt.states[link_id]
+    return rt.memory.states[link_id]
 
 
 async def test_hits_record_their_level_kind_and_whether_a_technician_is_needed(
@@ -232,10 +232,10 @@ async def test_a_fixed_pay_under_the_amount_waits_for_no_technician(store: Ledge
     # A royal at the same table is at or above it: the table is held; the small pay does not
     # stand in the way of its release.
     royal = claim(2, H.ROYAL_FLUSH, parse_cards("As Ks Qs Js Ts"))
-    await rt.apply_readings([p.reading("b1", 20, rounds=3, pending_hits=1, head_hit=royal)])
+    await rt.readings.apply([p.reading("b1", 20, rounds=3, pending_hits=1, head_hit=royal)])
     assert _state_of(rt, "bonus").tables["b1"].hit_pending
     async with store.engine.connect() as conn:
         pending = [h for h in await Hits(conn).page(pending=True) if h.table_id == "b1"]
     assert [(h.hand, h.needs_technician) for h in pending] == [("ROYAL_FLUSH", True)]
-    await rt.release_table("b1", actor="tech")
+    await rt.hits.release_table("b1", actor="tech")
     assert not _state_of(rt, "bonus").tables["b1"].hit_pending

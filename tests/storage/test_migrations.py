@@ -36,8 +36,8 @@ async def test_hand_pay_may_be_filled_in_but_the_facts_stay_fixed(store: LedgerS
     await make_link(store)
     rt = await runtime(store)
     poll = Poller()
-    await rt.apply_readings([poll.reading("t1", 0)])
-    await rt.apply_readings([poll.royal("t1", 5, seq=1)])
+    await rt.readings.apply([poll.reading("t1", 0)])
+    await rt.readings.apply([poll.royal("t1", 5, seq=1)])
     async with store.engine.begin() as conn:
         hit_id = await conn.scalar(text("SELECT hit_id FROM hits"))
         await conn.execute(
@@ -57,8 +57,8 @@ async def test_sign_off_and_tax_form_may_be_filled_in_but_the_facts_stay_fixed(
     await make_link(store)
     rt = await runtime(store)
     poll = Poller()
-    await rt.apply_readings([poll.reading("t1", 0)])
-    await rt.apply_readings([poll.royal("t1", 5, seq=1)])
+    await rt.readings.apply([poll.reading("t1", 0)])
+    await rt.readings.apply([poll.royal("t1", 5, seq=1)])
     async with store.engine.begin() as conn:
         hit_id = await conn.scalar(text("SELECT hit_id FROM hits"))
         await conn.execute(
@@ -99,8 +99,8 @@ async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: st
         await make_link(store)
         rt = await runtime(store)
         poll = Poller()
-        await rt.apply_readings([poll.reading("t1", 0, rounds=0), poll.reading("t2", 0)])
-        await rt.apply_readings([poll.royal("t1", 50, seq=1)])
+        await rt.readings.apply([poll.reading("t1", 0, rounds=0), poll.reading("t2", 0)])
+        await rt.readings.apply([poll.royal("t1", 50, seq=1)])
         await downgrade(engine, "0006")
         async with engine.connect() as conn:
             names = await conn.run_sync(
@@ -111,8 +111,8 @@ async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: st
         await check_schema(engine)
 
         again = await runtime(LedgerStore(engine, KEY))
-        assert again.inoperable == {}
-        assert again.states == rt.states
+        assert again.memory.inoperable == {}
+        assert again.memory.states == rt.memory.states
         async with engine.connect() as conn:
             (row,) = (
                 await conn.execute(select(HitRow.level, HitRow.kind, HitRow.needs_technician))
@@ -127,10 +127,15 @@ async def test_an_upgrade_from_0006_keeps_links_hits_seals_and_guards(db_url: st
                 async with engine.begin() as conn:
                     await conn.execute(statement)
         await make_link(
-            again.store, "bonus", ("b1",), game=Game.LET_IT_RIDE_BONUS, rate_bp=0, reset_cents=0
+            again.memory.store,
+            "bonus",
+            ("b1",),
+            game=Game.LET_IT_RIDE_BONUS,
+            rate_bp=0,
+            reset_cents=0,
         )
-        await again.reload_links(["bonus"])
-        assert again.states["bonus"].fixed_pay and again.inoperable == {}
+        await again.memory.reload_links(["bonus"])
+        assert again.memory.states["bonus"].fixed_pay and again.memory.inoperable == {}
     finally:
         await engine.dispose()
 

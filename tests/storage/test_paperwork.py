@@ -59,7 +59,7 @@ ACTION = RemedialAction(
 async def rt_at(store: LedgerStore, at_us: int) -> tuple[LinkRuntime, FixedClock]:
     clock = FixedClock(at_us)
     rt = LinkRuntime(store, clock)
-    await rt.load()
+    await rt.memory.load()
     return rt, clock
 
 
@@ -67,18 +67,18 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     await make_link(store)
     rt, _ = await rt_at(store, T0)
     poll = Poller()
-    await rt.apply_readings([poll.reading("t1", 100)])
-    opened = rt.states["stud"].meter_units
+    await rt.readings.apply([poll.reading("t1", 100)])
+    opened = rt.memory.states["stud"].meter_units
     record_id = await integrity.remove_from_play(
         rt, table_id="t1", removal=removal(), actor="tech1"
     )
     # Its contributions still arrive: nothing is credited, the baseline follows.
-    await rt.apply_readings([poll.reading("t1", 140)])
-    assert rt.states["stud"].meter_units == opened
+    await rt.readings.apply([poll.reading("t1", 140)])
+    assert rt.memory.states["stud"].meter_units == opened
     # A hit is refused and recorded.
-    await rt.apply_readings([poll.royal("t1", 141, seq=1)])
-    assert rt.states["stud"].meter_units == opened
-    hits = await rt.hits("stud")
+    await rt.readings.apply([poll.royal("t1", 141, seq=1)])
+    assert rt.memory.states["stud"].meter_units == opened
+    hits = await rt.hits.of_link("stud")
     assert [h.status for h in hits] == ["refused"]
 
     with pytest.raises(RuleViolation, match="remedial action"):
@@ -96,9 +96,9 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
         rt, table_id="t1", record_id=record_id, verification="100 test rounds", actor="sup1"
     )
     await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
-    assert not rt.states["stud"].tables["t1"].out_of_play
-    await rt.apply_readings([poll.reading("t1", 150)])
-    assert rt.states["stud"].meter_units == opened + contribution_units(
+    assert not rt.memory.states["stud"].tables["t1"].out_of_play
+    await rt.readings.apply([poll.reading("t1", 150)])
+    assert rt.memory.states["stud"].meter_units == opened + contribution_units(
         credits=9, denomination_cents=100, rate_bp=8250
     )
     # The state survives a reload, and the chain is whole.
@@ -154,18 +154,18 @@ async def test_a_correction_takes_two_people_and_a_document(store: LedgerStore) 
         reason="meter ran on", requested_by="sup1", document=PDF, document_name="report.pdf",
         document_type="application/pdf",
     )  # fmt: skip
-    before = rt.states["stud"].meter_units  # a request moves nothing
+    before = rt.memory.states["stud"].meter_units  # a request moves nothing
     with pytest.raises(RuleViolation, match="cannot also approve"):
         await corrections.approve_correction(rt, request_id, approved_by="sup1")
     # The runtime itself refuses a correction without a second person.
     with pytest.raises(RuleViolation, match="second person"):
-        await rt.correct(
+        await rt.commands.correct(
             "stud", delta_cents=-500, category="malfunction", reason="x", requested_by="sup1",
             approved_by=None, document=PDF,
         )  # fmt: skip
-    assert rt.states["stud"].meter_units == before
+    assert rt.memory.states["stud"].meter_units == before
     correction_id = await corrections.approve_correction(rt, request_id, approved_by="admin1")
-    assert rt.states["stud"].meter_units == before - 500 * 10_000
+    assert rt.memory.states["stud"].meter_units == before - 500 * 10_000
     req = await corrections.correction_request(store.engine, request_id)
     assert (req.status, req.decided_by, req.correction_id) == ("approved", "admin1", correction_id)
     with pytest.raises(StoreError, match="already approved"):
@@ -177,10 +177,10 @@ async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore
     await make_link(store)
     rt, _ = await rt_at(store, T0)
     poll = Poller()
-    await rt.apply_readings([poll.reading("t1", 0), poll.reading("t2", 0)])
+    await rt.readings.apply([poll.reading("t1", 0), poll.reading("t2", 0)])
     for n in range(1, 6):
-        await rt.apply_readings([poll.reading("t1", 7 * n), poll.reading("t2", 3 * n)])
-    await rt.apply_readings([poll.royal("t1", 36, seq=1)])
+        await rt.readings.apply([poll.reading("t1", 7 * n), poll.reading("t2", 3 * n)])
+    await rt.readings.apply([poll.royal("t1", 36, seq=1)])
     request_id = await corrections.request_correction(
         rt, link_id="stud", delta_cents=-123, category=CorrectionCategory.TRANSFER,
         reason="moved to the draw link", requested_by="sup1", document=PDF,
@@ -190,7 +190,7 @@ async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore
     total, weeks = await reconciliation.reconciliation(store.engine, "stud", T0, poll.at + SEC)
     assert total.balanced, total.problems
     assert total.difference_units == 0
-    assert total.closing_units == rt.states["stud"].meter_units
+    assert total.closing_units == rt.memory.states["stud"].meter_units
     assert {t.table_id: t.credits for t in total.tables.values()} == {"t1": 36, "t2": 15}
     assert total.tables["t1"].units == contribution_units(
         credits=36, denomination_cents=100, rate_bp=8250
@@ -236,17 +236,17 @@ async def test_retention_purges_the_old_keeps_the_young_and_verify_stays_whole(
     def reading(seq: int, credits: int) -> TableReading:
         return TableReading(table_id="o1", poll_seq=seq, at_us=clock.now_us(), credits=credits)
 
-    await rt.apply_readings([reading(1, 0)])
+    await rt.readings.apply([reading(1, 0)])
     clock.advance(SEC)
-    await rt.apply_readings([reading(2, 10)])
+    await rt.readings.apply([reading(2, 10)])
     request_id = await corrections.request_correction(
         rt, link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
         reason="old fix", requested_by="sup1", document=b"%PDF-old", document_type="application/pdf",
     )  # fmt: skip
     await corrections.approve_correction(rt, request_id, approved_by="sup2")
     clock.advance(years_before(now, 4) - clock.now_us())  # two years on: four years ago
-    await rt.apply_readings([reading(3, 20)])
-    meter = rt.states["old"].meter_units
+    await rt.readings.apply([reading(3, 20)])
+    meter = rt.memory.states["old"].meter_units
 
     # A shorter period than the regulations ask is refused with its clause.
     with pytest.raises(RuleViolation, match=r"10-6-5\(d\)"):
@@ -274,7 +274,7 @@ async def test_retention_purges_the_old_keeps_the_young_and_verify_stays_whole(
     # The four-year-old contribution stays; the manifest is sealed into the chain.
     assert kinds == ["contribution", "retention_purge"]
     assert anchor.seq == manifest["last_seq"]
-    assert rt.states["old"].meter_units == meter
+    assert rt.memory.states["old"].meter_units == meter
     report = await verify_ledger(store.engine, KEY)
     assert report.ok, report.problems
 

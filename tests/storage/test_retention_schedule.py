@@ -38,21 +38,21 @@ async def six_years_of_history(store: LedgerStore, now: int) -> None:
     )  # fmt: skip
     clock = FixedClock(years_before(now, 6))
     rt = LinkRuntime(store, clock)
-    await rt.load()
+    await rt.memory.load()
 
     def reading(seq: int, credits: int) -> TableReading:
         return TableReading(table_id="o1", poll_seq=seq, at_us=clock.now_us(), credits=credits)
 
-    await rt.apply_readings([reading(1, 0)])
+    await rt.readings.apply([reading(1, 0)])
     clock.advance(SEC)
-    await rt.apply_readings([reading(2, 10)])
+    await rt.readings.apply([reading(2, 10)])
     request_id = await corrections.request_correction(
         rt, link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
         reason="old fix", requested_by="sup1", document=b"%PDF-old", document_type="application/pdf",
     )  # fmt: skip
     await corrections.approve_correction(rt, request_id, approved_by="sup2")
     clock.advance(years_before(now, 1) - clock.now_us())
-    await rt.apply_readings([reading(3, 20)])
+    await rt.readings.apply([reading(3, 20)])
 
 
 def settings(db_url: str, **kw: object) -> Settings:
@@ -178,7 +178,7 @@ async def test_one_process_of_a_floor_purges_at_a_time(store: LedgerStore, db_ki
     now = time.time_ns() // 1000
     await six_years_of_history(store, now)
     rt = LinkRuntime(store, FixedClock(now))
-    await rt.load()
+    await rt.memory.load()
     async with store.engine.connect() as conn:
         before = await conn.scalar(select(func.count()).select_from(MeterEntryRow))
     async with only_one(store.engine, "retention") as alone:  # another process purging

@@ -47,7 +47,7 @@ async def test_the_row_holds_no_trigger_a_reader_can_use(store: LedgerStore) -> 
     await make_links(store)
     rt = await runtime(store)
     await play(rt, Poller())
-    mini = rt.states["pool"].levels[3]
+    mini = rt.memory.states["pool"].levels[3]
     assert mini.armed is not None and len(mini.draws) > 0
     text = await _stored_levels(store)
     levels = json.loads(text)
@@ -70,8 +70,8 @@ async def test_a_new_process_resumes_the_same_draws(store: LedgerStore) -> None:
     rt = await runtime(store)
     await play(rt, Poller())
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.inoperable == {}
-    assert again.states["pool"].levels == rt.states["pool"].levels
+    assert again.memory.inoperable == {}
+    assert again.memory.states["pool"].levels == rt.memory.states["pool"].levels
 
 
 async def test_a_sealed_part_moved_to_another_level_does_not_open(store: LedgerStore) -> None:
@@ -101,15 +101,15 @@ async def test_a_row_from_before_is_encrypted_at_start_and_still_whole(
         await conn.execute(update(LinkRow).where(LinkRow.link_id == "pool").values(levels=plain))
     # Read as it is (the seal covers the triggers, not their text) ...
     before = LedgerStore(store.engine, KEY)
-    assert (await before.load_link("pool")).levels == rt.states["pool"].levels
+    assert (await before.load_link("pool")).levels == rt.memory.states["pool"].levels
     # ... and written encrypted by the next store that starts with the key.
     starting = LedgerStore(store.engine, KEY)
     await starting.check_key()
     text = await _stored_levels(store)
     assert not has_plain_draws(text) and HIDDEN in text
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.inoperable == {}
-    assert again.states["pool"].levels == rt.states["pool"].levels
+    assert again.memory.inoperable == {}
+    assert again.memory.states["pool"].levels == rt.memory.states["pool"].levels
 
 
 def test_every_write_uses_a_fresh_nonce() -> None:

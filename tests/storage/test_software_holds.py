@@ -27,19 +27,19 @@ async def test_a_hold_is_kept_until_two_people_recover_the_link(store: LedgerSto
     await make_link(store, "draw", tables=("d1",))
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
+    await rt.readings.apply([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
 
-    held = rt.hold_for_software("app/web.py differs", WHY)
-    assert held == ["draw", "stud"] and rt.software_held == {"draw": WHY, "stud": WHY}
-    assert rt.wagering_hold("stud", T0) == f"inoperable: {WHY}"
+    held = rt.memory.hold_for_software("app/web.py differs", WHY)
+    assert held == ["draw", "stud"] and rt.memory.software_held == {"draw": WHY, "stud": WHY}
+    assert rt.memory.wagering_hold("stud", T0) == f"inoperable: {WHY}"
     # Nothing is sealed by this process now, whatever asks.
     with pytest.raises(SoftwareFailed, match="nothing is written"):
         await store.commit([_offline(rt)])
     written = await store.record_self_check(
-        at_us=T0, actor="controller", after={"result": "failed"}, hold=rt.software_held
+        at_us=T0, actor="controller", after={"result": "failed"}, hold=rt.memory.software_held
     )
     assert written == ["draw", "stud"]
-    rt.software_holds_written(written)
+    rt.memory.software_holds_written(written)
     # Written once, with its first reason.
     assert (
         await store.record_self_check(
@@ -50,21 +50,23 @@ async def test_a_hold_is_kept_until_two_people_recover_the_link(store: LedgerSto
 
     # A new controller, whose own software passes, finds them held.
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.software_fault is None
-    assert again.inoperable == {"draw": WHY, "stud": WHY}
+    assert again.memory.software_fault is None
+    assert again.memory.inoperable == {"draw": WHY, "stud": WHY}
     # A hold is no break of the history or of the state it resumes from.
     assert (await verify_ledger(store.engine, KEY)).ok
 
-    rt.software_passes()
-    await rt.recover("stud", reason="release files put back", by="ann", approved_by="bob")
-    assert rt.is_inoperable("stud") is None and rt.is_inoperable("draw") == WHY
+    rt.memory.software_passes()
+    await rt.commands.recover("stud", reason="release files put back", by="ann", approved_by="bob")
+    assert rt.memory.is_inoperable("stud") is None and rt.memory.is_inoperable("draw") == WHY
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.inoperable == {"draw": WHY}
+    assert again.memory.inoperable == {"draw": WHY}
 
 
 def _offline(rt: LinkRuntime) -> reducer.Outcome:
     """An outcome that would seal an entry: a table going offline."""
-    return reducer.table_offline(rt.states["stud"], table_id="t1", at_us=T0 + 10**7, reason="x")
+    return reducer.table_offline(
+        rt.memory.states["stud"], table_id="t1", at_us=T0 + 10**7, reason="x"
+    )
 
 
 @pytest.mark.parametrize("db_kind", ["postgres"])
@@ -76,10 +78,10 @@ async def test_the_process_driving_a_held_link_hears_of_it_at_once(store: Ledger
     try:
         await wait_until(lambda: feed.listening)
         await asyncio.sleep(0.1)
-        assert driver.inoperable == {}
+        assert driver.memory.inoperable == {}
         await store.record_self_check(
             at_us=T0, actor="controller", after={"result": "failed"}, hold={"stud": WHY}
         )
-        await wait_until(lambda: driver.is_inoperable("stud") == WHY, within_s=10)
+        await wait_until(lambda: driver.memory.is_inoperable("stud") == WHY, within_s=10)
     finally:
         await feed.stop()

@@ -37,8 +37,8 @@ async def _played(store: LedgerStore) -> tuple[LinkRuntime, Poller]:
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
-    await rt.apply_readings([p.reading("t1", 40, rounds=10), p.reading("t2", 30, rounds=10)])
+    await rt.readings.apply([p.reading("t1", 0, rounds=0), p.reading("t2", 0, rounds=0)])
+    await rt.readings.apply([p.reading("t1", 40, rounds=10), p.reading("t2", 30, rounds=10)])
     return rt, p
 
 
@@ -71,7 +71,7 @@ async def _verify_problems(store: LedgerStore) -> str:
 
 async def test_lowered_table_counters_make_the_link_inoperable(store: LedgerStore) -> None:
     rt, p = await _played(store)
-    meter = rt.states["stud"].meter_units
+    meter = rt.memory.states["stud"].meter_units
     # Lower t1's stored credits and rounds: the next reading would credit the difference.
     await _tamper(
         store,
@@ -80,17 +80,17 @@ async def test_lowered_table_counters_make_the_link_inoperable(store: LedgerStor
         .values(credits=TableCounterRow.credits - 30, rounds=TableCounterRow.rounds - 5),
     )
     rt2 = await _restart(store)
-    reason = rt2.is_inoperable("stud")
+    reason = rt2.memory.is_inoperable("stud")
     assert reason is not None and "table t1" in reason and "credits 10" in reason
-    assert rt2.inoperable == {"stud": reason}
-    assert not rt2.is_live("stud", T0 + 10**12)
+    assert rt2.memory.inoperable == {"stud": reason}
+    assert not rt2.memory.is_live("stud", T0 + 10**12)
 
     before = await _entries(store)
-    assert await rt2.apply_readings([p.reading("t1", 45, rounds=11)]) == []
+    assert await rt2.readings.apply([p.reading("t1", 45, rounds=11)]) == []
     assert await _entries(store) == before  # not recorded, nothing credited
-    assert rt2.states["stud"].meter_units == meter
+    assert rt2.memory.states["stud"].meter_units == meter
     with pytest.raises(LinkInoperable, match="table t1"):
-        await rt2.change_reset_amount("stud", reset_cents=5_000_00, actor="ops")
+        await rt2.commands.change_reset_amount("stud", reset_cents=5_000_00, actor="ops")
 
     assert "table t1" in await _verify_problems(store)
 
@@ -140,7 +140,7 @@ async def test_an_edited_link_row_makes_the_link_inoperable(
         values = edits[field]
     await _tamper(store, update(link).where(link.link_id == "stud").values(**values))
     rt2 = await _restart(store)
-    reason = rt2.is_inoperable("stud")
+    reason = rt2.memory.is_inoperable("stud")
     assert reason is not None and named in reason, reason
     assert "stud" in await _verify_problems(store)
 
@@ -157,7 +157,7 @@ async def test_an_older_copy_of_one_table_row_put_back_is_found(store: LedgerSto
             .mappings()
             .one()
         )
-    await rt.apply_readings([p.reading("t1", 90, rounds=20)])
+    await rt.readings.apply([p.reading("t1", 90, rounds=20)])
     # The older row, its own seal intact: the next reading would credit 50 credits again.
     await _tamper(
         store,
@@ -166,7 +166,7 @@ async def test_an_older_copy_of_one_table_row_put_back_is_found(store: LedgerSto
         .values({k: v for k, v in old.items() if k != "table_id"}),
     )
     rt2 = await _restart(store)
-    reason = rt2.is_inoperable("stud")
+    reason = rt2.memory.is_inoperable("stud")
     assert reason is not None and "table t1" in reason and "older copy" in reason, reason
     assert "stud" in await _verify_problems(store)
 
@@ -176,7 +176,7 @@ async def test_a_row_without_a_seal_once_sealing_began_is_inoperable(store: Ledg
     await _tamper(
         store, update(TableCounterRow).where(TableCounterRow.table_id == "t2").values(seal=None)
     )
-    reason = (await _restart(store)).is_inoperable("stud")
+    reason = (await _restart(store)).memory.is_inoperable("stud")
     assert reason is not None and "table t2" in reason and "no seal" in reason
 
 
@@ -208,7 +208,7 @@ async def test_rows_from_before_the_seals_are_sealed_once_when_their_history_agr
         delete(LedgerMetaRow).where(LedgerMetaRow.name == SEALED_SINCE),
     )
     rt2 = await _restart(store)
-    assert rt2.inoperable == {}
+    assert rt2.memory.inoperable == {}
     async with store.engine.connect() as conn:
         assert await conn.scalar(select(LinkRow.state_seal)) is not None
         assert await conn.scalar(
@@ -220,7 +220,7 @@ async def test_rows_from_before_the_seals_are_sealed_once_when_their_history_agr
     assert (await verify_ledger(store.engine, KEY)).ok
     # From now on the seals hold.
     await _tamper(store, update(TableCounterRow).values(credits=0))
-    assert (await _restart(store)).is_inoperable("stud") is not None
+    assert (await _restart(store)).memory.is_inoperable("stud") is not None
     # Stripping every seal and the record that sealing began does not make it "old" again.
     await _tamper(
         store,
@@ -228,7 +228,7 @@ async def test_rows_from_before_the_seals_are_sealed_once_when_their_history_agr
         update(LinkRow).values(state_seal=None),
         delete(LedgerMetaRow).where(LedgerMetaRow.name == SEALED_SINCE),
     )
-    reason = (await _restart(store)).is_inoperable("stud")
+    reason = (await _restart(store)).memory.is_inoperable("stud")
     assert reason is not None and "no seal" in reason, reason
 
 
@@ -236,7 +236,7 @@ async def test_seals_stripped_with_the_record_of_sealing_leave_lowered_counters_
     store: LedgerStore,
 ) -> None:
     rt, p = await _played(store)
-    meter = rt.states["stud"].meter_units
+    meter = rt.memory.states["stud"].meter_units
     # Without the key: lower t1's counters, blank every seal and delete the record that
     # sealing began, as if this were a database from before seals.
     await _tamper(
@@ -249,11 +249,11 @@ async def test_seals_stripped_with_the_record_of_sealing_leave_lowered_counters_
         delete(LedgerMetaRow).where(LedgerMetaRow.name == SEALED_SINCE),
     )
     rt2 = await _restart(store)
-    reason = rt2.is_inoperable("stud")
+    reason = rt2.memory.is_inoperable("stud")
     assert reason is not None and "no seal" in reason, reason  # its history says it was sealed
     entries = await _entries(store)
-    await rt2.apply_readings([p.reading("t1", 60, rounds=12)])
-    assert await _entries(store) == entries and rt2.states["stud"].meter_units == meter
+    await rt2.readings.apply([p.reading("t1", 60, rounds=12)])
+    assert await _entries(store) == entries and rt2.memory.states["stud"].meter_units == meter
 
 
 async def test_head_deletion_with_a_forged_anchor_is_named(store: LedgerStore) -> None:
@@ -283,31 +283,31 @@ async def test_head_deletion_with_a_forged_anchor_is_named(store: LedgerStore) -
 
 async def test_a_recovery_by_two_people_brings_the_link_back(store: LedgerStore) -> None:
     rt, p = await _played(store)
-    meter = rt.states["stud"].meter_units
+    meter = rt.memory.states["stud"].meter_units
     await _tamper(
         store,
         update(TableCounterRow).where(TableCounterRow.table_id == "t1").values(credits=0),
         update(LinkRow).values(rate_bp=6000, meter_units=LinkRow.meter_units + 10**9),
     )
     rt2 = await _restart(store)
-    assert rt2.is_inoperable("stud") is not None
+    assert rt2.memory.is_inoperable("stud") is not None
     with pytest.raises(RuleViolation, match="second person"):
-        await rt2.recover("stud", reason="counters edited", by="ops", approved_by="OPS")
+        await rt2.commands.recover("stud", reason="counters edited", by="ops", approved_by="OPS")
 
-    await rt2.recover("stud", reason="counters edited", by="ops", approved_by="auditor")
-    assert rt2.is_inoperable("stud") is None
-    state = rt2.states["stud"]
+    await rt2.commands.recover("stud", reason="counters edited", by="ops", approved_by="auditor")
+    assert rt2.memory.is_inoperable("stud") is None
+    state = rt2.memory.states["stud"]
     assert state.meter_units == meter and state.rate_bp == 8250
     assert all(ts.credits is None and ts.hit_pending for ts in state.tables.values())
     # The next reading is a baseline, nothing credited for what came between; then play on.
-    await rt2.apply_readings([p.reading("t1", 500, rounds=30)])
-    assert rt2.states["stud"].meter_units == meter
-    await rt2.apply_readings([p.reading("t1", 510, rounds=31)])
-    assert rt2.states["stud"].meter_units > meter
+    await rt2.readings.apply([p.reading("t1", 500, rounds=30)])
+    assert rt2.memory.states["stud"].meter_units == meter
+    await rt2.readings.apply([p.reading("t1", 510, rounds=31)])
+    assert rt2.memory.states["stud"].meter_units > meter
 
     assert (await verify_ledger(store.engine, KEY)).ok
     rt3 = await _restart(store)
-    assert rt3.inoperable == {}
+    assert rt3.memory.inoperable == {}
     async with store.engine.connect() as conn:
         kinds = (await conn.scalars(text("SELECT kind FROM meter_entries ORDER BY seq"))).all()
     assert "state_recovered" in kinds
@@ -324,7 +324,7 @@ async def test_a_check_while_another_process_commits_sees_one_commit(store: Ledg
         n = 0
         while not stop:
             n += 1
-            await rt.apply_readings(
+            await rt.readings.apply(
                 [p.reading("t1", 40 + n, rounds=10 + n), p.reading("t2", 30 + n, rounds=10 + n)]
             )
         return n

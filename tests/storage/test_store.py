@@ -25,21 +25,21 @@ async def test_poll_cycle_commits_and_restart_lands_on_exact_meter(store: Ledger
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 1000), p.reading("t2", 50)])  # baselines
-    await rt.apply_readings([p.reading("t1", 1013), p.reading("t2", 57)])
-    await rt.apply_readings([p.reading("t1", 1020)])
+    await rt.readings.apply([p.reading("t1", 1000), p.reading("t2", 50)])  # baselines
+    await rt.readings.apply([p.reading("t1", 1013), p.reading("t2", 57)])
+    await rt.readings.apply([p.reading("t1", 1020)])
     expected = RESET_UNITS + contribution_units(
         credits=20 + 7, denomination_cents=100, rate_bp=8250
     )
-    assert rt.states["stud"].meter_units == expected
+    assert rt.memory.states["stud"].meter_units == expected
 
     # A new process: same store contents, fresh memory.
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.states["stud"] == rt.states["stud"]
+    assert again.memory.states["stud"] == rt.memory.states["stud"]
     # The tables' counters moved on while we were away: exactly the difference is credited.
-    await again.apply_readings([p.reading("t1", 1030), p.reading("t2", 60)])
+    await again.readings.apply([p.reading("t1", 1030), p.reading("t2", 60)])
     expected += contribution_units(credits=10 + 3, denomination_cents=100, rate_bp=8250)
-    assert again.states["stud"].meter_units == expected
+    assert again.memory.states["stud"].meter_units == expected
     report = await verify_ledger(store.engine, KEY)
     assert report.ok, report.problems
 
@@ -50,16 +50,16 @@ async def test_replaying_an_applied_reading_changes_nothing(store: LedgerStore) 
     p = Poller()
     first = p.reading("t1", 100)
     second = p.reading("t1", 140)
-    await rt.apply_readings([first])
-    await rt.apply_readings([second])
-    before = rt.states["stud"]
+    await rt.readings.apply([first])
+    await rt.readings.apply([second])
+    before = rt.memory.states["stud"]
     async with store.engine.connect() as conn:
         n_before = await conn.scalar(
             select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1)
         )
-    assert await rt.apply_readings([second]) == []
-    assert await rt.apply_readings([first]) == []
-    assert rt.states["stud"] == before
+    assert await rt.readings.apply([second]) == []
+    assert await rt.readings.apply([first]) == []
+    assert rt.memory.states["stud"] == before
     async with store.engine.connect() as conn:
         n_after = await conn.scalar(
             select(MeterEntryRow.seq).order_by(MeterEntryRow.seq.desc()).limit(1)
@@ -73,8 +73,8 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0)])
-    before = rt.states["stud"]
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0)])
+    before = rt.memory.states["stud"]
 
     async def boom(_conn: object) -> None:
         raise ConnectionResetError("database went away mid-transaction")
@@ -90,19 +90,19 @@ async def test_a_failed_commit_leaves_nothing_and_memory_follows_the_database(
 
     store.commit = failing_commit  # type: ignore[method-assign]
     with pytest.raises(ConnectionResetError):
-        await rt.apply_readings([p.reading("t1", 10), p.reading("t2", 5)])
+        await rt.readings.apply([p.reading("t1", 10), p.reading("t2", 5)])
     store.commit = original  # type: ignore[method-assign]
     assert outcome_state  # the engine did produce entries; none of them landed
-    assert rt.states["stud"] == before
-    assert rt.unrecorded == {}  # the database failed: no table is held for it
+    assert rt.memory.states["stud"] == before
+    assert rt.memory.unrecorded == {}  # the database failed: no table is held for it
     async with store.engine.connect() as conn:
         credits = dict(
             (await conn.execute(select(TableCounterRow.table_id, TableCounterRow.credits))).all()
         )
     assert credits == {"t1": 0, "t2": 0}
     # The same readings, retried, are credited exactly once.
-    await rt.apply_readings([p.reading("t1", 10), p.reading("t2", 5)])
-    assert rt.states["stud"].meter_units == RESET_UNITS + contribution_units(
+    await rt.readings.apply([p.reading("t1", 10), p.reading("t2", 5)])
+    assert rt.memory.states["stud"].meter_units == RESET_UNITS + contribution_units(
         credits=15, denomination_cents=100, rate_bp=8250
     )
     assert (await verify_ledger(store.engine, KEY)).ok
@@ -115,8 +115,8 @@ async def test_the_commit_refuses_a_meter_its_entries_do_not_explain(store: Ledg
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0)])
-    state = rt.states["stud"]
+    await rt.readings.apply([p.reading("t1", 0)])
+    state = rt.memory.states["stud"]
     # A counter-only step (a table's row rewritten) that also moves the meter by one unit.
     invented = Outcome(
         dataclasses.replace(state, meter_units=state.meter_units + 1),
@@ -127,7 +127,7 @@ async def test_the_commit_refuses_a_meter_its_entries_do_not_explain(store: Ledg
     # A step that is whole in itself but starts from another meter than the stored one.
     other = LedgerStore(store.engine, KEY)
     rt2 = await runtime(other)
-    step = apply_reading(rt2.states["stud"], p.reading("t1", 25))
+    step = apply_reading(rt2.memory.states["stud"], p.reading("t1", 25))
     assert step.events
     shifted = Outcome(
         dataclasses.replace(step.state, meter_units=step.state.meter_units + 7),
@@ -147,11 +147,11 @@ async def test_two_writers_cannot_interleave_one_chain(store: LedgerStore) -> No
     a = await runtime(store)
     b = await runtime(LedgerStore(store.engine, KEY))
     p = Poller()
-    await a.apply_readings([p.reading("t1", 0)])
+    await a.readings.apply([p.reading("t1", 0)])
     with pytest.raises(StaleState):
-        await b.apply_readings([p.reading("t2", 0)])
+        await b.readings.apply([p.reading("t2", 0)])
     # b reloaded from the database and can go on from there.
-    await b.apply_readings([p.reading("t2", 0)])
+    await b.readings.apply([p.reading("t2", 0)])
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
@@ -159,23 +159,23 @@ async def test_hit_is_recorded_once_with_its_award_and_reset(store: LedgerStore)
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0)])
-    await rt.apply_readings([p.reading("t1", 1_000_000)])
-    meter_cents = rt.states["stud"].meter_cents
-    await rt.apply_readings([p.royal("t1", 1_000_000, seq=1)])
-    await rt.apply_readings([p.royal("t1", 1_000_000, seq=1)])  # ack not seen yet: same head
+    await rt.readings.apply([p.reading("t1", 0)])
+    await rt.readings.apply([p.reading("t1", 1_000_000)])
+    meter_cents = rt.memory.states["stud"].meter_cents
+    await rt.readings.apply([p.royal("t1", 1_000_000, seq=1)])
+    await rt.readings.apply([p.royal("t1", 1_000_000, seq=1)])  # ack not seen yet: same head
     async with store.engine.connect() as conn:
         hits = (await conn.execute(select(HitRow))).all()
     assert len(hits) == 1 and hits[0].award_cents == meter_cents and hits[0].paid_from == "meter"
-    state = rt.states["stud"]
+    state = rt.memory.states["stud"]
     assert state.meter_cents == 10_000_00 and state.table("t1").hit_pending
-    await rt.verify_hit(hits[0].hit_id, actor="tech1")
-    await rt.sign_off_hit(hits[0].hit_id, actor="sup1")  # $10,000: the house's second signature
-    await rt.release_table("t1", actor="tech1")
+    await rt.hits.verify(hits[0].hit_id, actor="tech1")
+    await rt.hits.sign_off(hits[0].hit_id, actor="sup1")  # $10,000: the house's second signature
+    await rt.hits.release_table("t1", actor="tech1")
     async with store.engine.connect() as conn:
         released = await conn.scalar(select(HitRow.released_by))
     assert released == "tech1"
-    assert not rt.states["stud"].table("t1").hit_pending
+    assert not rt.memory.states["stud"].table("t1").hit_pending
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
@@ -183,20 +183,20 @@ async def test_anomaly_review_and_documented_correction(store: LedgerStore) -> N
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0)])
-    await rt.apply_readings([p.reading("t1", 5_000_000)])  # far beyond 7 seats x 100 in 1 s
+    await rt.readings.apply([p.reading("t1", 0)])
+    await rt.readings.apply([p.reading("t1", 5_000_000)])  # far beyond 7 seats x 100 in 1 s
     async with store.engine.connect() as conn:
         anomaly_id = await conn.scalar(select(AnomalyRow.anomaly_id))
-    assert rt.states["stud"].meter_units == RESET_UNITS
-    await rt.review_anomaly(anomaly_id, approve=True, reviewer="supervisor1")
-    assert rt.states["stud"].meter_units == RESET_UNITS + contribution_units(
+    assert rt.memory.states["stud"].meter_units == RESET_UNITS
+    await rt.commands.review_anomaly(anomaly_id, approve=True, reviewer="supervisor1")
+    assert rt.memory.states["stud"].meter_units == RESET_UNITS + contribution_units(
         credits=5_000_000, denomination_cents=100, rate_bp=8250
     )
     with pytest.raises(StoreError, match="already approved"):
-        await rt.review_anomaly(anomaly_id, approve=False, reviewer="x", reason="late")
+        await rt.commands.review_anomaly(anomaly_id, approve=False, reviewer="x", reason="late")
 
     with pytest.raises(ValueError, match="supporting document"):
-        await rt.correct(
+        await rt.commands.correct(
             "stud",
             delta_cents=-100,
             category="malfunction",
@@ -204,8 +204,8 @@ async def test_anomaly_review_and_documented_correction(store: LedgerStore) -> N
             requested_by="sup",
             approved_by="mgr",
         )
-    before = rt.states["stud"].meter_units
-    await rt.correct(
+    before = rt.memory.states["stud"].meter_units
+    await rt.commands.correct(
         "stud",
         delta_cents=-100,
         category="malfunction",
@@ -216,7 +216,7 @@ async def test_anomaly_review_and_documented_correction(store: LedgerStore) -> N
         document_name="report.pdf",
         document_type="application/pdf",
     )
-    assert rt.states["stud"].meter_units == before - 100 * 10_000
+    assert rt.memory.states["stud"].meter_units == before - 100 * 10_000
     assert (await verify_ledger(store.engine, KEY)).ok
 
 
@@ -234,9 +234,9 @@ async def _history(store: LedgerStore) -> None:
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0)])
-    await rt.apply_readings([p.reading("t1", 500)])
-    await rt.apply_readings([p.royal("t1", 500, seq=1)])
+    await rt.readings.apply([p.reading("t1", 0)])
+    await rt.readings.apply([p.reading("t1", 500)])
+    await rt.readings.apply([p.royal("t1", 500, seq=1)])
 
 
 async def test_database_refuses_edits_and_young_deletes_of_history(store: LedgerStore) -> None:

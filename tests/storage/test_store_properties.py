@@ -90,7 +90,7 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
             table_id=f"{link_id}{t}", poll_seq=poll[t], at_us=at, credits=counters[t], **kw
         )
         last[t] = r
-        await rt.apply_readings([r])
+        await rt.readings.apply([r])
 
     await read("t1")
     await read("t2")
@@ -102,7 +102,7 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
             counters[a] = b
             await read(a)
         elif kind == "replay" and a in last:
-            await rt.apply_readings([last[a]])
+            await rt.readings.apply([last[a]])
         elif kind == "hit":
             hit_seq += 1
             claim = HitClaim(
@@ -113,14 +113,14 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
                 cards=HANDS[a] if b else None,
             )
             await read("t1", pending_hits=1, head_hit=claim)
-            if rt.states[link_id].table(f"{link_id}t1").hit_pending:
-                for hit in await rt.unverified_hits(f"{link_id}t1"):
+            if rt.memory.states[link_id].table(f"{link_id}t1").hit_pending:
+                for hit in await rt.hits.unverified(f"{link_id}t1"):
                     seen = HANDS[HandCategory[hit.hand]] if hit.cards is None else None
-                    await rt.verify_hit(hit.hit_id, actor="tech", cards=seen)
+                    await rt.hits.verify(hit.hit_id, actor="tech", cards=seen)
                 # An award at or above the house's amount takes a second person's signature.
-                for hit in await rt.unsigned_hits(f"{link_id}t1"):
-                    await rt.sign_off_hit(hit.hit_id, actor="sup")
-                await rt.release_table(f"{link_id}t1", actor="tech")
+                for hit in await rt.hits.unsigned(f"{link_id}t1"):
+                    await rt.hits.sign_off(hit.hit_id, actor="sup")
+                await rt.hits.release_table(f"{link_id}t1", actor="tech")
         elif kind == "review":
             async with store.engine.connect() as conn:
                 held = await conn.scalar(
@@ -129,11 +129,13 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
                     .limit(1)
                 )
             if held is not None:
-                await rt.review_anomaly(held, approve=bool(a), reviewer="sup", reason="checked")
+                await rt.commands.review_anomaly(
+                    held, approve=bool(a), reviewer="sup", reason="checked"
+                )
         elif kind == "correct":
             cents = int(a)
-            if cents and rt.states[link_id].meter_units + cents * 10_000 >= 0:
-                await rt.correct(
+            if cents and rt.memory.states[link_id].meter_units + cents * 10_000 >= 0:
+                await rt.commands.correct(
                     link_id,
                     delta_cents=cents,
                     category="malfunction",
@@ -163,10 +165,10 @@ async def _play(store: LedgerStore, steps: list, policy: str) -> None:
             )
         )
     assert meter == seeds + contributions + awards + corrections  # awards are stored negative
-    assert meter == rt.states[link_id].meter_units
+    assert meter == rt.memory.states[link_id].meter_units
     assert negatives == 0
     again = await runtime(LedgerStore(store.engine, KEY))
-    assert again.states[link_id] == rt.states[link_id]
+    assert again.memory.states[link_id] == rt.memory.states[link_id]
     report = await verify_ledger(store.engine, KEY, link_ids=[link_id])
     assert report.ok, report.problems
 

@@ -38,7 +38,7 @@ async def floor(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, FixedC
     await make_link(store)
     clock = FixedClock(T0)
     rt = LinkRuntime(store, clock)
-    await rt.load()
+    await rt.memory.load()
     return rt, SubmissionDesk(rt), clock
 
 
@@ -47,7 +47,7 @@ async def playing(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, Poll
     rt, desk, _ = await floor(store)
     poll = Poller()
     poll.at = T0
-    await rt.apply_readings([poll.reading("t1", 0), poll.reading("t2", 0)])
+    await rt.readings.apply([poll.reading("t1", 0), poll.reading("t2", 0)])
     return rt, desk, poll
 
 
@@ -60,7 +60,7 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
         await desk.file_change(
             link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000), filed_by="sup"
         )
-    await rt.apply_readings([poll.royal("t1", 1, seq=1)])
+    await rt.readings.apply([poll.royal("t1", 1, seq=1)])
     with pytest.raises(RuleViolation, match="30 days"):
         await desk.file_change(
             link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000),
@@ -98,7 +98,7 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
     assert approved.status == "approved" and approved.reviewed_by == "agent"
     with pytest.raises(StoreError, match="already approved"):
         await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="late")
-    assert rt.states["stud"].armed is not None
+    assert rt.memory.states["stud"].armed is not None
     # Approved, it waits for the link's next jackpot: the next change is filed once it applied.
     with pytest.raises(RuleViolation, match=f"waits to apply submission {row.submission_id}"):
         await desk.file_change(
@@ -106,11 +106,11 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
         )
     # Effective date passes while the link accumulates: the rate does not move.
     poll.at = T0 + 31 * DAY_US
-    await rt.apply_readings([poll.reading("t1", 5), poll.reading("t2", 5)])
-    assert rt.states["stud"].rate_bp == 8250
+    await rt.readings.apply([poll.reading("t1", 5), poll.reading("t2", 5)])
+    assert rt.memory.states["stud"].rate_bp == 8250
     # The next jackpot: applied at its reset, and the submission records when.
-    await rt.apply_readings([poll.royal("t2", 6, seq=2)])
-    assert rt.states["stud"].rate_bp == 9000 and rt.states["stud"].armed is None
+    await rt.readings.apply([poll.royal("t2", 6, seq=2)])
+    assert rt.memory.states["stud"].rate_bp == 9000 and rt.memory.states["stud"].armed is None
     done = await desk.get(row.submission_id)
     assert done.applied_at_us == poll.at
     # Reloaded from the database, the link is what memory said.
@@ -151,13 +151,13 @@ async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_store
     assert caught.value.clause == "68 IAC 10-1-4(1)"
     await desk.approve(row.submission_id, reviewer="agent", role=AGENT, waiver_confirmed=True)
     rt2 = LinkRuntime(store, clock)
-    await rt2.load()
-    assert rt2.states["stud"].armed is not None
-    assert rt2.states["stud"].armed.paytable == pt
+    await rt2.memory.load()
+    assert rt2.memory.states["stud"].armed is not None
+    assert rt2.memory.states["stud"].armed.paytable == pt
     poll = Poller()
     poll.at = T0
-    await rt2.apply_readings([poll.reading("t1", 0)])
-    await rt2.apply_readings([poll.royal("t1", 1, seq=1)])
+    await rt2.readings.apply([poll.reading("t1", 0)])
+    await rt2.readings.apply([poll.royal("t1", 1, seq=1)])
     reloaded = await store.load_link("stud")
     assert reloaded.paytable == pt
     async with store.engine.connect() as conn:
@@ -166,38 +166,38 @@ async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_store
 
 async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> None:
     rt, desk, clock = await floor(store)
-    assert rt.is_live("stud", T0)  # a link with no submission predates the filing desk
+    assert rt.memory.is_live("stud", T0)  # a link with no submission predates the filing desk
     row = await desk.file_new_link("stud", filed_by="sup")
-    assert not rt.is_live("stud", T0)
+    assert not rt.memory.is_live("stud", T0)
     with pytest.raises(RuleViolation, match="not yet approved"):
         await desk.file_change(
             link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
         )
     rt2 = LinkRuntime(store, clock)
-    await rt2.load()
-    assert not rt2.is_live("stud", T0)
+    await rt2.memory.load()
+    assert not rt2.memory.is_live("stud", T0)
     rejected = await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="tables?")
     assert rejected.review_reason == "tables?"
     again = await desk.file_new_link("stud", filed_by="sup", effective_at_us=T0 + 60 * DAY_US)
     await desk.approve(again.submission_id, reviewer="agent", role=AGENT)
-    assert not rt.is_live("stud", T0)
-    assert rt.is_live("stud", T0 + 60 * DAY_US)
+    assert not rt.memory.is_live("stud", T0)
+    assert rt.memory.is_live("stud", T0 + 60 * DAY_US)
     # Approved once: never filed as new again.
     with pytest.raises(RuleViolation, match="already approved") as caught:
         await desk.file_new_link("stud", filed_by="sup")
     assert caught.value.clause == "68 IAC 10-1-3(c)(4), 10-1-4(3)"
     rt3 = LinkRuntime(store, clock)
-    await rt3.load()
-    assert rt3.is_live("stud", T0 + 60 * DAY_US) and not rt3.is_live("stud", T0)
+    await rt3.memory.load()
+    assert rt3.memory.is_live("stud", T0 + 60 * DAY_US) and not rt3.memory.is_live("stud", T0)
 
 
 async def test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_the_desks(
     store: LedgerStore,
 ) -> None:
     rt, desk, poll = await playing(store)
-    await rt.apply_readings([poll.reading("t1", 40)])
-    meter = rt.states["stud"].meter_cents
-    assert meter > rt.states["stud"].reset_cents
+    await rt.readings.apply([poll.reading("t1", 40)])
+    meter = rt.memory.states["stud"].meter_cents
+    assert meter > rt.memory.states["stud"].reset_cents
     pt = make_paytable(Game.CARIBBEAN_STUD, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
     proposal = Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt)
     # A bound tighter than the royal flush's 649,739 to 1 refuses the filing, naming it.
@@ -232,7 +232,7 @@ async def test_a_new_link_is_filed_with_the_location_of_each_of_its_tables(
         actor="test",
     )  # fmt: skip
     rt = LinkRuntime(store, FixedClock(T0))
-    await rt.load()
+    await rt.memory.load()
     desk = SubmissionDesk(rt)
     with pytest.raises(RuleViolation, match="none for t2") as caught:
         await desk.file_new_link("stud", filed_by="sup")

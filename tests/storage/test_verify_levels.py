@@ -142,7 +142,7 @@ async def _purged_levels_link(store: LedgerStore, change: Any = None) -> tuple[P
     p.read("t2", 300, rounds=5, seat_credits=(0, 100, 200, 0, 0, 0, 0))  # the mystery hits
     await store_levels_link(store, p.outcomes if change is None else forged(p.outcomes, change))
     rt = LinkRuntime(store, FixedClock(now))
-    await rt.load()
+    await rt.memory.load()
     report = await run_retention(rt, meter_years=5, integrity_years=1)
     return p, report.links[LINK]
 

@@ -111,7 +111,7 @@ async def busy_floor(
         royal.force_hand(3, HandCategory.ROYAL_FLUSH)
         wf.play_round_now("stud", 1)
         await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
-        (held,) = await wf.service.runtime.unverified_hits("stud-1")
+        (held,) = await wf.service.runtime.hits.unverified("stud-1")
 
         left = fixed_pays
         units = range(2, stud_tables + 1)

@@ -256,7 +256,7 @@ async def hold_in_memory(
     runtime = wf.service.runtime
     store = wf.service.store
     while True:
-        now = runtime.states[link_id]
+        now = runtime.memory.states[link_id]
         opened = open_link(
             law=PERMISSIVE,
             link_id=link_id,
@@ -278,17 +278,17 @@ async def hold_in_memory(
             reset_cents=now.reset_cents,
         )
         store.book.meters[link_id] = state.meter_units
-        runtime.states[link_id] = state
+        runtime.memory.states[link_id] = state
         seq = {tid: ts.poll_seq for tid, ts in now.tables.items()}
         # A poll cycle computed from the state before may have been committing meanwhile:
         # once a later reading is in, the state must be the one put in place.
         await wait_until(
             lambda seq=seq: all(  # type: ignore[misc]
-                runtime.states[link_id].tables[tid].poll_seq > seq[tid] for tid in seq
+                runtime.memory.states[link_id].tables[tid].poll_seq > seq[tid] for tid in seq
             )
         )
         # The runtime tops up a mystery level's draws before each step: those may differ.
-        if _without_draws(runtime.states[link_id].levels) == _without_draws(state.levels):
-            for listener in runtime.reload_listeners:
+        if _without_draws(runtime.memory.states[link_id].levels) == _without_draws(state.levels):
+            for listener in runtime.memory.reload_listeners:
                 listener(link_id)
-            return runtime.states[link_id]
+            return runtime.memory.states[link_id]

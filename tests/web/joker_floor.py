@@ -52,7 +52,7 @@ async def _hit(wf: WebFloor, table_id: str, seat: int, hand: HandCategory) -> Hi
     link_id = table_id.rsplit("-", 1)[0]
     async with asyncio.timeout(20):
         while True:
-            rows = await wf.service.runtime.hits(link_id)
+            rows = await wf.service.runtime.hits.of_link(link_id)
             found = [h for h in rows if (h.table_id, h.seat, h.hand) == (table_id, seat, hand.name)]
             if found:
                 return found[0]

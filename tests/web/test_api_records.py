@@ -20,7 +20,7 @@ from tests.web.test_security_headers import header_problems
 async def test_exports_download_csv_and_json(tmp_path: Path) -> None:
     async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
         auditor = await headers_for(wf, Role.AUDITOR)
-        await wait_until(lambda: wf.service.runtime.states["stud"].meter_cents > 100_000)
+        await wait_until(lambda: wf.service.runtime.memory.states["stud"].meter_cents > 100_000)
         got = await http.get("/api/v1/exports/history?link=stud", headers=auditor)
         assert got.status_code == 200, got.text
         assert got.headers["content-type"].startswith("text/csv")
@@ -115,7 +115,7 @@ async def test_supervisor_reviews_anomalies_with_a_reason(tmp_path: Path) -> Non
         )
         assert by_auditor.status_code == 403
 
-        before = wf.service.runtime.states["stud"].meter_units
+        before = wf.service.runtime.memory.states["stud"].meter_units
         approved = await http.post(
             "/api/v1/anomalies/a-1/approve",
             headers=supervisor,
@@ -124,7 +124,7 @@ async def test_supervisor_reviews_anomalies_with_a_reason(tmp_path: Path) -> Non
         assert approved.status_code == 200, approved.text
         assert approved.json()["status"] == "approved"
         assert approved.json()["reviewer"] == "sam.super"
-        assert wf.service.runtime.states["stud"].meter_units >= before + 500 * 100 * 8000
+        assert wf.service.runtime.memory.states["stud"].meter_units >= before + 500 * 100 * 8000
         again = await http.post(
             "/api/v1/anomalies/a-1/reject", headers=supervisor, json={"reason": "changed mind"}
         )

@@ -28,7 +28,7 @@ async def _royal(wf: WebFloor) -> str:
     wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
     wf.play_round_now("stud", 1)
     await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
-    hits = await wf.service.runtime.hits("stud")
+    hits = await wf.service.runtime.hits.of_link("stud")
     (hit,) = [h for h in hits if h.table_id == "stud-1"]
     return hit.hit_id
 
@@ -43,7 +43,7 @@ async def test_slip_and_tax_form_of_a_royal_flush(tmp_path: Path) -> None:
             update={"property_name": "Riverside Casino", "property_licence": "IGC-0042"}
         )
         hit_id = await _royal(wf)
-        award = (await wf.service.runtime.hit(hit_id)).award_cents
+        award = (await wf.service.runtime.hits.get(hit_id)).award_cents
         auditor = await headers_for(wf, Role.AUDITOR)
         tech = await headers_for(wf, Role.TECHNICIAN)
         dealer = await headers_for(wf, Role.DEALER)
@@ -95,7 +95,7 @@ async def test_gaming_day_and_shift_reports(tmp_path: Path) -> None:
         calendar = (await http.get("/api/v1/reports/calendar", headers=auditor)).json()
         assert [s["starts"] for s in calendar["shifts"]] == ["06:00", "14:00", "22:00"]
         s = wf.service.settings
-        hit = await wf.service.runtime.hit(hit_id)
+        hit = await wf.service.runtime.hits.get(hit_id)
         day = gaming_day_of(hit.at_us, starts=s.gaming_day_starts, zone=s.zone)
         assert date.fromisoformat(calendar["today"]) >= day
         base = "/api/v1/links/stud/reports"

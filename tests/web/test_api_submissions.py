@@ -54,7 +54,9 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
         refused = await http.post("/api/v1/submissions", json=body, headers=sup)
         assert refused.status_code == 409 and "10-1-1.1(d)" in refused.json()["detail"]
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(
+            lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set
+        )
         for rate in (5999, 10001):
             r = await http.post("/api/v1/submissions", json={**body, "rate_bp": rate}, headers=sup)
             assert r.status_code == 409 and "10-1-1.1(c)" in r.json()["detail"]
@@ -127,9 +129,9 @@ async def test_rate_change_filed_reviewed_and_applied_at_the_reset(tmp_path: Pat
         again = await http.post(f"/api/v1/submissions/{sid}/approve", headers=agent)
         assert again.status_code == 409
         # Armed, effective, but the link accumulates at the old rate until the next reset.
-        assert wf.service.runtime.states["stud"].rate_bp == 8000
+        assert wf.service.runtime.memory.states["stud"].rate_bp == 8000
         wf.table("stud", 2).force_hand(1, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: wf.service.runtime.states["stud"].rate_bp == 9000)
+        await wait_until(lambda: wf.service.runtime.memory.states["stud"].rate_bp == 9000)
         done = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
         assert done["applied_at_us"] is not None
         log = (await http.get("/api/v1/audit-log", headers=admin)).json()

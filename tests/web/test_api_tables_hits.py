@@ -186,7 +186,7 @@ async def test_cards_entered_for_a_hit_reported_without_them(tmp_path: Path) -> 
         tech = await headers_for(wf, Role.TECHNICIAN)
         await wait_until(lambda: wf.service.table_status("stud-2").state == "online")
         claim = HitClaim(table_seq=None, seat=5, hand=HandCategory.ROYAL_FLUSH, round=1)
-        await wf.service.runtime.enter_hit("stud-2", claim, actor="tech")
+        await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
         (hit,) = (await http.get("/api/v1/hits?table=stud-2", headers=tech)).json()
         assert hit["cards"] is None
         url = hit_url(hit["hit_id"], "verify")

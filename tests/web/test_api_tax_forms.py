@@ -28,7 +28,7 @@ async def _royal(wf: WebFloor) -> str:
     wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
     wf.play_round_now("stud", 1)
     await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
-    (hit,) = await wf.service.runtime.unverified_hits("stud-1")
+    (hit,) = await wf.service.runtime.hits.unverified("stud-1")
     return hit.hit_id
 
 
@@ -39,7 +39,7 @@ async def test_tax_forms_wait_until_recorded_reset_or_not(tmp_path: Path, db_url
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
         hit_id = await _royal(wf)
-        award = (await wf.service.runtime.hit(hit_id)).award_cents
+        award = (await wf.service.runtime.hits.get(hit_id)).award_cents
         tech = await headers_for(wf, Role.TECHNICIAN, "tina")
         sup = await headers_for(wf, Role.SUPERVISOR, "sam")
         dealer = await headers_for(wf, Role.DEALER)
@@ -61,7 +61,7 @@ async def test_tax_forms_wait_until_recorded_reset_or_not(tmp_path: Path, db_url
         assert (await http.get(f"{DUE}?table=stud-1", headers=tech)).json()["total"] == 1
 
         # The second signature: the refusal says who gives it.
-        wf.service.runtime.second_signature_from_cents = award
+        wf.service.runtime.hits.second_signature_from_cents = award
         assert (await http.post(_url(hit_id, "verify"), headers=tech)).status_code == 200
         refused = await http.post("/api/v1/tables/stud-1/reset", headers=tech)
         assert refused.status_code == 409

@@ -47,7 +47,7 @@ async def test_every_holding_hit_comes_whatever_the_other_work(tmp_path: Path) -
         from controller.core.reducer import HitClaim
 
         refused = HitClaim(table_seq=None, seat=9, hand=HandCategory.ROYAL_FLUSH, round=1)
-        await bf.wf.service.runtime.enter_hit("lir-2", refused, actor="tech")
+        await bf.wf.service.runtime.hits.enter("lir-2", refused, actor="tech")
         work = (await http.get("/api/v1/hits/work?limit=1", headers=tech)).json()
         assert [h["status"] for h in work["holding"]] == ["awarded", "refused"]
 

@@ -56,7 +56,7 @@ async def test_not_ready_naming_a_link_whose_tables_are_all_offline(tmp_path: Pa
         stud = [tp for tp in poller.tables.values() if tp.link_id == "stud"]
         for tp in stud:
             wf.sim.set_silent("caribbean_stud", tp.entry.unit, True)
-        state = wf.service.runtime.states
+        state = wf.service.runtime.memory.states
         await wait_until(lambda: not any(ts.online for ts in state["stud"].tables.values()))
         ready = await http.get("/readyz")  # at once, not only once the answers are old
         assert ready.status_code == 503, ready.text
@@ -73,7 +73,7 @@ async def test_an_inoperable_link_is_named_by_readyz_and_shown_by_the_api(
         assert poller is not None
         await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
         # As a load that found the link's stored state changed would leave it.
-        wf.service.runtime.inoperable["stud"] = "table stud-1: its counter row was changed"
+        wf.service.runtime.memory.inoperable["stud"] = "table stud-1: its counter row was changed"
         ready = await http.get("/readyz")
         assert ready.status_code == 503
         assert "table stud-1" in ready.json()["problems"]["link stud"]

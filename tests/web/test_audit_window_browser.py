@@ -29,14 +29,14 @@ async def test_the_chart_opens_on_the_links_latest_activity(tmp_path: Path) -> N
         chromium() as browser,
         web_floor(tmp_path, links=STUD, clock=clock, sim_autodeal=False) as wf,
     ):
-        state = wf.service.runtime.states["stud"]
+        state = wf.service.runtime.memory.states["stud"]
         reset_units = state.meter_units
-        while wf.service.runtime.states["stud"].meter_units == reset_units:
+        while wf.service.runtime.memory.states["stud"].meter_units == reset_units:
             wf.play_round_now("stud", 1)
             await wait_until(
                 lambda: wf.service.table_status("stud-1").rounds == wf.table("stud", 1).rounds
             )
-        played_us = wf.service.runtime.states["stud"].last_at_us
+        played_us = wf.service.runtime.memory.states["stud"].last_at_us
         # The floor's clock catches up with the wall clock: the rounds are three days old.
         behind[0] = 0
         assert wf.service.clock.now_us() - played_us > 2 * DAY_US

@@ -38,7 +38,7 @@ def test_every_entry_kind_and_correction_category_has_its_words() -> None:
 
 async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(tmp_path: Path) -> None:
     async with chromium() as browser, web_floor(tmp_path) as wf:
-        await wf.service.runtime.correct(
+        await wf.service.runtime.commands.correct(
             "stud",
             delta_cents=-1_00,
             category=str(CorrectionCategory.LIMIT_ADJUSTMENT),

@@ -41,7 +41,7 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         runtime = wf.service.runtime
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(lambda: runtime.memory.states["stud"].jackpot_won_since_rate_set)
         lh = letterhead_of(wf.service.settings)
         # No override: the 30 days of 68 IAC 10-1-4 apply.
         row = await SubmissionDesk(runtime, letterhead=lh).file_change(
@@ -77,7 +77,7 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         await shot(page, "commission-pending")
         # A decision states its reason: approving without one is stopped in the page.
         await page.click("#approve")
-        assert runtime.states["stud"].armed is None
+        assert runtime.memory.states["stud"].armed is None
         await page.fill("#reason", "Par sheet checked; 30 days of notice given")
         await page.click("#approve")
         result = page.locator("#review-result")
@@ -93,8 +93,8 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         await shot(page, "commission-approved")
         done = await SubmissionDesk(runtime).get(row.submission_id)
         assert done.review_reason == "Par sheet checked; 30 days of notice given"
-        assert runtime.states["stud"].armed is not None
-        assert runtime.states["stud"].rate_bp == 8000  # waits for the next jackpot reset
+        assert runtime.memory.states["stud"].armed is not None
+        assert runtime.memory.states["stud"].rate_bp == 8000  # waits for the next jackpot reset
 
 
 async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_confirms_it(
@@ -110,7 +110,7 @@ async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_c
         runtime = wf.service.runtime
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(lambda: runtime.memory.states["stud"].jackpot_won_since_rate_set)
         waiver = NoticeWaiver(
             given_by="J. Doe, Executive Director",
             reference="IGC letter 2026-114",
@@ -134,12 +134,12 @@ async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_c
         await page.click("#approve")  # not confirmed: stopped in the page
         message = await page.locator("#waiver-confirmed").evaluate("e => e.validationMessage")
         assert "confirm the executive director's direction" in message
-        assert runtime.states["stud"].armed is None
+        assert runtime.memory.states["stud"].armed is None
         await page.check("#waiver-confirmed")
         await page.click("#approve")
         await expect(page.locator("#review-result")).to_contain_text("Approved by")
         await shot(page, "commission-waiver-approved")
-        assert runtime.states["stud"].armed is not None
+        assert runtime.memory.states["stud"].armed is not None
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (390, 844)])
@@ -169,7 +169,7 @@ async def test_the_commission_page_keeps_to_the_screen(
         sup = await headers_for(wf, Role.SUPERVISOR)
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(lambda: runtime.memory.states["stud"].jackpot_won_since_rate_set)
         levels = [
             {k: v for k, v in lv.items() if not k.startswith("mystery") and k != "hidden"}
             | {"rate": lv["share"]}

@@ -79,7 +79,7 @@ async def file(
 
 
 async def ledger_whole(wf: WebFloor) -> None:
-    report = await verify_ledger(wf.service.engine, wf.service.runtime.store.key)
+    report = await verify_ledger(wf.service.engine, wf.service.runtime.memory.store.key)
     assert report.ok and not report.problems, report.problems
     assert report.links["caribbean"] > 0
 

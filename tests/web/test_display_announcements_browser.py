@@ -90,8 +90,8 @@ def mini(at_us: int, cents: int = 55_68, table: str = "stud-2") -> LastWin:
 async def win(wf: WebFloor, last: LastWin) -> None:
     """The link's last win is ``last``, and the hub hears of it as after a commit."""
     runtime = wf.service.runtime
-    runtime.states["stud"] = replace(runtime.states["stud"], last_win=last)
-    for listener in runtime.reload_listeners:
+    runtime.memory.states["stud"] = replace(runtime.memory.states["stud"], last_win=last)
+    for listener in runtime.memory.reload_listeners:
         listener("stud")
     await asyncio.sleep(0.3)  # framed before the next win, as two commits are
 
@@ -207,7 +207,7 @@ async def test_a_pay_at_a_fixed_pay_bonus_is_announced(tmp_path: Path, browser: 
             "() => document.body.dataset.kind === 'fixed'", timeout=WAIT_MS
         )
         runtime = wf.service.runtime
-        held = runtime.states["draw"]
+        held = runtime.memory.states["draw"]
         lir = Game.LET_IT_RIDE_BONUS
         # A straight flush at draw-1 seat 2, paid by the real reducer on a copy of the link.
         at = wf.service.clock.now_us()
@@ -242,7 +242,7 @@ async def test_a_pay_at_a_fixed_pay_bonus_is_announced(tmp_path: Path, browser: 
         assert [h.award_cents for h in paid.hits] == [2_000_00]
         await page.evaluate(RECORD)
         for outcome in (small, paid):
-            for listener in runtime.listeners:
+            for listener in runtime.memory.listeners:
                 listener(outcome)
             await asyncio.sleep(0.3)
         await page.wait_for_function(

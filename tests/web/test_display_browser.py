@@ -86,7 +86,7 @@ async def test_a_royal_flush_shows_the_win_then_alternates_with_the_reset_amount
         page = await open_display(browser, f"{wf.base_url}/display/stud")
         wf.table("stud", 2).force_hand(4, HandCategory.ROYAL_FLUSH)
         await page.wait_for_function("() => document.body.dataset.mode === 'won'", timeout=WAIT_MS)
-        win = wf.service.runtime.states["stud"].last_win
+        win = wf.service.runtime.memory.states["stud"].last_win
         assert win is not None and win.table_id == "stud-2"
         assert await page.text_content("#amount") == dollars(win.won_cents)
         assert await page.text_content("#headline") == "Jackpot won!"
@@ -100,7 +100,7 @@ async def test_a_royal_flush_shows_the_win_then_alternates_with_the_reset_amount
         )
         # The link plays on from its reset amount while the winning table waits.
         reset_shown = await shown_cents(page)
-        assert 100_000 <= reset_shown <= wf.service.runtime.states["stud"].meter_cents
+        assert 100_000 <= reset_shown <= wf.service.runtime.memory.states["stud"].meter_cents
         assert await page.text_content("#headline") == "Jackpot now"
         assert dollars(win.won_cents) in (await page.text_content("#detail") or "")
         await screenshot(page, "reset")

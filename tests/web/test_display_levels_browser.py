@@ -99,7 +99,7 @@ async def test_a_link_of_four_levels_shows_every_amount_and_the_mystery_ceiling(
 async def test_a_won_level_shows_its_won_amount_at_once(tmp_path: Path, browser: Browser) -> None:
     async with stepped_floor(tmp_path, VirtualClock(), links=LINKS) as wf:
         await hold_four_levels(wf)
-        held = wf.service.runtime.states["stud"]
+        held = wf.service.runtime.memory.states["stud"]
         # The Minor won by four of a kind at stud-1 seat 3, by the real reducer, on a copy of
         # the link; its levels and its last win put in place of the floor's.
         at = wf.service.clock.now_us()
@@ -133,14 +133,14 @@ async def test_a_won_level_shows_its_won_amount_at_once(tmp_path: Path, browser:
         ).state
         assert won.last_win is not None and won.last_win.level == "L3"
         runtime = wf.service.runtime
-        runtime.states["stud"] = replace(
-            runtime.states["stud"],
+        runtime.memory.states["stud"] = replace(
+            runtime.memory.states["stud"],
             levels=won.levels,
             last_win=won.last_win,
             meter_units=won.meter_units,
         )
         wf.service.store.book.meters["stud"] = won.meter_units
-        for listener in runtime.reload_listeners:
+        for listener in runtime.memory.reload_listeners:
             listener("stud")
         page = await open_display(browser, f"{wf.base_url}/display/stud")
         minor = page.locator("li[data-level='L3']")

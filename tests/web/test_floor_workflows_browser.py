@@ -36,7 +36,7 @@ async def test_a_supervisor_files_a_rate_change_and_a_commission_agent_approves_
     async with chromium() as browser, busy_floor(tmp_path, fixed_pays=300) as bf:
         runtime = bf.wf.service.runtime
         # 68 IAC 10-1-1.1(d): the royal flush holding stud-1 was won since the rate was set.
-        assert runtime.states["stud"].jackpot_won_since_rate_set
+        assert runtime.memory.states["stud"].jackpot_won_since_rate_set
 
         # The supervisor signs in on the landing page and follows its card.
         name, password = await new_user(bf.wf, Role.SUPERVISOR)
@@ -112,7 +112,7 @@ async def test_a_supervisor_files_a_rate_change_and_a_commission_agent_approves_
         await expect(line).to_contain_text("approved")
         await expect(line).to_contain_text("reason: Par sheet checked")
         await shot(agent, "flow-5-commission-approved")
-        assert runtime.states["stud"].armed is not None
+        assert runtime.memory.states["stud"].armed is not None
 
         # Back on the supervisor's page, the submission is approved.
         await page.reload()
@@ -164,8 +164,8 @@ async def test_an_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(
 ) -> None:
     async with chromium() as browser, busy_floor(tmp_path, fixed_pays=300) as bf:
         runtime = bf.wf.service.runtime
-        (held,) = await runtime.unverified_hits(bf.held_table)
-        at_table = [h for h in await runtime.hits("stud") if h.paid_from == "table"]
+        (held,) = await runtime.hits.unverified(bf.held_table)
+        at_table = [h for h in await runtime.hits.of_link("stud") if h.paid_from == "table"]
         assert len(at_table) == bf.fixed_pays
         total = format_cents(sum(h.award_cents for h in at_table))
         folded_words = FOLDED.format(n=bf.fixed_pays, total=total)

@@ -40,7 +40,7 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
         stepped_floor(tmp_path, clock) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
-        while wf.service.runtime.states["stud"].meter_cents <= 100_000:
+        while wf.service.runtime.memory.states["stud"].meter_cents <= 100_000:
             await step(wf, clock, 0.5)
 
         # The meter only grows until a hit: the API's amount lies between two scrapes.
@@ -98,7 +98,7 @@ async def test_metrics_follow_the_floor(tmp_path: Path) -> None:
 
 async def test_the_ledger_verification_is_shown(tmp_path: Path) -> None:
     async with web_floor(tmp_path) as wf:
-        await wait_until(lambda: wf.service.runtime.states["stud"].meter_cents > 100_000)
+        await wait_until(lambda: wf.service.runtime.memory.states["stud"].meter_cents > 100_000)
         metrics = FloorMetrics(wf.service)  # not started: nothing else of the app changes
         assert await metrics.verify_now()
         samples = {

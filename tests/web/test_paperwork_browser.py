@@ -83,7 +83,7 @@ async def _last_minutes(page: Page) -> None:
 async def test_audit_page_reconciles_and_a_second_supervisor_approves(tmp_path: Path) -> None:
     async with chromium() as browser, web_floor(tmp_path) as wf:
         runtime = wf.service.runtime
-        await wait_until(lambda: runtime.states["stud"].meter_units > 1_000_00 * 10_000)
+        await wait_until(lambda: runtime.memory.states["stud"].meter_units > 1_000_00 * 10_000)
         request_id = await corrections.request_correction(
             runtime, link_id="stud", delta_cents=-25, category=CorrectionCategory.MALFUNCTION,
             reason="meter ran on after a sensor fault", requested_by="supervisor-a",

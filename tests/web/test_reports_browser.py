@@ -38,7 +38,9 @@ async def _floor_with_a_jackpot(tmp_path: Path) -> AsyncIterator[tuple[WebFloor,
         wf.table("stud", 1).force_hand(3, HandCategory.ROYAL_FLUSH)
         wf.play_round_now("stud", 1)
         await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
-        (hit,) = [h for h in await wf.service.runtime.hits("stud") if h.table_id == "stud-1"]
+        (hit,) = [
+            h for h in await wf.service.runtime.hits.of_link("stud") if h.table_id == "stud-1"
+        ]
         yield wf, hit.hit_id
 
 

@@ -227,14 +227,14 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
         (hit,) = [h for h in at_table if h["hand"] == "ROYAL_FLUSH"]
         for other in at_table:
             if other is not hit:
-                await wf.service.runtime.verify_hit(other["hit_id"], actor="terry.tech")
+                await wf.service.runtime.hits.verify(other["hit_id"], actor="terry.tech")
         hit_path = f"/api/v1/hits/{quote(hit['hit_id'], safe='')}"
         await check.write(
             ("POST", "/api/v1/hits/{hit_id}/verify"), f"{hit_path}/verify", tech,
             Expected("hit.verify", f"hit:{hit['hit_id']}", changes=True), json={},
         )  # fmt: skip
         # The house's second-signature amount brought down to this royal: a second person signs.
-        wf.service.runtime.second_signature_from_cents = hit["award_cents"]
+        wf.service.runtime.hits.second_signature_from_cents = hit["award_cents"]
         await check.write(
             ("POST", "/api/v1/hits/{hit_id}/sign-off"), f"{hit_path}/sign-off", sup,
             Expected("hit.sign_off", f"hit:{hit['hit_id']}", changes=True),
@@ -259,7 +259,9 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
         )  # fmt: skip
 
         # --- rate change submissions: filed, rejected; filed again, approved
-        await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(
+            lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set
+        )
         rate = {"kind": "rate_change", "link_id": "stud", "rate_bp": 9000}
         for decision in ("reject", "approve"):
             await check.settle()

@@ -98,7 +98,7 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
         assert {t["state"] for t in link["tables"]} == {"inoperable"}
         # Nothing is sealed: no command applies, and the store refuses whatever asks.
         with pytest.raises(LinkInoperable):
-            await runtime.change_rate("stud", rate_bp=8100, actor="ann")
+            await runtime.commands.change_rate("stud", rate_bp=8100, actor="ann")
         assert service.store.software_fault is not None
         # The alert's metric, and the audit log with who asked, what and the links held.
         metrics = (await http.get("/metrics")).text
@@ -111,7 +111,7 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
         assert recorded["mismatches"] == [f"{TAMPERED} differs"]
         # No recovery while the software fails its check.
         with pytest.raises(RuleViolation, match="while the software fails its self-check"):
-            await runtime.recover("stud", reason="put back", by="ann", approved_by="bob")
+            await runtime.commands.recover("stud", reason="put back", by="ann", approved_by="bob")
 
         # The files put back (here: the manifest): the check passes, the links stay held.
         manifest.write_bytes(original)
@@ -124,17 +124,24 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
         assert "progressive_software_check_failed 0.0" in (await http.get("/metrics")).text
         # The hold is in the database: a controller started now would find it.
         again = LinkRuntime(LedgerStore(service.engine, service.store.key))
-        await again.load()
-        assert (again.is_inoperable("stud") or "").startswith("the software self-check failed")
+        await again.memory.load()
+        assert (again.memory.is_inoperable("stud") or "").startswith(
+            "the software self-check failed"
+        )
 
         # Two people recover each link, as any inoperable link comes back.
         with pytest.raises(RuleViolation):
-            await runtime.recover("stud", reason="files put back", by="ann", approved_by="ann")
-        await runtime.recover("stud", reason="files put back", by="ann", approved_by="bob")
-        assert runtime.is_inoperable("stud") is None and runtime.is_inoperable("lir")
+            await runtime.commands.recover(
+                "stud", reason="files put back", by="ann", approved_by="ann"
+            )
+        await runtime.commands.recover("stud", reason="files put back", by="ann", approved_by="bob")
+        assert runtime.memory.is_inoperable("stud") is None and runtime.memory.is_inoperable("lir")
         again = LinkRuntime(LedgerStore(service.engine, service.store.key))
-        await again.load()
-        assert again.is_inoperable("stud") is None and again.is_inoperable("lir") is not None
+        await again.memory.load()
+        assert (
+            again.memory.is_inoperable("stud") is None
+            and again.memory.is_inoperable("lir") is not None
+        )
         # The recovery entry of the history says what it found: the hold.
         entries = [e async for e in service.store.entries_after("stud", 0)]
         (recovery,) = [e for e in entries if e.kind == "state_recovered"]
@@ -153,10 +160,12 @@ async def test_the_schedule_finds_a_mismatch_while_running(
         assert check is not None
         await check.wait_for_checks(2)  # the start's, then the schedule's
         assert check.last is not None and check.last.result.passed
-        assert wf.service.runtime.inoperable == {}
+        assert wf.service.runtime.memory.inoperable == {}
         as_if_edited(manifest, "controller/runtime/poller.py")
-        await wait_until(lambda: wf.service.runtime.inoperable.keys() == {"stud", "lir"})
+        await wait_until(lambda: wf.service.runtime.memory.inoperable.keys() == {"stud", "lir"})
         assert check.last.why == "schedule"
-        assert "controller/runtime/poller.py differs" in wf.service.runtime.inoperable["stud"]
+        assert (
+            "controller/runtime/poller.py differs" in wf.service.runtime.memory.inoperable["stud"]
+        )
         await wait_until(lambda: _told_no_side_bets(wf, "stud"))
         assert check.failures >= 1

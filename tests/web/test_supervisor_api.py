@@ -60,7 +60,9 @@ async def test_the_check_refuses_what_filing_refuses_and_files_nothing(tmp_path:
         assert len(await _rows(wf)) == before
 
         wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
+        await wait_until(
+            lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set
+        )
 
         # 68 IAC 10-1-1.1(c): 55% is below the least rate, as text and as basis points alike.
         for body in (

@@ -27,7 +27,7 @@ async def _rate_may_change(wf: WebFloor) -> None:
     """The stud link's jackpot won once, so that its rate may change (68 IAC 10-1-1.1(d))."""
     await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
     wf.table("stud", 1).force_hand(2, HandCategory.ROYAL_FLUSH)
-    await wait_until(lambda: wf.service.runtime.states["stud"].jackpot_won_since_rate_set)
+    await wait_until(lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set)
 
 
 async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path)
         await expect(row.locator("[data-state]")).to_have_attribute("data-state", "approved")
         await expect(row).to_contain_text("next jackpot reset")
         wf.table("stud", 2).force_hand(1, HandCategory.ROYAL_FLUSH)
-        await wait_until(lambda: runtime.states["stud"].rate_bp == 8250)
+        await wait_until(lambda: runtime.memory.states["stud"].rate_bp == 8250)
         await page.reload()
         await expect(row.locator("[data-state]")).to_have_attribute("data-state", "effective")
         await expect(row).to_contain_text("effective since")

@@ -67,7 +67,7 @@ async def test_technician_enters_the_cards_a_table_did_not_report(tmp_path: Path
     async with chromium() as browser, web_floor(tmp_path) as wf:
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
         claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
-        await wf.service.runtime.enter_hit("stud-2", claim, actor="tech")
+        await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
         hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4")
         await expect(hit).to_contain_text("the table reported no cards")
         await hit.locator(".cards-input").fill("Ah Ad Qh Jh Th")

@@ -145,8 +145,8 @@ async def test_a_tax_form_is_recorded_after_the_reset_too(tmp_path: Path) -> Non
         wf.service.settings = wf.service.settings.model_copy(
             update={"tax_reporting_from": TAX_FROM}
         )
-        await wf.service.runtime.verify_hit(bf.held_hit_id, actor="ann")
-        await wf.service.runtime.release_table("stud-1", actor="ann")
+        await wf.service.runtime.hits.verify(bf.held_hit_id, actor="ann")
+        await wf.service.runtime.hits.release_table("stud-1", actor="ann")
         page = await _signed_in(browser, wf, Role.TECHNICIAN, "/tech", PHONE)
         due = page.locator(f'#tax-due tr[data-tax-hit="{bf.held_hit_id}"]')
         await expect(due).to_contain_text("Table stud-1, seat 3")
@@ -160,7 +160,7 @@ async def test_a_tax_form_is_recorded_after_the_reset_too(tmp_path: Path) -> Non
         await expect(page.locator("#message")).to_contain_text("Tax form W2G-77 recorded")
         await expect(due).to_have_count(0)
         await expect(page.locator("#tax-count")).to_have_text("0")
-        assert (await wf.service.runtime.hit(bf.held_hit_id)).tax_form_reference == "W2G-77"
+        assert (await wf.service.runtime.hits.get(bf.held_hit_id)).tax_form_reference == "W2G-77"
 
 
 async def test_a_mystery_award_and_an_envy_pay_have_their_own_words(tmp_path: Path) -> None:

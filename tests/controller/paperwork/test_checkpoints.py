@@ -59,7 +59,7 @@ class Floor:
     async def play(self, rounds: int, start: int = 0) -> None:
         assert self.rt is not None
         for n in range(start + 1, start + rounds + 1):
-            await self.rt.apply_readings(
+            await self.rt.readings.apply(
                 [self.p.reading("t1", 40 * n), self.p.reading("t2", 10 * n)]
             )
 
@@ -114,7 +114,7 @@ async def started(store: LedgerStore, tmp: Path) -> Floor:
     await make_link(store)
     f = Floor(store, tmp)
     await f.open()
-    await f.rt.apply_readings([f.p.reading("t1", 0), f.p.reading("t2", 0)])  # type: ignore[union-attr]
+    await f.rt.readings.apply([f.p.reading("t1", 0), f.p.reading("t2", 0)])  # type: ignore[union-attr]
     return f
 
 
@@ -159,7 +159,7 @@ async def test_removed_jackpot_at_the_tail_is_named(store: LedgerStore, tmp_path
     before = await head(store)
     saved = await state_rows(store)
     written = cp.written
-    await f.rt.apply_readings([f.p.royal("t1", 200, seq=1)])  # award and reset entries
+    await f.rt.readings.apply([f.p.royal("t1", 200, seq=1)])  # award and reset entries
     after = await head(store)
     for _ in range(200):
         if cp.last["stud"].seq == after[0]:
@@ -391,7 +391,7 @@ async def test_export_verified_offline_and_an_edited_one_refused(
     f = await started(store, tmp_path)
     await f.play(3)
     await f.cp.flush()  # type: ignore[union-attr]
-    await f.rt.apply_readings([f.p.royal("t1", 200, seq=1)])  # type: ignore[union-attr]
+    await f.rt.readings.apply([f.p.royal("t1", 200, seq=1)])  # type: ignore[union-attr]
     await f.play(2, start=5)
     await f.close()  # the last checkpoint at the clean stop
     signed = read_checkpoints(f.file, f.public).checkpoints

@@ -35,14 +35,14 @@ async def _played(store: LedgerStore) -> tuple[LinkRuntime, Poller, int]:
     await make_link(store)
     clock = FixedClock(T0)
     rt = LinkRuntime(store, clock)
-    await rt.load()
+    await rt.memory.load()
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0)])
-    await rt.apply_readings([p.reading("t1", 500), p.reading("t2", 333)])
-    await rt.apply_readings([p.royal("t1", 501, seq=1)])
-    (hit,) = await rt.hits("stud")
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0)])
+    await rt.readings.apply([p.reading("t1", 500), p.reading("t2", 333)])
+    await rt.readings.apply([p.royal("t1", 501, seq=1)])
+    (hit,) = await rt.hits.of_link("stud")
     clock.advance(p.at - T0 + 1_000_000)
-    await rt.verify_hit(hit.hit_id, actor="tech")
+    await rt.hits.verify(hit.hit_id, actor="tech")
     middle = clock.now_us() + 1
     clock.advance(2_000_000)
     request = await corrections.request_correction(
@@ -53,7 +53,7 @@ async def _played(store: LedgerStore) -> tuple[LinkRuntime, Poller, int]:
     )  # fmt: skip
     await corrections.approve_correction(rt, request, approved_by="sup-b")
     p.at = clock.now_us() + 1_000_000
-    await rt.apply_readings([p.reading("t2", 1_000)])
+    await rt.readings.apply([p.reading("t2", 1_000)])
     return rt, p, middle
 
 
@@ -78,7 +78,7 @@ async def test_a_gaming_day_and_its_shifts_reconcile_to_the_unit(store: LedgerSt
     whole = await floor_report(store.engine, "stud", day, link_name="Caribbean Stud bank")
     t = whole.total
     assert t.balanced, t.problems
-    assert _law(whole) == t.closing_units == rt.states["stud"].meter_units
+    assert _law(whole) == t.closing_units == rt.memory.states["stud"].meter_units
     # Opened that day, and reset to its reset amount after the royal.
     assert t.opening_units == 0 and t.seeded_units == 2 * 10_000_00 * 10_000
     assert t.corrections_units == -25 * 10_000

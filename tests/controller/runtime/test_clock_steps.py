@@ -136,8 +136,8 @@ async def test_the_newest_time_survives_a_reload(store: LedgerStore) -> None:
     w = Wall()
     w.wall = STORE_T0
     rt = LinkRuntime(LedgerStore(store.engine, KEY), w.clock())
-    await rt.load()
-    assert rt.clock.now_us() == STORE_T0 + HOUR
+    await rt.memory.load()
+    assert rt.memory.clock.now_us() == STORE_T0 + HOUR
 
 
 def _reading(seq: int, credits: int, *, at: int, rounds: int, elapsed: int | None) -> TableReading:

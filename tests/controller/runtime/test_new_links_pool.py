@@ -49,7 +49,7 @@ async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with
         table_games=[STUD, DRAW],
     )
     runtime = LinkRuntime(store, FixedClock(T0))
-    await runtime.load()
+    await runtime.memory.load()
     desk = SubmissionDesk(runtime)
     row = await create_and_file_link(
         runtime,
@@ -94,7 +94,7 @@ async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par
     its game's rules-of-the-game clause and counts its own deals (seven cards and the joker,
     the first three cards of a six-deck shoe), as JSON and as PDF."""
     runtime = LinkRuntime(store, FixedClock(T0))
-    await runtime.load()
+    await runtime.memory.load()
     desk = SubmissionDesk(runtime)
     for link_id, game, fixed, clause in (
         ("paigow", Game.PAI_GOW_POKER, False, "68 IAC 10-9-2(b)(2), (5)"),

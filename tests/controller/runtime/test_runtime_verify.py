@@ -27,43 +27,43 @@ async def test_reported_cards_verified_paid_and_table_reset(store: LedgerStore) 
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0)])
-    await rt.apply_readings([p.reading("t1", 500)])
-    await rt.apply_readings([p.royal("t1", 501, seq=1)])
-    assert rt.states["stud"].tables["t1"].hit_pending
-    (hit,) = await rt.hits("stud")
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0)])
+    await rt.readings.apply([p.reading("t1", 500)])
+    await rt.readings.apply([p.royal("t1", 501, seq=1)])
+    assert rt.memory.states["stud"].tables["t1"].hit_pending
+    (hit,) = await rt.hits.of_link("stud")
     assert hit.status == "awarded" and hit.paid_from == "meter"
 
     with pytest.raises(HitWorkRefused, match="cannot be reset before its hits are verified"):
-        await rt.release_table("t1", actor="tech")
-    assert rt.states["stud"].tables["t1"].hit_pending
+        await rt.hits.release_table("t1", actor="tech")
+    assert rt.memory.states["stud"].tables["t1"].hit_pending
 
     with pytest.raises(HitWorkRefused, match="not the cards the table reported"):
-        await rt.verify_hit(hit.hit_id, actor="tech", cards=parse_cards("As Ks Qs Js 9s"))
+        await rt.hits.verify(hit.hit_id, actor="tech", cards=parse_cards("As Ks Qs Js 9s"))
     with pytest.raises(HitWorkRefused, match="verify the hand before recording its pay"):
-        await rt.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
+        await rt.hits.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
 
-    verified = await rt.verify_hit(hit.hit_id, actor="tech")
+    verified = await rt.hits.verify(hit.hit_id, actor="tech")
     assert verified.verified_by == "tech"
     assert verified.verified_cards == ",".join(str(c) for c in ROYAL)
     with pytest.raises(StoreError, match="already verified by tech"):
-        await rt.verify_hit(hit.hit_id, actor="other")
+        await rt.hits.verify(hit.hit_id, actor="other")
 
     with pytest.raises(HitWorkRefused, match="does not match it"):
-        await rt.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents + 1, actor="tech")
-    paid = await rt.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
+        await rt.hits.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents + 1, actor="tech")
+    paid = await rt.hits.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
     assert paid.hand_paid_cents == hit.award_cents and paid.hand_paid_by == "tech"
     with pytest.raises(HitWorkRefused, match="already recorded"):
-        await rt.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
+        await rt.hits.record_hand_pay(hit.hit_id, amount_cents=hit.award_cents, actor="tech")
 
     # The royal reaches the second-signature amount: a second person signs before the reset.
-    assert hit.award_cents >= rt.second_signature_from_cents
+    assert hit.award_cents >= rt.hits.second_signature_from_cents
     with pytest.raises(RuleViolation, match="signed off by a second person"):
-        await rt.release_table("t1", actor="tech")
-    await rt.sign_off_hit(hit.hit_id, actor="supervisor")
-    await rt.release_table("t1", actor="tech")
-    assert not rt.states["stud"].tables["t1"].hit_pending
-    released = await rt.hit(hit.hit_id)
+        await rt.hits.release_table("t1", actor="tech")
+    await rt.hits.sign_off(hit.hit_id, actor="supervisor")
+    await rt.hits.release_table("t1", actor="tech")
+    assert not rt.memory.states["stud"].tables["t1"].hit_pending
+    released = await rt.hits.get(hit.hit_id)
     assert released.released_by == "tech"
 
     (verify_audit,) = await _audit(store, "hit.verify")
@@ -81,39 +81,39 @@ async def test_cards_entered_by_the_technician_must_make_the_claimed_hand(
     await make_link(store)
     rt = await runtime(store)
     p = Poller()
-    await rt.apply_readings([p.reading("t1", 0), p.reading("t2", 0)])
-    await rt.apply_readings([p.reading("t2", 300)])
+    await rt.readings.apply([p.reading("t1", 0), p.reading("t2", 0)])
+    await rt.readings.apply([p.reading("t2", 300)])
     claim = HitClaim(table_seq=None, seat=2, hand=HandCategory.ROYAL_FLUSH, round=7)
-    await rt.enter_hit("t2", claim, actor="tech")
-    (hit,) = await rt.hits("stud")
+    await rt.hits.enter("t2", claim, actor="tech")
+    (hit,) = await rt.hits.of_link("stud")
     assert hit.cards is None
 
     with pytest.raises(HitWorkRefused, match="reported no cards; enter the five cards"):
-        await rt.verify_hit(hit.hit_id, actor="tech")
+        await rt.hits.verify(hit.hit_id, actor="tech")
     with pytest.raises(HitWorkRefused, match="make one pair, not the claimed royal flush"):
-        await rt.verify_hit(hit.hit_id, actor="tech", cards=parse_cards("Ah Ad Qs Js Ts"))
+        await rt.hits.verify(hit.hit_id, actor="tech", cards=parse_cards("Ah Ad Qs Js Ts"))
     with pytest.raises(HitWorkRefused, match="a hand is five cards; 4 were entered"):
-        await rt.verify_hit(hit.hit_id, actor="tech", cards=parse_cards("Ah Kh Qh Jh"))
+        await rt.hits.verify(hit.hit_id, actor="tech", cards=parse_cards("Ah Kh Qh Jh"))
     with pytest.raises(HitWorkRefused, match="appears twice"):
-        await rt.verify_hit(hit.hit_id, actor="tech", cards=parse_cards("Ah Ah Qh Jh Th"))
+        await rt.hits.verify(hit.hit_id, actor="tech", cards=parse_cards("Ah Ah Qh Jh Th"))
     async with store.engine.connect() as conn:
         still = (await conn.execute(select(HitRow).where(HitRow.hit_id == hit.hit_id))).one()
     assert still.verified_by is None
 
     hearts = parse_cards("Ah Kh Qh Jh Th")
-    verified = await rt.verify_hit(hit.hit_id, actor="tech", cards=hearts)
+    verified = await rt.hits.verify(hit.hit_id, actor="tech", cards=hearts)
     assert verified.verified_cards == ",".join(str(c) for c in hearts)
     (audit,) = await _audit(store, "hit.verify")
     assert json.loads(audit.after)["entered_by_technician"] is True
-    await rt.sign_off_hit(hit.hit_id, actor="supervisor")  # at or above the amount
-    await rt.release_table("t2", actor="tech")
-    assert not rt.states["stud"].tables["t2"].hit_pending
+    await rt.hits.sign_off(hit.hit_id, actor="supervisor")  # at or above the amount
+    await rt.hits.release_table("t2", actor="tech")
+    assert not rt.memory.states["stud"].tables["t2"].hit_pending
 
 
 async def test_unknown_hit_is_named(store: LedgerStore) -> None:
     await make_link(store)
     rt = await runtime(store)
     with pytest.raises(StoreError, match="no hit 'nope'"):
-        await rt.verify_hit("nope", actor="tech")
+        await rt.hits.verify("nope", actor="tech")
     with pytest.raises(StoreError, match="no hit 'nope'"):
-        await rt.record_hand_pay("nope", amount_cents=100, actor="tech")
+        await rt.hits.record_hand_pay("nope", amount_cents=100, actor="tech")
