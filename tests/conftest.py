@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -93,11 +95,9 @@ def db_kind(request: pytest.FixtureRequest) -> str:
 async def db_url(db_kind: str, tmp_path: Path) -> AsyncIterator[str]:
     """An empty, migrated database of each kind, as a SQLAlchemy URL."""
     if db_kind == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'progressive.db'}"
-        engine = make_engine(url)
-        await upgrade(engine)
-        await engine.dispose()
-        yield url
+        path = tmp_path / "progressive.db"
+        await _SQLITE.copy_to(path)
+        yield f"sqlite+aiosqlite:///{path}"
         return
     need_postgres(await _pg_available())
     async with fresh_schema("t") as url:
@@ -109,16 +109,73 @@ async def fresh_schema(prefix: str) -> AsyncIterator[str]:
     """A migrated, empty schema of the test database, as a SQLAlchemy URL; dropped after."""
     schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(PG_DSN)
-    await admin.execute(f'CREATE SCHEMA "{schema}"')
-    url = f"{_pg_url()}?search_path={schema}"
     try:
-        engine = make_engine(url)
-        await upgrade(engine)
-        await engine.dispose()
-        yield url
+        await _POSTGRES.make(admin, schema)
+        yield f"{_pg_url()}?search_path={schema}"
     finally:
-        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         await admin.close()
+
+
+async def _migrate(url: str) -> None:
+    engine = make_engine(url)
+    await upgrade(engine)
+    await engine.dispose()
+
+
+class _SqliteTemplate:
+    """One database migrated per test process; a test's is a copy of its file (what the
+    migrations would write again, byte for byte, in a fraction of the time)."""
+
+    def __init__(self) -> None:
+        self._file: Path | None = None
+
+    async def copy_to(self, path: Path) -> None:
+        if self._file is None:
+            file = Path(tempfile.mkdtemp(prefix="progressive-template-")) / "progressive.db"
+            await _migrate(f"sqlite+aiosqlite:///{file}")
+            assert not file.with_name(file.name + "-wal").exists(), "its log is not folded in"
+            self._file = file
+        shutil.copy2(self._file, path)
+
+
+_SQLITE = _SqliteTemplate()
+
+
+class _PostgresTemplate:
+    """One schema migrated per test process and dumped (``pg_dump``); a test's schema is that
+    dump played again under its own name. Without ``pg_dump``, each schema is migrated."""
+
+    def __init__(self) -> None:
+        self._script: str | None = None
+        self._name = ""
+
+    async def make(self, admin: asyncpg.Connection, schema: str) -> None:
+        if self._script is None and shutil.which("pg_dump") is not None:
+            self._name = f"template_{uuid.uuid4().hex}"
+            await admin.execute(f'CREATE SCHEMA "{self._name}"')
+            try:
+                await _migrate(f"{_pg_url()}?search_path={self._name}")
+                dump = await asyncio.create_subprocess_exec(
+                    "pg_dump", "--no-owner", "--no-privileges", "--inserts",
+                    f"--schema={self._name}", PG_DSN,
+                    stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+                out, _ = await dump.communicate()
+                if dump.returncode == 0:
+                    # What is psql's own (a backslash command) is not SQL; the rest is.
+                    lines = out.decode().splitlines()
+                    self._script = "\n".join(x for x in lines if not x.startswith("\\"))
+            finally:
+                await admin.execute(f'DROP SCHEMA "{self._name}" CASCADE')
+        if self._script is None:
+            await admin.execute(f'CREATE SCHEMA "{schema}"')
+            await _migrate(f"{_pg_url()}?search_path={schema}")
+            return
+        await admin.execute(self._script.replace(self._name, schema))
+
+
+_POSTGRES = _PostgresTemplate()
 
 
 @pytest.fixture
