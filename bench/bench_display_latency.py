@@ -41,7 +41,8 @@ from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer.display import ANNOUNCE_US
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
@@ -166,7 +167,7 @@ async def main() -> int:
             service = FloorService(settings, floor=floor, migrate=True, create_key=True)
             async with serve(create_app(service), port=0) as served:
                 # The floor's own commission agent lets its new link play.
-                await SubmissionDesk(service.runtime).approve_new_links(
+                await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                     reviewer="commission", role=Role.COMMISSION_AGENT
                 )
                 poller = service.poller

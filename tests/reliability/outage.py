@@ -42,7 +42,8 @@ from app.web import create_app
 from controller.access.users import Role
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.config import FloorConfig
 from controller.runtime.service import FloorService
 from controller.settings import Settings
@@ -238,7 +239,7 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
             await service.start()
             stack = contextlib.AsyncExitStack()
             try:
-                await SubmissionDesk(service.runtime).approve_new_links(
+                await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                     reviewer="commission", role=Role.COMMISSION_AGENT
                 )
                 h.runtime = service.runtime

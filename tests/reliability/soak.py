@@ -39,8 +39,9 @@ from sqlalchemy import func, select
 from controller.access.users import Role
 from controller.core.games import Game
 from controller.core.reducer import EntryKind
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.reconciliation import reconciliation
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import FloorConfig, parse_floor_config
 from controller.runtime.link_locks import CHECK_TIMEOUT_S
@@ -403,7 +404,7 @@ async def run_soak(
         await service.start()
         runtime = service.runtime
         # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
-        await SubmissionDesk(runtime).approve_new_links(
+        await ReviewDesk(FilingDesk(runtime)).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
 

@@ -19,7 +19,8 @@ from controller.access.users import Role
 from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -131,7 +132,7 @@ async def web_floor(
         service = FloorService(settings, floor=floor, migrate=True, create_key=True, clock=clock)
         await service.start()
         if approve:
-            await SubmissionDesk(service.runtime).approve_new_links(
+            await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                 reviewer="commission", role=Role.COMMISSION_AGENT
             )
             # Live means every table has heard the controller: until its first heartbeat a
