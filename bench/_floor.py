@@ -26,7 +26,8 @@ from controller.core.games import Game
 from controller.core.reducer import TableReading
 from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.paperwork.checkpoints import load_private_key, make_key_pair
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.jurisdictions import NEW_JERSEY
 from controller.runtime.anchoring import Checkpointer
@@ -196,7 +197,7 @@ async def sqlite_runtime(folder: Path, floor: FloorConfig) -> tuple[LinkRuntime,
     checkpoints.start()
     CHECKPOINTERS.append(checkpoints)
     # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
-    await SubmissionDesk(runtime).approve_new_links(
+    await ReviewDesk(FilingDesk(runtime)).approve_new_links(
         reviewer="commission", role=Role.COMMISSION_AGENT
     )
     return runtime, engine

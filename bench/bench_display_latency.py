@@ -40,7 +40,8 @@ from bench._floor import HOST, READ_COUNT, READ_START, bench_manifest, median, m
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer.display import ANNOUNCE_US
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -167,7 +168,7 @@ async def main() -> int:
             service = FloorService(settings, floor=floor, migrate=True, create_key=True)
             async with serve(create_app(service), port=0) as served:
                 # The floor's own commission agent lets its new link play.
-                await SubmissionDesk(service.runtime).approve_new_links(
+                await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                     reviewer="commission", role=Role.COMMISSION_AGENT
                 )
                 poller = service.poller

@@ -44,7 +44,8 @@ from app.web import create_app
 from bench._floor import HOST, ROOT, bench_manifest, verdict
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import TableConfig, TableReading, open_link
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.jurisdictions import INDIANA
 from controller.runtime.service import FloorService
@@ -297,9 +298,11 @@ async def our_server(folder: Path, clients: int) -> AsyncIterator[tuple[int, str
         await service.runtime.memory.load()
         # A new link plays only once the commission approves it (68 IAC 10-1-3(c)(4)): until
         # then its readings move no meter and its displays get no update.
-        desk = SubmissionDesk(service.runtime)
-        await desk.file_new_link(LINK, filed_by="benchmark")
-        await desk.approve_new_links(reviewer="commission", role=Role.COMMISSION_AGENT)
+        filing = FilingDesk(service.runtime)
+        await filing.file_new_link(LINK, filed_by="benchmark")
+        await ReviewDesk(filing).approve_new_links(
+            reviewer="commission", role=Role.COMMISSION_AGENT
+        )
         credits = 0
 
         async def feed(seq: int) -> None:

@@ -14,7 +14,7 @@ this boundary to ``LinkDown``, ``ResponseTimeout`` or ``DeviceError``.
 
 The link's parts live beside it: its parameters (``modbus_params``), the pacer
 (``modbus_pacing``), request shapes and retry rules (``modbus_requests``) and the connection
-with its answer watchdog (``modbus_connection``).
+with its answer watchdog (``modbus_connection``), which the link holds as ``connection``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from pymodbus.exceptions import ConnectionException, ModbusException, ModbusIOEx
 from pymodbus.pdu import ModbusPDU
 
 from link_adapters.errors import AdapterError, DeviceError, LinkDown, ResponseTimeout
-from link_adapters.link_clock import LinkClock, SystemLinkClock
+from link_adapters.link_clock import SYSTEM_CLOCK, LinkClock, SystemLinkClock
 from link_adapters.modbus_connection import LOST, LinkConnection
+from link_adapters.modbus_pacing import Pacer
 from link_adapters.modbus_params import (
     LinkStats,
     SerialParams,
@@ -75,7 +76,7 @@ log = logging.getLogger(__name__)
 _DRAIN_FRACTION: Final = 0.25
 
 
-class ModbusLink(LinkConnection):
+class ModbusLink:
     """One physical link: one TCP host:port or one serial port, shared by every unit on it.
 
     ``connect()`` is optional: a request on a link that is down connects first. Connecting
@@ -89,7 +90,34 @@ class ModbusLink(LinkConnection):
 
     ``clock`` keeps the link's time (pacing, deadlines, backoffs, the drain): the event
     loop's unless another ``LinkClock`` is given, as tests do to run on virtual time.
+
+    ``stats`` counts the link's requests, failures and reconnects. ``connection`` is the
+    link's ``LinkConnection``: whether it is up, what it connects to, its parameters.
     """
+
+    def __init__(
+        self, params: TcpParams | SerialParams, *, name: str = "", clock: LinkClock | None = None
+    ) -> None:
+        clock = SYSTEM_CLOCK if clock is None else clock
+        self.connection = connection = LinkConnection(params, name=name, clock=clock)
+        self.name = connection.name
+        self.stats = connection.stats
+        self._params = params
+        self._rtu = connection.rtu
+        self._clock = clock
+        self._pacer = Pacer(params.frame_gap_s, clock)
+        self._queued = 0  # requests waiting for the connection's lock
+
+    def __repr__(self) -> str:
+        return f"ModbusLink({self.name!r}, {self.connection.target!r})"
+
+    async def connect(self) -> None:
+        """Open the link now. Raises LinkDown if it cannot be opened, or the backoff runs."""
+        await self.connection.connect()
+
+    async def close(self) -> None:
+        """Close the link for good. Idempotent; a request in flight ends with LinkDown."""
+        await self.connection.close()
 
     def set_unit_gap(self, unit: int, seconds: float) -> None:
         """Keep ``seconds`` between the end of a request to ``unit`` and the next one to it
@@ -139,7 +167,9 @@ class ModbusLink(LinkConnection):
         check_int("address", write_address, 0, U16_MAX)
         check_int("number of values", write_count, 1, MAX_READ_WRITE_WRITE)
         check_int("last address", write_address + write_count - 1, 0, U16_MAX)
-        return ReadWrite(self, unit, read_address, read_count, write_address, write_count)
+        return ReadWrite(
+            self.connection, unit, read_address, read_count, write_address, write_count
+        )
 
     async def read_write(
         self,
@@ -166,7 +196,7 @@ class ModbusLink(LinkConnection):
         """``read_write`` of a prepared request: ``values`` (ints 0-65535, as many as the
         request writes) are written; the registers read are returned as the answer holds
         them (ints 0-65535, ``read_count`` of them)."""
-        if request.link is not self:
+        if request.link is not self.connection:
             raise ValueError(f"{request!r} was prepared for another link")
         if len(values) != request.write_count or not all_words(values):
             self._check_words(request.write_address, values, request.write_count)
@@ -252,6 +282,8 @@ class ModbusLink(LinkConnection):
 
     async def _request(self, unit: int, what: What, send: Send, check: Check) -> ModbusPDU:
         params = self._params
+        connection = self.connection
+        lock = connection.lock
         attempts = params.retries + 1
         failure: AdapterError | None = None
         task = asyncio.current_task()
@@ -262,12 +294,12 @@ class ModbusLink(LinkConnection):
                 await self._clock.sleep(params.backoff_s * 2 ** (attempt - 1))
             self._queued += 1
             try:
-                await self._lock.acquire()
+                await lock.acquire()
             finally:
                 self._queued -= 1
             try:
-                if not self._is_up():  # checked here: a coroutine per request costs
-                    await self._ensure_connected()
+                if not connection.connected:  # checked here: a coroutine per request costs
+                    await connection.ensure_connected()
                 pacer = self._pacer
                 paced = pacer.paced
                 if paced and (delay := pacer.delay(unit)) > 0:
@@ -275,15 +307,15 @@ class ModbusLink(LinkConnection):
                 try:
                     # One attempt, here rather than in a coroutine of its own: every coroutine
                     # between a poll and pymodbus is passed through at each of its wake-ups.
-                    client, started = self._start_attempt(task)
+                    client, started = connection.start_attempt(task)
                     try:
-                        if self._woken is not None:
+                        if connection.woken is not None:
                             raise asyncio.CancelledError
                         pdu = await send(client)
                     except asyncio.CancelledError:
-                        if not self._woken_here(task):
+                        if not connection.woken_here(task):
                             raise  # cancelled from outside (also, or only)
-                        if self._woken is LOST:
+                        if connection.woken is LOST:
                             self._connection_lost_during(unit, what)
                         self.stats.timeouts += 1
                         if self._rtu:
@@ -295,10 +327,10 @@ class ModbusLink(LinkConnection):
                     except Exception as problem:
                         raise self._mapped(problem, unit, what) from problem
                     finally:
-                        self._waiter = self._deadline = None
+                        connection.end_attempt()
                     pdu = self._checked(pdu, unit, what, check, started)
                 except (ResponseTimeout, DeviceError, LinkDown) as exc:
-                    if self._closed or not retryable(exc):
+                    if connection.closed or not retryable(exc):
                         raise
                     failure = exc
                     continue
@@ -306,7 +338,7 @@ class ModbusLink(LinkConnection):
                     if paced:
                         pacer.done(unit)
             finally:
-                self._lock.release()
+                lock.release()
             if self._queued:
                 # Let the next request on the link go out before this one's answer is
                 # decoded and recorded: the bus works while we do.
@@ -320,9 +352,10 @@ class ModbusLink(LinkConnection):
     def _connection_lost_during(self, unit: int, describe: What) -> NoReturn:
         self.stats.errors += 1
         what = describe()
-        garbled = self._rx_seen
-        self._drop_client()
-        if self._closed:
+        connection = self.connection
+        garbled = connection.rx_seen
+        connection.drop()
+        if connection.closed:
             raise LinkDown(f"link {self.name} was closed during the {what} to unit {unit}")
         if garbled:
             # pymodbus lets a frame it cannot decode escape into the transport, which
@@ -362,7 +395,7 @@ class ModbusLink(LinkConnection):
         self.stats.errors += 1
         prefix, what = f"link {self.name}: unit {unit}", describe()
         if isinstance(problem, (ConnectionException, OSError)):
-            self._drop_client()
+            self.connection.drop()
             return LinkDown(f"link {self.name}: connection lost during the {what} ({problem})")
         if isinstance(problem, ModbusIOException):
             return DeviceError(f"{prefix} answered the {what} with a garbled frame ({problem})")
@@ -386,7 +419,7 @@ class ModbusLink(LinkConnection):
         give_up = started + self._params.timeout_s
         while True:
             now = clock.monotonic()
-            wait = max(started, self._rx_at) + quiet - now
+            wait = max(started, self.connection.rx_at) + quiet - now
             if wait <= 0 or now >= give_up:
                 return
             await clock.sleep(min(wait, give_up - now))

@@ -1,7 +1,9 @@
 """A Modbus link's connection: opening it with a reconnect backoff, noticing its loss, and
 the one watchdog per link that wakes a request whose answer is late or cannot come.
 
-``LinkConnection`` is the part of ``ModbusLink`` (``link_adapters.modbus``) below its requests.
+A ``ModbusLink`` (``link_adapters.modbus``) holds one ``LinkConnection`` and sends its requests
+through it: it takes the connection's lock, makes sure it is up, and starts and ends each
+attempt here, so the watchdog knows which task waits for which deadline.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from pymodbus.exceptions import ModbusException
 
 from link_adapters.errors import LinkDown
 from link_adapters.link_clock import SYSTEM_CLOCK, LinkClock, Timer
-from link_adapters.modbus_pacing import Pacer
 from link_adapters.modbus_params import LinkStats, SerialParams, TcpParams
 
 __all__ = ["LOST", "TIMED_OUT", "LinkConnection"]
@@ -31,7 +32,7 @@ log = logging.getLogger("link_adapters.modbus")
 # ours is the one timeout. pymodbus's would also count timeouts and drop a TCP connection
 # after a few, even when only one unit behind a gateway is silent, and on Python 3.11 its
 # wait_for costs every request a timer and a pass of the event loop more. Connecting is
-# bounded by our timeout too, on the link's clock (``_ensure_connected``).
+# bounded by our timeout too, on the link's clock (``ensure_connected``).
 _PYMODBUS_NO_TIMEOUT: Final[Any] = None
 
 # Why the task waiting for an answer was woken.
@@ -40,7 +41,14 @@ TIMED_OUT: Final = "timed out"
 
 
 class LinkConnection:
-    """The connection of one physical link and the waiter for its answer (see ModbusLink)."""
+    """The connection of one physical link and the waiter for its answer (see ModbusLink).
+
+    ``lock`` is held by whoever uses the wire: a request from sending to its answer, a
+    connect while it opens. With it held, ``ensure_connected`` opens the connection if it is
+    down, and each attempt of a request runs between ``start_attempt`` and ``end_attempt``;
+    ``woken`` then says whether the wait was cut short by a loss or the deadline.
+    ``stats`` counts the requests and reconnects here; the link counts their failures in it.
+    """
 
     def __init__(
         self, params: TcpParams | SerialParams, *, name: str = "", clock: LinkClock | None = None
@@ -57,12 +65,11 @@ class LinkConnection:
             self._target = params.port
             self._rtu = True
         self.name = name or self._target
-        # Every wait and every time read of the link: pacing, deadlines, backoffs, the drain.
+        # Every wait and every time read of the connection: deadlines, the reconnect backoff,
+        # when bytes arrived (the link that holds it keeps its time on the same clock).
         self._clock = SYSTEM_CLOCK if clock is None else clock
         self.stats = LinkStats()
-        self._lock = asyncio.Lock()
-        self._queued = 0  # requests waiting for the lock
-        self._pacer = Pacer(params.frame_gap_s, self._clock)
+        self.lock = asyncio.Lock()
         self._client: ModbusBaseClient | None = None
         self._lost: asyncio.Future[None] | None = None
         self._closed = False
@@ -80,38 +87,24 @@ class LinkConnection:
         self._watchdog: Timer | None = None
 
     def __repr__(self) -> str:
-        return f"ModbusLink({self.name!r}, {self._target!r})"
+        return f"LinkConnection({self.name!r}, {self._target!r})"
 
     @property
     def params(self) -> TcpParams | SerialParams:
         return self._params
 
     @property
+    def target(self) -> str:
+        """What the link connects to: ``host:port``, or the serial port."""
+        return self._target
+
+    @property
+    def rtu(self) -> bool:
+        """Whether the link speaks RTU framing (a serial port, or RTU over TCP)."""
+        return self._rtu
+
+    @property
     def connected(self) -> bool:
-        return self._is_up()
-
-    # --- connection ----------------------------------------------------------------------
-
-    async def connect(self) -> None:
-        """Open the link now. Raises LinkDown if it cannot be opened, or the backoff runs."""
-        async with self._lock:
-            await self._ensure_connected()
-
-    async def close(self) -> None:
-        """Close the link for good. Idempotent; a request in flight ends with LinkDown."""
-        if self._closed:
-            return
-        self._closed = True
-        self._drop_client()
-        # Wait for a request in flight to see the loss and clean up its task, and for a
-        # connect in progress to finish (it drops what it opened once it sees we closed).
-        async with self._lock:
-            self._drop_client()
-        if self._watchdog is not None:
-            self._watchdog.cancel()
-            self._watchdog = None
-
-    def _is_up(self) -> bool:
         return (
             self._client is not None
             and self._client.connected
@@ -119,13 +112,57 @@ class LinkConnection:
             and not self._lost.done()
         )
 
-    async def _ensure_connected(self) -> ModbusBaseClient:
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called: the connection is not opened again."""
+        return self._closed
+
+    @property
+    def woken(self) -> str | None:
+        """Why the task waiting for an answer was woken (``LOST``, ``TIMED_OUT``); None while
+        it was not."""
+        return self._woken
+
+    @property
+    def rx_seen(self) -> bool:
+        """Whether bytes arrived during the current attempt."""
+        return self._rx_seen
+
+    @property
+    def rx_at(self) -> float:
+        """When bytes last arrived (the link's clock), for the drain after a timeout."""
+        return self._rx_at
+
+    # --- connection ----------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Open the link now. Raises LinkDown if it cannot be opened, or the backoff runs."""
+        async with self.lock:
+            await self.ensure_connected()
+
+    async def close(self) -> None:
+        """Close the link for good. Idempotent; a request in flight ends with LinkDown."""
+        if self._closed:
+            return
+        self._closed = True
+        self.drop()
+        # Wait for a request in flight to see the loss and clean up its task, and for a
+        # connect in progress to finish (it drops what it opened once it sees we closed).
+        async with self.lock:
+            self.drop()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    async def ensure_connected(self) -> ModbusBaseClient:
+        """The client of the open connection, opened now if it is down (with ``lock`` held).
+        Raises LinkDown if it cannot be opened, or the backoff runs."""
         if self._closed:
             raise LinkDown(f"link {self.name} is closed")
-        if self._is_up():
+        if self.connected:
             assert self._client is not None
             return self._client
-        self._drop_client()
+        self.drop()
         wait = self._next_connect_at - self._clock.monotonic()
         if wait > 0:
             raise LinkDown(
@@ -144,7 +181,7 @@ class LinkConnection:
         try:
             opened = await client.connect()
         except asyncio.CancelledError:
-            if not self._woken_here(task):
+            if not self.woken_here(task):
                 client.close()  # cancelled from outside: nothing half-open may stay behind
                 raise
             opened, problem = False, f"no connection within {self._params.timeout_s} s"
@@ -228,7 +265,9 @@ class LinkConnection:
             self._rx_seen = True
         return data
 
-    def _drop_client(self) -> None:
+    def drop(self) -> None:
+        """Close the connection now and wake the task waiting for an answer on it; the next
+        request opens a new one."""
         client, self._client = self._client, None
         lost = self._lost
         if lost is not None and not lost.done():
@@ -240,13 +279,14 @@ class LinkConnection:
 
     # --- waiting for an answer ---------------------------------------------------------
 
-    def _start_attempt(self, task: asyncio.Task[object]) -> tuple[ModbusBaseClient, float]:
+    def start_attempt(self, task: asyncio.Task[object]) -> tuple[ModbusBaseClient, float]:
         """Count the attempt, make ``task`` the waiter for its answer and set its deadline;
         the client to send with and when the attempt started.
 
         pymodbus keeps waiting for an answer when the connection drops: the loss wakes the
         waiter instead (``_wake_waiter``), as does the deadline (``_watch``), and either is
-        told apart from a cancel from outside (``_woken_here``).
+        told apart from a cancel from outside (``woken_here``). If the connection was already
+        lost, ``woken`` says so at once.
         """
         client, lost = self._client, self._lost
         assert client is not None and lost is not None
@@ -255,7 +295,11 @@ class LinkConnection:
         self._waiter, self._woken = task, LOST if lost.done() else None
         return client, self._arm(self._params.timeout_s)
 
-    def _woken_here(self, task: asyncio.Task[object]) -> bool:
+    def end_attempt(self) -> None:
+        """The attempt is over: no task waits for an answer, and no deadline runs."""
+        self._waiter = self._deadline = None
+
+    def woken_here(self, task: asyncio.Task[object]) -> bool:
         """Whether the waiter's cancellation is this link's doing only (a loss, a deadline);
         if it is, it is taken back."""
         if self._woken is None:

@@ -77,7 +77,8 @@ def all_words(values: Sequence[int]) -> bool:
 
 class ReadWrite:
     """One unit's read/write request (function 23), addresses checked once by
-    ``ModbusLink.prepare_read_write``."""
+    ``ModbusLink.prepare_read_write``; ``link`` is the connection of the link it was
+    prepared for, and only that link sends it."""
 
     __slots__ = ("link", "read_address", "read_count", "unit", "write_address", "write_count")
 

@@ -26,10 +26,10 @@ from app.api.text_fields import IdText, Reference
 from app.security.authentication import Principal, require
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
-from controller.paperwork.filing_desk import Filing
+from controller.paperwork.filing_desk import Filing, FilingDesk
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import (
@@ -52,8 +52,8 @@ READERS = require(Role.COMMISSION_AGENT, Role.SUPERVISOR, Role.AUDITOR, Role.ADM
 REVIEWERS = require(Role.COMMISSION_AGENT)
 
 
-def desk(service: FloorService) -> SubmissionDesk:
-    return SubmissionDesk(
+def filing_desk(service: FloorService) -> FilingDesk:
+    return FilingDesk(
         service.runtime,
         jackpot_odds_bound=service.settings.jackpot_odds_bound,
         letterhead=letterhead_of(service.settings),
@@ -61,13 +61,17 @@ def desk(service: FloorService) -> SubmissionDesk:
     )
 
 
-async def read(d: SubmissionDesk, row: Submission) -> SubmissionRead:
+def review_desk(service: FloorService) -> ReviewDesk:
+    return ReviewDesk(filing_desk(service))
+
+
+async def read(d: ReviewDesk, row: Submission) -> SubmissionRead:
     """A submission with its words (what it changes, current and proposed), the jurisdiction
     it was filed under and what it says of demonstration mode, from its packet as filed."""
     out = SubmissionRead.of(row)
     document = await submission_document(d, row)
     out.words = SubmissionWords.model_validate(await submission_words(d, row, document))
-    out.jurisdiction = document["jurisdiction"] or d.law.title
+    out.jurisdiction = document["jurisdiction"] or d.filing.law.title
     out.demonstration = document["notice_not_given"]
     out.demonstration_statement = document["demonstration"]
     return out
@@ -87,17 +91,17 @@ async def file_submission(
     service: ServiceDep,
     who: Annotated[Principal, Depends(FILERS)],
 ) -> SubmissionRead:
-    d = desk(service)
+    d = filing_desk(service)
     try:
         filing = await _prepare(d, body, service, who)
     except LevelError as exc:
         raise HTTPException(422, str(exc)) from None
     row = await d.file(filing, filed_by=who.username)
-    return await read(d, row)
+    return await read(ReviewDesk(d), row)
 
 
 async def _prepare(
-    d: SubmissionDesk, body: SubmissionCreate, service: FloorService, who: Principal
+    d: FilingDesk, body: SubmissionCreate, service: FloorService, who: Principal
 ) -> Filing:
     """Every check of a filing, in the order filing makes them; nothing written. Filing and
     its dry run (``check_submission``) both come here, so they refuse alike."""
@@ -176,7 +180,7 @@ async def check_submission(
             notice_days=None,
             jurisdiction=service.settings.law.title,
         )
-    d = desk(service)
+    d = filing_desk(service)
     kind = SubmissionKind(body.kind)
     proposal = body.values()
     effective = body.effective_at_us
@@ -228,7 +232,7 @@ async def filing_terms(
     state = service.runtime.memory.states.get(link_id)
     if state is None:
         raise NotFound(f"no link {link_id!r}")
-    return terms_of(state, desk(service))
+    return terms_of(state, filing_desk(service))
 
 
 @router.get("", summary="Submissions, newest first", responses=errors(401, 403, 422))
@@ -238,7 +242,7 @@ async def list_submissions(
     status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's submissions")] = None,
 ) -> list[SubmissionRead]:
-    d = desk(service)
+    d = review_desk(service)
     rows = await d.find(link_id=link, status=status)
     return [await read(d, r) for r in rows]
 
@@ -247,8 +251,8 @@ async def list_submissions(
 async def get_submission(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionRead:
-    d = desk(service)
-    return await read(d, await d.get(submission_id))
+    d = review_desk(service)
+    return await read(d, await d.filing.get(submission_id))
 
 
 @router.get(
@@ -262,8 +266,8 @@ async def get_submission(
 async def document(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionDocument:
-    d = desk(service)
-    doc = await submission_document(d, await d.get(submission_id))
+    d = review_desk(service)
+    doc = await submission_document(d, await d.filing.get(submission_id))
     return SubmissionDocument.model_validate(doc)
 
 
@@ -282,7 +286,7 @@ PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
 async def packet_json(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
-    content, name, ctype = await desk(service).packet(submission_id, "json")
+    content, name, ctype = await review_desk(service).packet(submission_id, "json")
     return Response(
         content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
     )
@@ -297,7 +301,7 @@ async def packet_json(
 async def packet_pdf(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
-    content, name, ctype = await desk(service).packet(submission_id, "pdf")
+    content, name, ctype = await review_desk(service).packet(submission_id, "pdf")
     return Response(
         content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
     )
@@ -318,7 +322,7 @@ async def approve(
     who: Annotated[Principal, Depends(REVIEWERS)],
     body: ApproveRequest | None = None,
 ) -> SubmissionRead:
-    d = desk(service)
+    d = review_desk(service)
     row = await d.approve(
         submission_id,
         reviewer=who.username,
@@ -340,6 +344,6 @@ async def reject(
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
 ) -> SubmissionRead:
-    d = desk(service)
+    d = review_desk(service)
     row = await d.reject(submission_id, reviewer=who.username, role=who.role, reason=body.reason)
     return await read(d, row)

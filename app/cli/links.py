@@ -46,8 +46,8 @@ from controller.core.money import (
 from controller.core.reducer import HitPolicy, TableConfig
 from controller.manifest import verify_install
 from controller.paperwork import records
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import letterhead_of
-from controller.paperwork.submissions import SubmissionDesk
 from controller.rules import RuleViolation
 from controller.rules.statement import Statement
 from controller.rules.wagers import check_denomination
@@ -254,7 +254,7 @@ def links_create(
             await runtime.memory.load()
             filed = await create_and_file_link(
                 runtime,
-                SubmissionDesk(
+                FilingDesk(
                     runtime,
                     demonstration=settings.demonstration,
                     letterhead=letterhead_of(settings),

@@ -1,4 +1,5 @@
 """Filing a submission with the commission: every check a filing makes, and its packet.
+What was filed is read and reviewed at the review desk (``controller.paperwork.submissions``).
 
 ``prepare_change`` and ``prepare_new_link`` run the checks and write nothing, so a dry run
 (a form checking as a person types) and a filing refuse the same proposal with the same
@@ -76,6 +77,9 @@ class Filing:
 
 
 class FilingDesk:
+    """Filing submissions (``prepare_*``, ``file_*``, ``file``) and reading one back
+    (``get``), under the installation's law, bound on a jackpot's odds and letterhead."""
+
     def __init__(
         self,
         runtime: Links,
@@ -167,7 +171,7 @@ class FilingDesk:
             check_table_locations(
                 [(t.table_id, t.location) for t in on_link], clause=law.clauses.location
             )
-        self._check_as_new_link(state, proposal)
+        self.check_as_new_link(state, proposal)
         return await self._prepare(
             link_id=link_id,
             state=state,
@@ -213,7 +217,7 @@ class FilingDesk:
             return now
         return now + notice_days(kind, self.law)[0] * DAY_US
 
-    def _check_as_new_link(self, state: LinkState, proposal: Proposal | None = None) -> None:
+    def check_as_new_link(self, state: LinkState, proposal: Proposal | None = None) -> None:
         """The link as a new link's filing gives it (its terms, levels and paytables), held to
         the law it plays under and the bound on a jackpot's odds in force."""
         proposal = new_link_proposal(state) if proposal is None else proposal

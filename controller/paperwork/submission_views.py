@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from controller.paperwork.packet_document import Review, change_summary, packet_document
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.rules.filing import SubmissionKind
 from controller.storage.papers.submissions import Submission
 
@@ -22,18 +22,20 @@ def review_of(row: Submission) -> Review:
     )
 
 
-async def submission_document(desk: SubmissionDesk, row: Submission) -> dict[str, Any]:
+async def submission_document(desk: ReviewDesk, row: Submission) -> dict[str, Any]:
     """The packet as kept (never rebuilt from the link as it is now), as a document."""
     content, _, _ = await desk.packet(row.submission_id, "json")
-    return packet_document(json.loads(content), letterhead=desk.letterhead, review=review_of(row))
+    return packet_document(
+        json.loads(content), letterhead=desk.filing.letterhead, review=review_of(row)
+    )
 
 
 async def submission_words(
-    desk: SubmissionDesk, row: Submission, document: dict[str, Any] | None = None
+    desk: ReviewDesk, row: Submission, document: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """A list's line: what kind of change, what it changes (current and proposed), when
     filed and effective, in words (``document``: its document, when the caller has it)."""
-    lh = desk.letterhead
+    lh = desk.filing.letterhead
     if document is None:
         document = await submission_document(desk, row)
     return {

@@ -1,11 +1,11 @@
-"""The filing desk: submissions to the commission, their packets, and their review.
+"""The review desk: submissions to the commission as filed, their packets, and their review.
 
-A change to a link's rate, reset amount or paytable, and every new link, is filed here with a
-packet (JSON and PDF, kept as documents by SHA-256), reviewed by a commission agent, and only
-then used: an approved change is armed on the link and takes effect at its first jackpot reset
-on or after the effective date (``engine.arm_change``); an approved new link begins to play.
-Rules live in ``controller.paperwork.governance``; this module reads and writes, filing itself
-in ``controller.paperwork.filing_desk``.
+A change to a link's rate, reset amount or paytable, and every new link, is filed with a
+packet (JSON and PDF, kept as documents by SHA-256) at the filing desk
+(``controller.paperwork.filing_desk``), reviewed here by a commission agent, and only then
+used: an approved change is armed on the link and takes effect at its first jackpot reset on
+or after the effective date (``engine.arm_change``); an approved new link begins to play.
+Rules live in ``controller.paperwork.governance``; this module reads and writes.
 """
 
 from __future__ import annotations
@@ -39,11 +39,18 @@ from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
 from controller.storage.store import Extra
 
-__all__ = ["SubmissionDesk"]
+__all__ = ["ReviewDesk"]
 
 
-class SubmissionDesk(FilingDesk):
-    """The filing desk and the review of what was filed."""
+class ReviewDesk:
+    """The reading and the review of what was filed at ``filing``, the filing desk: a
+    submission is read with ``filing.get``, and approving one holds it to the same law and
+    bound on a jackpot's odds it was filed under."""
+
+    def __init__(self, filing: FilingDesk) -> None:
+        self.filing = filing
+        self.runtime = filing.runtime
+        self.store = filing.store
 
     # ------------------------------------------------------------------------- reading
 
@@ -55,7 +62,7 @@ class SubmissionDesk(FilingDesk):
 
     async def packet(self, submission_id: str, kind: str) -> tuple[bytes, str, str]:
         """The kept packet (``json`` or ``pdf``): content, file name, content type."""
-        row = await self.get(submission_id)
+        row = await self.filing.get(submission_id)
         digest = row.packet_json_sha256 if kind == "json" else row.packet_pdf_sha256
         async with self.store.engine.connect() as conn:
             doc = await load_document(conn, digest)
@@ -88,12 +95,12 @@ class SubmissionDesk(FilingDesk):
         ``waiver_confirmed``: the agent confirmed the executive director's written direction
         the submission carries (68 IAC 10-1-4(1)); one that carries a waiver is approved
         only so."""
-        row = await self.get(submission_id)
+        row = await self.filing.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         self._still_filed(row)
         waiver = None if row.waiver is None else NoticeWaiver.from_dict(row.waiver)
         check_waiver_confirmed(
-            waiver=waiver, confirmed=waiver_confirmed, clause=self.law.waiver.clause
+            waiver=waiver, confirmed=waiver_confirmed, clause=self.filing.law.waiver.clause
         )
         confirmed = {"waiver_confirmed": row.waiver} if waiver is not None else {}
         kind = SubmissionKind(row.kind)
@@ -128,7 +135,7 @@ class SubmissionDesk(FilingDesk):
                 },
             )
             self.runtime.memory.go_live_at[row.link_id] = start
-            return await self.get(submission_id)
+            return await self.filing.get(submission_id)
         state = self.runtime.memory.states[row.link_id]
         change = self._change_of(state, row)
         await self.runtime.commands.command(
@@ -145,12 +152,12 @@ class SubmissionDesk(FilingDesk):
                 **confirmed,
             },
         )
-        return await self.get(submission_id)
+        return await self.filing.get(submission_id)
 
     async def reject(
         self, submission_id: str, *, reviewer: str, role: Role, reason: str
     ) -> Submission:
-        row = await self.get(submission_id)
+        row = await self.filing.get(submission_id)
         await self._check_reviewer(row, reviewer=reviewer, role=role)
         reason = check_rejection_reason(reason)
         self._still_filed(row)
@@ -167,7 +174,7 @@ class SubmissionDesk(FilingDesk):
                 "after": {"status": "rejected", "reason": reason},
             },
         )
-        return await self.get(submission_id)
+        return await self.filing.get(submission_id)
 
     async def approve_new_links(self, *, reviewer: str, role: Role) -> list[str]:
         """Approve every new link waiting for review (a simulated floor's own agent)."""
@@ -184,7 +191,7 @@ class SubmissionDesk(FilingDesk):
         refused here rather than approved."""
         state = self.runtime.memory.states.get(row.link_id)
         if state is not None:
-            self._check_as_new_link(state)
+            self.filing.check_as_new_link(state)
 
     def _change_of(self, state: LinkState, row: Submission) -> ArmedChange:
         """The approved proposal as the change armed on the link, checked again against the
@@ -198,7 +205,7 @@ class SubmissionDesk(FilingDesk):
         paytable = (
             None
             if lines is None
-            else check_paytable(game, lines, jackpot_odds_bound=self.jackpot_odds_bound)
+            else check_paytable(game, lines, jackpot_odds_bound=self.filing.jackpot_odds_bound)
         )
         if levels is not None or paytable is not None:
             check_change(
@@ -209,7 +216,7 @@ class SubmissionDesk(FilingDesk):
                     levels=levels,
                     game=None if "game" not in proposal else game,
                 ),
-                jackpot_odds_bound=self.jackpot_odds_bound,
+                jackpot_odds_bound=self.filing.jackpot_odds_bound,
             )
         return ArmedChange(
             submission_id=row.submission_id,

@@ -9,8 +9,8 @@ from typing import Any
 from controller.core.games import Game, Paytable, default_paytable
 from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import Letterhead
-from controller.paperwork.submissions import SubmissionDesk
 from controller.rules.filing import check_table_locations
 from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.violation import RuleViolation
@@ -28,7 +28,7 @@ __all__ = ["create_and_file_link", "open_floor"]
 
 async def create_and_file_link(
     runtime: LinkRuntime,
-    desk: SubmissionDesk,
+    desk: FilingDesk,
     *,
     link_id: str,
     name: str,
@@ -114,7 +114,7 @@ async def open_floor(
             _check_under_law(store, link)
     if notes is not None:
         notes += found
-    desk = SubmissionDesk(runtime, demonstration=demonstration, letterhead=letterhead)
+    desk = FilingDesk(runtime, demonstration=demonstration, letterhead=letterhead)
     for link in floor.links:
         if link.link_id in runtime.memory.states:
             continue

@@ -24,7 +24,8 @@ from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import meters_of, mystery_commitment
 from controller.manifest import MANIFEST_NAME, make_manifest, verify_install
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.service import FloorService
@@ -334,7 +335,7 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
     await service.start()
     try:
         rt = service.runtime
-        desk = SubmissionDesk(rt, demonstration=settings.demonstration)
+        filing = FilingDesk(rt, demonstration=settings.demonstration)
         state = rt.memory.states["paigow"]
         free = [t for t, ts in sorted(state.tables.items()) if not ts.hit_pending]
         p = Readings(service.clock.now_us)
@@ -349,12 +350,12 @@ async def test_the_demo_starts_again_after_an_approved_rate_change(tmp_path: Pat
             )
 
         await five_aces(free[0])  # the rate may change once the jackpot is won
-        filed = await desk.file_change(
+        filed = await filing.file_change(
             link_id="paigow",
             proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=8_500),
             filed_by="supervisor",
         )
-        approved = await desk.approve(
+        approved = await ReviewDesk(filing).approve(
             filed.submission_id, reviewer="commission_agent", role=Role.COMMISSION_AGENT
         )
         await five_aces(free[1])  # applied at this jackpot's reset

@@ -20,7 +20,8 @@ from app.demo_floor import (
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer.levels import pool_rate_bp
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.jurisdictions import INDIANA, JURISDICTIONS, NEW_JERSEY, Jurisdiction
 from controller.runtime.clock import SystemClock
@@ -128,7 +129,7 @@ async def opened(db_url: str, law: Jurisdiction) -> tuple[LinkRuntime, list[str]
     runtime = await open_floor(
         store, floor(plan_for(law)), SystemClock(), demonstration=True, notes=notes
     )
-    approved = await SubmissionDesk(runtime).approve_new_links(
+    approved = await ReviewDesk(FilingDesk(runtime)).approve_new_links(
         reviewer="agent", role=Role.COMMISSION_AGENT
     )
     return runtime, approved
@@ -190,7 +191,7 @@ async def test_new_jerseys_floor_opens_and_plays_every_shape_under_new_jersey(
             ).all()
         assert sorted(envy) == [(1, 500_00), (5, 500_00)]
         # The filed packet names every linked table with its location.
-        desk = SubmissionDesk(runtime)
+        desk = ReviewDesk(FilingDesk(runtime))
         (filed,) = await desk.find(link_id="caribbean")
         content, _, _ = await desk.packet(filed.submission_id, "json")
         for t in link(floor(EVERY_SHAPE), "caribbean").tables:

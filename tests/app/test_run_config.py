@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import FixedClock
@@ -200,15 +201,16 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     10-1-1.1(d)). The controller starts on the database's terms, saying which approval each
     comes from; a file asking for what was never approved is refused with what to do."""
     rt = await open_floor(store, _classic_floor(), FixedClock(T0), demonstration=True)
-    desk = SubmissionDesk(rt, demonstration=True)
-    await desk.approve_new_links(reviewer="agent", role=AGENT)
+    filing = FilingDesk(rt, demonstration=True)
+    review = ReviewDesk(filing)
+    await review.approve_new_links(reviewer="agent", role=AGENT)
     poll = Poller()
     await rt.readings.apply([poll.reading(t, 0) for t in ("T1", "T2", "T3")])
     await rt.readings.apply([poll.royal("T1", 1, seq=1)])  # the rate may now change
-    rate = await desk.file_change(
+    rate = await filing.file_change(
         link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=8500), filed_by="sup"
     )
-    await desk.approve(rate.submission_id, reviewer="agent", role=AGENT)
+    await review.approve(rate.submission_id, reviewer="agent", role=AGENT)
 
     # Approved, not yet applied: the file may already say 85 %; 70 % plays until the reset.
     _, notes = await _restart(store, _classic_floor(rate="85%"))
@@ -217,11 +219,11 @@ async def test_a_restart_keeps_the_approved_rate_and_reset_and_says_whose_they_a
     assert "until then rate 70%" in notes[0]
 
     await rt.readings.apply([poll.royal("T2", 1, seq=1)])  # applied at this reset
-    reset = await desk.file_change(
+    reset = await filing.file_change(
         link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=750_00),
         filed_by="sup",
     )  # fmt: skip
-    await desk.approve(reset.submission_id, reviewer="agent", role=AGENT)
+    await review.approve(reset.submission_id, reviewer="agent", role=AGENT)
     await rt.readings.apply([poll.royal("T3", 1, seq=1)])
     played = rt.memory.states["stud"]
     assert (played.rate_bp, played.reset_cents) == (8500, 750_00)

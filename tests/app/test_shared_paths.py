@@ -10,7 +10,7 @@ import pytest
 from app.cli.common import database
 from controller.core.games import Game
 from controller.core.reducer import HitPolicy
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings
 from controller.storage.database import SchemaNotCurrent
@@ -36,7 +36,7 @@ async def test_a_created_link_is_filed_and_named(store: LedgerStore) -> None:
     rt = await runtime(store)
     filed = await create_and_file_link(
         rt,
-        SubmissionDesk(rt),
+        FilingDesk(rt),
         link_id="stud",
         name="Main pit",
         game=Game.CARIBBEAN_STUD,

@@ -12,7 +12,8 @@ from sqlalchemy import select
 
 from controller.core.hands import parse_cards
 from controller.core.reducer.levels import meters_of
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import load_floor_config
@@ -60,8 +61,8 @@ async def test_a_link_of_levels_from_a_floor_file_restarts_on_the_same_file(
     permissive(store)
     path = floor_file(tmp_path)
     rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
-    desk = SubmissionDesk(rt)
-    assert await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT) == ["pool"]
+    review = ReviewDesk(FilingDesk(rt))
+    assert await review.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT) == ["pool"]
     state = rt.memory.states["pool"]
     assert [lv.config.name for lv in state.levels] == ["Grand", "Major", "Minor", "Mini"]
     assert state.game_of("D1").value == "caribbean_draw" and len(state.games) == 2

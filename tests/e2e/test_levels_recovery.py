@@ -12,7 +12,8 @@ from sqlalchemy import select, update
 
 from controller.core.reducer import EntryKind
 from controller.core.reducer.levels import meters_of
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.links import LinkRuntime
 from controller.storage.models import LinkRow, MeterEntryRow
@@ -36,7 +37,7 @@ async def test_a_link_of_levels_whose_row_was_edited_is_recovered_from_its_histo
     permissive(store)
     await create_pool(db_url, tmp_path)
     rt = await _runtime(store)
-    await SubmissionDesk(rt).approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
+    await ReviewDesk(FilingDesk(rt)).approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
     p = Readings(rt.memory.clock.now_us)
     await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "D1")])
     await until_mystery(rt, p, "pool", ("T1", "D1"))

@@ -13,7 +13,8 @@ import pytest
 from controller.core.games import Game, default_paytable
 from controller.core.reducer import EntryKind, LinkState
 from controller.core.reducer.levels import levels_from_dicts
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.filing import Proposal, SubmissionKind, date_text
 from controller.runtime.clock import SystemClock
@@ -182,8 +183,9 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     permissive(store)
     path = floor_file(tmp_path)
     rt = await open_floor(store, load_floor_config(path), SystemClock(), demonstration=True)
-    desk = SubmissionDesk(rt, demonstration=True)
-    await desk.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
+    filing = FilingDesk(rt, demonstration=True)
+    review = ReviewDesk(filing)
+    await review.approve_new_links(reviewer="agent", role=Role.COMMISSION_AGENT)
     p = Readings(rt.memory.clock.now_us)
     await rt.readings.apply([p.of(t, 0, 0) for t in ("T1", "T2", "D1")])
     await rt.readings.apply([p.hit("T1", H.ROYAL_FLUSH, ROYAL, seat=1, hit_seq=1)])
@@ -191,11 +193,13 @@ async def test_a_floor_file_restarts_after_an_approved_levels_change(
     wanted = levels_from_dicts(
         [{**NEW_LEVELS[0], "rate_bp": 3_800}, *NEW_LEVELS[1:3], {**NEW_LEVELS[3], "rate_bp": 200}]
     )
-    filed = await desk.file_change(
+    filed = await filing.file_change(
         link_id="pool", proposal=Proposal(kind=SubmissionKind.LEVELS_CHANGE, levels=wanted),
         filed_by="sup",
     )  # fmt: skip
-    approved = await desk.approve(filed.submission_id, reviewer="agent", role=Role.COMMISSION_AGENT)
+    approved = await review.approve(
+        filed.submission_id, reviewer="agent", role=Role.COMMISSION_AGENT
+    )
     await rt.readings.apply([p.hit("D1", H.ROYAL_FLUSH, ROYAL, seat=5, hit_seq=1)])
     played = rt.memory.states["pool"]
     assert played.level_configs == wanted and played.armed is None

@@ -20,7 +20,8 @@ from sqlalchemy import func, select
 from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules.pools import fixed_pay_only
 from controller.runtime.clock import Clock, SystemClock
@@ -189,7 +190,7 @@ class FloorHarness:
             demonstration=True,
         )
         # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
-        await SubmissionDesk(self.runtime).approve_new_links(
+        await ReviewDesk(FilingDesk(self.runtime)).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
         self.poller = Poller(self.runtime, self.config, clock)

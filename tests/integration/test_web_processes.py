@@ -27,7 +27,8 @@ from app.serve import Served, serve
 from app.web import create_app
 from controller.core.games import Game
 from controller.core.hands import HandCategory
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import Settings
@@ -298,7 +299,7 @@ async def _approved_at_a_web_process(wf: WebFloor, w1: WebProcess, d0: Display) 
     await wait_until(lambda: all(t.command_bits & 1 for t in wf.sim.tables.values()))
     states = wf.service.runtime.memory.states["stud"].tables.values()
     assert all(ts.credits is None for ts in states)
-    [approved] = await SubmissionDesk(w1.service.runtime).approve_new_links(
+    [approved] = await ReviewDesk(FilingDesk(w1.service.runtime)).approve_new_links(
         reviewer="agent", role=Role.COMMISSION_AGENT
     )
     assert approved == "stud"
@@ -317,7 +318,7 @@ async def test_a_web_process_reads_again_what_it_missed_while_not_listening(
         feed = w1.service.change_feed
         assert feed is not None
         await feed.stop()  # deaf: as while its connection is down
-        await SubmissionDesk(wf.service.runtime).approve_new_links(
+        await ReviewDesk(FilingDesk(wf.service.runtime)).approve_new_links(
             reviewer="agent", role=Role.COMMISSION_AGENT
         )
         await wait_until(lambda: {s.state for s in wf.service.table_statuses("stud")} <= {"online"})

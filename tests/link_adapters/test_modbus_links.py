@@ -333,7 +333,7 @@ async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
     with pytest.raises(LinkDown, match=r"table T1: link 127\.0\.0\.1"):
         await poll
     assert link.stats.timeouts == 0  # noticed as the connection ended, not by the timeout
-    assert not link.connected
+    assert not link.connection.connected
     with pytest.raises(LinkDown):
         await table.read()
 
@@ -346,7 +346,7 @@ async def test_tcp_server_stopping_mid_poll_is_link_down_then_reconnects(
         except LinkDown:
             assert time.monotonic() < deadline, "the link did not come back"
             await asyncio.sleep(0.02)
-    assert regs.credits == 5 and link.connected
+    assert regs.credits == 5 and link.connection.connected
     assert link.stats.reconnects == 1
 
 
@@ -400,7 +400,7 @@ async def test_tcp_connect_that_never_completes_gives_up_exactly_at_its_deadline
         LinkDown, match=r"link hung: no connection within 0\.5 s; next connection attempt in 0\.1 s"
     ):
         await connecting
-    assert not link.connected and link.stats.requests == 0
+    assert not link.connection.connected and link.stats.requests == 0
     # The backoff runs from the deadline: no attempt until it is over.
     await clock.advance(0.125 - 1 / 1024)
     with pytest.raises(LinkDown, match=r"link hung is down \(no connection within 0\.5 s\)"):

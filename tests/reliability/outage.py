@@ -41,7 +41,8 @@ from app.serve import serve
 from app.web import create_app
 from controller.core.hands import HandCategory
 from controller.core.money import displayed_cents
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.service import FloorService
@@ -238,7 +239,7 @@ async def _run(outage_s: float, browser: Browser | None) -> Figures:
             await service.start()
             stack = contextlib.AsyncExitStack()
             try:
-                await SubmissionDesk(service.runtime).approve_new_links(
+                await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                     reviewer="commission", role=Role.COMMISSION_AGENT
                 )
                 h.runtime = service.runtime

@@ -38,8 +38,9 @@ from sqlalchemy import func, select
 
 from controller.core.games import Game
 from controller.core.reducer import EntryKind
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.reconciliation import reconciliation
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import parse_floor_config
@@ -405,7 +406,7 @@ async def run_soak(
         await service.start()
         runtime = service.runtime
         # The floor's own commission agent lets its new links play (68 IAC 10-1-3(c)(4)).
-        await SubmissionDesk(runtime).approve_new_links(
+        await ReviewDesk(FilingDesk(runtime)).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
 

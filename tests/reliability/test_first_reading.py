@@ -9,7 +9,8 @@ so this one's commit is stale and refused."""
 
 from __future__ import annotations
 
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.links import LinkRuntime
@@ -33,7 +34,7 @@ async def test_no_heartbeat_reaches_a_table_before_its_baseline_is_recorded(
         runtime = await open_floor(
             LedgerStore(store.engine, KEY), h.config, SystemClock(), demonstration=True
         )
-        await SubmissionDesk(runtime).approve_new_links(
+        await ReviewDesk(FilingDesk(runtime)).approve_new_links(
             reviewer="commission", role=Role.COMMISSION_AGENT
         )
         other = LinkRuntime(LedgerStore(store.engine, KEY), SystemClock())

@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from controller.core.games import Game
 from controller.core.reducer import HitPolicy, TableReading
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.retention import run_retention, years_before
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, Proposal, SubmissionKind
@@ -33,7 +34,7 @@ NEW_LINK_NOTICE = "demonstration mode: the notice period of 68 IAC 10-1-3(c)(1) 
 
 
 async def _open(
-    rt: LinkRuntime, desk: SubmissionDesk, link_id: str, tables: tuple[str, ...]
+    rt: LinkRuntime, desk: FilingDesk, link_id: str, tables: tuple[str, ...]
 ) -> Submission:
     return await create_and_file_link(
         rt,
@@ -56,27 +57,28 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
     clock = FixedClock(T0)
     rt = LinkRuntime(store, clock)
     await rt.memory.load()
-    shown = SubmissionDesk(rt, demonstration=True)
-    plain = SubmissionDesk(rt)
+    shown = FilingDesk(rt, demonstration=True)
+    plain = FilingDesk(rt)
+    review = ReviewDesk(plain)
 
     # In demonstration mode: filed with an effective date of now, saying which notice was not
     # given; approved, it plays at once.
     filed = await _open(rt, shown, "demo", ("d1",))
     assert filed.effective_at_us == filed.filed_at_us == T0
-    packet = json.loads((await shown.packet(filed.submission_id, "json"))[0])
+    packet = json.loads((await review.packet(filed.submission_id, "json"))[0])
     assert packet["notice"]["demonstration"] == NEW_LINK_NOTICE
     assert packet["jurisdiction"]["title"] == "Indiana (68 IAC 10)"
     assert packet["demonstration"].startswith("DEMONSTRATION MODE (PROGRESSIVE_DEMONSTRATION)")
     assert "link demo was opened in demonstration mode" in packet["demonstration"]
-    await shown.approve(filed.submission_id, reviewer="agent", role=AGENT)
+    await review.approve(filed.submission_id, reviewer="agent", role=AGENT)
     assert rt.memory.is_live("demo", T0)
 
     # Without it: held to the 60 days of 68 IAC 10-1-3(c)(1), which nothing waives.
     held = await _open(rt, plain, "held", ("h1",))
     assert held.effective_at_us == T0 + 60 * DAY_US
-    packet = json.loads((await plain.packet(held.submission_id, "json"))[0])
+    packet = json.loads((await review.packet(held.submission_id, "json"))[0])
     assert "demonstration" not in packet["notice"] and "demonstration" not in packet
-    await plain.approve(held.submission_id, reviewer="agent", role=AGENT)
+    await review.approve(held.submission_id, reviewer="agent", role=AGENT)
     assert not rt.memory.is_live("held", T0) and not rt.memory.is_live("held", T0 + 59 * DAY_US)
     assert rt.memory.is_live("held", T0 + 60 * DAY_US)
     with pytest.raises(RuleViolation, match=r"at least 60 days .*10-1-3\(c\)\(1\)"):
@@ -88,7 +90,7 @@ async def test_a_link_filed_in_demonstration_mode_plays_at_once_and_its_history_
         proposal=Proposal(kind=SubmissionKind.RESET_CHANGE, reset_cents=2_000_00),
         filed_by="sup",
     )
-    packet = json.loads((await shown.packet(change.submission_id, "json"))[0])
+    packet = json.loads((await review.packet(change.submission_id, "json"))[0])
     assert change.effective_at_us == T0
     assert packet["notice"]["demonstration"] == (
         "demonstration mode: the notice period of 68 IAC 10-1-4(1) was not given"

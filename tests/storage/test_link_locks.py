@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.config import parse_floor_config
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.link_locks import LinkLocks, lock_key
@@ -145,7 +146,7 @@ async def test_controllers_started_together_share_the_links_out(db_url: str) -> 
         assert a.link_locks is not None and b.link_locks is not None
         assert a.link_locks.held | b.link_locks.held == set(LINKS)
         assert not a.link_locks.held & b.link_locks.held
-        filed = [s.link_id for s in await SubmissionDesk(a.runtime).find()]
+        filed = [s.link_id for s in await ReviewDesk(FilingDesk(a.runtime)).find()]
         assert sorted(filed) == sorted(LINKS)
         for link_id in LINKS:
             standby = b if link_id in a.link_locks.held else a

@@ -11,7 +11,8 @@ from sqlalchemy import select
 
 from controller.core.games import Game, make_paytable
 from controller.core.reducer import EntryKind
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.rules import RuleViolation
 from controller.rules.filing import DAY_US, NoticeWaiver, Proposal, SubmissionKind
@@ -34,44 +35,47 @@ WAIVER = NoticeWaiver(
 )
 
 
-async def floor(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, FixedClock]:
+async def floor(
+    store: LedgerStore,
+) -> tuple[LinkRuntime, FilingDesk, ReviewDesk, FixedClock]:
     await make_link(store)
     clock = FixedClock(T0)
     rt = LinkRuntime(store, clock)
     await rt.memory.load()
-    return rt, SubmissionDesk(rt), clock
+    filing = FilingDesk(rt)
+    return rt, filing, ReviewDesk(filing), clock
 
 
-async def playing(store: LedgerStore) -> tuple[LinkRuntime, SubmissionDesk, Poller]:
+async def playing(store: LedgerStore) -> tuple[LinkRuntime, FilingDesk, ReviewDesk, Poller]:
     """The floor, both tables read once at T0."""
-    rt, desk, _ = await floor(store)
+    rt, filing, review, _ = await floor(store)
     poll = Poller()
     poll.at = T0
     await rt.readings.apply([poll.reading("t1", 0), poll.reading("t2", 0)])
-    return rt, desk, poll
+    return rt, filing, review, poll
 
 
 async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
     store: LedgerStore,
 ) -> None:
-    rt, desk, poll = await playing(store)
+    rt, filing, review, poll = await playing(store)
     # 68 IAC 10-1-1.1(d): no jackpot yet, so no rate change.
     with pytest.raises(RuleViolation, match=r"10-1-1\.1\(d\)"):
-        await desk.file_change(
+        await filing.file_change(
             link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000), filed_by="sup"
         )
     await rt.readings.apply([poll.royal("t1", 1, seq=1)])
     with pytest.raises(RuleViolation, match="30 days"):
-        await desk.file_change(
+        await filing.file_change(
             link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000),
             filed_by="sup", effective_at_us=T0 + 29 * DAY_US,
         )  # fmt: skip
-    row = await desk.file_change(
+    row = await filing.file_change(
         link_id="stud", proposal=Proposal(kind=K.RATE_CHANGE, rate_bp=9000), filed_by="sup"
     )
     assert row.status == "filed" and row.effective_at_us == T0 + 30 * DAY_US
     # The packet is kept whole, by SHA-256, as JSON and as PDF.
-    content, name, ctype = await desk.packet(row.submission_id, "json")
+    content, name, ctype = await review.packet(row.submission_id, "json")
     assert name.endswith(".json") and ctype == "application/json"
     assert hashlib.sha256(content).hexdigest() == row.packet_json_sha256
     packet = json.loads(content)
@@ -82,26 +86,26 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
     }
     assert packet["rules_of_the_game"]["number_of_tables"] == 2
     assert packet["rules_of_the_game"]["clause"] == "68 IAC 10-6-2(b)(2)-(4)"
-    pdf, _, pdf_type = await desk.packet(row.submission_id, "pdf")
+    pdf, _, pdf_type = await review.packet(row.submission_id, "pdf")
     assert pdf.startswith(b"%PDF") and pdf_type == "application/pdf"
     assert hashlib.sha256(pdf).hexdigest() == row.packet_pdf_sha256
     # One at a time per link.
     with pytest.raises(RuleViolation, match="awaiting review"):
-        await desk.file_change(
+        await filing.file_change(
             link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
         )
     # Only a commission agent approves.
     for role in (Role.SUPERVISOR, Role.ADMIN):
         with pytest.raises(RuleViolation, match="commission agent"):
-            await desk.approve(row.submission_id, reviewer="boss", role=role)
-    approved = await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+            await review.approve(row.submission_id, reviewer="boss", role=role)
+    approved = await review.approve(row.submission_id, reviewer="agent", role=AGENT)
     assert approved.status == "approved" and approved.reviewed_by == "agent"
     with pytest.raises(StoreError, match="already approved"):
-        await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="late")
+        await review.reject(row.submission_id, reviewer="agent", role=AGENT, reason="late")
     assert rt.memory.states["stud"].armed is not None
     # Approved, it waits for the link's next jackpot: the next change is filed once it applied.
     with pytest.raises(RuleViolation, match=f"waits to apply submission {row.submission_id}"):
-        await desk.file_change(
+        await filing.file_change(
             link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
         )
     # Effective date passes while the link accumulates: the rate does not move.
@@ -111,7 +115,7 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
     # The next jackpot: applied at its reset, and the submission records when.
     await rt.readings.apply([poll.royal("t2", 6, seq=2)])
     assert rt.memory.states["stud"].rate_bp == 9000 and rt.memory.states["stud"].armed is None
-    done = await desk.get(row.submission_id)
+    done = await filing.get(row.submission_id)
     assert done.applied_at_us == poll.at
     # Reloaded from the database, the link is what memory said.
     again = await store.load_link("stud")
@@ -133,23 +137,23 @@ async def test_a_rate_change_filed_approved_and_applied_at_the_next_reset(
 async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_stored(
     store: LedgerStore,
 ) -> None:
-    _, desk, clock = await floor(store)
+    _, filing, review, clock = await floor(store)
     lines = [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}, {"hand": "FLUSH", "fixed_cents": 75_00}]
     pt = make_paytable(Game.CARIBBEAN_STUD, lines)
     # 68 IAC 10-1-4(1): the executive director provided otherwise for this amendment.
-    row = await desk.file_change(
+    row = await filing.file_change(
         link_id="stud", proposal=Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt), filed_by="sup",
         waiver=WAIVER,
     )  # fmt: skip
     assert row.waiver == WAIVER.to_dict() and row.notice_override is None
     assert row.effective_at_us == T0  # at once: the director provided otherwise
-    packet = json.loads((await desk.packet(row.submission_id, "json"))[0])
+    packet = json.loads((await review.packet(row.submission_id, "json"))[0])
     assert packet["notice"]["waiver"]["reference"] == WAIVER.reference
     # Approved only once the agent confirmed the director's direction.
     with pytest.raises(RuleViolation, match="confirm the executive director") as caught:
-        await desk.approve(row.submission_id, reviewer="agent", role=AGENT)
+        await review.approve(row.submission_id, reviewer="agent", role=AGENT)
     assert caught.value.clause == "68 IAC 10-1-4(1)"
-    await desk.approve(row.submission_id, reviewer="agent", role=AGENT, waiver_confirmed=True)
+    await review.approve(row.submission_id, reviewer="agent", role=AGENT, waiver_confirmed=True)
     rt2 = LinkRuntime(store, clock)
     await rt2.memory.load()
     assert rt2.memory.states["stud"].armed is not None
@@ -165,26 +169,28 @@ async def test_an_armed_change_survives_a_restart_and_a_paytable_change_is_store
 
 
 async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> None:
-    rt, desk, clock = await floor(store)
+    rt, filing, review, clock = await floor(store)
     assert rt.memory.is_live("stud", T0)  # a link with no submission predates the filing desk
-    row = await desk.file_new_link("stud", filed_by="sup")
+    row = await filing.file_new_link("stud", filed_by="sup")
     assert not rt.memory.is_live("stud", T0)
     with pytest.raises(RuleViolation, match="not yet approved"):
-        await desk.file_change(
+        await filing.file_change(
             link_id="stud", proposal=Proposal(kind=K.RESET_CHANGE, reset_cents=5), filed_by="sup"
         )
     rt2 = LinkRuntime(store, clock)
     await rt2.memory.load()
     assert not rt2.memory.is_live("stud", T0)
-    rejected = await desk.reject(row.submission_id, reviewer="agent", role=AGENT, reason="tables?")
+    rejected = await review.reject(
+        row.submission_id, reviewer="agent", role=AGENT, reason="tables?"
+    )
     assert rejected.review_reason == "tables?"
-    again = await desk.file_new_link("stud", filed_by="sup", effective_at_us=T0 + 60 * DAY_US)
-    await desk.approve(again.submission_id, reviewer="agent", role=AGENT)
+    again = await filing.file_new_link("stud", filed_by="sup", effective_at_us=T0 + 60 * DAY_US)
+    await review.approve(again.submission_id, reviewer="agent", role=AGENT)
     assert not rt.memory.is_live("stud", T0)
     assert rt.memory.is_live("stud", T0 + 60 * DAY_US)
     # Approved once: never filed as new again.
     with pytest.raises(RuleViolation, match="already approved") as caught:
-        await desk.file_new_link("stud", filed_by="sup")
+        await filing.file_new_link("stud", filed_by="sup")
     assert caught.value.clause == "68 IAC 10-1-3(c)(4), 10-1-4(3)"
     rt3 = LinkRuntime(store, clock)
     await rt3.memory.load()
@@ -194,18 +200,18 @@ async def test_a_new_link_does_not_play_until_approved(store: LedgerStore) -> No
 async def test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_the_desks(
     store: LedgerStore,
 ) -> None:
-    rt, desk, poll = await playing(store)
+    rt, filing, review, poll = await playing(store)
     await rt.readings.apply([poll.reading("t1", 40)])
     meter = rt.memory.states["stud"].meter_cents
     assert meter > rt.memory.states["stud"].reset_cents
     pt = make_paytable(Game.CARIBBEAN_STUD, [{"hand": "ROYAL_FLUSH", "percent_bp": 10_000}])
     proposal = Proposal(kind=K.PAYTABLE_CHANGE, paytable=pt)
     # A bound tighter than the royal flush's 649,739 to 1 refuses the filing, naming it.
-    strict = SubmissionDesk(rt, jackpot_odds_bound=500_000)
+    strict = FilingDesk(rt, jackpot_odds_bound=500_000)
     with pytest.raises(RuleViolation, match="worse than the bound of 500,000 to 1"):
         await strict.file_change(link_id="stud", proposal=proposal, filed_by="sup")
-    row = await desk.file_change(link_id="stud", proposal=proposal, filed_by="sup")
-    content, _, _ = await desk.packet(row.submission_id, "json")
+    row = await filing.file_change(link_id="stud", proposal=proposal, filed_by="sup")
+    content, _, _ = await review.packet(row.submission_id, "json")
     par = json.loads(content)["par_sheet"]
     assert par["jackpot_odds_bound"]["to_one"] == 100_000_000
     assert par["current"]["meter_cents"] == par["proposed"]["meter_cents"] == meter
@@ -213,14 +219,14 @@ async def test_the_packet_carries_the_par_sheet_at_the_meter_and_the_bound_is_th
 
 
 async def test_a_new_links_sixty_days_are_never_waived(store: LedgerStore) -> None:
-    _, desk, _ = await floor(store)
+    _, filing, review, _ = await floor(store)
     for effective in (T0, T0 + 60 * DAY_US, None):
         with pytest.raises(RuleViolation, match="no one waives the 60 days") as caught:
-            await desk.file_new_link(
+            await filing.file_new_link(
                 "stud", filed_by="sup", waiver=WAIVER, effective_at_us=effective
             )
         assert caught.value.clause == "68 IAC 10-1-3(c)(1)"
-    assert await desk.find() == []
+    assert await review.find() == []
 
 
 async def test_a_new_link_is_filed_with_the_location_of_each_of_its_tables(
@@ -233,8 +239,8 @@ async def test_a_new_link_is_filed_with_the_location_of_each_of_its_tables(
     )  # fmt: skip
     rt = LinkRuntime(store, FixedClock(T0))
     await rt.memory.load()
-    desk = SubmissionDesk(rt)
+    filing = FilingDesk(rt)
     with pytest.raises(RuleViolation, match="none for t2") as caught:
-        await desk.file_new_link("stud", filed_by="sup")
+        await filing.file_new_link("stud", filed_by="sup")
     assert caught.value.clause == "68 IAC 10-1-1.1(e)(2)"
-    assert await desk.find() == []
+    assert await ReviewDesk(filing).find() == []

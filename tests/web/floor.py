@@ -18,7 +18,8 @@ from app.web import create_app
 from controller.core.games import Game, Paytable
 from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
@@ -133,7 +134,7 @@ async def web_floor(
         service = FloorService(settings, floor=floor, migrate=True, create_key=True, clock=clock)
         await service.start()
         if approve:
-            await SubmissionDesk(service.runtime).approve_new_links(
+            await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                 reviewer="commission", role=Role.COMMISSION_AGENT
             )
             # Live means every table has heard the controller: until its first heartbeat a

@@ -34,7 +34,8 @@ from app.serve import Served, serve
 from app.web import create_app
 from controller.core.games import Game
 from controller.core.hands import HandCategory
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
@@ -297,7 +298,7 @@ async def shapes_floor(folder: Path) -> AsyncIterator[ShapesFloor]:
         service = FloorService(settings, floor=floor, migrate=True, create_key=True)
         await service.start()
         try:
-            await SubmissionDesk(service.runtime).approve_new_links(
+            await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                 reviewer="commission", role=Role.COMMISSION_AGENT
             )
             poller = service.poller

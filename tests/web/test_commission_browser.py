@@ -13,8 +13,8 @@ from playwright.async_api import expect
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
 from controller.core.games import Game
 from controller.core.hands import HandCategory
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import letterhead_of
-from controller.paperwork.submissions import SubmissionDesk
 from controller.roles import Role
 from controller.rules.filing import NoticeWaiver, Proposal, SubmissionKind
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
@@ -44,7 +44,7 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         await wait_until(lambda: runtime.memory.states["stud"].jackpot_won_since_rate_set)
         lh = letterhead_of(wf.service.settings)
         # No override: the 30 days of 68 IAC 10-1-4 apply.
-        row = await SubmissionDesk(runtime, letterhead=lh).file_change(
+        row = await FilingDesk(runtime, letterhead=lh).file_change(
             link_id="stud",
             proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=9000),
             filed_by="supervisor",
@@ -91,7 +91,7 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         await expect(line).to_contain_text("approved")
         await expect(line).to_contain_text("reason: Par sheet checked")
         await shot(page, "commission-approved")
-        done = await SubmissionDesk(runtime).get(row.submission_id)
+        done = await FilingDesk(runtime).get(row.submission_id)
         assert done.review_reason == "Par sheet checked; 30 days of notice given"
         assert runtime.memory.states["stud"].armed is not None
         assert runtime.memory.states["stud"].rate_bp == 8000  # waits for the next jackpot reset
@@ -117,7 +117,7 @@ async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_c
             given_on=date(2026, 1, 2),
             document_sha256="ab" * 32,
         )
-        row = await SubmissionDesk(runtime).file_change(
+        row = await FilingDesk(runtime).file_change(
             link_id="stud",
             proposal=Proposal(kind=SubmissionKind.RATE_CHANGE, rate_bp=9000),
             filed_by="supervisor",

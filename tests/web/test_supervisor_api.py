@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from app.api.submissions import desk
+from app.api.submissions import review_desk
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.roles import Role
@@ -22,7 +22,7 @@ CHECK = "/api/v1/submissions/check"
 
 
 async def _rows(wf: WebFloor) -> list[Submission]:
-    return await desk(wf.service).find()
+    return await review_desk(wf.service).find()
 
 
 async def _both(

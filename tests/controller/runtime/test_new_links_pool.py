@@ -7,7 +7,8 @@ import json
 
 from controller.core.games import Game
 from controller.core.reducer import EntryKind, HitPolicy, TableConfig
-from controller.paperwork.submissions import SubmissionDesk
+from controller.paperwork.filing_desk import FilingDesk
+from controller.paperwork.submissions import ReviewDesk
 from controller.runtime.clock import FixedClock
 from controller.runtime.link_specs import parse_levels, parse_paytables, plan_link
 from controller.runtime.links import LinkRuntime
@@ -50,10 +51,11 @@ async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with
     )
     runtime = LinkRuntime(store, FixedClock(T0))
     await runtime.memory.load()
-    desk = SubmissionDesk(runtime)
+    filing = FilingDesk(runtime)
+    review = ReviewDesk(filing)
     row = await create_and_file_link(
         runtime,
-        desk,
+        filing,
         link_id="pool",
         name="The pool",
         game=STUD,
@@ -71,13 +73,13 @@ async def test_a_link_of_levels_is_created_with_its_mystery_drawn_and_filed_with
     proposal = json.loads(row.proposal)
     assert [lv["name"] for lv in proposal["levels"]] == ["Grand", "Major", "Minor", "Mini"]
     assert set(proposal["paytables"]) == {"caribbean_draw"}
-    content, _, _ = await desk.packet(row.submission_id, "json")
+    content, _, _ = await review.packet(row.submission_id, "json")
     packet = json.loads(content)
     assert packet["pool"]["rate_of_progression"]["rate"] == "80%"
     assert packet["pool"]["levels"][3]["mystery"]["range"] == "$10.01 to $20.00"
     assert set(packet["par_sheet"]["by_game"]["proposed"]) == {"caribbean_stud", "caribbean_draw"}
     assert packet["par_sheet"]["proposed"]["lines"][1]["envy_cents"] == 20_00
-    pdf, _, _ = await desk.packet(row.submission_id, "pdf")
+    pdf, _, _ = await review.packet(row.submission_id, "pdf")
     assert pdf.startswith(b"%PDF")
     # The Mini's first trigger was drawn at creation and committed to in the history.
     entries = [e async for e in store.entries_after("pool", 0)]
@@ -95,7 +97,8 @@ async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par
     the first three cards of a six-deck shoe), as JSON and as PDF."""
     runtime = LinkRuntime(store, FixedClock(T0))
     await runtime.memory.load()
-    desk = SubmissionDesk(runtime)
+    filing = FilingDesk(runtime)
+    review = ReviewDesk(filing)
     for link_id, game, fixed, clause in (
         ("paigow", Game.PAI_GOW_POKER, False, "68 IAC 10-9-2(b)(2), (5)"),
         ("sevens", Game.SUPER_SEVENS, True, "68 IAC 10-12-2(b)(1)-(2)"),
@@ -111,7 +114,7 @@ async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par
         )
         row = await create_and_file_link(
             runtime,
-            desk,
+            filing,
             link_id=link_id,
             name=game.label,
             game=game,
@@ -129,8 +132,8 @@ async def test_pai_gow_and_super_sevens_links_are_filed_with_their_rules_and_par
             levels=plan.levels,
             paytable=plan.paytable,
         )
-        content, _, _ = await desk.packet(row.submission_id, "json")
+        content, _, _ = await review.packet(row.submission_id, "json")
         packet = json.loads(content)
         assert packet["rules_of_the_game"]["clause"] == clause
-        pdf, _, _ = await desk.packet(row.submission_id, "pdf")
+        pdf, _, _ = await review.packet(row.submission_id, "pdf")
         assert pdf.startswith(b"%PDF")
