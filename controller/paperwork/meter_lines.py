@@ -25,7 +25,7 @@ from typing import Any
 
 from controller.core.money import displayed_cents
 from controller.core.reducer import EntryKind
-from controller.core.reducer.conservation import CONTRIBUTING_KINDS, SEEDING_KINDS, entry_meters
+from controller.core.reducer.conservation import Term, entry_meters, term_of
 from controller.core.reducer.levels import FIRST, LevelError, parse_key
 from controller.rules.wagers import BETS_REGISTERED_CLAUSE
 
@@ -143,15 +143,16 @@ class MeterLines:
         if kind == EntryKind.JACKPOT_RESET and len(split) > 1:
             self._reset(seq, split, details)
             return
+        term = term_of(kind)
         for key, (_, delta) in split.items():
             line = self.meters[key]
-            if kind in SEEDING_KINDS:
+            if term is Term.SEEDED:
                 line.seeded_units += delta
-            elif kind in CONTRIBUTING_KINDS:
+            elif term is Term.CONTRIBUTED:
                 line.contributed_units += delta
-            elif kind == EntryKind.AWARD:
+            elif term is Term.AWARDED:
                 line.awarded_units -= delta
-            elif kind == EntryKind.CORRECTION:
+            elif term is Term.CORRECTED:
                 line.corrected_units += delta
             else:
                 line.other_units += delta

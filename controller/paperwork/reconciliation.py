@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
-from controller.core.reducer.conservation import SEEDING_KINDS
+from controller.core.reducer.conservation import Term, term_of
 from controller.paperwork.jobs import Job, step
 from controller.paperwork.meter_lines import (
     FIXED_PAY_CLAUSE,
@@ -140,13 +140,17 @@ def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None
                 f"entry {e.seq}: table {e.table_id} credited {e.delta_units} units; "
                 f"{credits} credits x {denomination_cents}c x {rate_bp} bp is {units}"
             )
-    elif e.kind in SEEDING_KINDS:
+        return
+    term = term_of(e.kind)
+    if term is Term.SEEDED:
         r.seeded_units += e.delta_units
-    elif e.kind == EntryKind.ANOMALY_APPROVED:
+    elif term is Term.CONTRIBUTED:
+        # Contributions are counted by table above: what else is contributed is an anomaly
+        # approved.
         r.anomalies_approved_units += e.delta_units
-    elif e.kind == EntryKind.AWARD:
+    elif term is Term.AWARDED:
         r.awards_units -= e.delta_units
-    elif e.kind == EntryKind.CORRECTION:
+    elif term is Term.CORRECTED:
         r.corrections_units += e.delta_units
     else:
         r.other_units += e.delta_units

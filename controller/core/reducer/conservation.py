@@ -22,13 +22,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from controller.core.reducer.levels import FIRST, is_single_meter, meters_of
 from controller.core.reducer.state import EntryKind, LinkState, MeterEvent, Outcome
 
-SEEDING_KINDS = frozenset({EntryKind.LINK_OPENED, EntryKind.JACKPOT_RESET})
-CONTRIBUTING_KINDS = frozenset({EntryKind.CONTRIBUTION, EntryKind.ANOMALY_APPROVED})
+
+class Term(StrEnum):
+    """A term of the law: what an entry's ``delta_units`` is, by the entry's kind."""
+
+    SEEDED = "seeded"  # never negative
+    CONTRIBUTED = "contributed"  # never negative
+    AWARDED = "awarded"  # never positive: an award lowers the meter
+    CORRECTED = "corrected"  # either sign
+
+
+# Which kind of entry is which term: the one statement of it. Every reader that sums a
+# history by term (the reconciliation, a link of levels' meter lines) asks ``term_of``.
+TERMS: Mapping[str, Term] = {
+    EntryKind.LINK_OPENED: Term.SEEDED,
+    EntryKind.JACKPOT_RESET: Term.SEEDED,
+    EntryKind.CONTRIBUTION: Term.CONTRIBUTED,
+    EntryKind.ANOMALY_APPROVED: Term.CONTRIBUTED,
+    EntryKind.AWARD: Term.AWARDED,
+    EntryKind.CORRECTION: Term.CORRECTED,
+}
+
+
+def term_of(kind: str) -> Term | None:
+    """The term of the law an entry of ``kind`` belongs to; None: it never moves the meter."""
+    return TERMS.get(kind)
 
 
 class MeterTerms(NamedTuple):
@@ -107,16 +131,17 @@ def check_conservation(
         if delta == 0:
             continue
         kind = e.kind
+        term = term_of(kind)
         wrong_sign = False
-        if kind in CONTRIBUTING_KINDS:
+        if term is Term.CONTRIBUTED:
             contributed += delta
             wrong_sign = delta < 0
-        elif kind == EntryKind.AWARD:
+        elif term is Term.AWARDED:
             awarded -= delta
             wrong_sign = delta > 0
-        elif kind == EntryKind.CORRECTION:
+        elif term is Term.CORRECTED:
             corrected += delta
-        elif kind in SEEDING_KINDS:
+        elif term is Term.SEEDED:
             seeded += delta
             wrong_sign = delta < 0
         elif problem is None:

@@ -170,3 +170,29 @@ def test_the_reducer_refuses_to_hand_back_a_step_that_does_not_add_up() -> None:
     b.events.append(MeterEvent(K.CONTRIBUTION, T0 + 120 * SEC, b.meter, 1, "forged"))
     with pytest.raises(ConservationBroken, match="link L1"):
         b.done()
+
+
+def test_which_kind_is_which_term_is_said_once_and_every_reader_follows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reconciliation and the law's own check sum a history by the one table of terms:
+    a correction taken out of it counts nowhere but "other" in the report, and the check
+    refuses it as a kind that never moves the meter."""
+    from controller.core.reducer import EntryKind, MeterEvent, check_conservation, conservation
+    from controller.paperwork.reconciliation import reconcile
+    from controller.storage.papers.reconciliation import Entry
+
+    entries = [
+        Entry(1, 10, str(EntryKind.JACKPOT_RESET), 0, 100, 100, None, "{}"),
+        Entry(2, 20, str(EntryKind.CORRECTION), 100, -7, 93, None, "{}"),
+    ]
+    kept = reconcile("stud", 0, 100, 0, entries)
+    assert (kept.seeded_units, kept.corrections_units, kept.other_units) == (100, -7, 0)
+    event = MeterEvent(EntryKind.CORRECTION, 20, 100, -7, "a correction")
+    assert check_conservation("stud", 100, [event], 93).corrected == -7
+
+    monkeypatch.delitem(conservation.TERMS, EntryKind.CORRECTION)  # type: ignore[arg-type]
+    moved = reconcile("stud", 0, 100, 0, entries)
+    assert (moved.seeded_units, moved.corrections_units, moved.other_units) == (100, 0, -7)
+    with pytest.raises(conservation.ConservationBroken, match="its kind never does"):
+        check_conservation("stud", 100, [event], 93)
