@@ -11,9 +11,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import uvicorn
-from fastapi import FastAPI
+
+if TYPE_CHECKING:
+    # Only named: the command line imports this module for its error without loading FastAPI.
+    from fastapi import FastAPI
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,15 @@ from sqlalchemy import inspect, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from controller.core.games import Game
-from controller.storage.database import check_schema, downgrade, make_engine, upgrade
+from controller.storage.database import (
+    SCHEMA_HEAD,
+    SchemaNotCurrent,
+    alembic_config,
+    check_schema,
+    downgrade,
+    make_engine,
+    upgrade,
+)
 from controller.storage.models import HitRow, MeterEntryRow, SubmissionRow
 from controller.storage.papers.corrections import insert_request
 from controller.storage.papers.submissions import insert_submission, load_submission
@@ -18,11 +26,19 @@ from tests.conftest import KEY
 from tests.storage.helpers import Poller, make_link, runtime
 
 
+def test_the_schema_head_named_is_the_newest_migration() -> None:
+    from alembic.script import ScriptDirectory
+
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == SCHEMA_HEAD
+
+
 async def test_down_to_the_first_revision_and_up_again(db_url: str) -> None:
     engine = make_engine(db_url)
     try:
         await check_schema(engine)
         await downgrade(engine, "0001")
+        with pytest.raises(SchemaNotCurrent, match="schema is at 0001, this controller needs"):
+            await check_schema(engine)
         async with engine.connect() as conn:
             names = await conn.run_sync(lambda c: c.dialect.get_table_names(c))
         assert "users" not in names
