@@ -1,6 +1,6 @@
 """The technician's list of work on a busy floor: every held jackpot, whatever the backlog.
 
-A floor (``tests.web.busy_floor``: simulated tables on loopback Modbus, the real poller, the
+A floor (``tests.app.busy_floor``: simulated tables on loopback Modbus, the real poller, the
 SQLite ledger and the web server) with a royal flush holding ``stud-1`` and ``--fixed-pays``
 fixed pays waiting for a technician on other tables, the royal flush the oldest of them all.
 Two requests are timed, each ``--requests`` times, as a signed-in technician:
@@ -31,8 +31,8 @@ import httpx
 
 from bench._floor import median, ms, p95, verdict
 from controller.roles import Role
-from tests.web.auth import headers_for
-from tests.web.busy_floor import busy_floor
+from tests.app.auth import headers_for
+from tests.app.busy_floor import busy_floor
 
 TARGET_RATIO = 1.2
 

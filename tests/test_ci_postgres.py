@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-A_POSTGRES_TEST = "tests/storage/test_store.py::test_link_row_matches_its_chain_head[postgres]"
+A_POSTGRES_TEST = (
+    "tests/controller/storage/test_store.py::test_link_row_matches_its_chain_head[postgres]"
+)
 
 
 def run_without_postgres(ci: bool) -> subprocess.CompletedProcess[str]:

@@ -21,8 +21,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.app.floor import web_floor
 from tests.conftest import IN_CI
-from tests.web.floor import web_floor
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"

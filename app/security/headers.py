@@ -91,7 +91,7 @@ DOCS_POLICY = _policy(_DOCS_DIRECTIVES)
 
 
 # What ReDoc 2.5.4 (app/static/vendor/redoc) writes into the page beyond the docs' policy,
-# each named exactly; tests/web/test_docs_browser.py fails on anything more or less:
+# each named exactly; tests/app/test_docs_browser.py fails on anything more or less:
 # * the scrollbar styles (perfect-scrollbar) its bundle puts in a <style> element as it
 #   loads, before it can be given a nonce: admitted by the hash of that text alone;
 # * an empty <style> element it inserts as it starts: the hash of the empty text;

@@ -17,7 +17,7 @@ from controller.storage.models import TableRow
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
-from tests.storage.helpers import Poller, drop_guards, make_link, runtime
+from tests.controller.storage.helpers import Poller, drop_guards, make_link, runtime
 
 
 async def play(store: LedgerStore) -> None:

@@ -19,7 +19,7 @@ from tests.app.helpers import progressive
 from tests.app.test_cli import play
 from tests.app.test_run_config import floor_file
 from tests.conftest import KEY, process_env
-from tests.storage.helpers import make_link
+from tests.controller.storage.helpers import make_link
 
 FLOOR = "floor.toml"
 # Every command that reads or changes an existing installation, with what it needs besides.

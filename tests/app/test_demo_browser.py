@@ -14,8 +14,8 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page
 
+from tests.app.browser import chromium, pytestmark, shot
 from tests.conftest import process_env
-from tests.web.browser import chromium, pytestmark, shot
 
 __all__ = ["pytestmark"]
 

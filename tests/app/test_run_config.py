@@ -33,7 +33,7 @@ from controller.storage.models import (
 from controller.storage.store import LedgerStore
 from tests.app.helpers import progressive
 from tests.conftest import T0
-from tests.storage.helpers import Poller, make_link
+from tests.controller.storage.helpers import Poller, make_link
 
 K = SubmissionKind
 AGENT = Role.COMMISSION_AGENT

@@ -18,7 +18,7 @@ from controller.storage.hits import unreleased_hits
 from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
-from tests.storage.helpers import runtime, table
+from tests.controller.storage.helpers import runtime, table
 
 
 async def test_a_command_session_checks_the_schema_and_closes(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ ENGINE = "tests/controller/core/test_reducer.py"
 MONEY = "tests/controller/core/test_money.py"
 GOVERNANCE = "tests/controller/paperwork/test_governance.py"
 PAPERWORK = "tests/controller/core/test_paperwork_rules.py"
-SUBMISSIONS = "tests/storage/test_submissions.py"
+SUBMISSIONS = "tests/controller/storage/test_submissions.py"
 METER_LINES = "tests/controller/paperwork/test_meter_lines.py"
 OPEN_UNDER_NJ = f"{FLOORS}::test_new_jerseys_floor_opens_and_plays_every_shape_under_new_jersey"
 

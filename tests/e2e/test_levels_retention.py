@@ -18,8 +18,8 @@ from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.controller.permissive_law import PERMISSIVE, permissive
+from tests.controller.storage.helpers import table
 from tests.e2e.pool import LEVELS, PAYTABLES, ROYAL, H, Readings, cli, until_mystery
-from tests.storage.helpers import table
 
 STUD, DRAW = Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW
 

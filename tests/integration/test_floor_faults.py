@@ -15,8 +15,8 @@ from controller.storage.models import MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.errors import LinkDown
 from link_adapters.simulator.table_types import SimTableConfig
+from tests.controller.storage.helpers import accept_hits_again, refuse_hits_of
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
-from tests.storage.helpers import accept_hits_again, refuse_hits_of
 
 GW = "caribbean_stud"
 

@@ -32,9 +32,9 @@ from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.settings import Settings
+from tests.app.auth import headers_for
+from tests.app.floor import WebFloor, web_floor
 from tests.integration.harness import PausableClock, wait_until
-from tests.web.auth import headers_for
-from tests.web.floor import WebFloor, web_floor
 
 GW = "caribbean_stud"
 LINKS = {"stud": (Game.CARIBBEAN_STUD, 2)}

@@ -52,10 +52,10 @@ from controller.storage.models import HitRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from link_adapters.profile_files import load_profile
 from link_adapters.register_map import COMMAND_HIT_PENDING
+from tests.app.browser import CHROMIUM, chromium, shot
 from tests.conftest import KEY, process_env
 from tests.integration.harness import FloorHarness, LinkPlan
 from tests.private_pg import private_postgres
-from tests.web.browser import CHROMIUM, chromium, shot
 
 PROFILES = Path(__file__).resolve().parents[2] / "link_adapters" / "profiles"
 

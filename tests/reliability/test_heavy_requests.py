@@ -29,9 +29,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from controller.roles import Role
 from link_adapters.simulator.clock import wall_clock_us
-from tests.web.auth import headers_for
-from tests.web.floor import web_floor
-from tests.web.test_security_headers import header_problems
+from tests.app.auth import headers_for
+from tests.app.floor import web_floor
+from tests.app.test_security_headers import header_problems
 
 HEARTBEAT_TIMEOUT_US = 5_000_000
 RETRIES = 30  # of a request refused as busy

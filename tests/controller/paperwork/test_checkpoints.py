@@ -32,7 +32,7 @@ from controller.storage.store import LedgerStore
 from controller.storage.verify import VerifyReport, verify_ledger
 from tests.app.helpers import progressive
 from tests.conftest import KEY, T0
-from tests.storage.helpers import Poller, drop_guards, make_link, runtime
+from tests.controller.storage.helpers import Poller, drop_guards, make_link, runtime
 
 
 class Floor:

@@ -21,8 +21,8 @@ from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
+from tests.controller.storage.helpers import Poller, make_link
 from tests.pdf_text import pdf_text_or_skip
-from tests.storage.helpers import Poller, make_link
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 ZONE = ZoneInfo("America/New_York")

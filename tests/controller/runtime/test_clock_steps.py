@@ -19,7 +19,7 @@ from controller.storage.store import LedgerStore
 from tests.conftest import KEY
 from tests.conftest import T0 as STORE_T0
 from tests.controller.core.test_reducer import SEC, T0, baseline, fund, new_link, read
-from tests.storage.helpers import make_link
+from tests.controller.storage.helpers import make_link
 
 MIN = 60 * SEC
 HOUR = 60 * MIN

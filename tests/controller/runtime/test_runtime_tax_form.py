@@ -12,7 +12,7 @@ from controller.rules import RuleViolation
 from controller.storage.errors import NotFound
 from controller.storage.models import AuditRow
 from controller.storage.store import LedgerStore
-from tests.storage.helpers import Poller, make_link, runtime
+from tests.controller.storage.helpers import Poller, make_link, runtime
 
 
 async def test_recorded_once_from_the_amount_and_audited(store: LedgerStore) -> None:

@@ -14,7 +14,7 @@ from controller.rules import RuleViolation
 from controller.storage.errors import StoreError
 from controller.storage.models import AuditRow, HitRow
 from controller.storage.store import LedgerStore
-from tests.storage.helpers import ROYAL, Poller, make_link, runtime
+from tests.controller.storage.helpers import ROYAL, Poller, make_link, runtime
 
 
 async def _audit(store: LedgerStore, action: str) -> list[AuditRow]:
