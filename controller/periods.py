@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from controller.rules.records import METER_RETENTION_YEARS, RETENTION_CLAUSE
+from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
 DAY_US = 86_400_000_000
 # 68 IAC 10-6-5(d), 10-8-5(d): meter records are kept five years. One period answers for all

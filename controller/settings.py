@@ -35,8 +35,8 @@ from controller.rules.house import (
 )
 from controller.rules.integrity import INTEGRITY_RETENTION_YEARS
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, Jurisdiction, jurisdiction
+from controller.rules.meter_records import METER_RETENTION_YEARS
 from controller.rules.odds import DEFAULT_JACKPOT_ODDS_BOUND, OddsBound
-from controller.rules.records import METER_RETENTION_YEARS
 from controller.rules.software import MOST_SECONDS_BETWEEN_CHECKS, check_interval
 from controller.rules.statement import Statement, statement
 from controller.rules.violation import RuleViolation

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from alembic import op
-from controller.rules.records import METER_RETENTION_YEARS, RETENTION_CLAUSE
+from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
 revision: str = "0001"
 down_revision: str | None = None

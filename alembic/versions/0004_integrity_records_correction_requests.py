@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from alembic import op
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE, INTEGRITY_RETENTION_YEARS
-from controller.rules.records import METER_RETENTION_YEARS, RETENTION_CLAUSE
+from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
 revision: str = "0004"
 down_revision: str | None = "0003"

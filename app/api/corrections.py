@@ -20,7 +20,7 @@ from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, 
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
-from controller.storage.papers.corrections import CorrectionRequest
+from controller.storage.papers.correction_records import CorrectionRequest
 
 router = APIRouter(prefix="/api/v1")
 

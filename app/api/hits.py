@@ -15,7 +15,7 @@ from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
 from app.security.authentication import Principal, require
 from controller.core.reducer.levels import level_key
-from controller.paperwork import records
+from controller.paperwork import record_views
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
@@ -82,11 +82,11 @@ async def list_hits(
         ),
     ] = False,
     table: TableQuery = None,
-    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
+    limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
     if table is not None:
         service.runtime.memory.link_of(table)  # 404 for a table that does not exist
-    rows = await records.hits(service.engine, table_id=table, pending=pending, limit=limit)
+    rows = await record_views.hits(service.engine, table_id=table, pending=pending, limit=limit)
     return read_hits(service, rows)
 
 
@@ -119,10 +119,10 @@ async def technician_work(
     table: TableQuery = None,
     kind: KindQuery = None,
     limit: Annotated[
-        int, Query(ge=1, le=records.MAX_PAGE, description="at most this many of `other`")
+        int, Query(ge=1, le=record_views.MAX_PAGE, description="at most this many of `other`")
     ] = 200,
 ) -> WorkRead:
-    work = await records.technician_work(
+    work = await record_views.technician_work(
         service.engine, _filter(service, link, table, kind), limit=limit
     )
     settings = service.settings
@@ -154,10 +154,10 @@ async def paid_without_technician(
     link: LinkQuery = None,
     table: TableQuery = None,
     kind: KindQuery = None,
-    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0, le=records.MAX_POSITION)] = 0,
+    limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0, le=record_views.MAX_POSITION)] = 0,
 ) -> QuietPage:
-    rows, total = await records.paid_without_technician(
+    rows, total = await record_views.paid_without_technician(
         service.engine, _filter(service, link, table, kind), limit=limit, offset=offset
     )
     return QuietPage(hits=read_hits(service, rows), total=total, offset=offset)
@@ -184,10 +184,10 @@ async def tax_forms_due(
     link: LinkQuery = None,
     table: TableQuery = None,
     kind: KindQuery = None,
-    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 50,
+    limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 50,
 ) -> TaxFormsDue:
     from_cents = service.settings.tax_reporting_from
-    rows, total = await records.tax_forms_due(
+    rows, total = await record_views.tax_forms_due(
         service.engine, _filter(service, link, table, kind), from_cents=from_cents, limit=limit
     )
     return TaxFormsDue(

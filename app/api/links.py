@@ -21,7 +21,7 @@ from app.security.authentication import (
     Principal,
     require,
 )
-from controller.paperwork import records
+from controller.paperwork import record_views
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
@@ -46,7 +46,9 @@ async def _link(
         names.get(link_id, link_id),
         tables,
         inoperable=service.runtime.memory.is_inoperable(link_id),
-        level_hits={} if state.fixed_pay else await records.level_hits(service.engine, link_id),
+        level_hits={}
+        if state.fixed_pay
+        else await record_views.level_hits(service.engine, link_id),
         # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
         staff=reader is not None and reader.role in STAFF_VIEWERS,
         # Each table's state: as GET /api/v1/tables shows it, to the same people.
@@ -62,7 +64,7 @@ def _known(service: FloorService, link_id: str) -> None:
 
 @router.get("", summary="Every link with its current amount and tables")
 async def list_links(service: ServiceDep, reader: DisplayReader) -> list[LinkRead]:
-    names = await records.link_names(service.engine)
+    names = await record_views.link_names(service.engine)
     return [
         await _link(service, lid, names, reader) for lid in sorted(service.runtime.memory.states)
     ]
@@ -72,7 +74,7 @@ async def list_links(service: ServiceDep, reader: DisplayReader) -> list[LinkRea
     "/{link_id}", summary="One link with its current amount and tables", responses=NOT_FOUND
 )
 async def get_link(link_id: IdText, service: ServiceDep, reader: DisplayReader) -> LinkRead:
-    return await _link(service, link_id, await records.link_names(service.engine), reader)
+    return await _link(service, link_id, await record_views.link_names(service.engine), reader)
 
 
 class DocumentRead(BaseModel):
@@ -159,14 +161,14 @@ async def link_history(
     since: SinceQuery = None,
     until: UntilQuery = None,
     after_seq: Annotated[
-        int, Query(ge=0, le=records.MAX_POSITION, description="continue after this entry")
+        int, Query(ge=0, le=record_views.MAX_POSITION, description="continue after this entry")
     ] = 0,
-    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 1000,
+    limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 1000,
     reductions_only: Annotated[bool, Query(description="only entries lowering the meter")] = False,
 ) -> HistoryRead:
     _known(service, link_id)
     since_us, until_us = period(since, until, service.clock.now_us())
-    page = await records.history(
+    page = await record_views.history(
         service.engine,
         link_id,
         since_us=since_us,
@@ -238,12 +240,12 @@ async def link_meter(
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     since: SinceQuery = None,
     until: UntilQuery = None,
-    points: Annotated[int, Query(ge=2, le=records.MAX_POINTS)] = 500,
+    points: Annotated[int, Query(ge=2, le=record_views.MAX_POINTS)] = 500,
 ) -> MeterSeriesRead:
     _known(service, link_id)
     since_us, until_us = period(since, until, service.clock.now_us())
     async with service.workers.job() as job:
-        series = await records.meter_series(
+        series = await record_views.meter_series(
             service.engine, link_id, since_us=since_us, until_us=until_us, points=points, job=job
         )
     return MeterSeriesRead(
@@ -268,8 +270,8 @@ async def link_hits(
     service: ServiceDep,
     _: Annotated[Principal, Depends(HIT_READERS)],
     pending: Annotated[bool, Query(description="only hits with technician work left")] = False,
-    limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 200,
+    limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
     _known(service, link_id)
-    rows = await records.hits(service.engine, link_id=link_id, pending=pending, limit=limit)
+    rows = await record_views.hits(service.engine, link_id=link_id, pending=pending, limit=limit)
     return read_hits(service, rows)

@@ -17,7 +17,7 @@ from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
 from app.security.authentication import Principal, require
 from controller.core.money import displayed_cents
-from controller.paperwork import records
+from controller.paperwork import record_views
 from controller.paperwork.export import ExportKind, export, iso
 from controller.roles import Role
 from controller.storage.anomalies import AnomalyRecord
@@ -103,7 +103,7 @@ async def list_anomalies(
 ) -> list[AnomalyRead]:
     if link is not None and link not in service.runtime.memory.states:
         raise NotFound(f"no link {link!r}")
-    rows = await records.anomalies(service.engine, status=status, link_id=link)
+    rows = await record_views.anomalies(service.engine, status=status, link_id=link)
     return [_anomaly(r) for r in rows]
 
 
@@ -113,7 +113,7 @@ async def _review(
     await service.runtime.commands.review_anomaly(
         anomaly_id, approve=approve, reviewer=who.username, reason=body.reason
     )
-    return _anomaly(await records.anomaly(service.engine, anomaly_id))
+    return _anomaly(await record_views.anomaly(service.engine, anomaly_id))
 
 
 @router.post(
@@ -225,7 +225,7 @@ async def export_records(
 async def get_document(
     sha256: Reference, service: ServiceDep, _: Annotated[Principal, Depends(AUDIT_READERS)]
 ) -> Response:
-    doc = await records.document(service.engine, sha256)
+    doc = await record_views.document(service.engine, sha256)
     safe = "".join(ch for ch in doc.filename if ch.isalnum() or ch in "._- ") or "document"
     return Response(
         content=doc.content,

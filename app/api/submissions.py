@@ -9,8 +9,8 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from app.api.deps import ServiceDep
-from app.api.filing_terms import terms_of
 from app.api.floor_models import errors
+from app.api.proposal_form import terms_of
 from app.api.submission_models import (
     ApproveRequest,
     FilingTermsRead,

@@ -24,7 +24,7 @@ from controller.core.money import MoneyError, parse_cents, parse_rate_bp
 from controller.core.reducer import EngineError
 from controller.paperwork.checkpoints import CheckpointError
 from controller.paperwork.export import ExportError
-from controller.paperwork.records import link_names
+from controller.paperwork.record_views import link_names
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, jurisdiction
 from controller.rules.statement import Statement

@@ -22,7 +22,7 @@ from app.cli.common import (
     settings_for,
     stated_lines,
 )
-from app.cli.link_terms import (
+from app.cli.link_options import (
     LEVELS_HELP,
     LIST_HEADER,
     PAYTABLE_HELP,
@@ -45,7 +45,7 @@ from controller.core.money import (
 )
 from controller.core.reducer import HitPolicy, TableConfig
 from controller.manifest import verify_install
-from controller.paperwork import records
+from controller.paperwork import record_views
 from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import letterhead_of
 from controller.rules import RuleViolation
@@ -54,7 +54,7 @@ from controller.rules.wagers import check_denomination
 from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import CREDITS_PER_SEAT, MIN_ROUND_MS
 from controller.runtime.config_sections import id_problem, text_problem
-from controller.runtime.floor_terms import approvals_by_link, changes_in_force
+from controller.runtime.floor_approvals import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
@@ -316,7 +316,7 @@ async def _read_links(database_url: str | None, link_ids: tuple[str, ...] = ()) 
         store = LedgerStore(engine, key, law=settings.law)
         states, inoperable = await store.load_checked(await store.link_ids())
         go_live = await store.go_live_times()
-        names = await records.link_names(engine)
+        names = await record_views.link_names(engine)
         approvals = await approvals_by_link(engine)
     changes = {
         link_id: changes_in_force(state, approvals.get(link_id, []))

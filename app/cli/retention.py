@@ -10,7 +10,7 @@ from app.cli.common import db_option, main, reach, run, settings_for
 from controller.paperwork.retention import run_retention
 from controller.rules import RuleViolation
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
-from controller.rules.records import RETENTION_CLAUSE
+from controller.rules.meter_records import RETENTION_CLAUSE
 from controller.runtime.service import FloorService
 
 

@@ -21,10 +21,10 @@ from controller.core.reducer import correction_meter
 from controller.core.reducer.levels import is_single_meter, meter_label, meters_of
 from controller.paperwork.links import Links
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
-from controller.rules.records import check_correction_request
+from controller.rules.meter_records import check_correction_request
 from controller.storage.errors import Conflict, NotFound, StoreError
-from controller.storage.papers import corrections as stored
-from controller.storage.papers.corrections import CorrectionRequest
+from controller.storage.papers import correction_records as stored
+from controller.storage.papers.correction_records import CorrectionRequest
 from controller.storage.papers.documents import load_document
 
 

@@ -18,8 +18,7 @@ from itertools import zip_longest
 from typing import Any
 
 from controller.core.odds import percent_text
-from controller.paperwork.packet_particulars import particulars
-from controller.paperwork.packet_words import (
+from controller.paperwork.packet_figures import (
     NONE,
     NOT_PAID,
     days_text,
@@ -30,6 +29,7 @@ from controller.paperwork.packet_words import (
     paytable_pays,
     rate_text,
 )
+from controller.paperwork.packet_particulars import particulars
 from controller.paperwork.pdf import Letterhead
 from controller.paperwork.pool_packet import Section
 from controller.rules.filing import DAY_US

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.core.money import format_cents
-from controller.paperwork.packet_words import hand_text, rate_text
+from controller.paperwork.packet_figures import hand_text, rate_text
 from controller.paperwork.pool_packet import Section, pool_pdf_sections
 
 

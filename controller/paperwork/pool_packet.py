@@ -22,7 +22,7 @@ from controller.core.reducer.levels import (
     level_key,
     levels_from_dicts,
 )
-from controller.paperwork.packet_words import above_limit_text, hand_text
+from controller.paperwork.packet_figures import above_limit_text, hand_text
 from controller.rules.filing import RULES_OF_GAME_CLAUSE, Proposal, SubmissionKind
 from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.pools import FIXED_PAY_CLAUSE, rate_of_progression_bp, rate_reading

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from controller.core import reducer
 from controller.core.meter_trail import MeterTrail, TrailState
 from controller.paperwork.links import Links
-from controller.rules.records import check_retention_not_shortened, check_retention_years
+from controller.rules.meter_records import check_retention_not_shortened, check_retention_years
 from controller.storage.errors import StoreError
 from controller.storage.papers import retention as stored
 from controller.storage.papers.retention import LedgerAnchor

@@ -14,13 +14,13 @@ from controller.core import reducer
 from controller.core.money import UNITS_PER_CENT
 from controller.core.reducer import LinkState, Outcome
 from controller.rules.house import check_correction_approval, check_recovery
-from controller.rules.records import check_correction_reason
+from controller.rules.meter_records import check_correction_reason
 from controller.rules.software import check_recoverable
 from controller.runtime.link_memory import LinkMemory
 from controller.runtime.mystery_draws import draw, topped_up
 from controller.storage.anomalies import Anomalies
 from controller.storage.errors import Conflict, NotFound, StaleState
-from controller.storage.papers.corrections import insert_correction
+from controller.storage.papers.correction_records import insert_correction
 from controller.storage.store import Extra
 
 # A command that finds its link moved on by another process is decided again this many times.

@@ -16,7 +16,7 @@ from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.violation import RuleViolation
 from controller.runtime.clock import Clock
 from controller.runtime.config_entries import FloorConfig, LinkEntry
-from controller.runtime.floor_terms import Approval, FloorMismatch, approvals_by_link, reconcile
+from controller.runtime.floor_approvals import Approval, FloorMismatch, approvals_by_link, reconcile
 from controller.runtime.link_specs import SpecError, check_under
 from controller.runtime.links import LinkRuntime
 from controller.runtime.mystery_draws import first_draws

@@ -25,7 +25,7 @@ from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import Clock, SystemClock
 from controller.runtime.config_entries import FloorConfig
-from controller.runtime.floor_terms import FloorMismatch
+from controller.runtime.floor_approvals import FloorMismatch
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import open_floor

@@ -2,7 +2,7 @@
 
 ``TablePolling`` holds the poll path and what it needs; ``Poller`` (``controller.runtime.
 poller``) adds the floor around it: the links, one task per table, starting, fencing and
-stopping. What a table is told and what its reading means is ``controller.runtime.table_terms``.
+stopping. What a table is told and what its reading means is ``controller.runtime.table_values``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from controller.runtime.clock import Clock, SystemClock
 from controller.runtime.config_entries import FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, ReadingHeld
 from controller.runtime.links import LinkRuntime
-from controller.runtime.table_terms import table_command, to_reading
+from controller.runtime.table_values import table_command, to_reading
 from link_adapters.errors import AdapterError, ResponseTimeout
 from link_adapters.reading import METER_MAX_CENTS, TableCommand, TableRegisters
 from link_adapters.register_map import next_heartbeat

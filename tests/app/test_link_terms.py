@@ -3,7 +3,7 @@ fixed-pay link, and that a link awaiting approval says so."""
 
 from __future__ import annotations
 
-from app.cli.link_terms import list_line, show_lines, status_of
+from app.cli.link_options import list_line, show_lines, status_of
 from controller.core.games import Game, default_paytable, make_paytable
 from controller.core.reducer import TableConfig, open_link
 from controller.rules.jurisdictions import INDIANA

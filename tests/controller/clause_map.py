@@ -93,7 +93,7 @@ DENOMINATION = "controller.rules.wagers:check_denomination"
 NOTICE = "controller.rules.filing:check_notice"
 REVIEWER = "controller.rules.filing:check_reviewer"
 LIVE = "controller.rules.filing:check_live"
-RETENTION = "controller.rules.records:check_retention_years"
+RETENTION = "controller.rules.meter_records:check_retention_years"
 PAI_GOW_JUDGE = "controller.core.games.pai_gow:judge_cards"
 SEVENS_JUDGE = "controller.core.games.super_sevens:judge_cards"
 FIXED_PAYS = "controller.rules.fixed_pays:fixed_pay_problems"
@@ -138,9 +138,9 @@ _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
     ),
     "(c)": Enforced(
         (
-            "controller.rules.records:check_reduction_explained",
-            "controller.rules.records:check_reduction_documented",
-            "controller.rules.records:check_correction_request",
+            "controller.rules.meter_records:check_reduction_explained",
+            "controller.rules.meter_records:check_reduction_documented",
+            "controller.rules.meter_records:check_correction_request",
         ),
         (
             f"{MONEY}::test_reduction_without_reason_refused",
@@ -150,11 +150,11 @@ _PROGRESSIVE_FEATURE: dict[str, Enforced | NotOurs] = {
     "(d)": Enforced(
         (
             RETENTION,
-            "controller.rules.records:METER_RETENTION_YEARS",
-            "controller.rules.records:check_retention_not_shortened",
+            "controller.rules.meter_records:METER_RETENTION_YEARS",
+            "controller.rules.meter_records:check_retention_not_shortened",
         ),
         (f"{PAPERWORK}::test_retention_periods_can_only_lengthen",),
-        mutants={"controller.rules.records:METER_RETENTION_YEARS": ZERO},
+        mutants={"controller.rules.meter_records:METER_RETENTION_YEARS": ZERO},
     ),
     "(e)": Enforced(
         (DISPLAY,),
@@ -542,7 +542,7 @@ INDIANA = Rulebook(
         "controller.rules.jurisdictions.indiana",
         "controller.rules.pools",
         "controller.rules.progression",
-        "controller.rules.records",
+        "controller.rules.meter_records",
         "controller.rules.wagers",
     ),
     sections=INDIANA_SECTIONS,

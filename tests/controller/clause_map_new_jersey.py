@@ -75,8 +75,8 @@ NEW_JERSEY_RULEBOOK: dict[str, Enforced | Allowed] = {
     # lists): every reduction names its hit or its documented correction.
     "N.J.A.C. 13:69D-1.52(f)": Enforced(
         (
-            "controller.rules.records:check_reduction_explained",
-            "controller.rules.records:check_reduction_documented",
+            "controller.rules.meter_records:check_reduction_explained",
+            "controller.rules.meter_records:check_reduction_documented",
         ),
         (
             f"{MONEY}::test_reduction_without_reason_refused",
@@ -193,11 +193,11 @@ NEW_JERSEY_HOUSE: dict[str, Enforced] = {
         (OPEN_UNDER_NJ,),
     ),
     "house policy: meter records kept five years": Enforced(
-        ("controller.rules.records:check_retention_years",),
+        ("controller.rules.meter_records:check_retention_years",),
         (f"{PAPERWORK}::test_retention_periods_can_only_lengthen",),
     ),
     "house policy: device records kept one year": Enforced(
-        ("controller.rules.records:check_retention_years",),
+        ("controller.rules.meter_records:check_retention_years",),
         (f"{PAPERWORK}::test_retention_periods_can_only_lengthen",),
     ),
     "house policy: a fixed-pay link has no meter": Enforced(

@@ -28,7 +28,7 @@ from controller.core.reducer.levels import (
     meters_of,
     mystery_commitment,
 )
-from controller.rules import house, integrity, odds, records
+from controller.rules import house, integrity, meter_records, odds
 from controller.rules.jurisdictions import (
     INDIANA,
     JURISDICTIONS,
@@ -146,7 +146,7 @@ def test_new_jerseys_numbers_are_its_own_or_the_houses() -> None:
     # No bound on the rate in the text: the house's 60 % to 100 %, said to be the house's.
     assert (n.min_rate_bp, n.max_rate_bp) == (6_000, 10_000)
     assert NEW_JERSEY.clauses.rate.startswith("house policy: ")
-    assert n.meter_retention_years == records.METER_RETENTION_YEARS == 5
+    assert n.meter_retention_years == meter_records.METER_RETENTION_YEARS == 5
     assert n.integrity_retention_years == integrity.INTEGRITY_RETENTION_YEARS
     assert n.tax_form_from_cents == house.TAX_REPORTING_FROM_CENTS
     assert n.comm_loss_disable_s is None  # 13:69E-1.39B(d)3 names no time

@@ -18,7 +18,7 @@ from controller.core.games import Game, default_paytable
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.config import load_floor_config
-from controller.runtime.floor_terms import FloorMismatch
+from controller.runtime.floor_approvals import FloorMismatch
 from controller.runtime.service import open_floor
 from controller.storage.models import LinkRow
 from controller.storage.store import LedgerStore

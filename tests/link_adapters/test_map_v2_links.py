@@ -12,7 +12,7 @@ import pytest
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory
-from controller.runtime.table_terms import to_reading
+from controller.runtime.table_values import to_reading
 from link_adapters.errors import DeviceError, ProfileMismatch
 from link_adapters.modbus import ModbusLink, SerialParams, TcpParams
 from link_adapters.profile_files import load_profile

@@ -16,6 +16,13 @@ life on the link), ``records`` (entries about the history itself), ``corrections
 reviews, correcting entries) and ``display`` (what the floor display shows).
 """
 
+from controller.core.reducer.adjustments import (
+    apply_correction,
+    approve_anomaly,
+    correction_meter,
+    correction_meter_label,
+    reject_anomaly,
+)
 from controller.core.reducer.configuration import (
     arm_change,
     change_rate,
@@ -28,18 +35,15 @@ from controller.core.reducer.conservation import (
     check_conservation,
     check_outcome,
 )
-from controller.core.reducer.corrections import (
-    apply_correction,
-    approve_anomaly,
-    correction_meter,
-    correction_meter_label,
-    reject_anomaly,
-)
 from controller.core.reducer.display import DisplayFrame, LevelFrame, display_frame, level_frames
+from controller.core.reducer.history_events import (
+    record_purge,
+    record_recovery,
+    record_state_sealed,
+)
 from controller.core.reducer.hits import awaiting_acknowledgement, enter_hit
 from controller.core.reducer.pool import draws_wanted, with_draws
 from controller.core.reducer.readings import apply_reading, apply_readings, seen_order
-from controller.core.reducer.records import record_purge, record_recovery, record_state_sealed
 from controller.core.reducer.state import (
     REDUCING_KINDS,
     Anomaly,

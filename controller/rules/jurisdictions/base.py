@@ -17,10 +17,10 @@ from controller.rules import (
     fixed_pays,
     house,
     integrity,
+    meter_records,
     odds,
     pools,
     progression,
-    records,
     wagers,
 )
 from controller.rules.odds import OddsBound
@@ -72,7 +72,7 @@ class Jurisdiction:
 
     def check_retention_years(self, *, meter_years: int, integrity_years: int) -> None:
         """Retention periods set for the installation: never shorter than this jurisdiction's."""
-        records.check_retention_years(
+        meter_records.check_retention_years(
             meter_years=meter_years,
             integrity_years=integrity_years,
             meter_minimum=self.numbers.meter_retention_years,
@@ -165,10 +165,12 @@ class Jurisdiction:
         return wagers.check_denomination(game, denomination_cents)
 
     def check_reduction_explained(self, *, delta_units: int, reason: str | None) -> None:
-        records.check_reduction_explained(delta_units=delta_units, reason=reason)
+        meter_records.check_reduction_explained(delta_units=delta_units, reason=reason)
 
     def check_reduction_documented(self, *, delta_units: int, document_sha256: str | None) -> None:
-        records.check_reduction_documented(delta_units=delta_units, document_sha256=document_sha256)
+        meter_records.check_reduction_documented(
+            delta_units=delta_units, document_sha256=document_sha256
+        )
 
     def most_credits(self, *, seats: int, max_credits_per_seat_round: int, rounds: int) -> int:
         return house.most_credits(

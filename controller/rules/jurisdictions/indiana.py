@@ -28,10 +28,10 @@ from controller.rules import (
     fixed_pays,
     house,
     integrity,
+    meter_records,
     odds,
     pools,
     progression,
-    records,
 )
 from controller.rules.jurisdictions.base import Jurisdiction
 from controller.rules.terms import Allows, Clauses, Numbers, Waiver
@@ -62,7 +62,7 @@ INDIANA = Jurisdiction(
         max_rate_bp=progression.MAX_RATE_BP,
         new_game_notice_days=filing.NEW_GAME_NOTICE_DAYS,
         amendment_notice_days=filing.AMENDMENT_NOTICE_DAYS,
-        meter_retention_years=records.METER_RETENTION_YEARS,
+        meter_retention_years=meter_records.METER_RETENTION_YEARS,
         integrity_retention_years=integrity.INTEGRITY_RETENTION_YEARS,
         # 68 IAC 10 sets no bound on a jackpot's odds: the house's (odds.JACKPOT_ODDS_CLAUSE).
         jackpot_odds_bound=None,
@@ -79,8 +79,8 @@ INDIANA = Jurisdiction(
         amendment_notice=filing.AMENDMENT_NOTICE_CLAUSE,
         review=filing.REVIEW_CLAUSE,
         approved_only=filing.APPROVED_ONLY_CLAUSE,
-        reduction=records.REDUCTION_CLAUSE,
-        retention=records.RETENTION_CLAUSE,
+        reduction=meter_records.REDUCTION_CLAUSE,
+        retention=meter_records.RETENTION_CLAUSE,
         integrity_retention=integrity.INTEGRITY_RETENTION_CLAUSE,
         fixed_pay=pools.FIXED_PAY_CLAUSE,
         jackpot_odds=odds.JACKPOT_ODDS_CLAUSE,
@@ -110,8 +110,8 @@ INDIANA = Jurisdiction(
         Game.SUPER_SEVENS: default_paytable(Game.SUPER_SEVENS),
     },
     records=(
-        ("meter records, five years", records.RETENTION_CLAUSE),
-        ("documents explaining every reduction", records.REDUCTION_CLAUSE),
+        ("meter records, five years", meter_records.RETENTION_CLAUSE),
+        ("documents explaining every reduction", meter_records.REDUCTION_CLAUSE),
         ("devices removed from play, one year", integrity.INTEGRITY_RETENTION_CLAUSE),
         ("submissions of rules of the game and their approvals", filing.REVIEW_CLAUSE),
     ),

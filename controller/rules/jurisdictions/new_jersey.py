@@ -69,7 +69,7 @@ What the text does not set, kept as the house's figure (each clause says "house 
 
 from __future__ import annotations
 
-from controller.rules import house, integrity, records
+from controller.rules import house, integrity, meter_records
 from controller.rules.jurisdictions.base import Jurisdiction
 from controller.rules.terms import Allows, Clauses, Numbers, Waiver
 
@@ -126,7 +126,7 @@ NEW_JERSEY = Jurisdiction(
         # 13:69D-1.52(e): before the floor, no period in days; (e)3: on notice.
         new_game_notice_days=0,
         amendment_notice_days=0,
-        meter_retention_years=records.METER_RETENTION_YEARS,
+        meter_retention_years=meter_records.METER_RETENTION_YEARS,
         integrity_retention_years=integrity.INTEGRITY_RETENTION_YEARS,
         jackpot_odds_bound=JACKPOT_ODDS_BOUND,
         tax_form_from_cents=house.TAX_REPORTING_FROM_CENTS,

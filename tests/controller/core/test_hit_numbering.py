@@ -17,7 +17,7 @@ from controller.core.reducer import (
     apply_readings,
     awaiting_acknowledgement,
 )
-from controller.runtime.table_terms import command_bits
+from controller.runtime.table_values import command_bits
 from link_adapters.register_map import COMMAND_DISABLE_PROGRESSIVE as OFF
 from link_adapters.register_map import COMMAND_HIT_PENDING as PENDING
 from tests.controller.core.test_reducer import (

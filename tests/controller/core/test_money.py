@@ -21,13 +21,13 @@ from controller.core.money import (
     percent_of_cents,
 )
 from controller.rules import RuleViolation
+from controller.rules.meter_records import REDUCTION_CLAUSE, check_reduction_explained
 from controller.rules.progression import (
     RATE_CLAUSE,
     RATE_LOCK_CLAUSE,
     check_rate_change,
     check_rate_of_progression,
 )
-from controller.rules.records import REDUCTION_CLAUSE, check_reduction_explained
 
 # --- contributions -------------------------------------------------------------------------
 

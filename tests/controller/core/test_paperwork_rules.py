@@ -30,7 +30,7 @@ from controller.rules.integrity import (
     check_verification,
 )
 from controller.rules.jurisdictions import INDIANA
-from controller.rules.records import (
+from controller.rules.meter_records import (
     METER_RETENTION_YEARS,
     check_correction_request,
     check_retention_not_shortened,

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from controller.core.hands import HandCategory
 from controller.core.reducer import TableState
 from controller.rules.house import FIXED_PAY_TECHNICIAN_FROM_CENTS
-from controller.runtime.table_terms import CLAIMED_HANDS, table_command, to_reading
+from controller.runtime.table_values import CLAIMED_HANDS, table_command, to_reading
 from controller.settings import Settings
 from link_adapters.reading import HeadHit, HitHand, TableCommand, TableFlags, TableRegisters
 from tests.controller.core.test_reducer import table

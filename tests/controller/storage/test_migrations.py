@@ -18,7 +18,7 @@ from controller.storage.database import (
     upgrade,
 )
 from controller.storage.models import HitRow, MeterEntryRow, SubmissionRow
-from controller.storage.papers.corrections import insert_request
+from controller.storage.papers.correction_records import insert_request
 from controller.storage.papers.submissions import insert_submission, load_submission
 from controller.storage.paperwork import CorrectionRequestRow
 from controller.storage.store import LedgerStore

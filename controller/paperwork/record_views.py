@@ -19,10 +19,10 @@ from controller.periods import PeriodError, check_period
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord, Hits
-from controller.storage.papers import records as stored
+from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
+from controller.storage.papers.history_reads import HistoryLine, MeterReading
 from controller.storage.papers.reconciliation import award_entries
-from controller.storage.papers.records import HistoryLine, MeterReading
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
