@@ -216,7 +216,7 @@ class FloorMetrics:
     async def start(self) -> None:
         self.service.runtime.memory.listeners.append(self.on_outcome)
         if self.service.poller is not None:
-            self.service.poller.observer = self
+            self.service.poller.per_table.observer = self
         self._tasks.append(asyncio.create_task(self._measure_lag(), name="loop lag"))
         if self.service.poller is not None:
             self._tasks.append(asyncio.create_task(self._verify_daily(), name="ledger verify"))
@@ -227,8 +227,8 @@ class FloorMetrics:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         poller = self.service.poller
-        if poller is not None and poller.observer is self:
-            poller.observer = None
+        if poller is not None and poller.per_table.observer is self:
+            poller.per_table.observer = None
         with contextlib.suppress(ValueError):
             self.service.runtime.memory.listeners.remove(self.on_outcome)
 

@@ -250,7 +250,7 @@ def hand_driven_poller(
     linger = commit_linger_s([tp.entry.poll_interval_ms for tp in poller.tables.values()])
     committer = GroupCommitter(apply, linger_s=linger)
     committer.start()
-    poller._committer = committer
+    poller.per_table.committer = committer
     return poller, committer
 
 
@@ -260,13 +260,13 @@ async def poll_cycle(poller: Poller, tables: Sequence[TablePoll]) -> None:
     A poll ends when its reading is handed to the group commit; the table's next poll waits
     for that commit first (``Poller.settle``), as in the daemon.
     """
-    await asyncio.gather(*(poller.poll_once(tp) for tp in tables))
+    await asyncio.gather(*(poller.per_table.poll_once(tp) for tp in tables))
 
 
 async def poll_cycle_committed(poller: Poller, tables: Sequence[TablePoll]) -> None:
     """One cycle until every reading of it is committed (durable)."""
     await poll_cycle(poller, tables)
-    await asyncio.gather(*(poller.settle(tp) for tp in tables))
+    await asyncio.gather(*(poller.per_table.settle(tp) for tp in tables))
 
 
 async def warm_up(variants: Mapping[str, Callable[[], Awaitable[None]]], rounds: int) -> None:

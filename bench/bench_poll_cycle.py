@@ -8,7 +8,7 @@ higher cost than a read, which would be counted as ours. Measured in the same ru
 variants interleaved cycle by cycle (their order rotating) so that the noise of a shared
 machine falls on all of them alike:
 
-* ours, poll cycle: every table's ``Poller.poll_once`` concurrently (``asyncio.gather``):
+* ours, poll cycle: every table's ``TablePolling.poll_once`` concurrently (``asyncio.gather``):
   one read/write request over ``ModbusLink`` (heartbeat, meter, command bits and hit
   acknowledgement decided after the previous commit, then the block read), decode, and the
   reading handed to a group commit, here one that records nothing, so that the database's

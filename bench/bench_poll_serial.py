@@ -12,7 +12,7 @@ that ``ModbusLink`` keeps between requests (1.75 ms above 19200 baud) is real.
 
 Measured in the same run, interleaved cycle by cycle (order rotating):
 
-* ours: the real path as the Poller runs a serial line: ``Poller.poll_once`` of every table
+* ours: the real path as the Poller runs a serial line: ``TablePolling.poll_once`` of every table
   gathered (the link's lock keeps one request on the bus at a time): ``ModbusLink``
   (``SerialParams``) block read, decode, the reading committed to SQLite (temp folder)
   through the ``GroupCommitter``, then the write-back;

@@ -25,12 +25,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from controller.core.reducer import TableReading
+from controller.runtime.clock import Clock, SystemClock
 from controller.runtime.config_entries import BusConfig, FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, commit_linger_s
-from controller.runtime.table_polling import TablePoll, TablePolling, failure_backoff_s
+from controller.runtime.links import LinkRuntime
+from controller.runtime.table_polling import (
+    UNRECORDED_RETRY_S,
+    PollObserver,
+    TablePoll,
+    TablePolling,
+    failure_backoff_s,
+)
 from link_adapters.modbus import ModbusLink
 from link_adapters.table import TableHandle
 
@@ -41,15 +48,32 @@ def make_link(bus: BusConfig) -> ModbusLink:
     return ModbusLink(bus.params, name=bus.name)
 
 
-@dataclass(slots=True)
-class Poller(TablePolling):
+class Poller:
     """The floor's polling: its links, one task per table, and starting, fencing and stopping
-    them; each poll is ``TablePolling.poll_once``."""
+    them; each poll is ``per_table.poll_once`` (``TablePolling``)."""
 
-    links: dict[str, ModbusLink] = field(default_factory=dict)
-    tables: dict[str, TablePoll] = field(default_factory=dict)
-    _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # by table id
-    _stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    def __init__(
+        self,
+        runtime: LinkRuntime,
+        floor: FloorConfig,
+        clock: Clock | None = None,
+        observer: PollObserver | None = None,
+        unrecorded_retry_s: float = UNRECORDED_RETRY_S,
+    ) -> None:
+        self.runtime = runtime
+        self.floor = floor
+        self.clock: Clock = clock or SystemClock()
+        self.per_table = TablePolling(
+            runtime,
+            floor,
+            self.clock,
+            observer=observer,
+            unrecorded_retry_s=unrecorded_retry_s,
+        )
+        self.links: dict[str, ModbusLink] = {}
+        self.tables: dict[str, TablePoll] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}  # by table id
+        self._stopping = asyncio.Event()
 
     def build(self, link_factory: Callable[[BusConfig], ModbusLink] = make_link) -> None:
         self.links = {name: link_factory(bus) for name, bus in self.floor.buses.items()}
@@ -68,16 +92,16 @@ class Poller(TablePolling):
         """Start the group commit and poll the tables of ``link_ids`` (every link by default;
         none for a controller that polls a link only once it holds the link's lock)."""
         linger = commit_linger_s([tp.entry.poll_interval_ms for tp in self.tables.values()])
-        self._committer = GroupCommitter(self._apply, linger_s=linger)
-        self._committer.start()
+        self.per_table.committer = GroupCommitter(self._apply, linger_s=linger)
+        self.per_table.committer.start()
         wanted = None if link_ids is None else set(link_ids)
         self._spawn([tp for tp in self.tables.values() if wanted is None or tp.link_id in wanted])
 
     def start_link(self, link_id: str) -> None:
         """Poll the link's tables, resuming from the state the runtime holds for it now (a
         controller taking a link over reloads it from the database first)."""
-        assert self._committer is not None, "start() first"
-        self._fenced.pop(link_id, None)
+        assert self.per_table.committer is not None, "start() first"
+        self.per_table.fenced.pop(link_id, None)
         state = self.runtime.memory.states[link_id]
         resumed = []
         for tid, tp in self.tables.items():
@@ -97,7 +121,7 @@ class Poller(TablePolling):
     async def stop_link(self, link_id: str) -> None:
         """Stop polling the link's tables now. A reading already handed to the group commit may
         still be committed; nothing more is read from or written to the tables."""
-        self._fenced.pop(link_id, None)
+        self.per_table.fenced.pop(link_id, None)
         tasks = [
             self._tasks.pop(tid)
             for tid, tp in self.tables.items()
@@ -118,22 +142,22 @@ class Poller(TablePolling):
         no command or meter written. Once ``until()`` holds (the lock connection answers
         again) the tables are left alone, unless the link was taken back (``start_link``).
         """
-        self._fenced[link_id] = until
+        self.per_table.fenced[link_id] = until
 
     def fenced(self, link_id: str) -> bool:
-        return link_id in self._fenced
+        return link_id in self.per_table.fenced
 
     def polling(self, link_id: str) -> bool:
         """Whether the link's tables are polled, and driven, by this process now."""
-        return link_id not in self._fenced and any(
+        return link_id not in self.per_table.fenced and any(
             tp.link_id == link_id for tid, tp in self.tables.items() if tid in self._tasks
         )
 
     def recording_problem(self, link_id: str) -> str | None:
         """Why what the link's tables report is not being recorded now; None when it is."""
-        if link_id in self._fenced:
+        if link_id in self.per_table.fenced:
             return "the database cannot be reached: tables kept alive, nothing recorded"
-        committer = self._committer
+        committer = self.per_table.committer
         if committer is not None and committer.problem is not None:
             return f"readings not recorded: {committer.problem}"
         return None
@@ -156,8 +180,8 @@ class Poller(TablePolling):
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        if self._committer is not None:
-            await self._committer.stop()
+        if self.per_table.committer is not None:
+            await self.per_table.committer.stop()
         for link in self.links.values():
             await link.close()
 
@@ -167,7 +191,7 @@ class Poller(TablePolling):
         if offset_s > 0:
             await asyncio.sleep(offset_s)
         while not self._stopping.is_set():
-            lifted = self._fenced.get(tp.link_id)
+            lifted = self.per_table.fenced.get(tp.link_id)
             if lifted is not None and lifted():
                 # The database answers again and the link was not taken back here: another
                 # controller drives it.
@@ -176,7 +200,7 @@ class Poller(TablePolling):
                     del self._tasks[tid]
                 return
             started = loop.time()
-            await self.poll_once(tp)
+            await self.per_table.poll_once(tp)
             delay = interval - (loop.time() - started)
             if tp.failures:
                 # Each poll of a table that does not answer holds its bus for a whole timeout:
@@ -190,7 +214,7 @@ class Poller(TablePolling):
     async def _apply(self, readings: Sequence[TableReading]) -> Mapping[str, str]:
         """The group commit's work, timed when an observer wants to know; returns the tables
         whose readings were left out, held, with why."""
-        observer = self.observer
+        observer = self.per_table.observer
         if observer is None:
             await self.runtime.readings.apply(readings)
         else:

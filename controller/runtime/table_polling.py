@@ -110,16 +110,18 @@ class TablePoll:
 
 @dataclass(slots=True)
 class TablePolling:
-    """The poll path of the daemon, table by table (see ``controller.runtime.poller``)."""
+    """The poll path of the daemon, table by table: one poll of a table at a time, its reading
+    handed to the group commit (``controller.runtime.poller`` runs a task a table)."""
 
     runtime: LinkRuntime
     floor: FloorConfig
     clock: Clock = field(default_factory=SystemClock)
     observer: PollObserver | None = None
     unrecorded_retry_s: float = UNRECORDED_RETRY_S
-    _committer: GroupCommitter | None = None
+    # The group commit the readings go to (the poller starts and stops it).
+    committer: GroupCommitter | None = None
     # Links whose tables are kept alive without being driven, each with what ends that.
-    _fenced: dict[str, Callable[[], bool]] = field(default_factory=dict)
+    fenced: dict[str, Callable[[], bool]] = field(default_factory=dict)
 
     async def poll_once(self, tp: TablePoll) -> None:
         """Read, hand the reading to the group commit, write. Errors are counted; a table that
@@ -150,11 +152,11 @@ class TablePolling:
         tid = tp.entry.config.table_id
         tp.polls += 1
         one_request = tp.handle.profile.read_write
-        committer = self._committer
+        committer = self.committer
         assert committer is not None
         loop = asyncio.get_running_loop()
         started = loop.time()
-        fenced = tp.link_id in self._fenced
+        fenced = tp.link_id in self.fenced
         state = self.runtime.memory.states[tp.link_id]
         ts = state.tables[tid]
         held = (
@@ -241,7 +243,7 @@ class TablePolling:
                 # This reading is in the database: its head, if taken, may be dropped now.
                 ts = self.runtime.memory.states[tp.link_id].tables[tid]
                 await self._acknowledge(tp, ts, reading.head_hit)
-            await self._write_back(tp, heartbeat_only=tp.link_id in self._fenced)
+            await self._write_back(tp, heartbeat_only=tp.link_id in self.fenced)
 
     async def _retry_unrecorded(
         self, tp: TablePoll, regs: TableRegisters, now_us: int, started: float

@@ -97,7 +97,7 @@ async def test_a_table_whose_hit_cannot_be_recorded_is_named_by_readyz_api_and_m
         service = wf.service
         poller = service.poller
         assert poller is not None
-        poller.unrecorded_retry_s = 0.2
+        poller.per_table.unrecorded_retry_s = 0.2
         async with service.engine.begin() as conn:
             await refuse_hits_of(conn, "stud-1")
         wf.table("stud", 1).force_hand(3, HandCategory.FLUSH)

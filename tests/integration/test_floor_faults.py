@@ -220,7 +220,7 @@ async def test_a_hit_the_database_refuses_holds_only_its_table(store: LedgerStor
         await h.start_controller()
         assert h.runtime is not None and h.poller is not None and h.floor is not None
         runtime = h.runtime
-        h.poller.unrecorded_retry_s = 0.2
+        h.poller.per_table.unrecorded_retry_s = 0.2
         await h.play(0.5)
         await h.drained()
         async with store.engine.begin() as conn:

@@ -48,11 +48,13 @@ async def test_no_heartbeat_reaches_a_table_before_its_baseline_is_recorded(
         assert tp.handle.profile.read_write  # the one-request profile, where the risk was
         table = h.sim(STUD, 1)
 
-        await poller.poll_once(tp)  # the baseline's commit is refused: stale history
+        await poller.per_table.poll_once(tp)  # the baseline's commit is refused: stale history
         assert runtime.memory.states["stud"].table("stud-1").credits is None
         assert table.heartbeat_value is None  # so the table still refuses progressive bets
 
-        await poller.poll_once(tp)  # reloaded: this baseline is recorded, then the heartbeat
+        await poller.per_table.poll_once(
+            tp
+        )  # reloaded: this baseline is recorded, then the heartbeat
         assert runtime.memory.states["stud"].table("stud-1").credits is not None
         assert table.heartbeat_value is not None
     finally:
