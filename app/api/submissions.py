@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query
+from fastapi import APIRouter, Body, Depends, Query
 from fastapi.responses import Response
 from pydantic import ValidationError
 
@@ -88,10 +88,7 @@ async def file_submission(
     who: Annotated[Principal, Depends(FILERS)],
 ) -> SubmissionRead:
     d = desk(service)
-    try:
-        filing = await _prepare(d, body, service, who)
-    except LevelError as exc:
-        raise HTTPException(422, str(exc)) from None
+    filing = await _prepare(d, body, service, who)
     row = await d.file(filing, filed_by=who.username)
     return await read(d, row)
 
