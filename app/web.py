@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,12 +19,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.security.headers import SecurityHeaders
-from controller.core.reducer import EngineError
+from controller.refusal import Conflict, Invalid, NotFound, Refused
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import Jurisdiction
 from controller.runtime.service import FloorService
 from controller.runtime.workers import Busy
-from controller.storage.errors import DATABASE_ERRORS, NotFound, StoreError, unstorable_text
+from controller.storage.errors import DATABASE_ERRORS, unstorable_text
 
 STATIC = Path(__file__).parent / "static"
 
@@ -43,19 +44,30 @@ def _error(status: int, detail: object) -> JSONResponse:
     return JSONResponse(status_code=status, content={"detail": detail})
 
 
-# A refusal's answer is chosen by its type, in this one place, never by reading its message:
-# what was named is not there (404), or a rule or the stored state refuses it (409).
-REFUSALS: tuple[type[Exception], ...] = (RuleViolation, EngineError, StoreError)
+def invalid_detail(problems: list[dict[str, Any]]) -> dict[str, object]:
+    """The detail of a request that is not valid: each problem with where it is."""
+    return {"message": "the request is not valid", "problems": problems}
 
 
-def refusal_status(exc: Exception) -> int:
-    return 404 if isinstance(exc, NotFound) else 409
+# A refusal (controller.refusal) is answered here, for every route, by its type, never by
+# reading its message: what was named is not there (404), the input as given (422), or a rule
+# or the state of things refuses it (409).
+def refusal_status(exc: Refused) -> int:
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, Invalid) and not isinstance(exc, Conflict):
+        return 422
+    return 409
 
 
-def refusal_content(exc: Exception, law: Jurisdiction) -> dict[str, str]:
-    """A refusal's answer: what was refused, for a person; a rule's refusal also names its
-    clause and the jurisdiction whose clause it is."""
-    content = {"detail": str(exc)}
+def refusal_content(exc: Refused, law: Jurisdiction) -> dict[str, object]:
+    """A refusal's answer: what was refused, for a person. Input refused at a part of the
+    request the route named (``controller.refusal.at``) is answered as invalid input is,
+    at that part; a rule's refusal also names its clause and the jurisdiction whose clause
+    it is."""
+    if refusal_status(exc) == 422 and isinstance(exc, Invalid) and exc.where is not None:
+        return {"detail": invalid_detail([{"where": exc.where, "problem": str(exc)}])}
+    content: dict[str, object] = {"detail": str(exc)}
     if isinstance(exc, RuleViolation):
         content.update(clause=exc.clause, jurisdiction=law.title)
     return content
@@ -104,22 +116,20 @@ def create_app(service: FloorService) -> FastAPI:
             }
             for err in exc.errors()
         ]
-        return _error(422, {"message": "the request is not valid", "problems": problems})
+        return _error(422, invalid_detail(problems))
 
-    async def refusal(_: Request, exc: Exception) -> JSONResponse:
+    @app.exception_handler(Refused)
+    async def refusal(_: Request, exc: Refused) -> JSONResponse:
         return JSONResponse(
             status_code=refusal_status(exc), content=refusal_content(exc, service.settings.law)
         )
-
-    for kind in REFUSALS:
-        app.add_exception_handler(kind, refusal)
 
     async def database_refusal(_: Request, exc: Exception) -> JSONResponse:
         # A value typed with a character the database keeps in no text is refused input,
         # not a server error.
         if unstorable_text(exc):
             problem = {"where": "input", "problem": "text may not contain a NUL character"}
-            return _error(422, {"message": "the request is not valid", "problems": [problem]})
+            return _error(422, invalid_detail([problem]))
         raise exc
 
     for kind in DATABASE_ERRORS:

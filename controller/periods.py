@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
+from controller.refusal import Invalid
 from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
 DAY_US = 86_400_000_000
@@ -30,7 +31,7 @@ EARLIEST_US = (datetime.min.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
 LATEST_US = (datetime.max.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
 
 
-class PeriodError(ValueError):
+class PeriodError(Invalid):
     """A time or period that cannot be answered; ``where`` names the part to blame."""
 
     def __init__(self, problem: str, *, where: str = "period") -> None:

@@ -26,6 +26,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
+from controller.refusal import Invalid
+
 # Shown by name in refusals: what a reader has to know of these is that they reorder text.
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -36,7 +38,7 @@ _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 MULTILINE_ALLOWED = frozenset("\n\t")
 
 
-class TextRefused(ValueError):
+class TextRefused(Invalid):
     """Text that is not taken in; the message says which rule and where in the text."""
 
 

@@ -72,14 +72,16 @@ SQL_NAMED_OUTSIDE = ("sqlalchemy.ext.asyncio", "sqlalchemy.exc")
 SIMULATOR = "link_adapters.simulator"
 GAME_RULES = ("controller.core.hands", "controller.core.games")
 # The controller's parts, lowest floor first. A module imports modules of its own part and of
-# parts on lower floors only; parts on one floor know nothing of each other. The core, the
-# rules for text taken in and the roles people act in stand on nothing; the rulebook on the
+# parts on lower floors only; parts on one floor know nothing of each other. The refusals
+# (``controller.refusal``) stand on nothing, so that every part refuses with them; the core,
+# the rules for text taken in and the roles people act in on the refusals; the rulebook on the
 # core; the periods asked of the records and the software's manifest on the rulebook; storage
 # (the SQL) on those; the settings on storage (their database); the accounts on storage; the
 # paperwork on all of these; on top the runtime, which drives the links and runs the
 # paperwork's jobs. What the paperwork needs of the runtime it names as protocols of its own
 # (``controller.paperwork.links``, ``controller.paperwork.jobs``), which the runtime fits.
 CONTROLLER_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("refusal",),
     ("core", "roles", "text"),
     ("rules",),
     ("manifest", "periods"),

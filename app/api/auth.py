@@ -14,6 +14,7 @@ from app.api.text_fields import Username, optional_line
 from app.security.authentication import Authority, Principal, authority, require
 from app.throttle import GateFull
 from controller.access import passwords, roles, users
+from controller.refusal import at
 from controller.roles import Role
 
 router = APIRouter(prefix="/api/v1/auth", tags=["sign-in"])
@@ -95,16 +96,6 @@ class PrincipalRead(BaseModel):
     username: str
     role: Role
     device: bool
-
-
-def _invalid(where: str, problem: str) -> HTTPException:
-    return HTTPException(
-        status_code=422,
-        detail={
-            "message": "the request is not valid",
-            "problems": [{"where": where, "problem": problem}],
-        },
-    )
 
 
 def _wait(
@@ -220,12 +211,9 @@ async def change_password(
         str, Form(max_length=passwords.MAX_PASSWORD, description=passwords.PASSWORD_HELP)
     ],
 ) -> TokenRead:
-    try:
+    with at("body.new_password"):
         users.check_password(new_password, username=username)
-    except roles.UserError as exc:
-        raise _invalid("body.new_password", str(exc)) from None
-    auth = authority(service)
-    try:
+        auth = authority(service)
         user = await _checked(
             auth,
             auth.client(request),
@@ -238,8 +226,6 @@ async def change_password(
                 at_us=service.clock.now_us(),
             ),
         )
-    except roles.UserError as exc:
-        raise _invalid("body.new_password", str(exc)) from None
     return _token(auth, user)
 
 

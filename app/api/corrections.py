@@ -11,12 +11,13 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import bad_input, errors
 from app.api.text_fields import IdText, Note, Reference
 from app.security.authentication import Principal, require
-from controller.core.money import MAX_AMOUNT_CENTS, MoneyError, displayed_cents, parse_cents
+from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents, parse_cents
 from controller.core.reducer import EngineError
 from controller.core.reducer.levels import meter_label
 from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
-from controller.paperwork.documents import MAX_DOCUMENT_BYTES, DocumentRefused, accept_document
+from controller.paperwork.documents import MAX_DOCUMENT_BYTES, accept_document
+from controller.refusal import at
 from controller.roles import Role
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
@@ -117,26 +118,24 @@ async def request_correction(
     if (delta is None) == (delta_cents is None):
         raise bad_input("body.delta_cents", "give the change as delta_cents or delta, one of them")
     if delta is not None:
-        try:
+        with at("body.delta"):
             # Typed with its $, as on the command line: "10" is never taken for $10.
             delta_cents = parse_cents(delta, allow_negative=True, unit_required=True)
-        except MoneyError as exc:
-            raise bad_input("body.delta", str(exc)) from None
     assert delta_cents is not None
     try:
         meter = corrections.check_meter(service.runtime, link_id, meter or None)
     except EngineError as exc:
+        # The engine refuses a meter the link does not have (409 when a correction is
+        # applied); named by the request that is being made, it is input refused at its field.
         raise bad_input("body.meter", str(exc)) from None
     content: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if document is not None:
         content = await document.read(MAX_DOCUMENT_BYTES + 1)
-        try:
+        with at("body.document"):
             name, kind = accept_document(
                 content, filename=document.filename, content_type=document.content_type
             )
-        except DocumentRefused as exc:
-            raise bad_input("body.document", str(exc)) from None
     request_id = await corrections.request_correction(
         service.runtime,
         link_id=link_id,

@@ -18,6 +18,7 @@ from controller.core.hands import InvalidCards, card_code
 from controller.core.money import MAX_AMOUNT_CENTS, format_bp
 from controller.core.reducer import LinkState
 from controller.paperwork.meter_lines import LevelHits
+from controller.refusal import at
 from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.rules.jurisdictions import INDIANA
 from controller.rules.statement import Statement
@@ -408,19 +409,15 @@ def bad_input(where: str, problem: str) -> HTTPException:
 
 def instant(name: str, text: str) -> int:
     """A time of the query string in microseconds, or 422 naming the parameter."""
-    try:
+    with at("query"):
         return periods.parse_instant(text, where=name)
-    except periods.PeriodError as exc:
-        raise bad_input(f"query.{exc.where}", str(exc)) from None
 
 
 def period(since: str | None, until: str | None, now_us: int) -> tuple[int, int]:
     """The half-open period ``[since, until)`` in microseconds, at most
     ``periods.MAX_SPAN_DAYS`` long, or 422 naming the parameter to blame."""
-    try:
+    with at("query"):
         return periods.period(since, until, now_us)
-    except periods.PeriodError as exc:
-        raise bad_input(f"query.{exc.where}", str(exc)) from None
 
 
 Responses = dict[int | str, dict[str, Any]]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from app.api.corrections import AUDIT_READERS
 from app.api.deps import ServiceDep
-from app.api.floor_models import bad_input, errors
+from app.api.floor_models import errors
 from app.api.text_fields import IdText
 from app.security.authentication import Principal
 from controller import periods
@@ -19,6 +19,7 @@ from controller.paperwork.floor_reports import floor_report
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
 from controller.periods import FloorPeriod
+from controller.refusal import at
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
 from controller.storage.link_names import link_names
@@ -110,13 +111,6 @@ async def _answer(service: FloorService, link_id: str, period: FloorPeriod, fmt:
     )
 
 
-def _day(text: str) -> Any:
-    try:
-        return periods.parse_day(text)
-    except periods.PeriodError as exc:
-        raise bad_input(f"query.{exc.where}", str(exc)) from None
-
-
 _DOCUMENTS = {
     200: {"content": {"application/pdf": {}, "text/csv": {}, "application/json": {}}},
     **errors(401, 403, 404, 422, 503),
@@ -140,7 +134,10 @@ async def gaming_day_report(
     format: Format = "pdf",
 ) -> Response:
     s = service.settings
-    period = periods.gaming_day(_day(date), starts=s.gaming_day_starts, zone=s.zone)
+    with at("query"):
+        period = periods.gaming_day(
+            periods.parse_day(date), starts=s.gaming_day_starts, zone=s.zone
+        )
     return await _answer(service, link_id, period, format)
 
 
@@ -161,10 +158,12 @@ async def shift_report(
     format: Format = "pdf",
 ) -> Response:
     s = service.settings
-    try:
+    with at("query"):
         period = periods.shift_period(
-            _day(date), shift, starts=s.gaming_day_starts, shifts=s.shift_starts, zone=s.zone
+            periods.parse_day(date),
+            shift,
+            starts=s.gaming_day_starts,
+            shifts=s.shift_starts,
+            zone=s.zone,
         )
-    except periods.PeriodError as exc:
-        raise bad_input(f"query.{exc.where}", str(exc)) from None
     return await _answer(service, link_id, period, format)

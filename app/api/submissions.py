@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query
+from fastapi import APIRouter, Body, Depends, Query
 from fastapi.responses import Response
 from pydantic import ValidationError
 
@@ -92,10 +92,7 @@ async def file_submission(
     who: Annotated[Principal, Depends(FILERS)],
 ) -> SubmissionRead:
     d = filing_desk(service)
-    try:
-        filing = await _prepare(d, body, service, who)
-    except LevelError as exc:
-        raise HTTPException(422, str(exc)) from None
+    filing = await _prepare(d, body, service, who)
     row = await d.file(filing, filed_by=who.username)
     return await read(ReviewDesk(d), row)
 

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, st
 from fastapi.responses import JSONResponse
 
 from app.api.deps import ServiceDep
+from app.api.floor_models import bad_input
 from app.api.text_fields import Reference, Username
 from app.api.user_models import (
     GUARDED_NAMES,
@@ -29,6 +30,7 @@ from app.api.user_models import (
 from app.security.authentication import Principal, authority, require
 from controller.access import device_tokens, duties, roles, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
+from controller.refusal import at
 from controller.roles import Role
 from controller.runtime.service import FloorService
 
@@ -70,17 +72,6 @@ PENDING = (
 )
 
 
-def _refused(where: str, exc: roles.UserError) -> HTTPException:
-    if isinstance(exc, roles.UnknownUser | roles.UnknownDeviceToken | duties.UnknownRequest):
-        return HTTPException(status_code=404, detail=str(exc))
-    if isinstance(exc, roles.AlreadyExists | duties.DutyRefused):
-        return HTTPException(status_code=409, detail=str(exc))
-    problem = {"where": where, "problem": str(exc)}
-    return HTTPException(
-        status_code=422, detail={"message": "the request is not valid", "problems": [problem]}
-    )
-
-
 # ------------------------------------------------------------------------------ users
 
 ANSWERED_LATER: dict[int | str, dict[str, Any]] = {
@@ -109,7 +100,7 @@ async def _file(
     role: Role | None = None,
     where: str = "path.username",
 ) -> duties.Answer:
-    try:
+    with at(where):
         return await duties.file_request(
             service.engine,
             kind=kind,
@@ -118,8 +109,6 @@ async def _file(
             actor=admin.username,
             at_us=service.clock.now_us(),
         )
-    except roles.UserError as exc:
-        raise _refused(where, exc) from None
 
 
 @router.get("/users", summary="Every user and their role")
@@ -137,13 +126,11 @@ async def list_users(_: Admin, service: ServiceDep) -> list[UserRead]:
 async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> Any:
     if body.role in GUARDED_ROLES:
         if body.password is not None:
-            raise _refused(
+            raise bad_input(
                 "body.password",
-                roles.UserError(
-                    f"no admin chooses the password of a {body.role.value}: leave it out; the "
-                    "account gets a one-time code, half shown to you and half to the admin "
-                    "who confirms, with which its person chooses their own"
-                ),
+                f"no admin chooses the password of a {body.role.value}: leave it out; the "
+                "account gets a one-time code, half shown to you and half to the admin who "
+                "confirms, with which its person chooses their own",
             )
         answer = await _file(
             RequestKind.CREATE, body.username, admin, service, role=body.role, where="body"
@@ -153,13 +140,11 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
             content=AccountRequestAnswer.of_answer(answer).model_dump(mode="json"),
         )
     if body.password is None:
-        raise _refused("body.password", roles.UserError("a password is needed"))
-    try:
+        raise bad_input("body.password", "a password is needed")
+    with at("body.password"):
         # Checked here first so that a refused password is answered at its own field.
         users.check_password(body.password, username=body.username)
-    except roles.UserError as exc:
-        raise _refused("body.password", exc) from None
-    try:
+    with at("body"):
         user = await users.create_user(
             service.engine,
             username=body.username,
@@ -168,8 +153,6 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
             actor=admin.username,
             at_us=service.clock.now_us(),
         )
-    except roles.UserError as exc:
-        raise _refused("body", exc) from None
     return UserRead.of(user)
 
 
@@ -186,12 +169,10 @@ async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep
         raise HTTPException(
             status_code=409, detail="you cannot disable your own account; ask another admin"
         )
-    try:
+    with at("path.username"):
         user = await duties.disable_account(
             service.engine, username=username, actor=admin.username, at_us=service.clock.now_us()
         )
-    except roles.UserError as exc:
-        raise _refused("path.username", exc) from None
     authority(service).forget(username)
     return UserRead.of(user)
 
@@ -245,15 +226,15 @@ async def reset_password(
 async def set_password(
     username: UsernamePath, body: PasswordSet, admin: Admin, service: ServiceDep
 ) -> UserRead:
-    try:
-        user = await users.get_user(service.engine, username)
-        if user is None:
-            raise roles.UnknownUser(f"no user {username!r}")
-        if user.role in GUARDED_ROLES:
-            raise duties.DutyRefused(
-                f"no admin sets the password of a {user.role.value}: ask for a reset "
-                f"(POST /api/v1/users/{username}/reset), which another admin confirms"
-            )
+    user = await users.get_user(service.engine, username)
+    if user is None:
+        raise roles.UnknownUser(f"no user {username!r}")
+    if user.role in GUARDED_ROLES:
+        raise duties.DutyRefused(
+            f"no admin sets the password of a {user.role.value}: ask for a reset "
+            f"(POST /api/v1/users/{username}/reset), which another admin confirms"
+        )
+    with at("body.password"):
         await users.set_password(
             service.engine,
             username=username,
@@ -261,9 +242,7 @@ async def set_password(
             actor=admin.username,
             at_us=service.clock.now_us(),
         )
-        user = await users.get_user(service.engine, username)
-    except roles.UserError as exc:
-        raise _refused("body.password", exc) from None
+    user = await users.get_user(service.engine, username)
     if user is None:  # removed in between: there is no removing users, but be exact
         raise HTTPException(status_code=404, detail=f"no user {username!r}")
     authority(service).forget(username)
@@ -300,12 +279,10 @@ async def list_account_requests(
 async def confirm_account_request(
     request_id: RequestIdPath, admin: Admin, service: ServiceDep
 ) -> AccountRequestAnswer:
-    try:
+    with at("path.request_id"):
         answer = await duties.confirm_request(
             service.engine, request_id, actor=admin.username, at_us=service.clock.now_us()
         )
-    except roles.UserError as exc:
-        raise _refused("path.request_id", exc) from None
     authority(service).forget(answer.request.username)
     return AccountRequestAnswer.of_answer(answer)
 
@@ -318,7 +295,7 @@ async def confirm_account_request(
 async def reject_account_request(
     request_id: RequestIdPath, body: RejectAccountRequest, admin: Admin, service: ServiceDep
 ) -> AccountRequestRead:
-    try:
+    with at("body.reason"):
         found = await duties.reject_request(
             service.engine,
             request_id,
@@ -326,8 +303,6 @@ async def reject_account_request(
             reason=body.reason,
             at_us=service.clock.now_us(),
         )
-    except roles.UserError as exc:
-        raise _refused("body.reason", exc) from None
     return AccountRequestRead.of(found)
 
 
@@ -347,12 +322,10 @@ async def list_device_tokens(_: Admin, service: ServiceDep) -> list[DeviceTokenR
 async def create_device_token(
     body: DeviceTokenCreate, admin: Admin, service: ServiceDep
 ) -> DeviceTokenCreated:
-    try:
+    with at("body.name"):
         device, token = await device_tokens.create_device_token(
             service.engine, name=body.name, actor=admin.username, at_us=service.clock.now_us()
         )
-    except roles.UserError as exc:
-        raise _refused("body.name", exc) from None
     return DeviceTokenCreated(**DeviceTokenRead.of(device).model_dump(), token=token)
 
 
@@ -364,10 +337,8 @@ async def create_device_token(
 async def revoke_device_token(
     token_id: TokenIdPath, admin: Admin, service: ServiceDep
 ) -> DeviceTokenRead:
-    try:
+    with at("path.token_id"):
         device = await device_tokens.revoke_device_token(
             service.engine, token_id=token_id, actor=admin.username, at_us=service.clock.now_us()
         )
-    except roles.UserError as exc:
-        raise _refused("path.token_id", exc) from None
     return DeviceTokenRead.of(device)

@@ -1,6 +1,7 @@
 """What every ``progressive`` command shares: the command group and ``--version``, the settings,
 the database session (refused in one line when there is none, it cannot be reached, or a link
-named is not in it), the one-line refusal of a user's error and the parameter types."""
+named is not in it), the one-line answer to a refusal or a user's error and the parameter
+types."""
 
 from __future__ import annotations
 
@@ -19,16 +20,13 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.serve import ServeError
-from controller.core.games import PaytableError
 from controller.core.money import MoneyError, parse_cents, parse_rate_bp
-from controller.core.reducer import EngineError
 from controller.paperwork.checkpoints import CheckpointError
-from controller.paperwork.export import ExportError
 from controller.paperwork.record_views import link_names
+from controller.refusal import Refused
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, jurisdiction
 from controller.rules.statement import Statement
-from controller.runtime.service import FloorMismatch
 from controller.settings import (
     LedgerKeyError,
     SecretKeyError,
@@ -46,7 +44,7 @@ from controller.storage.database import (
     upgrade,
     url_shown,
 )
-from controller.storage.errors import StorageUnavailable, StoreError
+from controller.storage.errors import StorageUnavailable
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.simulator.gateway import SimulatorError
 
@@ -58,6 +56,7 @@ __all__ = [
     "USER_ERRORS",
     "Amount",
     "BadFile",
+    "Commands",
     "DatabaseUnreachable",
     "NoDatabase",
     "PortTaken",
@@ -85,17 +84,12 @@ class DatabaseUnreachable(Exception):
     that is not a database); the message names the setting to correct."""
 
 
-# Errors that are the user's input or the installation's state, shown as a one-line message.
+# The installation's faults that a user corrects (a key, the checkpoints, the schema, the
+# database out of reach, the web address, the simulator's), shown as a one-line message as a
+# refusal is (``Commands``).
 USER_ERRORS: tuple[type[Exception], ...] = (
     CheckpointError,
-    FloorMismatch,
     LedgerKeyError,
-    StoreError,
-    RuleViolation,
-    MoneyError,
-    PaytableError,
-    EngineError,
-    ExportError,
     ServeError,
     SimulatorError,
     SchemaNotCurrent,
@@ -160,18 +154,19 @@ def check_port(host: str, port: int) -> None:
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a command's work; a user's error becomes a one-line message (exit status 1)."""
+    """Run a command's work; a user's error becomes a one-line message (exit status 1), as a
+    refusal does wherever a command meets it (``Commands``)."""
     try:
         return asyncio.run(coro)
-    except RuleViolation as exc:
-        raise click.ClickException(refused(exc)) from exc
     except USER_ERRORS as exc:
         raise click.ClickException(str(exc)) from exc
 
 
-def refused(exc: RuleViolation) -> str:
-    """A rule's refusal as a command says it: with its clause and the jurisdiction whose
-    clause it is (the installation's, PROGRESSIVE_JURISDICTION)."""
+def refused(exc: Refused) -> str:
+    """A refusal as a command says it: its message, and a rule's with its clause and the
+    jurisdiction whose clause it is (the installation's, PROGRESSIVE_JURISDICTION)."""
+    if not isinstance(exc, RuleViolation):
+        return str(exc)
     try:
         law = Settings().law
     except ValidationError:
@@ -390,7 +385,19 @@ def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
     ctx.exit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """The ``progressive`` command group. A refusal (``controller.refusal``) that a command
+    meets, in its work or before it, and does not answer itself (as a bad parameter, say) is
+    answered here, for every command: its message in one line, exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Refused as exc:
+            raise click.ClickException(refused(exc)) from exc
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",
     is_flag=True,

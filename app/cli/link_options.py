@@ -112,7 +112,7 @@ def status_of(
 def list_line(state: LinkState, status: str, changes: Sequence[str] = ()) -> str:
     """One link of ``links list``, in the columns of ``LIST_HEADER``: its state second, so a
     link the commission has not approved never reads like one that plays; last, each term it
-    plays by an approved change rather than as opened (``floor_terms.changes_in_force``),
+    plays by an approved change rather than as opened (``floor_approvals.changes_in_force``),
     which is where the database's terms and a floor file's starting ones part; then whether
     it keeps the law the installation runs under (``NO:`` each problem, its clause and how to
     bring it into line). RATE is the rate of progression as the link's law reads it."""

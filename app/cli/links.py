@@ -59,7 +59,6 @@ from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings, load_ledger_key, manifest_path
-from controller.storage.errors import StoreError
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 from controller.text import MULTILINE
@@ -404,12 +403,7 @@ def links_recover(
             await runtime.commands.recover(link_id, reason=reason, by=by, approved_by=approved_by)
             return found, runtime.memory.states[link_id]
 
-    try:
-        found, state = run(go())
-    except RuleViolation as exc:
-        raise click.ClickException(refused(exc)) from exc
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
+    found, state = run(go())
     click.echo(f"link {link_id}: found {found or 'operable'}")
     click.echo(
         f"link {link_id} recovered: meter {format_cents(state.meter_cents)}, rate "

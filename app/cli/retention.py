@@ -8,7 +8,6 @@ import click
 
 from app.cli.common import db_option, main, reach, run, settings_for
 from controller.paperwork.retention import run_retention
-from controller.rules import RuleViolation
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
 from controller.rules.meter_records import RETENTION_CLAUSE
 from controller.runtime.service import FloorService
@@ -59,10 +58,7 @@ def retention_run(
         finally:
             await service.stop()
 
-    try:
-        report = run(go())
-    except RuleViolation as exc:
-        raise click.ClickException(str(exc)) from None
+    report = run(go())
     for link_id, manifest in sorted(report.links.items()):
         click.echo(
             f"link {link_id}: entries {manifest['first_seq']}-{manifest['last_seq']} removed "

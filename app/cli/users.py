@@ -29,17 +29,15 @@ def _actor() -> str:
 
 
 def _users_run(database_url: str | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
-    """Run ``work(engine)`` against the database; refusals become one-line messages."""
+    """Run ``work(engine)`` against the database (a refusal is said in one line, as by every
+    command: ``app.cli.common.Commands``)."""
     settings = settings_for(database_url)
 
     async def go() -> T:
         async with database(settings, schema="check") as engine:
             return await work(engine)
 
-    try:
-        return run(go())
-    except UserError as exc:
-        raise click.ClickException(str(exc)) from exc
+    return run(go())
 
 
 @main.group("users")
@@ -88,10 +86,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
         password = click.prompt(
             f"Password for {username}", hide_input=True, confirmation_prompt=True
         )
-    try:
-        users.check_password(password, username=username)
-    except UserError as exc:
-        raise click.ClickException(str(exc)) from exc
+    users.check_password(password, username=username)
 
     actor, at_us = _actor(), SystemClock().now_us()
 

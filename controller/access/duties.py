@@ -52,6 +52,7 @@ from controller.access.users import (
     shown,
     user_of,
 )
+from controller.refusal import Conflict, NotFound
 from controller.roles import Role
 from controller.rules.house import check_no_tie
 from controller.storage import access_repo, audit
@@ -88,11 +89,11 @@ class RequestStatus(StrEnum):
     EXPIRED = "expired"  # shown for a pending request past its time; never stored
 
 
-class DutyRefused(UserError):
+class DutyRefused(UserError, Conflict):
     """An account change refused because one person would be acting alone."""
 
 
-class UnknownRequest(UserError):
+class UnknownRequest(UserError, NotFound):
     pass
 
 

@@ -20,6 +20,8 @@ import itertools
 import secrets
 import unicodedata
 
+from controller.refusal import Invalid
+
 MIN_PASSWORD = 10
 # Argon2 hashes whatever it is given; a bound keeps a guess as cheap to refuse as to make.
 MAX_PASSWORD = 128
@@ -53,7 +55,7 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 HALF_LENGTH = 16  # 80 bits
 
 
-class PasswordRefused(ValueError):
+class PasswordRefused(Invalid):
     """A password that the rule refuses, with the reason in words."""
 
 

@@ -3,22 +3,23 @@
 
 from __future__ import annotations
 
+from controller.refusal import Conflict, Invalid, NotFound
 from controller.roles import Role
 
 
-class UserError(ValueError):
+class UserError(Invalid):
     """Input refused: a bad username, a short password, an unknown role."""
 
 
-class UnknownUser(UserError):
+class UnknownUser(UserError, NotFound):
     pass
 
 
-class UnknownDeviceToken(UserError):
+class UnknownDeviceToken(UserError, NotFound):
     pass
 
 
-class AlreadyExists(UserError):
+class AlreadyExists(UserError, Conflict):
     pass
 
 

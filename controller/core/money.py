@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from controller.refusal import Invalid
+
 UNITS_PER_CENT = 10_000
 BP_PER_WHOLE = 10_000
 U32 = 2**32
@@ -48,7 +50,7 @@ MAX_DENOMINATION_CENTS = 100_00
 MAX_COLUMN_UNITS = 2**63 - 1
 
 
-class MoneyError(ValueError):
+class MoneyError(Invalid):
     """Operator input that is not an amount or a rate we can take exactly."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from controller.refusal import Invalid
 from controller.text import FILE_NAME, TextRefused
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
@@ -22,7 +23,7 @@ ACCEPTED_TYPES: dict[str, tuple[bytes, ...]] = {
 }
 
 
-class DocumentRefused(ValueError):
+class DocumentRefused(Invalid):
     """An upload that is not kept; the message says why."""
 
 

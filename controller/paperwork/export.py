@@ -42,6 +42,7 @@ from controller.core.money import displayed_cents
 from controller.core.reducer.conservation import entry_meters
 from controller.paperwork.jobs import Job, step
 from controller.periods import PeriodError, at_text, parse_instant
+from controller.refusal import Invalid
 from controller.rules.jurisdictions import INDIANA, Jurisdiction
 from controller.rules.statement import statement
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
@@ -49,7 +50,7 @@ from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction
 
 
-class ExportError(ValueError):
+class ExportError(Invalid):
     """A request for an export that cannot be answered (bad period, unknown format)."""
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from controller.refusal import Refused
 
-class RuleViolation(ValueError):
+
+class RuleViolation(Refused):
     """A request the rules forbid. ``clause`` names the rule, for people and for logs.
 
     ``subject`` names what of the request the refusal is about (a proposal's field, such as

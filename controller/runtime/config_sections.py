@@ -7,13 +7,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.core.money import MoneyError, format_cents, parse_cents
+from controller.refusal import Invalid
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 
 # Ids and names follow the rules for text wherever it enters (controller.text): ids short and
 # plain, names printable with no control, bidirectional or invisible characters.
 
 
-class ConfigError(ValueError):
+class ConfigError(Invalid):
     """A configuration file the controller refuses: every problem, each naming its place."""
 
     def __init__(self, source: str, problems: Sequence[str]) -> None:

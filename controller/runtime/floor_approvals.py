@@ -23,6 +23,7 @@ from controller.core.money import format_bp, format_cents
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import LevelConfig, levels_from_dicts
 from controller.paperwork.governance import SubmissionStatus
+from controller.refusal import Conflict
 from controller.rules.filing import SubmissionKind, date_text
 from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.config_entries import LinkEntry
@@ -40,7 +41,7 @@ __all__ = [
 Term = str
 
 
-class FloorMismatch(ValueError):
+class FloorMismatch(Conflict):
     """The configuration file and the database disagree about a link."""
 
 

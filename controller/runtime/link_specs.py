@@ -37,6 +37,7 @@ from controller.core.reducer.levels import (
     check_levels,
     pool_rate_bp,
 )
+from controller.refusal import Invalid
 from controller.rules import RuleViolation
 from controller.rules.filing import check_paytable
 from controller.rules.jurisdictions import Jurisdiction
@@ -62,7 +63,7 @@ LEVEL_KEYS = frozenset(
 LINE_KEYS = frozenset({"hand", "pays", "level", "envy", "game"})
 
 
-class SpecError(ValueError):
+class SpecError(Invalid):
     """A level, a paytable line or a link the controller refuses; the message names it."""
 
 

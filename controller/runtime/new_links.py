@@ -97,7 +97,7 @@ async def open_floor(
     editing a file. Where the file still gives a value the commission approved once (the
     link's starting terms, most often) the database's is kept and the difference added to
     ``notes`` with the approval behind it; a value no approval ever gave is refused
-    (``floor_terms.reconcile``). A new link is filed with the commission and does not play
+    (``floor_approvals.reconcile``). A new link is filed with the commission and does not play
     until approved (68 IAC 10-1-3(c)(4)). The whole file is checked against the database
     before anything is written. ``demonstration``: the installation runs in demonstration
     mode (its new links are opened and filed so); ``letterhead``: the property's, on their

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from controller import refusal
+from controller.refusal import Refused
+
 __all__ = [
     "DATABASE_ERRORS",
     "Conflict",
@@ -24,16 +27,16 @@ __all__ = [
 DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError,)
 
 
-class StoreError(RuntimeError):
+class StoreError(Refused):
     """A refusal by what is stored, for a person to read. Its type says what kind (answered
     409 over HTTP unless a subclass says otherwise); its message is never parsed."""
 
 
-class NotFound(StoreError):
+class NotFound(StoreError, refusal.NotFound):
     """What was named (a link, table, hit, record...) is not stored; the message names it."""
 
 
-class Conflict(StoreError):
+class Conflict(StoreError, refusal.Conflict):
     """Refused by the stored state: it was done already, or it changed meanwhile."""
 
 

@@ -8,9 +8,10 @@ from typing import Any
 
 from controller.core.hands import HandCategory
 from controller.core.money import BP_PER_WHOLE, format_bp, format_cents
+from controller.refusal import Invalid
 
 
-class PaytableError(ValueError):
+class PaytableError(Invalid):
     """A paytable the controller refuses; the message names the line."""
 
 

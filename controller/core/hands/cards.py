@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from controller.refusal import Invalid
+
 RANK_CHARS: Final = "23456789TJQKA"
 SUIT_CHARS: Final = "cdhs"
 # Pai Gow Poker's deck is 52 cards and one joker (68 IAC 10-9-3(b)); register map v2 sends it
@@ -25,7 +27,7 @@ JOKER_TEXT: Final = "JK"
 JOKER_WORD: Final = "Joker"
 
 
-class InvalidCards(ValueError):
+class InvalidCards(Invalid):
     """Cards, card text or a hand name the evaluator refuses; the message says why."""
 
 

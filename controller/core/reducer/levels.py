@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.money import UNITS_PER_CENT, format_bp, format_cents
+from controller.refusal import Invalid
 
 FIRST = "L1"
 RESERVE = ".reserve"
@@ -35,7 +36,7 @@ _KEY = re.compile(r"^L([1-9][0-9]?)(\.reserve|\.overflow)?$")
 MAX_LEVELS = 10
 
 
-class LevelError(ValueError):
+class LevelError(Invalid):
     """A level configuration the controller refuses; the message names the level."""
 
 

@@ -12,13 +12,14 @@ from controller.core.hands import HandCategory
 from controller.core.law import Law
 from controller.core.money import displayed_cents
 from controller.core.reducer.levels import LevelConfig, LevelState, is_single_meter
+from controller.refusal import Refused
 
 # The house's default amount from which a fixed pay waits for a technician (its policy and
 # setting: ``controller.rules.house.FIXED_PAY_TECHNICIAN_FROM_CENTS``).
 DEFAULT_TECHNICIAN_FROM_CENTS = 1_200_00
 
 
-class EngineError(ValueError):
+class EngineError(Refused):
     """An input the engine cannot apply (unknown table, malformed command)."""
 
 
