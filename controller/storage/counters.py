@@ -79,6 +79,13 @@ class Tables:
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
 
+    async def links_of(self, table_ids: Sequence[str]) -> dict[str, str]:
+        """The link each of ``table_ids`` already plays on, for those that do."""
+        rows = await self.conn.execute(
+            select(TableRow.table_id, TableRow.link_id).where(TableRow.table_id.in_(table_ids))
+        )
+        return {table_id: link_id for table_id, link_id in rows.all()}
+
     async def add(
         self, link_id: str, tables: Sequence[tuple[TableConfig, str, str]], at_us: int
     ) -> None:

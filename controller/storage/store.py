@@ -204,6 +204,18 @@ class LedgerStore:
         async with unit_of_work(self.engine) as uow:
             if await uow.links.exists(link_id):
                 raise Conflict(f"link {link_id!r} already exists")
+            # A table plays on one link: one already on a link is not opened on another.
+            table_ids = [t.config.table_id for t in tables]
+            twice = sorted({t for t in table_ids if table_ids.count(t) > 1})
+            if twice:
+                raise Conflict(f"table {twice[0]!r} is given twice; each table once")
+            taken = await uow.tables.links_of(table_ids)
+            if taken:
+                table_id = min(taken)
+                raise Conflict(
+                    f"table {table_id!r} already plays on link {taken[table_id]!r}: a table "
+                    "plays on one link"
+                )
             await self._start_sealing(uow)
             pt_id = await uow.links.add_paytable(link_id, pt, at_us)
             await uow.links.add(

@@ -411,3 +411,21 @@ async def test_links_create_gives_every_tables_location(db_url: str) -> None:
     finally:
         await engine.dispose()
     assert sorted(map(tuple, rows)) == [("L1", "pit 3, north"), ("L2", "pit 4")]
+
+
+async def test_a_table_already_on_a_link_is_refused_in_one_line(db_url: str) -> None:
+    """A table plays on one link: a new link naming a table another link has is refused with
+    both named, and nothing of the new link is written."""
+    one = ("links", "create", "--location", "pit 1", "--id", "one", "--game", "caribbean_stud",
+           "--rate", "80%", "--reset", "$1,000", "--table", "T1")  # fmt: skip
+    code, _, err = await progressive(*one, db_url=db_url)
+    assert code == 0, err
+    two = ("links", "create", "--location", "pit 2", "--location", "pit 3", "--id", "two",
+           "--game", "caribbean_stud", "--rate", "80%", "--reset", "$1,000",
+           "--table", "T2", "--table", "T1")  # fmt: skip
+    code, out, err = await progressive(*two, db_url=db_url)
+    assert code == 1, (out, err)
+    assert "table 'T1' already plays on link 'one'" in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    code, out, _ = await progressive("links", "list", db_url=db_url)
+    assert "two" not in out.split(), out
