@@ -3,7 +3,7 @@ remedial actions, the verification and the return to play."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, status
@@ -19,7 +19,7 @@ from controller.roles import Role
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
 from controller.runtime.service import FloorService
 from controller.storage.errors import NotFound
-from controller.storage.papers.integrity import IntegrityRecord
+from controller.storage.papers.integrity import Employee, IntegrityRecord, RemedialActionRecord
 
 router = APIRouter(prefix="/api/v1")
 
@@ -84,6 +84,10 @@ class RemedialActionRead(BaseModel):
     recorded_by: str
     at_us: int
 
+    @classmethod
+    def of(cls, a: RemedialActionRecord) -> RemedialActionRead:
+        return cls.model_validate({**a._asdict(), "employees": [e._asdict() for e in a.employees]})
+
 
 class IntegrityRecordRead(BaseModel):
     record_id: str
@@ -109,47 +113,22 @@ class IntegrityRecordRead(BaseModel):
     notice_sha256: str = Field(description="the written notice to the enforcement agent (PDF)")
     recorded_by: str
 
+    @classmethod
+    def of(
+        cls, row: IntegrityRecord, actions: Sequence[RemedialActionRecord]
+    ) -> IntegrityRecordRead:
+        """The record as read, its remedial actions with it and how long it was out."""
+        out = None if row.returned_at_us is None else row.returned_at_us - row.removed_at_us
+        return cls.model_validate({
+            **row._asdict(),
+            "out_of_play_us": out,
+            "remedial_actions": [RemedialActionRead.of(a) for a in actions],
+        })  # fmt: skip
+
 
 async def _record(service: FloorService, row: IntegrityRecord) -> IntegrityRecordRead:
     actions = await integrity.remedial_actions(service.engine, row.record_id)
-    return IntegrityRecordRead(
-        record_id=row.record_id,
-        link_id=row.link_id,
-        table_id=row.table_id,
-        questioned_at_us=row.questioned_at_us,
-        device_type=row.device_type,
-        manufacturer_serial_number=row.manufacturer_serial_number,
-        commission_registration_number=row.commission_registration_number,
-        removed_at_us=row.removed_at_us,
-        returned_at_us=row.returned_at_us,
-        out_of_play_us=(
-            None if row.returned_at_us is None else row.returned_at_us - row.removed_at_us
-        ),
-        malfunction_reason=row.malfunction_reason,
-        remedial_actions=[
-            RemedialActionRead(
-                description=a.description,
-                employees=[EmployeeRead(**e) for e in json.loads(a.employees)],
-                outside_company_name=a.outside_company_name,
-                outside_company_address=a.outside_company_address,
-                outside_company_telephone=a.outside_company_telephone,
-                outside_individuals=json.loads(a.outside_individuals),
-                recorded_by=a.recorded_by,
-                at_us=a.at_us,
-            )
-            for a in actions
-        ],
-        verified_by=row.verified_by,
-        verified_at_us=row.verified_at_us,
-        verification=row.verification,
-        returned_by=row.returned_by,
-        complainant_name=row.complainant_name,
-        complainant_address=row.complainant_address,
-        complainant_telephone=row.complainant_telephone,
-        complaint_nature=row.complaint_nature,
-        notice_sha256=row.notice_sha256,
-        recorded_by=row.recorded_by,
-    )
+    return IntegrityRecordRead.of(row, actions)
 
 
 async def _table_record(
@@ -234,7 +213,7 @@ async def add_remedial_action(
 ) -> IntegrityRecordRead:
     action = integrity.RemedialAction(
         description=body.description,
-        employees=[integrity.Employee(**e.model_dump()) for e in body.employees],
+        employees=[Employee(**e.model_dump()) for e in body.employees],
         outside_company_name=body.outside_company_name,
         outside_company_address=body.outside_company_address,
         outside_company_telephone=body.outside_company_telephone,

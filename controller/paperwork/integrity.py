@@ -8,7 +8,6 @@ and the verification follow; the table returns to play only after both.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from controller.rules.integrity import (
 )
 from controller.storage.errors import Conflict, NotFound
 from controller.storage.papers import integrity as stored
-from controller.storage.papers.integrity import IntegrityRecord, RemedialActionRecord
+from controller.storage.papers.integrity import Employee, IntegrityRecord, RemedialActionRecord
 
 NOTICE_TYPE = "application/pdf"
 
@@ -56,15 +55,6 @@ class DeviceRemoval:
             questioned_at_us=self.questioned_at_us,
             now_us=now_us,
         )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Employee:
-    """68 IAC 10-1-6.2(b)(7)."""
-
-    printed_name: str
-    signature: str
-    occupational_license_number: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -244,14 +234,7 @@ async def add_remedial_action(
     action.check()
     await _open_record(runtime, table_id, record_id)
     now = runtime.memory.clock.now_us()
-    employees = [
-        {
-            "printed_name": e.printed_name,
-            "signature": e.signature,
-            "occupational_license_number": e.occupational_license_number,
-        }
-        for e in action.employees
-    ]
+    employees = [e._asdict() for e in action.employees]
 
     async def write(conn: AsyncConnection) -> None:
         await stored.insert_action(
@@ -259,11 +242,11 @@ async def add_remedial_action(
             RemedialActionRecord(
                 record_id=record_id,
                 description=action.description,
-                employees=json.dumps(employees, ensure_ascii=False),
+                employees=tuple(action.employees),
                 outside_company_name=action.outside_company_name or None,
                 outside_company_address=action.outside_company_address or None,
                 outside_company_telephone=action.outside_company_telephone or None,
-                outside_individuals=json.dumps(list(action.outside_individuals)),
+                outside_individuals=tuple(action.outside_individuals),
                 recorded_by=actor,
                 at_us=now,
             ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import NamedTuple
 
 from sqlalchemy import func, insert, select, update
@@ -36,16 +37,43 @@ class IntegrityRecord(NamedTuple):
     returned_at_us: int | None
 
 
+class Employee(NamedTuple):
+    """An employee who took part in a remedial action: 68 IAC 10-1-6.2(b)(7)."""
+
+    printed_name: str
+    signature: str
+    occupational_license_number: str
+
+
 class RemedialActionRecord(NamedTuple):
+    """A remedial action as recorded; its lists are kept as JSON text, read back here."""
+
     record_id: str
     description: str
-    employees: str  # JSON list of {printed_name, signature, occupational_license_number}
+    employees: tuple[Employee, ...]
     outside_company_name: str | None
     outside_company_address: str | None
     outside_company_telephone: str | None
-    outside_individuals: str  # JSON list of names
+    outside_individuals: tuple[str, ...]
     recorded_by: str
     at_us: int
+
+    def row(self) -> dict[str, object]:
+        """The columns of its row: the lists as JSON text."""
+        return {
+            **self._asdict(),
+            "employees": json.dumps([e._asdict() for e in self.employees], ensure_ascii=False),
+            "outside_individuals": json.dumps(list(self.outside_individuals)),
+        }
+
+    @classmethod
+    def of_row(cls, row: tuple[object, ...]) -> RemedialActionRecord:
+        a = cls._make(row)
+        employees = json.loads(str(a.employees))
+        return a._replace(
+            employees=tuple(Employee(**e) for e in employees),
+            outside_individuals=tuple(json.loads(str(a.outside_individuals))),
+        )
 
 
 class TablePlace(NamedTuple):
@@ -102,11 +130,11 @@ async def list_records(
 async def list_actions(conn: AsyncConnection, record_id: str) -> list[RemedialActionRecord]:
     """In the order they were recorded."""
     q = select(*_ACTION).where(_a.record_id == record_id).order_by(_a.action_id)
-    return [RemedialActionRecord._make(row) for row in await conn.execute(q)]
+    return [RemedialActionRecord.of_row(tuple(row)) for row in await conn.execute(q)]
 
 
 async def insert_action(conn: AsyncConnection, action: RemedialActionRecord) -> None:
-    await conn.execute(insert(_a).values(**action._asdict()))
+    await conn.execute(insert(_a).values(**action.row()))
 
 
 async def count_actions(conn: AsyncConnection, record_id: str) -> int:

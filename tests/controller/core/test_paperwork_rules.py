@@ -21,7 +21,7 @@ from controller.core.reducer import (
     remove_from_play,
     return_to_play,
 )
-from controller.paperwork.integrity import DeviceRemoval, Employee, RemedialAction
+from controller.paperwork.integrity import DeviceRemoval, RemedialAction
 from controller.rules import RuleViolation
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval, check_recovery
 from controller.rules.integrity import (
@@ -36,6 +36,7 @@ from controller.rules.meter_records import (
     check_retention_not_shortened,
     check_retention_years,
 )
+from controller.storage.papers.integrity import Employee
 
 SEC = 1_000_000
 T0 = 1_700_000_000 * SEC
@@ -181,7 +182,7 @@ def test_a_remedial_action_and_its_verification_are_recorded_whole():
         RuleViolation, match=r"occupational license number \(68 IAC 10-1-6.2\(b\)\(7\)"
     ):
         RemedialAction(
-            description="replaced it", employees=[replace(tech, occupational_license_number="")]
+            description="replaced it", employees=[tech._replace(occupational_license_number="")]
         ).check()
     with pytest.raises(RuleViolation, match="names who took it"):
         RemedialAction(description="replaced it").check()

@@ -16,13 +16,14 @@ from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind, TableReading
 from controller.paperwork import corrections, integrity, reconciliation
 from controller.paperwork.corrections import CorrectionCategory
-from controller.paperwork.integrity import DeviceRemoval, Employee, RemedialAction
+from controller.paperwork.integrity import DeviceRemoval, RemedialAction
 from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
 from controller.storage.errors import StoreError
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
+from controller.storage.papers.integrity import Employee
 from controller.storage.papers.reconciliation import opening_units
 from controller.storage.paperwork import CorrectionRequestRow, IntegrityRecordRow
 from controller.storage.store import LedgerStore
@@ -90,6 +91,9 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     await integrity.add_remedial_action(
         rt, table_id="t1", record_id=record_id, action=ACTION, actor="tech1"
     )
+    # Read back as recorded: its lists as lists, decoded where they are stored.
+    (action,) = await integrity.remedial_actions(store.engine, record_id)
+    assert action.employees == tuple(ACTION.employees) and action.outside_individuals == ()
     with pytest.raises(RuleViolation, match="verified"):
         await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
     await integrity.record_verification(
