@@ -11,7 +11,6 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import TimeText, instant
 from app.api.text_fields import IdText, Line
 from app.security.authentication import Principal, require
-from controller.access import users
 from controller.roles import Role
 from controller.storage import audit
 
@@ -82,8 +81,7 @@ async def audit_log(
     ] = None,
 ) -> list[AuditEntryRead]:
     # Any span: what is read is bounded by ``limit``, newest first.
-    entries = await users.audit_entries(
-        service.engine,
+    entries = await service.accounts.audit_entries(
         since_us=None if since is None else instant("since", since),
         until_us=None if until is None else instant("until", until),
         limit=limit,

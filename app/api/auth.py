@@ -177,9 +177,7 @@ async def sign_in(
         auth,
         auth.client(request),
         form.username,
-        lambda: users.authenticate(
-            service.engine, form.username, form.password, at_us=service.clock.now_us()
-        ),
+        lambda: service.accounts.sign_in(form.username, form.password),
     )
     if user.must_set_password:
         raise HTTPException(
@@ -218,12 +216,8 @@ async def change_password(
             auth,
             auth.client(request),
             username,
-            lambda: users.change_own_password(
-                service.engine,
-                username=username,
-                current=password,
-                new=new_password,
-                at_us=service.clock.now_us(),
+            lambda: service.accounts.change_own_password(
+                username=username, current=password, new=new_password
             ),
         )
     return _token(auth, user)

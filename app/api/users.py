@@ -28,7 +28,7 @@ from app.api.user_models import (
     UserRead,
 )
 from app.security.authentication import Principal, authority, require
-from controller.access import device_tokens, duties, roles, users
+from controller.access import duties, roles, users
 from controller.access.duties import GUARDED_ROLES, RequestKind, RequestStatus
 from controller.refusal import at
 from controller.roles import Role
@@ -101,19 +101,12 @@ async def _file(
     where: str = "path.username",
 ) -> duties.Answer:
     with at(where):
-        return await duties.file_request(
-            service.engine,
-            kind=kind,
-            username=username,
-            role=role,
-            actor=admin.username,
-            at_us=service.clock.now_us(),
-        )
+        return await service.accounts.ask(kind, username=username, role=role, actor=admin.username)
 
 
 @router.get("/users", summary="Every user and their role")
 async def list_users(_: Admin, service: ServiceDep) -> list[UserRead]:
-    return [UserRead.of(u) for u in await users.list_users(service.engine)]
+    return [UserRead.of(u) for u in await service.accounts.all_users()]
 
 
 @router.post(
@@ -145,13 +138,8 @@ async def create_user(body: UserCreate, admin: Admin, service: ServiceDep) -> An
         # Checked here first so that a refused password is answered at its own field.
         users.check_password(body.password, username=body.username)
     with at("body"):
-        user = await users.create_user(
-            service.engine,
-            username=body.username,
-            role=body.role,
-            password=body.password,
-            actor=admin.username,
-            at_us=service.clock.now_us(),
+        user = await service.accounts.create_user(
+            username=body.username, role=body.role, password=body.password, actor=admin.username
         )
     return UserRead.of(user)
 
@@ -170,9 +158,7 @@ async def disable_user(username: UsernamePath, admin: Admin, service: ServiceDep
             status_code=409, detail="you cannot disable your own account; ask another admin"
         )
     with at("path.username"):
-        user = await duties.disable_account(
-            service.engine, username=username, actor=admin.username, at_us=service.clock.now_us()
-        )
+        user = await service.accounts.disable(username=username, actor=admin.username)
     authority(service).forget(username)
     return UserRead.of(user)
 
@@ -226,7 +212,7 @@ async def reset_password(
 async def set_password(
     username: UsernamePath, body: PasswordSet, admin: Admin, service: ServiceDep
 ) -> UserRead:
-    user = await users.get_user(service.engine, username)
+    user = await service.accounts.user(username)
     if user is None:
         raise roles.UnknownUser(f"no user {username!r}")
     if user.role in GUARDED_ROLES:
@@ -235,14 +221,10 @@ async def set_password(
             f"(POST /api/v1/users/{username}/reset), which another admin confirms"
         )
     with at("body.password"):
-        await users.set_password(
-            service.engine,
-            username=username,
-            password=body.password,
-            actor=admin.username,
-            at_us=service.clock.now_us(),
+        await service.accounts.set_password(
+            username=username, password=body.password, actor=admin.username
         )
-    user = await users.get_user(service.engine, username)
+    user = await service.accounts.user(username)
     if user is None:  # removed in between: there is no removing users, but be exact
         raise HTTPException(status_code=404, detail=f"no user {username!r}")
     authority(service).forget(username)
@@ -260,11 +242,7 @@ async def list_account_requests(
         Literal["pending", "confirmed", "rejected", "expired"] | None, Query(alias="status")
     ] = None,
 ) -> list[AccountRequestRead]:
-    found = await duties.list_requests(
-        service.engine,
-        at_us=service.clock.now_us(),
-        status=None if status_ is None else RequestStatus(status_),
-    )
+    found = await service.accounts.requests(None if status_ is None else RequestStatus(status_))
     return [AccountRequestRead.of(r) for r in found]
 
 
@@ -280,9 +258,7 @@ async def confirm_account_request(
     request_id: RequestIdPath, admin: Admin, service: ServiceDep
 ) -> AccountRequestAnswer:
     with at("path.request_id"):
-        answer = await duties.confirm_request(
-            service.engine, request_id, actor=admin.username, at_us=service.clock.now_us()
-        )
+        answer = await service.accounts.confirm(request_id, actor=admin.username)
     authority(service).forget(answer.request.username)
     return AccountRequestAnswer.of_answer(answer)
 
@@ -296,13 +272,7 @@ async def reject_account_request(
     request_id: RequestIdPath, body: RejectAccountRequest, admin: Admin, service: ServiceDep
 ) -> AccountRequestRead:
     with at("body.reason"):
-        found = await duties.reject_request(
-            service.engine,
-            request_id,
-            actor=admin.username,
-            reason=body.reason,
-            at_us=service.clock.now_us(),
-        )
+        found = await service.accounts.reject(request_id, actor=admin.username, reason=body.reason)
     return AccountRequestRead.of(found)
 
 
@@ -311,7 +281,7 @@ async def reject_account_request(
 
 @router.get("/device-tokens", summary="Every display device token (never the token itself)")
 async def list_device_tokens(_: Admin, service: ServiceDep) -> list[DeviceTokenRead]:
-    return [DeviceTokenRead.of(d) for d in await device_tokens.list_device_tokens(service.engine)]
+    return [DeviceTokenRead.of(d) for d in await service.accounts.all_device_tokens()]
 
 
 @router.post(
@@ -323,8 +293,8 @@ async def create_device_token(
     body: DeviceTokenCreate, admin: Admin, service: ServiceDep
 ) -> DeviceTokenCreated:
     with at("body.name"):
-        device, token = await device_tokens.create_device_token(
-            service.engine, name=body.name, actor=admin.username, at_us=service.clock.now_us()
+        device, token = await service.accounts.create_device_token(
+            name=body.name, actor=admin.username
         )
     return DeviceTokenCreated(**DeviceTokenRead.of(device).model_dump(), token=token)
 
@@ -338,7 +308,5 @@ async def revoke_device_token(
     token_id: TokenIdPath, admin: Admin, service: ServiceDep
 ) -> DeviceTokenRead:
     with at("path.token_id"):
-        device = await device_tokens.revoke_device_token(
-            service.engine, token_id=token_id, actor=admin.username, at_us=service.clock.now_us()
-        )
+        device = await service.accounts.revoke_device_token(token_id=token_id, actor=admin.username)
     return DeviceTokenRead.of(device)

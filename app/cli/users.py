@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from app.cli.common import NAME, Text, database, db_option, main, run, settings_for
+from controller.access.accounts import Accounts
 from controller.access.roles import UserError
 from controller.paperwork.export import iso
 from controller.roles import Role
@@ -28,14 +29,14 @@ def _actor() -> str:
         return "cli"
 
 
-def _users_run(database_url: str | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
-    """Run ``work(engine)`` against the database (a refusal is said in one line, as by every
-    command: ``app.cli.common.Commands``)."""
+def _users_run(database_url: str | None, work: Callable[[Accounts], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work(accounts)`` on the database's accounts, dated by this host's clock (a refusal
+    is said in one line, as by every command: ``app.cli.common.Commands``)."""
     settings = settings_for(database_url)
 
     async def go() -> T:
         async with database(settings, schema="check") as engine:
-            return await work(engine)
+            return await work(Accounts(engine, SystemClock()))
 
     return run(go())
 
@@ -65,19 +66,15 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
     installation has had two admins, every admin are made by two admins through the API (one
     asks, another confirms). When the admins cannot, see ``progressive users recover``.
     """
-    from controller.access import duties, users
+    from controller.access import users
 
     try:
         users.check_username(username)
     except UserError as exc:
         raise click.BadParameter(str(exc), param_hint="USERNAME") from exc
 
-    async def bootstrap_only(conn: Any) -> None:
-        await duties.check_bootstrap(conn, Role(role))
-
-    async def may_add(engine: Any) -> None:  # before asking for a password in vain
-        async with engine.connect() as conn:
-            await bootstrap_only(conn)
+    async def may_add(accounts: Accounts) -> None:  # before asking for a password in vain
+        await accounts.check_host_may_add(Role(role))
 
     _users_run(database_url, may_add)
     if password_stdin:
@@ -88,21 +85,9 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
         )
     users.check_password(password, username=username)
 
-    actor, at_us = _actor(), SystemClock().now_us()
-
-    async def close_behind(conn: Any) -> None:  # the second admin closes the way behind it
-        await duties.after_bootstrap(conn, Role(role), actor=actor, at_us=at_us)
-
-    async def work(engine: Any) -> Any:
-        return await users.create_user(
-            engine,
-            username=username,
-            role=role,
-            password=password,
-            actor=actor,
-            at_us=at_us,
-            check=bootstrap_only,
-            then=close_behind,
+    async def work(accounts: Accounts) -> Any:
+        return await accounts.add_on_host(
+            username=username, role=Role(role), password=password, actor=_actor()
         )
 
     user = _users_run(database_url, work)
@@ -113,9 +98,7 @@ def users_add(database_url: str | None, username: str, role: str, password_stdin
 @db_option
 def users_list(database_url: str | None) -> None:
     """Every user, their role and whether they may sign in."""
-    from controller.access import users
-
-    for user in _users_run(database_url, users.list_users):
+    for user in _users_run(database_url, Accounts.all_users):
         state = "disabled" if user.disabled else "enabled"
         click.echo(
             f"{user.username}\t{user.role.value}\t{state}\t"
@@ -129,12 +112,9 @@ def users_list(database_url: str | None) -> None:
 def users_disable(database_url: str | None, username: str) -> None:
     """Stop a user signing in; their tokens stop working within seconds. The last two enabled
     admins are not disabled: two admins make another first."""
-    from controller.access import duties
 
-    async def work(engine: Any) -> Any:
-        return await duties.disable_account(
-            engine, username=username, actor=_actor(), at_us=SystemClock().now_us()
-        )
+    async def work(accounts: Accounts) -> Any:
+        return await accounts.disable(username=username, actor=_actor())
 
     _users_run(database_url, work)
     click.echo(f"user {username} disabled")
@@ -149,12 +129,9 @@ def users_recover(database_url: str | None, username: str, reason: str) -> None:
     last two locked out, or gone). An enabled admin confirms it through the API; this
     command shows the first half of the new admin's one-time code, and the confirming admin
     is shown the second: no one person makes an admin. Both are in the audit log."""
-    from controller.access import duties
 
-    async def work(engine: Any) -> Any:
-        return await duties.file_recovery(
-            engine, username=username, reason=reason, actor=_actor(), at_us=SystemClock().now_us()
-        )
+    async def work(accounts: Accounts) -> Any:
+        return await accounts.ask_recovery(username=username, reason=reason, actor=_actor())
 
     answer = _users_run(database_url, work)
     request = answer.request
@@ -179,12 +156,9 @@ def display_tokens() -> None:
 @click.argument("name", type=NAME)
 def display_tokens_create(database_url: str | None, name: str) -> None:
     """A token for the display NAME, printed this once only (only its digest is kept)."""
-    from controller.access import device_tokens
 
-    async def work(engine: Any) -> Any:
-        return await device_tokens.create_device_token(
-            engine, name=name, actor=_actor(), at_us=SystemClock().now_us()
-        )
+    async def work(accounts: Accounts) -> Any:
+        return await accounts.create_device_token(name=name, actor=_actor())
 
     device, token = _users_run(database_url, work)
     click.echo(f"display token {device.token_id} for {device.name!r} (shown this once):", err=True)

@@ -27,7 +27,7 @@ from fastapi.security import OAuth2PasswordBearer
 
 from app.api.deps import get_service
 from app.throttle import HashingGate, LoginThrottle, client_address
-from controller.access import device_tokens, users
+from controller.access import users
 from controller.access.device_tokens import DEVICE_TOKEN_PREFIX
 from controller.roles import Role
 from controller.runtime.service import FloorService
@@ -159,7 +159,7 @@ class Authority:
         seen = self._checked.get(username)
         if seen is not None and now - seen[0] < USER_CHECK_S:
             return seen[1]
-        user = await users.get_user(self.service.engine, username)
+        user = await self.service.accounts.user(username)
         if len(self._checked) > 10_000:
             self._checked.clear()
         self._checked[username] = (now, user)
@@ -168,7 +168,7 @@ class Authority:
     async def principal(self, token: str) -> Principal:
         """Who ``token`` signs in, or ``TokenRefused`` saying why not."""
         if token.startswith(DEVICE_TOKEN_PREFIX):
-            device = await device_tokens.verify_device_token(self.service.engine, token)
+            device = await self.service.accounts.device_of(token)
             if device is None:
                 raise TokenRefused(
                     "the device token is unknown or has been revoked", why="token revoked"

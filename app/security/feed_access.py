@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 
 from app.security.authentication import Authority, Principal, TokenRefused, judge
-from controller.access import device_tokens, users
+from controller.access import users
 
 __all__ = ["RECHECK_S", "FeedAccess", "refusal"]
 
@@ -92,9 +92,9 @@ class FeedAccess:
                 log.exception("checking the tokens of open display feeds failed")
 
     async def check_now(self) -> None:
-        engine = self.authority.service.engine
-        people = {u.username: u for u in await users.list_users(engine)}
-        devices = await device_tokens.list_device_tokens(engine)
+        accounts = self.authority.service.accounts
+        people = {u.username: u for u in await accounts.all_users()}
+        devices = await accounts.all_device_tokens()
         revoked = {d.token_id for d in devices if d.revoked_at_us is not None}
         known = {d.token_id for d in devices}
         now_s = time.time()

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
@@ -116,6 +117,7 @@ class FloorService:
         self._create_key = create_key
         self._retention_schedule = retention_schedule
         self._engine: AsyncEngine | None = None
+        self._accounts: Accounts | None = None
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
         self._workers: Workers | None = None
@@ -134,6 +136,13 @@ class FloorService:
         if self._engine is None:
             raise RuntimeError("the service is not started")
         return self._engine
+
+    @property
+    def accounts(self) -> Accounts:
+        """The people who sign in, their account changes and the displays' tokens."""
+        if self._accounts is None:
+            raise RuntimeError("the service is not started")
+        return self._accounts
 
     @property
     def store(self) -> LedgerStore:
@@ -167,6 +176,7 @@ class FloorService:
         key = load_ledger_key(self.settings, create=self._create_key)
         engine = make_engine(self.settings.database_url)
         self._engine = engine
+        self._accounts = Accounts(engine, self.clock)
         self._workers = Workers()
         try:
             if self._migrate:
@@ -266,6 +276,7 @@ class FloorService:
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
+        self._accounts = None
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()
