@@ -393,6 +393,14 @@ class Records:
             self._engine, link_id=link_id, table_id=table_id, pending=pending, limit=limit
         )
 
+    async def hit(self, hit_id: str) -> HitRecord:
+        """One hit, or not found."""
+        async with self._engine.connect() as conn:
+            row = await Hits(conn).get(hit_id)
+        if row is None:
+            raise NotFound(f"no hit {hit_id!r}")
+        return row
+
     async def technician_work(self, only: HitFilter, *, limit: int = 200) -> TechnicianWork:
         return await technician_work(self._engine, only, limit=limit)
 
