@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -16,10 +16,12 @@ from controller.core.money import displayed_cents
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import level_key
 from controller.paperwork import meter_lines
+from controller.paperwork.export import ExportKind, export
 from controller.paperwork.jobs import Job, step
 from controller.paperwork.links import Clock, Memory
 from controller.paperwork.meter_lines import LevelHits
 from controller.periods import PeriodError, check_period
+from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord, Hits
@@ -27,6 +29,7 @@ from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
 from controller.storage.papers.history_reads import HistoryLine, MeterReading
 from controller.storage.papers.reconciliation import award_entries
+from controller.storage.verify import VerifyReport, verify_ledger
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
@@ -471,3 +474,45 @@ class Records:
 
     async def level_hits(self, link_id: str) -> dict[str, LevelHits]:
         return await level_hits(self._engine, link_id)
+
+    async def export(
+        self,
+        out: TextIO,
+        *,
+        kind: ExportKind,
+        fmt: str,
+        since_us: int,
+        until_us: int,
+        link_id: str | None,
+        job: Job | None,
+        law: Jurisdiction,
+        demonstration: bool,
+    ) -> int:
+        """The export of a period (``export.export``) to ``out``, of every link or a known one;
+        its number of rows."""
+        if link_id is not None:
+            self.known_link(link_id)
+        return await export(
+            self._engine,
+            out,
+            kind=kind,
+            fmt=fmt,
+            since_us=since_us,
+            until_us=until_us,
+            link_id=link_id,
+            job=job,
+            law=law,
+            demonstration=demonstration,
+        )
+
+    async def verify_ledger(self, link_id: str | None = None) -> VerifyReport:
+        """Every link's hash chain walked, or a known link's (``storage.verify``), in one
+        thread of its own."""
+        if link_id is not None:
+            self.known_link(link_id)
+        return await verify_ledger(
+            self._engine,
+            self._memory.store.key,
+            link_ids=[link_id] if link_id is not None else None,
+            workers=1,
+        )
