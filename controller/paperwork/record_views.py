@@ -17,14 +17,17 @@ from controller.core.reducer import LinkState
 from controller.core.reducer.levels import level_key
 from controller.paperwork import meter_lines
 from controller.paperwork.export import ExportKind, export
+from controller.paperwork.floor_reports import FloorReport, floor_report
 from controller.paperwork.jobs import Job, step
 from controller.paperwork.links import Clock, Memory
 from controller.paperwork.meter_lines import LevelHits
-from controller.periods import PeriodError, check_period
+from controller.paperwork.slips import SlipSource, load_slip_source
+from controller.periods import FloorPeriod, PeriodError, check_period
 from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord, Hits
+from controller.storage.link_names import link_names as names_of_link
 from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
 from controller.storage.papers.history_reads import HistoryLine, MeterReading
@@ -515,4 +518,46 @@ class Records:
             self._memory.store.key,
             link_ids=[link_id] if link_id is not None else None,
             workers=1,
+        )
+
+    def _level_names(self, link_id: str) -> dict[str, str] | None:
+        """The names of the levels of the link's pool by key (L1, L2, ...); None when the
+        link is not on this floor."""
+        state = self._memory.states.get(link_id)
+        if state is None:
+            return None
+        return {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+
+    async def slip_source(self, hit: HitRecord) -> SlipSource:
+        """The records the jackpot slip of ``hit`` is built from, with the game dealt at its
+        table and, for a link of several levels, the levels' names, as the link is loaded now
+        (neither when it is not on this floor)."""
+        state = self._memory.states.get(hit.link_id)
+        game = None
+        levels = None
+        if state is not None:
+            game = state.game_of(hit.table_id) if hit.table_id in state.tables else state.game
+            if len(state.levels) >= 2:
+                levels = self._level_names(hit.link_id)
+        return await load_slip_source(self._engine, hit, game=game, level_names=levels)
+
+    async def link_name(self, link_id: str) -> str:
+        """The link's name as people call it, or not found for a link never opened."""
+        names = await names_of_link(self._engine, link_id)
+        if names is None:
+            raise NotFound(f"no link {link_id!r}")
+        return names.name
+
+    async def floor_report(
+        self, link_id: str, period: FloorPeriod, *, link_name: str, job: Job | None = None
+    ) -> FloorReport:
+        """The link's report for a gaming day or shift (``floor_reports``), its levels named
+        as loaded now."""
+        return await floor_report(
+            self._engine,
+            link_id,
+            period,
+            link_name=link_name,
+            level_names=self._level_names(link_id) or {},
+            job=job,
         )
