@@ -14,12 +14,10 @@ from app.api.floor_models import HandPayRequest, VerifyRequest, errors
 from app.api.hit_models import HitRead, note_problems
 from app.api.text_fields import HitReference, IdText
 from app.security.authentication import Principal, require
-from controller.core.reducer.levels import level_key
 from controller.paperwork import record_views
 from controller.roles import Role
 from controller.runtime.service import FloorService
-from controller.storage.errors import NotFound
-from controller.storage.hits import HitFilter, HitRecord
+from controller.storage.hits import HitRecord
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 
@@ -32,17 +30,12 @@ HitKind = Literal["hand", "mystery", "envy"]
 def read_hit(service: FloorService, row: HitRecord) -> HitRead:
     """A hit as the API shows it, under this floor's amounts and its pool's level names. The
     second-signature amount is the one the runtime enforces at a reset."""
-    settings = service.settings
-    name = None
-    state = service.runtime.memory.states.get(row.link_id)
-    if row.level is not None and state is not None:
-        names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
-        name = names.get(row.level)
+    records = service.records
     shown = HitRead.of(
         row,
-        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
-        tax_reporting_from_cents=settings.tax_reporting_from,
-        level_name=name,
+        second_signature_from_cents=records.second_signature_from_cents,
+        tax_reporting_from_cents=service.settings.tax_reporting_from,
+        level_name=records.level_name(row.link_id, row.level),
     )
     note_problems(service, (shown,))
     return shown
@@ -51,16 +44,6 @@ def read_hit(service: FloorService, row: HitRecord) -> HitRead:
 def read_hits(service: FloorService, rows: Iterable[HitRecord]) -> list[HitRead]:
     """Hits as the API shows them, each whatever the others' records hold."""
     return [read_hit(service, r) for r in rows]
-
-
-def _filter(
-    service: FloorService, link: str | None, table: str | None, kind: str | None
-) -> HitFilter:
-    if link is not None and link not in service.runtime.memory.states:
-        raise NotFound(f"no link {link!r}")
-    if table is not None:
-        service.runtime.memory.link_of(table)  # 404 for a table that does not exist
-    return HitFilter(link_id=link, table_id=table, kind=kind)
 
 
 LinkQuery = Annotated[IdText | None, Query(description="only this link's hits")]
@@ -84,9 +67,7 @@ async def list_hits(
     table: TableQuery = None,
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
-    if table is not None:
-        service.runtime.memory.link_of(table)  # 404 for a table that does not exist
-    rows = await record_views.hits(service.engine, table_id=table, pending=pending, limit=limit)
+    rows = await service.records.hits(table_id=table, pending=pending, limit=limit)
     return read_hits(service, rows)
 
 
@@ -122,16 +103,15 @@ async def technician_work(
         int, Query(ge=1, le=record_views.MAX_PAGE, description="at most this many of `other`")
     ] = 200,
 ) -> WorkRead:
-    work = await record_views.technician_work(
-        service.engine, _filter(service, link, table, kind), limit=limit
-    )
+    records = service.records
+    work = await records.technician_work(records.hit_filter(link, table, kind), limit=limit)
     settings = service.settings
     return WorkRead(
         holding=read_hits(service, work.holding),
         other=read_hits(service, work.other),
         other_total=work.other_total,
         escalate_after_s=settings.escalate_after_minutes * 60,
-        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
+        second_signature_from_cents=records.second_signature_from_cents,
         tax_reporting_from_cents=settings.tax_reporting_from,
     )
 
@@ -157,8 +137,9 @@ async def paid_without_technician(
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0, le=record_views.MAX_POSITION)] = 0,
 ) -> QuietPage:
-    rows, total = await record_views.paid_without_technician(
-        service.engine, _filter(service, link, table, kind), limit=limit, offset=offset
+    records = service.records
+    rows, total = await records.paid_without_technician(
+        records.hit_filter(link, table, kind), limit=limit, offset=offset
     )
     return QuietPage(hits=read_hits(service, rows), total=total, offset=offset)
 
@@ -187,8 +168,9 @@ async def tax_forms_due(
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 50,
 ) -> TaxFormsDue:
     from_cents = service.settings.tax_reporting_from
-    rows, total = await record_views.tax_forms_due(
-        service.engine, _filter(service, link, table, kind), from_cents=from_cents, limit=limit
+    records = service.records
+    rows, total = await records.tax_forms_due(
+        records.hit_filter(link, table, kind), from_cents=from_cents, limit=limit
     )
     return TaxFormsDue(
         hits=[read_hit(service, r) for r in rows], total=total, tax_reporting_from_cents=from_cents
@@ -199,7 +181,7 @@ async def tax_forms_due(
 async def get_hit(
     hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(HIT_READERS)]
 ) -> HitRead:
-    return read_hit(service, await service.runtime.hits.get(hit_id))
+    return read_hit(service, await service.records.hit(hit_id))
 
 
 @router.post(

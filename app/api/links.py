@@ -24,7 +24,6 @@ from app.security.authentication import (
 from controller.paperwork import record_views
 from controller.roles import Role
 from controller.runtime.service import FloorService
-from controller.storage.errors import NotFound
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 
@@ -37,18 +36,15 @@ NOT_FOUND = errors(401, 403, 404, 422)
 async def _link(
     service: FloorService, link_id: str, names: dict[str, str], reader: Principal | None
 ) -> LinkRead:
-    state = service.runtime.memory.states.get(link_id)
-    if state is None:
-        raise NotFound(f"no link {link_id!r}")
+    records = service.records
+    state = records.link_state(link_id)
     tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
     return LinkRead.of(
         state,
         names.get(link_id, link_id),
         tables,
-        inoperable=service.runtime.memory.is_inoperable(link_id),
-        level_hits={}
-        if state.fixed_pay
-        else await record_views.level_hits(service.engine, link_id),
+        inoperable=records.inoperable(link_id),
+        level_hits={} if state.fixed_pay else await records.level_hits(link_id),
         # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
         staff=reader is not None and reader.role in STAFF_VIEWERS,
         # Each table's state: as GET /api/v1/tables shows it, to the same people.
@@ -57,24 +53,18 @@ async def _link(
     )
 
 
-def _known(service: FloorService, link_id: str) -> None:
-    if link_id not in service.runtime.memory.states:
-        raise NotFound(f"no link {link_id!r}")
-
-
 @router.get("", summary="Every link with its current amount and tables")
 async def list_links(service: ServiceDep, reader: DisplayReader) -> list[LinkRead]:
-    names = await record_views.link_names(service.engine)
-    return [
-        await _link(service, lid, names, reader) for lid in sorted(service.runtime.memory.states)
-    ]
+    records = service.records
+    names = await records.link_names()
+    return [await _link(service, lid, names, reader) for lid in records.link_ids()]
 
 
 @router.get(
     "/{link_id}", summary="One link with its current amount and tables", responses=NOT_FOUND
 )
 async def get_link(link_id: IdText, service: ServiceDep, reader: DisplayReader) -> LinkRead:
-    return await _link(service, link_id, await record_views.link_names(service.engine), reader)
+    return await _link(service, link_id, await service.records.link_names(), reader)
 
 
 class DocumentRead(BaseModel):
@@ -166,10 +156,10 @@ async def link_history(
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 1000,
     reductions_only: Annotated[bool, Query(description="only entries lowering the meter")] = False,
 ) -> HistoryRead:
-    _known(service, link_id)
-    since_us, until_us = period(since, until, service.clock.now_us())
-    page = await record_views.history(
-        service.engine,
+    records = service.records
+    records.known_link(link_id)
+    since_us, until_us = period(since, until, records.now_us())
+    page = await records.history(
         link_id,
         since_us=since_us,
         until_us=until_us,
@@ -242,11 +232,12 @@ async def link_meter(
     until: UntilQuery = None,
     points: Annotated[int, Query(ge=2, le=record_views.MAX_POINTS)] = 500,
 ) -> MeterSeriesRead:
-    _known(service, link_id)
-    since_us, until_us = period(since, until, service.clock.now_us())
+    records = service.records
+    records.known_link(link_id)
+    since_us, until_us = period(since, until, records.now_us())
     async with service.workers.job() as job:
-        series = await record_views.meter_series(
-            service.engine, link_id, since_us=since_us, until_us=until_us, points=points, job=job
+        series = await records.meter_series(
+            link_id, since_us=since_us, until_us=until_us, points=points, job=job
         )
     return MeterSeriesRead(
         link_id=link_id,
@@ -272,6 +263,5 @@ async def link_hits(
     pending: Annotated[bool, Query(description="only hits with technician work left")] = False,
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 200,
 ) -> list[HitRead]:
-    _known(service, link_id)
-    rows = await record_views.hits(service.engine, link_id=link_id, pending=pending, limit=limit)
+    rows = await service.records.hits(link_id=link_id, pending=pending, limit=limit)
     return read_hits(service, rows)

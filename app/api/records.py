@@ -17,12 +17,9 @@ from app.api.text_fields import IdText, Reference
 from app.metrics import metrics_of
 from app.security.authentication import Principal, require
 from controller.core.money import displayed_cents
-from controller.paperwork import record_views
-from controller.paperwork.export import ExportKind, export, iso
+from controller.paperwork.export import ExportKind, iso
 from controller.roles import Role
 from controller.storage.anomalies import AnomalyRecord
-from controller.storage.errors import NotFound
-from controller.storage.verify import verify_ledger
 
 router = APIRouter(prefix="/api/v1", tags=["records"])
 
@@ -101,9 +98,7 @@ async def list_anomalies(
     status: Annotated[Literal["held", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's anomalies")] = None,
 ) -> list[AnomalyRead]:
-    if link is not None and link not in service.runtime.memory.states:
-        raise NotFound(f"no link {link!r}")
-    rows = await record_views.anomalies(service.engine, status=status, link_id=link)
+    rows = await service.records.anomalies(status=status, link_id=link)
     return [_anomaly(r) for r in rows]
 
 
@@ -113,7 +108,7 @@ async def _review(
     await service.runtime.commands.review_anomaly(
         anomaly_id, approve=approve, reviewer=who.username, reason=body.reason
     )
-    return _anomaly(await record_views.anomaly(service.engine, anomaly_id))
+    return _anomaly(await service.records.anomaly(anomaly_id))
 
 
 @router.post(
@@ -183,16 +178,16 @@ async def export_records(
     link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> StreamingResponse:
-    if link is not None and link not in service.runtime.memory.states:
-        raise NotFound(f"no link {link!r}")
-    since_us, until_us = period(since, until, service.clock.now_us())
+    records = service.records
+    if link is not None:
+        records.known_link(link)
+    since_us, until_us = period(since, until, records.now_us())
     # Spooled to a file, not held in memory: five years of history is large.
     # Closed by the response once sent (see _chunks).
     out = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
     try:
         async with service.workers.job() as job:
-            await export(
-                service.engine,
+            await records.export(
                 out,
                 kind=kind,
                 fmt=format,
@@ -225,7 +220,7 @@ async def export_records(
 async def get_document(
     sha256: Reference, service: ServiceDep, _: Annotated[Principal, Depends(AUDIT_READERS)]
 ) -> Response:
-    doc = await record_views.document(service.engine, sha256)
+    doc = await service.records.document(sha256)
     safe = "".join(ch for ch in doc.filename if ch.isalnum() or ch in "._- ") or "document"
     return Response(
         content=doc.content,
@@ -270,16 +265,11 @@ async def ledger_verify(
     _: Annotated[Principal, Depends(AUDIT_READERS)],
     link: Annotated[IdText | None, Query(description="one link; default every link")] = None,
 ) -> LedgerVerifyRead:
-    if link is not None and link not in service.runtime.memory.states:
-        raise NotFound(f"no link {link!r}")
+    if link is not None:
+        service.records.known_link(link)  # before a worker is taken
     # The walk runs in a thread of its own; the job keeps such walks few at once.
     async with service.workers.job():
-        report = await verify_ledger(
-            service.engine,
-            service.store.key,
-            link_ids=[link] if link is not None else None,
-            workers=1,
-        )
+        report = await service.records.verify_ledger(link)
     # One link found whole says nothing of the others: only a failure or a full walk counts.
     if (metrics := metrics_of(request.app)) is not None and (link is None or not report.ok):
         metrics.verified(ok=report.ok)

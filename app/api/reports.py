@@ -15,14 +15,11 @@ from app.api.floor_models import errors
 from app.api.text_fields import IdText
 from app.security.authentication import Principal
 from controller import periods
-from controller.paperwork.floor_reports import floor_report
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
 from controller.periods import FloorPeriod
 from controller.refusal import at
 from controller.runtime.service import FloorService
-from controller.storage.errors import NotFound
-from controller.storage.link_names import link_names
 
 router = APIRouter(prefix="/api/v1", tags=["reports"])
 
@@ -59,7 +56,7 @@ async def calendar(
 ) -> CalendarRead:
     s = service.settings
     order = periods.shift_starts_in_day(s.gaming_day_starts, s.shift_starts)
-    today = periods.gaming_day_of(service.clock.now_us(), starts=s.gaming_day_starts, zone=s.zone)
+    today = periods.gaming_day_of(service.records.now_us(), starts=s.gaming_day_starts, zone=s.zone)
     return CalendarRead(
         time_zone=s.property_time_zone,
         gaming_day_starts=s.gaming_day_starts.strftime("%H:%M"),
@@ -68,27 +65,12 @@ async def calendar(
     )
 
 
-def _level_names(service: FloorService, link_id: str) -> dict[str, str]:
-    state = service.runtime.memory.states.get(link_id)
-    if state is None:
-        return {}
-    return {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}
-
-
 async def _answer(service: FloorService, link_id: str, period: FloorPeriod, fmt: str) -> Response:
-    names = await link_names(service.engine, link_id)
-    if names is None:
-        raise NotFound(f"no link {link_id!r}")
+    records = service.records
+    link_name = await records.link_name(link_id)
     letterhead = letterhead_of(service.settings, service.statement(link_id))
     async with service.workers.job() as job:
-        report = await floor_report(
-            service.engine,
-            link_id,
-            period,
-            link_name=names.name,
-            level_names=_level_names(service, link_id),
-            job=job,
-        )
+        report = await records.floor_report(link_id, period, link_name=link_name, job=job)
         # The file name from checked values only: the link id, the date, the shift.
         stem = f"{link_id}-{period.day.isoformat()}" + (
             f"-shift-{period.shift}" if period.shift else "-gaming-day"

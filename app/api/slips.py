@@ -11,30 +11,14 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import errors
 from app.api.text_fields import HitReference, one_line
 from app.security.authentication import Principal, require
-from controller.core.games import Game
 from controller.paperwork.pdf import letterhead_of
-from controller.paperwork.slips import load_slip_source, slip_content, slip_pdf
+from controller.paperwork.slips import slip_content, slip_pdf
 from controller.roles import Role
-from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1/hits", tags=["hits"])
 
 SLIP_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
 TAX_FORM_WRITERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
-
-
-def _game_and_levels(
-    service: FloorService, link_id: str, table_id: str
-) -> tuple[Game | None, dict[str, str] | None]:
-    """The game dealt at the table and, for a link of several levels, the levels' names, as
-    the link is loaded now (neither when it is not on this floor)."""
-    state = service.runtime.memory.states.get(link_id)
-    if state is None:
-        return None, None
-    game = state.game_of(table_id) if table_id in state.tables else state.game
-    if len(state.levels) < 2:
-        return game, None
-    return game, {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}
 
 
 @router.get(
@@ -52,16 +36,16 @@ def _game_and_levels(
 async def jackpot_slip(
     hit_id: HitReference, service: ServiceDep, _: Annotated[Principal, Depends(SLIP_READERS)]
 ) -> Response:
-    hit = await service.runtime.hits.get(hit_id)
-    game, levels = _game_and_levels(service, hit.link_id, hit.table_id)
-    source = await load_slip_source(service.engine, hit, game=game, level_names=levels)
+    records = service.records
+    hit = await records.hit(hit_id)
+    source = await records.slip_source(hit)
     settings = service.settings
     letterhead = letterhead_of(settings, service.statement(hit.link_id))
     slip = slip_content(
         source,
         letterhead=letterhead,
         tax_reporting_from_cents=settings.tax_reporting_from,
-        second_signature_from_cents=service.runtime.hits.second_signature_from_cents,
+        second_signature_from_cents=records.second_signature_from_cents,
     )
     async with service.workers.job() as job:
         pdf = await job.run(slip_pdf, slip, letterhead)

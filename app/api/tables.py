@@ -21,7 +21,7 @@ TABLE_RESETTERS = require(Role.TECHNICIAN, Role.SUPERVISOR)
 
 def _read(service: FloorService, table_id: str) -> TableRead:
     status = service.table_status(table_id)
-    return TableRead.of(status, service.runtime.memory.states[status.link_id])
+    return TableRead.of(status, service.records.link_state(status.link_id))
 
 
 @router.get("", summary="Every table's state", responses=errors(401, 403, 404, 422))
@@ -30,10 +30,9 @@ async def list_tables(
     _: Annotated[Principal, Depends(TABLE_READERS)],
     link: Annotated[IdText | None, Query(description="only the tables of this link")] = None,
 ) -> list[TableRead]:
-    runtime = service.runtime
+    records = service.records
     return [
-        TableRead.of(s, runtime.memory.states[s.link_id])
-        for s in service.table_statuses(link_id=link)
+        TableRead.of(s, records.link_state(s.link_id)) for s in service.table_statuses(link_id=link)
     ]
 
 

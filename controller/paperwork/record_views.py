@@ -8,21 +8,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, TextIO
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.money import displayed_cents
+from controller.core.reducer import LinkState
+from controller.core.reducer.levels import level_key
 from controller.paperwork import meter_lines
+from controller.paperwork.export import ExportKind, export
+from controller.paperwork.floor_reports import FloorReport, floor_report
 from controller.paperwork.jobs import Job, step
+from controller.paperwork.links import Clock, Memory
 from controller.paperwork.meter_lines import LevelHits
-from controller.periods import PeriodError, check_period
+from controller.paperwork.slips import SlipSource, load_slip_source
+from controller.periods import FloorPeriod, PeriodError, check_period
+from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
 from controller.storage.hits import HitFilter, HitRecord, Hits
+from controller.storage.link_names import link_names as names_of_link
 from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
 from controller.storage.papers.history_reads import HistoryLine, MeterReading
 from controller.storage.papers.reconciliation import award_entries
+from controller.storage.verify import VerifyReport, verify_ledger
 
 MAX_PAGE = 5_000
 MAX_POINTS = 2_000
@@ -294,3 +304,260 @@ async def level_hits(engine: AsyncEngine, link_id: str) -> dict[str, LevelHits]:
         )
         for r in rows
     )
+
+
+class SecondSignature(Protocol):
+    """Where the runtime keeps the amount from which an award is signed off by a second
+    person before its table is reset (``runtime.hit_work.HitWork``)."""
+
+    second_signature_from_cents: int
+
+
+class Records:
+    """The records as people ask for them, each question checked first against the links in
+    memory: an unknown link or table is not found (404), as a record of one would not be.
+
+    Built once per running service over its database, its links in memory, the runtime's
+    second-signature amount and its clock; every read opens a connection of its own.
+    """
+
+    def __init__(
+        self, engine: AsyncEngine, memory: Memory, signature: SecondSignature, clock: Clock
+    ) -> None:
+        self._engine = engine
+        self._memory = memory
+        self._signature = signature
+        self._clock = clock
+
+    def now_us(self) -> int:
+        """Now, as the periods asked for are read against it."""
+        return self._clock.now_us()
+
+    @property
+    def second_signature_from_cents(self) -> int:
+        """The amount the runtime enforces at a reset, as it stands now."""
+        return self._signature.second_signature_from_cents
+
+    # ------------------------------------------------------------------ the links in memory
+
+    def link_ids(self) -> list[str]:
+        """Every link's id, in order."""
+        return sorted(self._memory.states)
+
+    def known_link(self, link_id: str) -> None:
+        """Nothing, or not found for a link that does not exist."""
+        if link_id not in self._memory.states:
+            raise NotFound(f"no link {link_id!r}")
+
+    def known_table(self, table_id: str) -> None:
+        """Nothing, or not found for a table that does not exist."""
+        self._memory.link_of(table_id)
+
+    def link_state(self, link_id: str) -> LinkState:
+        """The link's state in memory, or not found."""
+        state = self._memory.states.get(link_id)
+        if state is None:
+            raise NotFound(f"no link {link_id!r}")
+        return state
+
+    def inoperable(self, link_id: str) -> str | None:
+        """What differs in the link's stored state, if it failed its check; else None."""
+        return self._memory.is_inoperable(link_id)
+
+    def level_name(self, link_id: str, level: str | None) -> str | None:
+        """The name of a level of the link's pool (L1, L2, ...), as configured; None for no
+        level, an unknown link or level."""
+        state = self._memory.states.get(link_id)
+        if level is None or state is None:
+            return None
+        names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+        return names.get(level)
+
+    def hit_filter(
+        self, link_id: str | None = None, table_id: str | None = None, kind: str | None = None
+    ) -> HitFilter:
+        """Which hits to read, the link and the table known."""
+        if link_id is not None:
+            self.known_link(link_id)
+        if table_id is not None:
+            self.known_table(table_id)
+        return HitFilter(link_id=link_id, table_id=table_id, kind=kind)
+
+    # ------------------------------------------------------------------ the records
+
+    async def hits(
+        self,
+        *,
+        link_id: str | None = None,
+        table_id: str | None = None,
+        pending: bool = False,
+        limit: int = 200,
+    ) -> list[HitRecord]:
+        """Hits newest first (``hits``), of a known link or table."""
+        self.hit_filter(link_id, table_id)
+        return await hits(
+            self._engine, link_id=link_id, table_id=table_id, pending=pending, limit=limit
+        )
+
+    async def hit(self, hit_id: str) -> HitRecord:
+        """One hit, or not found."""
+        async with self._engine.connect() as conn:
+            row = await Hits(conn).get(hit_id)
+        if row is None:
+            raise NotFound(f"no hit {hit_id!r}")
+        return row
+
+    async def technician_work(self, only: HitFilter, *, limit: int = 200) -> TechnicianWork:
+        return await technician_work(self._engine, only, limit=limit)
+
+    async def paid_without_technician(
+        self, only: HitFilter, *, limit: int = 50, offset: int = 0
+    ) -> tuple[list[HitRecord], int]:
+        return await paid_without_technician(self._engine, only, limit=limit, offset=offset)
+
+    async def tax_forms_due(
+        self, only: HitFilter, *, from_cents: int, limit: int = 50
+    ) -> tuple[list[HitRecord], int]:
+        return await tax_forms_due(self._engine, only, from_cents=from_cents, limit=limit)
+
+    async def history(
+        self,
+        link_id: str,
+        *,
+        since_us: int,
+        until_us: int,
+        after_seq: int = 0,
+        limit: int = 1_000,
+        reductions_only: bool = False,
+    ) -> HistoryPage:
+        """A page of a known link's history (``history``)."""
+        self.known_link(link_id)
+        return await history(
+            self._engine,
+            link_id,
+            since_us=since_us,
+            until_us=until_us,
+            after_seq=after_seq,
+            limit=limit,
+            reductions_only=reductions_only,
+        )
+
+    async def meter_series(
+        self,
+        link_id: str,
+        *,
+        since_us: int,
+        until_us: int,
+        points: int = 500,
+        job: Job | None = None,
+    ) -> list[MeterPoint]:
+        """A known link's meter over a period (``meter_series``)."""
+        self.known_link(link_id)
+        return await meter_series(
+            self._engine, link_id, since_us=since_us, until_us=until_us, points=points, job=job
+        )
+
+    async def anomalies(
+        self, *, status: str | None = None, link_id: str | None = None, limit: int = 500
+    ) -> list[AnomalyRecord]:
+        """Anomalies newest first, of a known link when one is named."""
+        if link_id is not None:
+            self.known_link(link_id)
+        return await anomalies(self._engine, status=status, link_id=link_id, limit=limit)
+
+    async def anomaly(self, anomaly_id: str) -> AnomalyRecord:
+        return await anomaly(self._engine, anomaly_id)
+
+    async def document(self, sha256: str) -> Document:
+        return await document(self._engine, sha256)
+
+    async def link_names(self) -> dict[str, str]:
+        """Every link's name, by id."""
+        return await link_names(self._engine)
+
+    async def level_hits(self, link_id: str) -> dict[str, LevelHits]:
+        return await level_hits(self._engine, link_id)
+
+    async def export(
+        self,
+        out: TextIO,
+        *,
+        kind: ExportKind,
+        fmt: str,
+        since_us: int,
+        until_us: int,
+        link_id: str | None,
+        job: Job | None,
+        law: Jurisdiction,
+        demonstration: bool,
+    ) -> int:
+        """The export of a period (``export.export``) to ``out``, of every link or a known one;
+        its number of rows."""
+        if link_id is not None:
+            self.known_link(link_id)
+        return await export(
+            self._engine,
+            out,
+            kind=kind,
+            fmt=fmt,
+            since_us=since_us,
+            until_us=until_us,
+            link_id=link_id,
+            job=job,
+            law=law,
+            demonstration=demonstration,
+        )
+
+    async def verify_ledger(self, link_id: str | None = None) -> VerifyReport:
+        """Every link's hash chain walked, or a known link's (``storage.verify``), in one
+        thread of its own."""
+        if link_id is not None:
+            self.known_link(link_id)
+        return await verify_ledger(
+            self._engine,
+            self._memory.store.key,
+            link_ids=[link_id] if link_id is not None else None,
+            workers=1,
+        )
+
+    def _level_names(self, link_id: str) -> dict[str, str] | None:
+        """The names of the levels of the link's pool by key (L1, L2, ...); None when the
+        link is not on this floor."""
+        state = self._memory.states.get(link_id)
+        if state is None:
+            return None
+        return {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+
+    async def slip_source(self, hit: HitRecord) -> SlipSource:
+        """The records the jackpot slip of ``hit`` is built from, with the game dealt at its
+        table and, for a link of several levels, the levels' names, as the link is loaded now
+        (neither when it is not on this floor)."""
+        state = self._memory.states.get(hit.link_id)
+        game = None
+        levels = None
+        if state is not None:
+            game = state.game_of(hit.table_id) if hit.table_id in state.tables else state.game
+            if len(state.levels) >= 2:
+                levels = self._level_names(hit.link_id)
+        return await load_slip_source(self._engine, hit, game=game, level_names=levels)
+
+    async def link_name(self, link_id: str) -> str:
+        """The link's name as people call it, or not found for a link never opened."""
+        names = await names_of_link(self._engine, link_id)
+        if names is None:
+            raise NotFound(f"no link {link_id!r}")
+        return names.name
+
+    async def floor_report(
+        self, link_id: str, period: FloorPeriod, *, link_name: str, job: Job | None = None
+    ) -> FloorReport:
+        """The link's report for a gaming day or shift (``floor_reports``), its levels named
+        as loaded now."""
+        return await floor_report(
+            self._engine,
+            link_id,
+            period,
+            link_name=link_name,
+            level_names=self._level_names(link_id) or {},
+            job=job,
+        )

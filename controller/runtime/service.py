@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
 from controller.periods import at_text
 from controller.rules.statement import Statement
@@ -121,6 +122,7 @@ class FloorService:
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
         self._workers: Workers | None = None
+        self._records: Records | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -155,6 +157,13 @@ class FloorService:
         if self._runtime is None:
             raise RuntimeError("the service is not started")
         return self._runtime
+
+    @property
+    def records(self) -> Records:
+        """The records as people read them: hits, history, the meter, anomalies, documents."""
+        if self._records is None:
+            raise RuntimeError("the service is not started")
+        return self._records
 
     @property
     def workers(self) -> Workers:
@@ -231,6 +240,7 @@ class FloorService:
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.memory.load()
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
+            self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -273,6 +283,7 @@ class FloorService:
             await checkpoints.stop()  # the heads as the polls left them, signed
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
+        self._records = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
