@@ -39,6 +39,8 @@ async def test_not_ready_when_no_table_answers(tmp_path: Path) -> None:
         await wf.sim.stop()  # every table goes silent
         poller = wf.service.poller
         assert poller is not None
+        # Once each table's poll has failed since, no answer in flight can land after this.
+        await wait_until(lambda: all(tp.failures > 0 for tp in poller.tables.values()))
         for tp in poller.tables.values():
             tp.last_ok_us = 1  # as if the last answer were long ago
         ready = await http.get("/readyz")
