@@ -19,10 +19,10 @@ from controller.paperwork import meter_lines
 from controller.paperwork.export import ExportKind, export
 from controller.paperwork.floor_reports import FloorReport, floor_report
 from controller.paperwork.jobs import Job, step
-from controller.paperwork.links import Clock, Memory
+from controller.paperwork.links import Memory
 from controller.paperwork.meter_lines import LevelHits
 from controller.paperwork.slips import SlipSource, load_slip_source
-from controller.periods import FloorPeriod, PeriodError, check_period
+from controller.periods import Clock, FloorPeriod, PeriodError, check_period
 from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
@@ -306,11 +306,14 @@ async def level_hits(engine: AsyncEngine, link_id: str) -> dict[str, LevelHits]:
     )
 
 
-class SecondSignature(Protocol):
-    """Where the runtime keeps the amount from which an award is signed off by a second
-    person before its table is reset (``runtime.hit_work.HitWork``)."""
+class HitLookup(Protocol):
+    """What the records ask of the runtime's hit work (``runtime.hit_work.HitWork``): one
+    hit, and the amount from which an award is signed off by a second person before its
+    table is reset."""
 
     second_signature_from_cents: int
+
+    async def get(self, hit_id: str) -> HitRecord: ...
 
 
 class Records:
@@ -318,15 +321,14 @@ class Records:
     memory: an unknown link or table is not found (404), as a record of one would not be.
 
     Built once per running service over its database, its links in memory, the runtime's
-    second-signature amount and its clock; every read opens a connection of its own.
+    hit work (one hit, the second-signature amount) and its clock; every read opens a
+    connection of its own.
     """
 
-    def __init__(
-        self, engine: AsyncEngine, memory: Memory, signature: SecondSignature, clock: Clock
-    ) -> None:
+    def __init__(self, engine: AsyncEngine, memory: Memory, hits: HitLookup, clock: Clock) -> None:
         self._engine = engine
         self._memory = memory
-        self._signature = signature
+        self._hits = hits
         self._clock = clock
 
     def now_us(self) -> int:
@@ -336,7 +338,7 @@ class Records:
     @property
     def second_signature_from_cents(self) -> int:
         """The amount the runtime enforces at a reset, as it stands now."""
-        return self._signature.second_signature_from_cents
+        return self._hits.second_signature_from_cents
 
     # ------------------------------------------------------------------ the links in memory
 
@@ -401,11 +403,7 @@ class Records:
 
     async def hit(self, hit_id: str) -> HitRecord:
         """One hit, or not found."""
-        async with self._engine.connect() as conn:
-            row = await Hits(conn).get(hit_id)
-        if row is None:
-            raise NotFound(f"no hit {hit_id!r}")
-        return row
+        return await self._hits.get(hit_id)
 
     async def technician_work(self, only: HitFilter, *, limit: int = 200) -> TechnicianWork:
         return await technician_work(self._engine, only, limit=limit)
