@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Protocol
 
 from controller.refusal import Invalid
 from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
@@ -29,6 +30,15 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 EARLIEST_US = (datetime.min.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
 LATEST_US = (datetime.max.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
+
+
+class Clock(Protocol):
+    """What dates a record: the wall time now (``controller.runtime.clock`` keeps the
+    process's, never behind its history)."""
+
+    def now_us(self) -> int:
+        """Wall time, microseconds since the epoch (UTC)."""
+        ...
 
 
 class PeriodError(Invalid):

@@ -9,26 +9,17 @@ by ``controller.access.users``, ``controller.access.duties`` and
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.access import device_tokens, duties, users
 from controller.access.device_tokens import DeviceToken
 from controller.access.duties import AccountRequest, Answer, RequestKind, RequestStatus
 from controller.access.users import User
+from controller.periods import Clock
 from controller.roles import Role
 from controller.storage.audit import AuditEntry
 
-__all__ = ["Accounts", "Clock"]
-
-
-class Clock(Protocol):
-    """The runtime's clock (``controller.runtime.clock.Clock``)."""
-
-    def now_us(self) -> int:
-        """Wall time, microseconds since the epoch (UTC)."""
-        ...
+__all__ = ["Accounts"]
 
 
 class Accounts:

@@ -8,15 +8,8 @@ from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any, Protocol
 
 from controller.core.reducer import LinkState, Outcome
+from controller.periods import Clock
 from controller.storage.store import Extra, LedgerStore
-
-
-class Clock(Protocol):
-    """The runtime's clock (``controller.runtime.clock.Clock``)."""
-
-    def now_us(self) -> int:
-        """Wall time, microseconds since the epoch (UTC)."""
-        ...
 
 
 class Memory(Protocol):

@@ -38,8 +38,8 @@ from controller.paperwork.checkpoints import (
     read_checkpoints,
     sign_line,
 )
-from controller.periods import at_text
-from controller.runtime.clock import Clock, SystemClock
+from controller.periods import Clock, at_text
+from controller.runtime.clock import SystemClock
 from controller.storage.store import LedgerStore
 
 log = logging.getLogger(__name__)

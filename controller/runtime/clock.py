@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -31,12 +30,6 @@ SLEW_DIVISOR = 10
 # A wall clock that falls behind its own pace by more than this has stepped (logged, counted);
 # less is the jitter of reading two clocks one after the other.
 STEP_TOLERANCE_US = 100_000
-
-
-class Clock(Protocol):
-    def now_us(self) -> int:
-        """Wall time, microseconds since the epoch (UTC)."""
-        ...
 
 
 def _wall_us() -> int:

@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from controller.core.reducer import LinkState, Outcome
-from controller.runtime.clock import Clock, SystemClock
+from controller.periods import Clock
+from controller.runtime.clock import SystemClock
 from controller.storage.errors import LinkInoperable, NotFound
 from controller.storage.store import Extra, LedgerStore
 

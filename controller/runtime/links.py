@@ -9,7 +9,7 @@ technician's work after a hit, whose table reset is a command).
 
 from __future__ import annotations
 
-from controller.runtime.clock import Clock
+from controller.periods import Clock
 from controller.runtime.hit_work import HitWork
 from controller.runtime.link_commands import LinkCommands
 from controller.runtime.link_memory import LinkMemory

@@ -11,10 +11,10 @@ from controller.core.reducer import HitPolicy
 from controller.core.reducer.levels import LevelConfig, MysteryDraw
 from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import Letterhead
+from controller.periods import Clock
 from controller.rules.filing import check_table_locations
 from controller.rules.jurisdictions import Jurisdiction
 from controller.rules.violation import RuleViolation
-from controller.runtime.clock import Clock
 from controller.runtime.config_entries import FloorConfig, LinkEntry
 from controller.runtime.floor_approvals import Approval, FloorMismatch, approvals_by_link, reconcile
 from controller.runtime.link_specs import SpecError, check_under

@@ -27,7 +27,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from controller.core.reducer import TableReading
-from controller.runtime.clock import Clock, SystemClock
+from controller.periods import Clock
+from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import BusConfig, FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, commit_linger_s
 from controller.runtime.links import LinkRuntime

@@ -9,9 +9,8 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from controller.periods import at_text
+from controller.periods import Clock, at_text
 from controller.runtime.change_feed import ChangeFeed
-from controller.runtime.clock import Clock
 from controller.runtime.lawful import not_lawful
 from controller.runtime.link_locks import LinkLocks
 from controller.runtime.links import LinkRuntime

@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from controller.manifest import ROOT, SoftwareCheck, verify_install
-from controller.periods import at_text
+from controller.periods import Clock, at_text
 from controller.rules.software import check_software, held_reason
-from controller.runtime.clock import Clock
 
 if TYPE_CHECKING:
     from controller.runtime.anchoring import Checkpointer

@@ -20,12 +20,12 @@ from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
-from controller.periods import at_text
+from controller.periods import Clock, at_text
 from controller.rules.statement import Statement
 from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
-from controller.runtime.clock import Clock, SystemClock
+from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.floor_approvals import FloorMismatch
 from controller.runtime.link_locks import LinkLocks, floor_setup

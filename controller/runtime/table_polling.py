@@ -21,7 +21,8 @@ from controller.core.reducer import (
     awaiting_acknowledgement,
     display_frame,
 )
-from controller.runtime.clock import Clock, SystemClock
+from controller.periods import Clock
+from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, ReadingHeld
 from controller.runtime.links import LinkRuntime

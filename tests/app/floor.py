@@ -20,8 +20,8 @@ from controller.core.reducer import Anomaly, LinkState, open_link
 from controller.core.reducer.levels import LevelConfig, LevelState, MysteryDraw
 from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.submissions import ReviewDesk
+from controller.periods import Clock
 from controller.roles import Role
-from controller.runtime.clock import Clock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings

@@ -22,9 +22,10 @@ from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
 from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.submissions import ReviewDesk
+from controller.periods import Clock
 from controller.roles import Role
 from controller.rules.pools import fixed_pay_only
-from controller.runtime.clock import Clock, SystemClock
+from controller.runtime.clock import SystemClock
 from controller.runtime.config import parse_floor_config
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.links import LinkRuntime
