@@ -64,10 +64,10 @@ IO = (
     "urllib",
     "uvicorn",
 )
-# Storage owns the SQL: elsewhere only the types of an engine and a connection, and the
-# database's errors, may be named.
+# Storage owns the SQL: elsewhere its own handles (``controller.storage.handles``) and errors
+# are named, never the driver's, and a connection or a transaction is opened by storage only
+# (``controller.storage.unit_of_work``).
 STORAGE = "controller.storage"
-SQL_NAMED_OUTSIDE = ("sqlalchemy.ext.asyncio", "sqlalchemy.exc")
 # Only the simulator may import the pure game rules: it deals real hands to real paytables.
 SIMULATOR = "link_adapters.simulator"
 GAME_RULES = ("controller.core.hands", "controller.core.games")
@@ -189,7 +189,6 @@ def violations(modules: Mapping[str, set[str]]) -> list[str]:
             if (
                 within(imp, ("sqlalchemy",))
                 and not within(name, [STORAGE])
-                and not within(imp, SQL_NAMED_OUTSIDE)
                 and not name.startswith("link_adapters")
             ):
                 problems.append(f"{name} imports {imp}: SQL lives in {STORAGE}")
@@ -471,6 +470,8 @@ def test_the_tree_keeps_its_layers() -> None:
         ("controller.core.money", "import asyncio", "controller.core.money is not pure"),
         ("controller.runtime.link_locks", "from sqlalchemy import text", "SQL lives in"),
         ("app.api.links", "def f():\n    from sqlalchemy import select\n", "SQL lives in"),
+        ("controller.runtime.service", "from sqlalchemy.ext.asyncio import AsyncEngine", "SQL"),
+        ("app.web", "from sqlalchemy.exc import DBAPIError", "SQL lives in"),
         (
             "controller.core.hands",
             "from ..storage import store",
@@ -513,8 +514,7 @@ def test_an_added_forbidden_import_is_refused(module: str, source: str, refused:
         ("controller.core.games", "from . import money"),
         ("controller.rules.pools", "from controller.core.reducer.levels import LevelConfig"),
         ("controller.storage.hits", "from sqlalchemy import select"),
-        ("controller.runtime.service", "from sqlalchemy.ext.asyncio import AsyncEngine"),
-        ("app.web", "from sqlalchemy.exc import DBAPIError"),
+        ("controller.runtime.service", "from controller.storage.handles import Database"),
         (
             "controller.core.reducer",
             "import hashlib\nfrom controller.core.hands import HandCategory",
@@ -525,6 +525,48 @@ def test_an_allowed_import_is_not_refused(module: str, source: str) -> None:
     modules = tree_imports()
     modules[module] = modules[module] | imports_of(source, module)
     assert violations(modules) == []
+
+
+OPENED_BY_STORAGE = frozenset({"begin", "connect"})
+
+
+def openings(source: str) -> list[int]:
+    """The lines of ``source`` that open a database connection or transaction themselves
+    (``x.begin()``, ``x.connect()``, awaited or in ``async with``)."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in OPENED_BY_STORAGE
+        and not node.args
+        and not node.keywords
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("async def f(e):\n    async with e.begin() as c:\n        pass\n", [2]),
+        ("async def f(s):\n    c = await (await s.engine.connect()).x()\n", [2]),
+        ("async def f(db):\n    async with transaction(db) as c:\n        pass\n", []),
+    ],
+)
+def test_openings_are_found(source: str, lines: list[int]) -> None:
+    assert openings(source) == lines
+
+
+def test_only_storage_opens_a_connection() -> None:
+    """The app and the controller above storage open connections and transactions through
+    storage's unit of work, never on the engine themselves."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for package in ("app", "controller")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if not path.is_relative_to(ROOT / "controller" / "storage")
+        for line in openings(path.read_text())
+    ]
+    assert found == []
 
 
 def test_no_module_imports_itself_through_others() -> None:

@@ -17,7 +17,6 @@ from typing import Any, Literal, TypeVar
 import click
 from click.core import ParameterSource
 from pydantic import ValidationError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.serve import ServeError
 from controller.core.money import MoneyError, parse_cents, parse_rate_bp
@@ -45,6 +44,7 @@ from controller.storage.database import (
     url_shown,
 )
 from controller.storage.errors import StorageUnavailable
+from controller.storage.handles import Database
 from controller.text import ID, ONE_LINE, TextRefused, TextRule
 from link_adapters.simulator.gateway import SimulatorError
 
@@ -247,7 +247,7 @@ def serving_settings(database_url: str | None) -> Settings:
     return settings
 
 
-async def _open(engine: AsyncEngine, url: str) -> None:
+async def _open(engine: Database, url: str) -> None:
     """One connection, at once, so that a database that cannot be reached is one line naming
     the setting rather than an error from deep inside the first query."""
     try:
@@ -274,7 +274,7 @@ async def reach(settings: Settings) -> None:
 LINKS_NAMED = 12
 
 
-async def _known_links(engine: AsyncEngine, link_ids: Iterable[str]) -> None:
+async def _known_links(engine: Database, link_ids: Iterable[str]) -> None:
     wanted = list(dict.fromkeys(link_ids))
     if not wanted:
         return
@@ -296,7 +296,7 @@ async def database(
     *,
     schema: Literal["check", "upgrade"] | None = None,
     links: Iterable[str] = (),
-) -> AsyncIterator[AsyncEngine]:
+) -> AsyncIterator[Database]:
     """The settings' database for one command: reached first, its schema checked (or
     upgraded) when asked, every link of ``links`` known, its connections closed at the end
     whatever happens. Every command that names a link checks it here."""

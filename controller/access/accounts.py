@@ -9,8 +9,6 @@ by ``controller.access.users``, ``controller.access.duties`` and
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.access import device_tokens, duties, users
 from controller.access.device_tokens import DeviceToken
 from controller.access.duties import AccountRequest, Answer, RequestKind, RequestStatus
@@ -18,6 +16,8 @@ from controller.access.users import User
 from controller.periods import Clock
 from controller.roles import Role
 from controller.storage.audit import AuditEntry
+from controller.storage.handles import Connection, Database
+from controller.storage.unit_of_work import connected
 
 __all__ = ["Accounts"]
 
@@ -25,7 +25,7 @@ __all__ = ["Accounts"]
 class Accounts:
     """Every account operation of one database, dated by ``clock``."""
 
-    def __init__(self, engine: AsyncEngine, clock: Clock) -> None:
+    def __init__(self, engine: Database, clock: Clock) -> None:
         self.engine = engine
         self.clock = clock
 
@@ -53,7 +53,7 @@ class Accounts:
     async def check_host_may_add(self, role: Role) -> None:
         """Refuse a user of ``role`` made on the controller's host rather than by two admins
         (``duties.check_bootstrap``)."""
-        async with self.engine.connect() as conn:
+        async with connected(self.engine) as conn:
             await duties.check_bootstrap(conn, role)
 
     async def add_on_host(self, *, username: str, role: Role, password: str, actor: str) -> User:
@@ -61,10 +61,10 @@ class Accounts:
         role one admin may make alone; the second admin closes the way behind it."""
         at_us = self.clock.now_us()
 
-        async def may_add(conn: AsyncConnection) -> None:
+        async def may_add(conn: Connection) -> None:
             await duties.check_bootstrap(conn, role)
 
-        async def close_behind(conn: AsyncConnection) -> None:
+        async def close_behind(conn: Connection) -> None:
             await duties.after_bootstrap(conn, role, actor=actor, at_us=at_us)
 
         return await users.create_user(

@@ -6,14 +6,14 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.access.hashing import token_digest
 from controller.access.roles import UnknownDeviceToken, UserError
 from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.access_repo import DeviceTokenRecord
 from controller.storage.audit import write_audit
+from controller.storage.handles import Database
+from controller.storage.unit_of_work import connected, transaction
 from controller.text import ONE_LINE, TextRefused
 
 DEVICE_TOKEN_PREFIX = "pdt_"
@@ -48,7 +48,7 @@ def check_device_name(name: str) -> str:
 
 
 async def create_device_token(
-    engine: AsyncEngine, *, name: str, actor: str, at_us: int
+    engine: Database, *, name: str, actor: str, at_us: int
 ) -> tuple[DeviceToken, str]:
     """A new display token: the record, and the token itself, shown this once only."""
     check_device_name(name)
@@ -61,7 +61,7 @@ async def create_device_token(
         created_by=actor,
         revoked_at_us=None,
     )
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         await access_repo.insert_device_token(
             conn,
             DeviceTokenRecord(
@@ -85,27 +85,27 @@ async def create_device_token(
     return device, token
 
 
-async def verify_device_token(engine: AsyncEngine, token: str) -> DeviceToken | None:
+async def verify_device_token(engine: Database, token: str) -> DeviceToken | None:
     """The display a token belongs to, unless unknown or revoked."""
     if not token.startswith(DEVICE_TOKEN_PREFIX):
         return None
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         record = await access_repo.device_token_by_digest(conn, token_digest(token))
     if record is None or record.revoked_at_us is not None:
         return None
     return _device(record)
 
 
-async def list_device_tokens(engine: AsyncEngine) -> list[DeviceToken]:
-    async with engine.connect() as conn:
+async def list_device_tokens(engine: Database) -> list[DeviceToken]:
+    async with connected(engine) as conn:
         records = await access_repo.all_device_tokens(conn)
     return [_device(r) for r in records]
 
 
 async def revoke_device_token(
-    engine: AsyncEngine, *, token_id: str, actor: str, at_us: int
+    engine: Database, *, token_id: str, actor: str, at_us: int
 ) -> DeviceToken:
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         record = await access_repo.device_token(conn, token_id)
         if record is None:
             raise UnknownDeviceToken(f"no device token {token_id!r}")

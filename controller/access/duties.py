@@ -38,9 +38,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.access import passwords
 from controller.access.roles import AlreadyExists, UnknownUser, UserError, check_role
 from controller.access.users import (
@@ -58,6 +55,9 @@ from controller.rules.house import check_no_tie
 from controller.storage import access_repo, audit
 from controller.storage.access_repo import AccountRequestRecord, Credentials
 from controller.storage.audit import write_audit
+from controller.storage.errors import Duplicate
+from controller.storage.handles import Connection, Database
+from controller.storage.unit_of_work import connected, transaction
 
 # House policy after NJ 13:69E-1.39B's dual control, and the house's second signature
 # (controller.rules.house).
@@ -155,14 +155,14 @@ def _request(row: AccountRequestRecord, now_us: int) -> AccountRequest:
     )
 
 
-async def _load(conn: AsyncConnection, request_id: str) -> AccountRequestRecord:
+async def _load(conn: Connection, request_id: str) -> AccountRequestRecord:
     row = await access_repo.load_request(conn, request_id)
     if row is None:
         raise UnknownRequest(f"no account request {request_id!r}")
     return row
 
 
-async def _existing(conn: AsyncConnection, username: str) -> User:
+async def _existing(conn: Connection, username: str) -> User:
     row = await access_repo.load_user(conn, username)
     if row is None:
         raise UnknownUser(f"no user {username!r}")
@@ -170,7 +170,7 @@ async def _existing(conn: AsyncConnection, username: str) -> User:
 
 
 async def _check_filable(
-    conn: AsyncConnection, kind: RequestKind, username: str, role: Role | None, actor: str
+    conn: Connection, kind: RequestKind, username: str, role: Role | None, actor: str
 ) -> Role:
     """The role the account has after the change; refuses a change that makes no sense now."""
     if kind in (RequestKind.CREATE, RequestKind.RECOVER):
@@ -199,7 +199,7 @@ async def _check_filable(
 
 
 async def file_request(
-    engine: AsyncEngine,
+    engine: Database,
     *,
     kind: RequestKind,
     username: str,
@@ -212,7 +212,7 @@ async def file_request(
     admin and the answer carries the first half of the code it will issue."""
     wanted = None if role is None else check_role(role)
     request_id = uuid.uuid4().hex
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         after = await _check_filable(conn, kind, username, wanted, actor)
         first = passwords.new_half() if issues_code(kind, after) else None
         alone = not needs_second_admin(after)
@@ -237,7 +237,7 @@ async def file_request(
 
 
 async def _record_request(
-    conn: AsyncConnection,
+    conn: Connection,
     request_id: str,
     kind: RequestKind,
     username: str,
@@ -277,21 +277,19 @@ async def _record_request(
     )
 
 
-async def _enabled_admin(conn: AsyncConnection, username: str) -> bool:
+async def _enabled_admin(conn: Connection, username: str) -> bool:
     row = await access_repo.load_user(conn, username)
     return row is not None and row.role == Role.ADMIN.value and not row.disabled
 
 
-async def confirm_request(
-    engine: AsyncEngine, request_id: str, *, actor: str, at_us: int
-) -> Answer:
+async def confirm_request(engine: Database, request_id: str, *, actor: str, at_us: int) -> Answer:
     """A second admin's confirmation: the change is made now. For a code-issuing change the
     answer carries the code's second half. Of confirmations at the same moment one makes
     the change and the others are refused (``DutyRefused``: already confirmed)."""
     try:
-        async with engine.begin() as conn:
+        async with transaction(engine) as conn:
             return await _confirm(conn, request_id, actor=actor, at_us=at_us, alone=False)
-    except IntegrityError as exc:  # the account was made meanwhile, by this request or another
+    except Duplicate as exc:  # the account was made meanwhile, by this request or another
         raise DutyRefused(
             f"account request {request_id} cannot be confirmed: the account was made "
             "meanwhile (already confirmed)"
@@ -299,7 +297,7 @@ async def confirm_request(
 
 
 async def _confirm(
-    conn: AsyncConnection, request_id: str, *, actor: str, at_us: int, alone: bool
+    conn: Connection, request_id: str, *, actor: str, at_us: int, alone: bool
 ) -> Answer:
     row = await _load(conn, request_id)
     request = _request(row, at_us)
@@ -367,7 +365,7 @@ _NEW = (RequestKind.CREATE, RequestKind.RECOVER)
 
 
 async def _apply(
-    conn: AsyncConnection,
+    conn: Connection,
     request: AccountRequest,
     role: Role,
     credentials: Credentials | None,
@@ -417,12 +415,12 @@ async def _apply(
 
 
 async def reject_request(
-    engine: AsyncEngine, request_id: str, *, actor: str, reason: str, at_us: int
+    engine: Database, request_id: str, *, actor: str, reason: str, at_us: int
 ) -> AccountRequest:
     """Any admin, the one who asked included, turns a pending request down; nothing changes."""
     if not reason.strip():
         raise UserError("a rejection states its reason")
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         request = _request(await _load(conn, request_id), at_us)
         if request.status not in (RequestStatus.PENDING, RequestStatus.EXPIRED):
             raise DutyRefused(f"account request {request_id} is {request.status.value}")
@@ -447,13 +445,13 @@ async def reject_request(
 
 
 async def list_requests(
-    engine: AsyncEngine, *, at_us: int, status: RequestStatus | None = None
+    engine: Database, *, at_us: int, status: RequestStatus | None = None
 ) -> list[AccountRequest]:
     """Account requests, newest first (``expired``: pending ones past their time)."""
     stored = status
     if status is RequestStatus.EXPIRED:  # an expired request is stored as pending
         stored = RequestStatus.PENDING
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         rows = await access_repo.requests(conn, status=None if stored is None else stored.value)
     found = [_request(r, at_us) for r in rows]
     return [r for r in found if status is None or r.status is status]
@@ -463,17 +461,17 @@ async def list_requests(
 
 
 async def check_independent(
-    engine: AsyncEngine, *, approver: str, filer: str, clause: str, what: str
+    engine: Database, *, approver: str, filer: str, clause: str, what: str
 ) -> None:
     """Refuse ``approver`` for what ``filer`` filed (the caller has refused the filer already)
     when either asked for or confirmed a change to the other's account: whoever made, revived,
     promoted or reset an account could be acting through it."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         tie = await access_repo.tie(conn, a=approver, b=filer, status=RequestStatus.CONFIRMED.value)
     check_no_tie(clause=clause, what=what, approver=approver, filer=filer, tie=tie)
 
 
-async def _check_admins_left(conn: AsyncConnection, username: str, *, gone: int) -> None:
+async def _check_admins_left(conn: Connection, username: str, *, gone: int) -> None:
     """Refuse a change that leaves fewer than ``BOOTSTRAP_ADMINS`` enabled admins, ``gone``
     of those counted now being about to go (``username``'s)."""
     left = await access_repo.count_enabled(conn, Role.ADMIN.value) - gone
@@ -484,11 +482,11 @@ async def _check_admins_left(conn: AsyncConnection, username: str, *, gone: int)
         )
 
 
-async def disable_account(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
+async def disable_account(engine: Database, *, username: str, actor: str, at_us: int) -> User:
     """Disable ``username`` (one admin's act, or the host's), unless it is an enabled admin
     and fewer than ``BOOTSTRAP_ADMINS`` would be left; of two such at once, the second waits
     and counts after the first."""
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         row = await access_repo.load_user(conn, username)
         if row is not None and row.role == Role.ADMIN.value and not row.disabled:
             await access_repo.hold_enabled(conn, Role.ADMIN.value)
@@ -498,7 +496,7 @@ async def disable_account(engine: AsyncEngine, *, username: str, actor: str, at_
         return await disable_in(conn, username=username, actor=actor, at_us=at_us)
 
 
-async def bootstrap_closed(conn: AsyncConnection) -> bool:
+async def bootstrap_closed(conn: Connection) -> bool:
     """Has this installation had its first admins (``BOOTSTRAP_CLOSED`` in the audit log)?
 
     An installation from before the mark has had them too when it holds two admin accounts,
@@ -508,14 +506,14 @@ async def bootstrap_closed(conn: AsyncConnection) -> bool:
     return await access_repo.count_ever(conn, Role.ADMIN.value) >= BOOTSTRAP_ADMINS
 
 
-async def _bootstrap_marked(conn: AsyncConnection) -> bool:
+async def _bootstrap_marked(conn: Connection) -> bool:
     marks = await audit.audit_entries(
         conn, since_us=None, until_us=None, limit=1, action=BOOTSTRAP_CLOSED
     )
     return bool(marks)
 
 
-async def close_bootstrap_when_due(conn: AsyncConnection, *, actor: str, at_us: int) -> None:
+async def close_bootstrap_when_due(conn: Connection, *, actor: str, at_us: int) -> None:
     """Record, once, that the installation has had ``BOOTSTRAP_ADMINS`` enabled admins: from
     then on the command line makes none, whatever happens to them."""
     if await _bootstrap_marked(conn):
@@ -537,7 +535,7 @@ async def close_bootstrap_when_due(conn: AsyncConnection, *, actor: str, at_us: 
     )
 
 
-async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
+async def check_bootstrap(conn: Connection, role: Role) -> None:
     """The command line's rule: accounts of the roles that check others are made by two
     admins through the API, except an installation's first two admins; once it has had them
     (``bootstrap_closed``), never again, even when admins are disabled later."""
@@ -561,7 +559,7 @@ async def check_bootstrap(conn: AsyncConnection, role: Role) -> None:
     )
 
 
-async def after_bootstrap(conn: AsyncConnection, role: Role, *, actor: str, at_us: int) -> None:
+async def after_bootstrap(conn: Connection, role: Role, *, actor: str, at_us: int) -> None:
     """After the command line made a ``role`` account, in its transaction: refuse an admin
     past the first two (asked for at the same moment as another), and record the bootstrap
     closed behind the second."""
@@ -576,7 +574,7 @@ async def after_bootstrap(conn: AsyncConnection, role: Role, *, actor: str, at_u
 
 
 async def file_recovery(
-    engine: AsyncEngine, *, username: str, reason: str, actor: str, at_us: int
+    engine: Database, *, username: str, reason: str, actor: str, at_us: int
 ) -> Answer:
     """A new admin asked for on the controller's host (``actor``: who ran the command), with
     the reason: pending until an enabled admin confirms it through the API, who is shown the
@@ -585,7 +583,7 @@ async def file_recovery(
         raise UserError("a recovery states its reason")
     request_id = uuid.uuid4().hex
     first = passwords.new_half()
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         await _check_filable(conn, RequestKind.RECOVER, username, Role.ADMIN, actor)
         await _record_request(
             conn,

@@ -17,9 +17,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.access import passwords
 from controller.access.device_tokens import (
     DeviceToken,
@@ -36,6 +33,9 @@ from controller.roles import Role
 from controller.storage import access_repo, audit
 from controller.storage.access_repo import Credentials, UserRecord
 from controller.storage.audit import AuditEntry, write_audit
+from controller.storage.errors import Duplicate
+from controller.storage.handles import Connection, Database
+from controller.storage.unit_of_work import connected, transaction
 from controller.text import USERNAME, TextRefused
 
 __all__ = [
@@ -98,7 +98,7 @@ def check_password(password: str, *, username: str | None = None) -> str:
 
 
 async def audit_entries(
-    engine: AsyncEngine,
+    engine: Database,
     *,
     since_us: int | None = None,
     until_us: int | None = None,
@@ -108,7 +108,7 @@ async def audit_entries(
 ) -> list[AuditEntry]:
     """The audit log of a period (``until`` exclusive), newest first, of ``actor`` and of
     ``action`` when given."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await audit.audit_entries(
             conn, since_us=since_us, until_us=until_us, limit=limit, actor=actor, action=action
         )
@@ -148,35 +148,35 @@ def new_credentials(
     )
 
 
-async def _existing(conn: AsyncConnection, username: str) -> User:
+async def _existing(conn: Connection, username: str) -> User:
     record = await access_repo.load_user(conn, username)
     if record is None:
         raise UnknownUser(f"no user {username!r}")
     return user_of(record)
 
 
-async def get_user(engine: AsyncEngine, username: str) -> User | None:
-    async with engine.connect() as conn:
+async def get_user(engine: Database, username: str) -> User | None:
+    async with connected(engine) as conn:
         record = await access_repo.load_user(conn, username)
     return None if record is None else user_of(record)
 
 
-async def list_users(engine: AsyncEngine) -> list[User]:
-    async with engine.connect() as conn:
+async def list_users(engine: Database) -> list[User]:
+    async with connected(engine) as conn:
         records = await access_repo.all_users(conn)
     return [user_of(r) for r in records]
 
 
 async def create_user(
-    engine: AsyncEngine,
+    engine: Database,
     *,
     username: str,
     role: str,
     password: str,
     actor: str,
     at_us: int,
-    check: Callable[[AsyncConnection], Awaitable[None]] | None = None,
-    then: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+    check: Callable[[Connection], Awaitable[None]] | None = None,
+    then: Callable[[Connection], Awaitable[None]] | None = None,
 ) -> User:
     """A new user with the password ``actor`` chose for them. ``check`` runs first in the same
     transaction and may refuse (the command line's bootstrap rule); ``then`` runs after the
@@ -186,7 +186,7 @@ async def create_user(
     check_password(password, username=username)
     hashed = await hash_password(password)
     try:
-        async with engine.begin() as conn:
+        async with transaction(engine) as conn:
             if check is not None:
                 await check(conn)
             user = await add_user(
@@ -200,12 +200,12 @@ async def create_user(
             if then is not None:
                 await then(conn)
             return user
-    except IntegrityError as exc:  # created by someone else at the same moment
+    except Duplicate as exc:  # created by someone else at the same moment
         raise AlreadyExists(f"there is already a user {username!r}") from exc
 
 
 async def add_user(
-    conn: AsyncConnection,
+    conn: Connection,
     *,
     username: str,
     role: Role,
@@ -240,7 +240,7 @@ async def add_user(
 
 
 async def authenticate(
-    engine: AsyncEngine, username: str, password: str, *, at_us: int | None = None
+    engine: Database, username: str, password: str, *, at_us: int | None = None
 ) -> User | None:
     """The user when the password is right and the account enabled; otherwise None.
 
@@ -249,7 +249,7 @@ async def authenticate(
     nothing but set its password. The same work is done whatever the reason for refusing, so
     the answer's timing does not tell whether a username exists or waits for a password.
     """
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         row = await access_repo.load_user(conn, username)
     if row is None or row.must_set_password:
         await verify_password(None, password)
@@ -267,12 +267,12 @@ async def authenticate(
     return user_of(row)
 
 
-async def disable_user(engine: AsyncEngine, *, username: str, actor: str, at_us: int) -> User:
-    async with engine.begin() as conn:
+async def disable_user(engine: Database, *, username: str, actor: str, at_us: int) -> User:
+    async with transaction(engine) as conn:
         return await disable_in(conn, username=username, actor=actor, at_us=at_us)
 
 
-async def disable_in(conn: AsyncConnection, *, username: str, actor: str, at_us: int) -> User:
+async def disable_in(conn: Connection, *, username: str, actor: str, at_us: int) -> User:
     """``disable_user`` in the caller's transaction (which may refuse after it)."""
     row = await access_repo.load_user(conn, username)
     if row is None:
@@ -293,12 +293,12 @@ async def disable_in(conn: AsyncConnection, *, username: str, actor: str, at_us:
 
 
 async def set_password(
-    engine: AsyncEngine, *, username: str, password: str, actor: str, at_us: int
+    engine: Database, *, username: str, password: str, actor: str, at_us: int
 ) -> None:
     """A new password for ``username``, set by ``actor``; every token of theirs ends."""
     check_password(password, username=username)
     hashed = await hash_password(password)
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         row = await access_repo.load_user(conn, username)
         if row is None:
             raise UnknownUser(f"no user {username!r}")
@@ -306,7 +306,7 @@ async def set_password(
 
 
 async def _store_password(
-    conn: AsyncConnection, username: str, hashed: str, *, actor: str, at_us: int
+    conn: Connection, username: str, hashed: str, *, actor: str, at_us: int
 ) -> None:
     await access_repo.set_credentials(
         conn, username, new_credentials(password_hash=hashed, expires_at_us=None)
@@ -324,7 +324,7 @@ async def _store_password(
 
 
 async def change_own_password(
-    engine: AsyncEngine, *, username: str, current: str, new: str, at_us: int
+    engine: Database, *, username: str, current: str, new: str, at_us: int
 ) -> User | None:
     """A person's own new password, given their current one or their one-time code.
 
@@ -338,7 +338,7 @@ async def change_own_password(
     if user is None:
         return None
     hashed = await hash_password(new)
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         # Changed meanwhile (another reset, disabled): this password is not for that account.
         if not await access_repo.set_credentials(
             conn,
@@ -370,7 +370,7 @@ DEMO_SECONDS = (
 )
 
 
-async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[str, str, str]]:
+async def ensure_demo_users(engine: Database, *, at_us: int) -> list[tuple[str, str, str]]:
     """One user per role, named after the role, then a second admin, technician and
     supervisor (``DEMO_SECONDS``), each with a fresh random password.
 
@@ -381,7 +381,7 @@ async def ensure_demo_users(engine: AsyncEngine, *, at_us: int) -> list[tuple[st
     for username, role in [*((r.value, r) for r in Role), *DEMO_SECONDS]:
         password = secrets.token_urlsafe(12)
         hashed = await hash_password(password)
-        async with engine.begin() as conn:
+        async with transaction(engine) as conn:
             row = await access_repo.load_user(conn, username)
             if row is None:
                 await access_repo.insert_user(

@@ -13,8 +13,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.access.duties import check_independent
 from controller.core.money import MAX_AMOUNT_CENTS, UNITS_PER_CENT, check_cents
 from controller.core.reducer import correction_meter
@@ -23,9 +21,11 @@ from controller.paperwork.links import Links
 from controller.rules.house import TWO_PERSON_CLAUSE, check_correction_approval
 from controller.rules.meter_records import check_correction_request
 from controller.storage.errors import Conflict, NotFound, StoreError
+from controller.storage.handles import Connection, Database
 from controller.storage.papers import correction_records as stored
 from controller.storage.papers.correction_records import CorrectionRequest
 from controller.storage.papers.documents import load_document
+from controller.storage.unit_of_work import connected
 
 
 class CorrectionCategory(enum.StrEnum):
@@ -92,7 +92,7 @@ async def request_correction(
     digest = hashlib.sha256(document).hexdigest() if document is not None else None
     check_correction_request(delta_units=delta_units, reason=reason, document_sha256=digest)
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: Connection) -> None:
         if document is not None:
             await runtime.memory.store.store_document(
                 conn,
@@ -129,8 +129,8 @@ async def request_correction(
     return request_id
 
 
-async def correction_request(engine: AsyncEngine, request_id: str) -> CorrectionRequest:
-    async with engine.connect() as conn:
+async def correction_request(engine: Database, request_id: str) -> CorrectionRequest:
+    async with connected(engine) as conn:
         row = await stored.load_request(conn, request_id)
     if row is None:
         raise NotFound(f"no correction request {request_id!r}")
@@ -138,9 +138,9 @@ async def correction_request(engine: AsyncEngine, request_id: str) -> Correction
 
 
 async def correction_requests(
-    engine: AsyncEngine, *, link_id: str | None = None, status: str | None = None
+    engine: Database, *, link_id: str | None = None, status: str | None = None
 ) -> list[CorrectionRequest]:
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await stored.list_requests(conn, link_id=link_id, status=status)
 
 
@@ -152,8 +152,8 @@ def _decide(
     decided_at_us: int,
     decision_reason: str | None = None,
     correction_id: str | None = None,
-) -> Callable[[AsyncConnection], Awaitable[None]]:
-    async def mark(conn: AsyncConnection) -> None:
+) -> Callable[[Connection], Awaitable[None]]:
+    async def mark(conn: Connection) -> None:
         if not await stored.decide_request(
             conn, request_id, while_status="pending", status=status, decided_by=decided_by,
             decided_at_us=decided_at_us, decision_reason=decision_reason,
@@ -180,7 +180,7 @@ async def approve_correction(runtime: Links, request_id: str, *, approved_by: st
     document: bytes | None = None
     name, kind = "document", "application/octet-stream"
     if req.document_sha256 is not None:
-        async with runtime.memory.store.engine.connect() as conn:
+        async with connected(runtime.memory.store.engine) as conn:
             doc = await load_document(conn, req.document_sha256)
         if doc is None:
             raise NotFound(f"no document {req.document_sha256!r}")

@@ -28,8 +28,6 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any, TextIO, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.core.hands import ShownCards
 from controller.core.ledger import (
     ENTRY_COLUMNS,
@@ -45,9 +43,11 @@ from controller.periods import PeriodError, at_text, parse_instant
 from controller.refusal import Invalid
 from controller.rules.jurisdictions import INDIANA, Jurisdiction
 from controller.rules.statement import statement
+from controller.storage.handles import Connection, Database
 from controller.storage.hits import HIT_COLUMNS, HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction
+from controller.storage.unit_of_work import connected
 
 
 class ExportError(Invalid):
@@ -232,11 +232,11 @@ def _reduction_row(r: Reduction) -> dict[str, Any]:
 STATEMENT_FIELDS = ("jurisdiction", "demonstration")
 
 R = TypeVar("R")  # one row of an export, as storage reads it
-_Batches = Callable[[AsyncConnection], AsyncIterator[list[R]]]
+_Batches = Callable[[Connection], AsyncIterator[list[R]]]
 
 
 async def export(
-    engine: AsyncEngine,
+    engine: Database,
     out: TextIO,
     *,
     kind: ExportKind,
@@ -254,7 +254,7 @@ async def export(
     demonstration mode (every export states both, and the links opened in it)."""
     if until_us <= since_us:
         raise ExportError("the period is empty: --until must be after --since")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         shown = await stored.opened_in_demonstration(conn, link_id)
     said = statement(law, installation=demonstration, links=shown)
     head = {
@@ -273,7 +273,7 @@ async def export(
     scope = stored.Scope(link_id=link_id, since_us=since_us, until_us=until_us)
     if kind is ExportKind.HITS:
 
-        def hits(conn: AsyncConnection) -> AsyncIterator[list[HitRecord]]:
+        def hits(conn: Connection) -> AsyncIterator[list[HitRecord]]:
             return Hits(conn).in_period(
                 since_us=since_us, until_us=until_us, link_id=link_id, batch=BATCH
             )
@@ -291,7 +291,7 @@ async def export(
 
 
 async def _write(
-    engine: AsyncEngine,
+    engine: Database,
     out: TextIO,
     fmt: str,
     head: dict[str, Any],
@@ -328,7 +328,7 @@ async def _write(
     else:
         raise ExportError(f"unknown format {fmt!r}; use csv or json")
     n = 0
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         async for rows in batches(conn):
             await step(job, write, rows, n == 0)
             n += len(rows)

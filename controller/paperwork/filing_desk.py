@@ -12,8 +12,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from controller.core.games import Game
 from controller.core.ledger import canonical_details
 from controller.core.reducer import LinkState
@@ -55,8 +53,10 @@ from controller.rules.statement import statement
 from controller.rules.violation import about
 from controller.settings import get_settings
 from controller.storage.errors import NotFound
+from controller.storage.handles import Connection
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.submissions import Submission
+from controller.storage.unit_of_work import connected
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,7 +165,7 @@ class FilingDesk:
         )
         proposal = new_link_proposal(state)
         law = state.law if isinstance(state.law, Jurisdiction) else self.law
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             on_link = [t for t in await _floor_tables(conn) if t.link_id == link_id]
         with about("tables"):
             check_table_locations(
@@ -255,7 +255,7 @@ class FilingDesk:
                 law=self.law,
             )
         short = self.demonstration and waiver is None and effective_at_us - now < days * DAY_US
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             awaiting = await stored.any_with_status(conn, link_id, "filed")
         check_none_awaiting_review(link_id, awaiting=awaiting is not None)
         return Filing(
@@ -275,7 +275,7 @@ class FilingDesk:
         now, waiver = filing.filed_at_us, filing.waiver
         effective_at_us, days = filing.effective_at_us, filing.notice_days
         submission_id = f"sub-{uuid.uuid4().hex[:12]}"
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             # Asked again: another filing may have been made since this one was checked.
             awaiting = await stored.any_with_status(conn, link_id, "filed")
             check_none_awaiting_review(link_id, awaiting=awaiting is not None)
@@ -313,7 +313,7 @@ class FilingDesk:
         )
         as_json, as_pdf = packet_json(packet), packet_pdf(packet)
 
-        async def record(conn: AsyncConnection) -> None:
+        async def record(conn: Connection) -> None:
             digests = []
             for content, ext, ctype in (
                 (as_json, "json", "application/json"),
@@ -372,14 +372,14 @@ class FilingDesk:
         return await self.get(submission_id)
 
     async def get(self, submission_id: str) -> Submission:
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             row = await stored.load_submission(conn, submission_id)
         if row is None:
             raise NotFound(f"no submission {submission_id!r}")
         return row
 
 
-async def _floor_tables(conn: AsyncConnection) -> list[TableFacts]:
+async def _floor_tables(conn: Connection) -> list[TableFacts]:
     return [
         TableFacts(
             table_id=r.table_id,

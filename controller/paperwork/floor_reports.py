@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.paperwork import reconciliation
 from controller.paperwork.jobs import Job
 from controller.paperwork.reconciliation import Reconciliation
 from controller.periods import FloorPeriod
+from controller.storage.handles import Database
 from controller.storage.hits import HitRecord, Hits
 from controller.storage.papers import export as stored
 from controller.storage.papers.export import Reduction
+from controller.storage.unit_of_work import connected
 
 __all__ = ["BATCH", "FloorReport", "floor_report", "report_title"]
 
@@ -52,7 +52,7 @@ def report_title(period: FloorPeriod, link_name: str) -> str:
 
 
 async def floor_report(
-    engine: AsyncEngine,
+    engine: Database,
     link_id: str,
     period: FloorPeriod,
     *,
@@ -68,7 +68,7 @@ async def floor_report(
     hits: list[HitRecord] = []
     reductions: list[Reduction] = []
     scope = stored.Scope(link_id=link_id, since_us=period.since_us, until_us=period.until_us)
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         async for batch in Hits(conn).in_period(
             since_us=period.since_us, until_us=period.until_us, link_id=link_id, batch=BATCH
         ):

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.core import reducer
 from controller.paperwork.links import Links
 from controller.paperwork.pdf import Letterhead, render_pdf
@@ -27,8 +25,10 @@ from controller.rules.integrity import (
     check_verification,
 )
 from controller.storage.errors import Conflict, NotFound
+from controller.storage.handles import Connection, Database
 from controller.storage.papers import integrity as stored
 from controller.storage.papers.integrity import Employee, IntegrityRecord, RemedialActionRecord
+from controller.storage.unit_of_work import connected
 
 NOTICE_TYPE = "application/pdf"
 
@@ -146,7 +146,7 @@ async def remove_from_play(
     now = runtime.memory.clock.now_us()
     removal.check(now)
     record_id = uuid.uuid4().hex
-    async with runtime.memory.store.engine.connect() as conn:
+    async with connected(runtime.memory.store.engine) as conn:
         t = await stored.table_place(conn, table_id)
     if t is None:
         raise NotFound(f"no table {table_id!r}")
@@ -156,7 +156,7 @@ async def remove_from_play(
         letterhead=letterhead,
     )  # fmt: skip
 
-    async def record(conn: AsyncConnection) -> None:
+    async def record(conn: Connection) -> None:
         digest = await runtime.memory.store.store_document(
             conn,
             content=notice,
@@ -201,21 +201,21 @@ async def remove_from_play(
     return record_id
 
 
-async def record(engine: AsyncEngine, record_id: str) -> IntegrityRecord:
-    async with engine.connect() as conn:
+async def record(engine: Database, record_id: str) -> IntegrityRecord:
+    async with connected(engine) as conn:
         row = await stored.load_record(conn, record_id)
     if row is None:
         raise NotFound(f"no integrity record {record_id!r}")
     return row
 
 
-async def records(engine: AsyncEngine, *, table_id: str | None = None) -> list[IntegrityRecord]:
-    async with engine.connect() as conn:
+async def records(engine: Database, *, table_id: str | None = None) -> list[IntegrityRecord]:
+    async with connected(engine) as conn:
         return await stored.list_records(conn, table_id=table_id)
 
 
-async def remedial_actions(engine: AsyncEngine, record_id: str) -> list[RemedialActionRecord]:
-    async with engine.connect() as conn:
+async def remedial_actions(engine: Database, record_id: str) -> list[RemedialActionRecord]:
+    async with connected(engine) as conn:
         return await stored.list_actions(conn, record_id)
 
 
@@ -236,7 +236,7 @@ async def add_remedial_action(
     now = runtime.memory.clock.now_us()
     employees = [e._asdict() for e in action.employees]
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: Connection) -> None:
         await stored.insert_action(
             conn,
             RemedialActionRecord(
@@ -272,7 +272,7 @@ async def record_verification(
     check_verification(verification=verification, remedial_actions=None)
     now = runtime.memory.clock.now_us()
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: Connection) -> None:
         actions = await stored.count_actions(conn, record_id)
         check_verification(verification=verification, remedial_actions=actions)
         if not await stored.mark_verified(
@@ -300,7 +300,7 @@ async def return_to_play(runtime: Links, *, table_id: str, record_id: str, actor
     link_id = runtime.memory.link_of(table_id)
     now = runtime.memory.clock.now_us()
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: Connection) -> None:
         actions = await stored.count_actions(conn, record_id)
         verified = await stored.verified_at(conn, record_id)
         check_return_to_play(remedial_actions=actions, verified=verified is not None)

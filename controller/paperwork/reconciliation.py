@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import Term, term_of
@@ -37,8 +35,10 @@ from controller.paperwork.meter_lines import (
 )
 from controller.storage.database import snapshot
 from controller.storage.errors import NotFound
+from controller.storage.handles import Connection, Database
 from controller.storage.papers import reconciliation as stored
 from controller.storage.papers.reconciliation import Entry, opening_units
+from controller.storage.unit_of_work import connected
 
 __all__ = [
     "BATCH",
@@ -226,14 +226,14 @@ def week_start_us(at_us: int) -> int:
 
 
 def entry_batches(
-    conn: AsyncConnection, link_id: str, since_us: int, until_us: int
+    conn: Connection, link_id: str, since_us: int, until_us: int
 ) -> AsyncIterator[list[Entry]]:
     """The period's entries in sequence order, ``BATCH`` at a time as the database sends them."""
     return stored.entry_batches(conn, link_id, since_us, until_us, batch=BATCH)
 
 
 async def reconciliation(
-    engine: AsyncEngine, link_id: str, since_us: int, until_us: int, *, job: Job | None = None
+    engine: Database, link_id: str, since_us: int, until_us: int, *, job: Job | None = None
 ) -> tuple[Reconciliation, list[Reconciliation]]:
     """The period's reconciliation and its weekly report, cross-checked against the hits.
 
@@ -262,9 +262,9 @@ async def reconciliation(
     return total, weeks
 
 
-async def chain_head(engine: AsyncEngine, link_id: str) -> tuple[int, str]:
+async def chain_head(engine: Database, link_id: str) -> tuple[int, str]:
     """The link's history head (sequence number, seal) as the database records it now."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         head = await stored.chain_head(conn, link_id)
     if head is None:
         raise NotFound(f"no link {link_id!r}")

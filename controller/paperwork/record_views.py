@@ -10,8 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TextIO
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.core.money import displayed_cents
 from controller.core.reducer import LinkState
 from controller.core.reducer.levels import level_key
@@ -26,12 +24,14 @@ from controller.periods import Clock, FloorPeriod, PeriodError, check_period
 from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
+from controller.storage.handles import Database
 from controller.storage.hits import HitFilter, HitRecord, Hits
 from controller.storage.link_names import link_names as names_of_link
 from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
 from controller.storage.papers.history_reads import HistoryLine, MeterReading
 from controller.storage.papers.reconciliation import award_entries
+from controller.storage.unit_of_work import connected
 from controller.storage.verify import VerifyReport, verify_ledger
 
 MAX_PAGE = 5_000
@@ -84,7 +84,7 @@ class MeterPoint:
 
 
 async def history(
-    engine: AsyncEngine,
+    engine: Database,
     link_id: str,
     *,
     since_us: int,
@@ -96,7 +96,7 @@ async def history(
     check_period(since_us, until_us)
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} entries, not {limit}")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         rows = await stored.history_lines(
             conn,
             link_id,
@@ -145,7 +145,7 @@ def _entry(r: HistoryLine) -> HistoryEntry:
 
 
 async def meter_series(
-    engine: AsyncEngine,
+    engine: Database,
     link_id: str,
     *,
     since_us: int,
@@ -186,7 +186,7 @@ async def meter_series(
                     high_cents=max(p.high_cents, after),
                 )
 
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         async for rows in stored.meter_readings(
             conn, link_id, since_us=since_us, until_us=until_us, batch=5_000
         ):
@@ -195,7 +195,7 @@ async def meter_series(
 
 
 async def hits(
-    engine: AsyncEngine,
+    engine: Database,
     *,
     link_id: str | None = None,
     table_id: str | None = None,
@@ -206,7 +206,7 @@ async def hits(
     held for the hit not yet reset, or a payout made at the table not yet recorded)."""
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await Hits(conn).page(
             link_id=link_id, table_id=table_id, pending=pending, limit=limit
         )
@@ -222,13 +222,11 @@ class TechnicianWork:
     other_total: int
 
 
-async def technician_work(
-    engine: AsyncEngine, only: HitFilter, *, limit: int = 200
-) -> TechnicianWork:
+async def technician_work(engine: Database, only: HitFilter, *, limit: int = 200) -> TechnicianWork:
     """The technician's work; ``limit`` bounds only the rest, never the hits holding tables."""
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         hits = Hits(conn)
         holding = await hits.holding(only)
         other, total = await hits.other_work(only, limit=limit)
@@ -236,63 +234,63 @@ async def technician_work(
 
 
 async def paid_without_technician(
-    engine: AsyncEngine, only: HitFilter, *, limit: int = 50, offset: int = 0
+    engine: Database, only: HitFilter, *, limit: int = 50, offset: int = 0
 ) -> tuple[list[HitRecord], int]:
     """A page of the fixed pays no technician deals with, newest first, and their number."""
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await Hits(conn).paid_without_technician(only, limit=limit, offset=offset)
 
 
 async def tax_forms_due(
-    engine: AsyncEngine, only: HitFilter, *, from_cents: int, limit: int = 50
+    engine: Database, only: HitFilter, *, from_cents: int, limit: int = 50
 ) -> tuple[list[HitRecord], int]:
     """The newest awards at or above the tax-reporting amount ``from_cents`` whose tax form's
     reference is not recorded yet, and their number."""
     if not 1 <= limit <= MAX_PAGE:
         raise PeriodError(f"a page holds 1 to {MAX_PAGE} hits, not {limit}")
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await Hits(conn).tax_forms_due(only, from_cents=from_cents, limit=limit)
 
 
 async def anomalies(
-    engine: AsyncEngine,
+    engine: Database,
     *,
     status: str | None = None,
     link_id: str | None = None,
     limit: int = 500,
 ) -> list[AnomalyRecord]:
     """Anomalies newest first."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         return await Anomalies(conn).records(status=status, link_id=link_id, limit=limit)
 
 
-async def anomaly(engine: AsyncEngine, anomaly_id: str) -> AnomalyRecord:
-    async with engine.connect() as conn:
+async def anomaly(engine: Database, anomaly_id: str) -> AnomalyRecord:
+    async with connected(engine) as conn:
         row = await Anomalies(conn).record(anomaly_id)
     if row is None:
         raise NotFound(f"no anomaly {anomaly_id!r}")
     return row
 
 
-async def document(engine: AsyncEngine, sha256: str) -> Document:
-    async with engine.connect() as conn:
+async def document(engine: Database, sha256: str) -> Document:
+    async with connected(engine) as conn:
         row = await load_document(conn, sha256)
     if row is None:
         raise NotFound(f"no document {sha256!r}")
     return row
 
 
-async def link_names(engine: AsyncEngine) -> dict[str, str]:
-    async with engine.connect() as conn:
+async def link_names(engine: Database) -> dict[str, str]:
+    async with connected(engine) as conn:
         return await stored.link_names(conn)
 
 
-async def level_hits(engine: AsyncEngine, link_id: str) -> dict[str, LevelHits]:
+async def level_hits(engine: Database, link_id: str) -> dict[str, LevelHits]:
     """By level of the link's pool (L1, L2, ...): how many hits its meter paid, the total
     won and the newest ``RECENT_HITS``, as the history's award entries record them."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         rows = await award_entries(conn, link_id)
     return meter_lines.level_hits(
         meter_lines.award_of(
@@ -325,7 +323,7 @@ class Records:
     connection of its own.
     """
 
-    def __init__(self, engine: AsyncEngine, memory: Memory, hits: HitLookup, clock: Clock) -> None:
+    def __init__(self, engine: Database, memory: Memory, hits: HitLookup, clock: Clock) -> None:
         self._engine = engine
         self._memory = memory
         self._hits = hits

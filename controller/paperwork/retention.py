@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.core import reducer
 from controller.core.meter_trail import MeterTrail, TrailState
 from controller.paperwork.links import Links
 from controller.rules.meter_records import check_retention_not_shortened, check_retention_years
 from controller.storage.errors import StoreError
+from controller.storage.handles import Connection, Database
 from controller.storage.papers import retention as stored
 from controller.storage.papers.retention import LedgerAnchor
 from controller.storage.sessions import only_one
+from controller.storage.unit_of_work import connected, transaction
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class RetentionReport:
     integrity: dict[str, Any] = field(default_factory=dict)
 
 
-async def _recorded_periods(conn: AsyncConnection) -> dict[str, int]:
+async def _recorded_periods(conn: Connection) -> dict[str, int]:
     return await stored.recorded_periods(conn, list(_META.values()))
 
 
@@ -68,19 +68,19 @@ def _check_periods(recorded: dict[str, int], meter_years: int, integrity_years: 
 
 
 async def check_periods_in_force(
-    engine: AsyncEngine, *, meter_years: int, integrity_years: int
+    engine: Database, *, meter_years: int, integrity_years: int
 ) -> None:
     """Refuse periods shorter than the regulations' or than the periods already in force.
 
     The service checks its settings with this when it starts, so a shortened setting is
     refused at once rather than at the next purge.
     """
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         _check_periods(await _recorded_periods(conn), meter_years, integrity_years)
 
 
 async def _periods_in_force(runtime: Links, meter_years: int, integrity_years: int) -> None:
-    async with runtime.memory.store.engine.begin() as conn:
+    async with transaction(runtime.memory.store.engine) as conn:
         recorded = await _recorded_periods(conn)
         _check_periods(recorded, meter_years, integrity_years)
         for name, years in (("meter", meter_years), ("integrity", integrity_years)):
@@ -141,7 +141,7 @@ class MetersBroken(StoreError):
 async def _purge_link(
     runtime: Links, link_id: str, cutoff_us: int, actor: str
 ) -> dict[str, Any] | None:
-    async with runtime.memory.store.engine.connect() as conn:
+    async with connected(runtime.memory.store.engine) as conn:
         anchor = await stored.load_anchor(conn, link_id)
         young = await stored.first_seq_from(conn, link_id, cutoff_us)
         last_seq = young - 1 if young is not None else await stored.last_seq(conn, link_id)
@@ -157,7 +157,7 @@ async def _purge_link(
     counts: dict[str, int] = {}
     documents: list[str] = []
 
-    async def purge(conn: AsyncConnection) -> None:
+    async def purge(conn: Connection) -> None:
         counts["meter_entries"] = await stored.delete_entries_through(conn, link_id, last_seq)
         counts["hits"] = await stored.delete_hits_before(
             conn, link_id, cutoff_us, kept_after_seq=last_seq
@@ -226,7 +226,7 @@ async def _purge_link(
 
 
 async def _levels_at(
-    conn: AsyncConnection, link_id: str, anchor: LedgerAnchor | None, last_seq: int
+    conn: Connection, link_id: str, anchor: LedgerAnchor | None, last_seq: int
 ) -> dict[str, Any]:
     """The meters and mystery commitments of a link of levels after entry ``last_seq``, from
     where the previous purge left them (nothing for a classic link, nor when a purge from
@@ -249,7 +249,7 @@ async def _levels_at(
 
 
 async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[str, Any]:
-    async with runtime.memory.store.engine.connect() as conn:
+    async with connected(runtime.memory.store.engine) as conn:
         rows = await stored.returned_before(conn, cutoff_us)
     if not rows:
         return {}
@@ -269,7 +269,7 @@ async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[s
     }
     now = runtime.memory.clock.now_us()
 
-    async def purge(conn: AsyncConnection) -> None:
+    async def purge(conn: Connection) -> None:
         manifest["remedial_actions"] = await stored.delete_remedial_actions(conn, ids)
         await stored.delete_integrity_records(conn, ids)
 

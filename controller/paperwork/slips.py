@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.core.games import Game
 from controller.core.hands import HandCategory, ShownCards
 from controller.core.ledger import SealedEntry
@@ -28,8 +26,10 @@ from controller.core.reducer.conservation import entry_meters
 from controller.paperwork.pdf import Fields, Letterhead, render_pdf
 from controller.rules.house import needs_second_signature, needs_tax_form
 from controller.storage.entries import Entries
+from controller.storage.handles import Database
 from controller.storage.hits import HitRecord
 from controller.storage.link_names import link_names
+from controller.storage.unit_of_work import connected
 
 __all__ = [
     "BLANK",
@@ -240,14 +240,14 @@ def slip_pdf(slip: Slip, letterhead: Letterhead) -> bytes:
 
 
 async def load_slip_source(
-    engine: AsyncEngine,
+    engine: Database,
     hit: HitRecord,
     *,
     game: Game | None,
     level_names: Mapping[str, str] | None,
 ) -> SlipSource:
     """The records a slip of ``hit`` is built from: its entry of the history, the names."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         entry = await Entries(conn).of_hit(hit.link_id, hit.hit_id, hit.at_us, _PAID_KINDS)
     names = await link_names(engine, hit.link_id)
     return SlipSource(

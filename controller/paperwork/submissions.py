@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from controller.access.duties import check_independent
 from controller.core import reducer
 from controller.core.games import Game
@@ -34,10 +32,12 @@ from controller.rules.filing import (
     check_waiver_confirmed,
 )
 from controller.storage.errors import Conflict, NotFound
+from controller.storage.handles import Connection
 from controller.storage.papers import submissions as stored
 from controller.storage.papers.documents import load_document
 from controller.storage.papers.submissions import Submission
 from controller.storage.store import Extra
+from controller.storage.unit_of_work import connected
 
 __all__ = ["ReviewDesk"]
 
@@ -57,14 +57,14 @@ class ReviewDesk:
     async def find(
         self, *, link_id: str | None = None, status: str | None = None
     ) -> list[Submission]:
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             return await stored.list_submissions(conn, link_id=link_id, status=status)
 
     async def packet(self, submission_id: str, kind: str) -> tuple[bytes, str, str]:
         """The kept packet (``json`` or ``pdf``): content, file name, content type."""
         row = await self.filing.get(submission_id)
         digest = row.packet_json_sha256 if kind == "json" else row.packet_pdf_sha256
-        async with self.store.engine.connect() as conn:
+        async with connected(self.store.engine) as conn:
             doc = await load_document(conn, digest)
         if doc is None:
             raise NotFound(f"no packet for submission {submission_id!r}")
@@ -111,7 +111,7 @@ class ReviewDesk:
             self._check_new_link_again(row)
             start = max(now, row.effective_at_us)
 
-            async def mark_live(conn: AsyncConnection) -> None:
+            async def mark_live(conn: Connection) -> None:
                 await mark(conn)
                 await stored.mark_applied(conn, submission_id, start)
 
@@ -236,7 +236,7 @@ class ReviewDesk:
     def _mark(
         submission_id: str, status: SubmissionStatus, reviewer: str, now: int, reason: str | None
     ) -> Extra:
-        async def mark(conn: AsyncConnection) -> None:
+        async def mark(conn: Connection) -> None:
             if not await stored.mark_reviewed(
                 conn,
                 submission_id,

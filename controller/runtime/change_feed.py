@@ -29,12 +29,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.runtime.link_locks import discard
 from controller.runtime.links import LinkRuntime
 from controller.storage import sessions
 from controller.storage.channel import changes_channel
+from controller.storage.handles import Connection, Database
+from controller.storage.unit_of_work import autocommit_connection
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class ChangeFeed:
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        engine: Database,
         runtime: LinkRuntime,
         *,
         drives: Callable[[str], bool] = lambda _: False,
@@ -72,7 +72,7 @@ class ChangeFeed:
         self._check_s = check_s
         self._check_timeout_s = check_timeout_s
         self._retry_s = retry_s
-        self._conn: AsyncConnection | None = None
+        self._conn: Connection | None = None
         self._lost = False
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -127,9 +127,7 @@ class ChangeFeed:
     async def _connect(self) -> None:
         try:
             async with asyncio.timeout(self._check_timeout_s):
-                conn = await (await self._engine.connect()).execution_options(
-                    isolation_level="AUTOCOMMIT"
-                )
+                conn = await autocommit_connection(self._engine)
                 self._conn = conn
                 self._lost = False
                 self.channel = changes_channel(await sessions.current_schema(conn))

@@ -16,8 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.core.games import Game, Paytable, PaytableError, make_paytable
 from controller.core.money import format_bp, format_cents
 from controller.core.reducer import LinkState
@@ -27,7 +25,9 @@ from controller.refusal import Conflict
 from controller.rules.filing import SubmissionKind, date_text
 from controller.rules.progression import RATE_GOVERNED_CLAUSE
 from controller.runtime.config_entries import LinkEntry
+from controller.storage.handles import Database
 from controller.storage.papers.submissions import list_submissions
+from controller.storage.unit_of_work import connected
 
 __all__ = [
     "Approval",
@@ -63,9 +63,9 @@ class Approval:
         )
 
 
-async def approvals_by_link(engine: AsyncEngine) -> dict[str, list[Approval]]:
+async def approvals_by_link(engine: Database) -> dict[str, list[Approval]]:
     """Every approved filing, by link, oldest first."""
-    async with engine.connect() as conn:
+    async with connected(engine) as conn:
         rows = await list_submissions(conn, status=str(SubmissionStatus.APPROVED))
     out: dict[str, list[Approval]] = {}
     for row in reversed(rows):  # listed newest first

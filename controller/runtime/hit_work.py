@@ -8,8 +8,6 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from controller.access.duties import check_independent
 from controller.core import reducer
 from controller.core.hands import HandCategory, InvalidCards, read_stored_cards
@@ -31,7 +29,9 @@ from controller.rules.house import (
 from controller.runtime.link_commands import LinkCommands
 from controller.runtime.link_memory import LinkMemory
 from controller.storage.errors import Conflict, NotFound
+from controller.storage.handles import Connection
 from controller.storage.hits import HitRecord, Hits
+from controller.storage.unit_of_work import connected
 
 
 class HitWork:
@@ -50,7 +50,7 @@ class HitWork:
         or above the second-signature amount signed off."""
         link_id = self.memory.link_of(table_id)
 
-        async def mark_hits(conn: AsyncConnection) -> None:
+        async def mark_hits(conn: Connection) -> None:
             # Checked in the transaction that releases, so a verification or a signature
             # cannot race it.
             hits = Hits(conn)
@@ -84,17 +84,17 @@ class HitWork:
         )
 
     async def of_link(self, link_id: str) -> list[HitRecord]:
-        async with self.memory.store.engine.connect() as conn:
+        async with connected(self.memory.store.engine) as conn:
             return await Hits(conn).of_link(link_id)
 
     async def unverified(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on before it may be reset, oldest first."""
-        async with self.memory.store.engine.connect() as conn:
+        async with connected(self.memory.store.engine) as conn:
             return await Hits(conn).unverified(table_id)
 
     async def unsigned(self, table_id: str) -> list[HitRecord]:
         """The awards a held table waits on for a second signature, oldest first."""
-        async with self.memory.store.engine.connect() as conn:
+        async with connected(self.memory.store.engine) as conn:
             return self._needing_signature(await Hits(conn).unsigned(table_id))
 
     def _needing_signature(self, unsigned: Sequence[HitRecord]) -> list[HitRecord]:
@@ -109,7 +109,7 @@ class HitWork:
         ]
 
     async def get(self, hit_id: str) -> HitRecord:
-        async with self.memory.store.engine.connect() as conn:
+        async with connected(self.memory.store.engine) as conn:
             row = await Hits(conn).get(hit_id)
         if row is None:
             raise NotFound(f"no hit {hit_id!r}")
@@ -248,7 +248,7 @@ class HitWork:
         self,
         row: HitRecord,
         *,
-        mark: Callable[[AsyncConnection, int], Awaitable[bool]],
+        mark: Callable[[Connection, int], Awaitable[bool]],
         meanwhile: str,
         actor: str,
         action: str,
@@ -261,7 +261,7 @@ class HitWork:
         async with self.memory.lock(row.link_id):
             now = self.memory.clock.now_us()
 
-            async def fill_in(conn: AsyncConnection) -> None:
+            async def fill_in(conn: Connection) -> None:
                 if not await mark(conn, now):
                     raise Conflict(f"hit {hit_id} {meanwhile}")
 

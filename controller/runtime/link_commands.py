@@ -8,8 +8,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from controller.core import reducer
 from controller.core.money import UNITS_PER_CENT
 from controller.core.reducer import LinkState, Outcome
@@ -20,6 +18,7 @@ from controller.runtime.link_memory import LinkMemory
 from controller.runtime.mystery_draws import draw, topped_up
 from controller.storage.anomalies import Anomalies
 from controller.storage.errors import Conflict, NotFound, StaleState
+from controller.storage.handles import Connection
 from controller.storage.papers.correction_records import insert_correction
 from controller.storage.store import Extra
 
@@ -152,7 +151,7 @@ class LinkCommands:
             raise Conflict(f"anomaly {anomaly_id} was already {status}")
         now = self.memory.clock.now_us()
 
-        async def mark(conn: AsyncConnection) -> None:
+        async def mark(conn: Connection) -> None:
             if not await Anomalies(conn).review(
                 anomaly_id,
                 approved=approve,
@@ -205,7 +204,7 @@ class LinkCommands:
         digest = hashlib.sha256(document).hexdigest() if document is not None else None
         now = self.memory.clock.now_us()
 
-        async def record(conn: AsyncConnection) -> None:
+        async def record(conn: Connection) -> None:
             if document is not None:
                 await self.memory.store.store_document(
                     conn,

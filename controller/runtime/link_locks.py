@@ -18,9 +18,9 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from controller.storage import sessions
+from controller.storage.handles import Connection, Database
+from controller.storage.unit_of_work import autocommit_connection, transaction
 
 log = logging.getLogger(__name__)
 
@@ -35,21 +35,21 @@ def lock_key(schema: str, link_id: str) -> int:
 
 
 @contextlib.asynccontextmanager
-async def floor_setup(engine: AsyncEngine) -> AsyncIterator[None]:
+async def floor_setup(engine: Database) -> AsyncIterator[None]:
     """Held while a controller creates and checks its floor's links: two controllers started
     together on a new database would otherwise both create the same links. Nothing to hold on
     SQLite, where one process owns the file."""
     if engine.dialect.name != "postgresql":
         yield
         return
-    async with engine.begin() as conn:
+    async with transaction(engine) as conn:
         schema = await sessions.current_schema(conn)
         # A transaction lock: it ends with the transaction, however the setup ends.
         await sessions.lock_for_transaction(conn, sessions.advisory_key(schema, "setup"))
         yield
 
 
-async def discard(conn: AsyncConnection, timeout_s: float) -> None:
+async def discard(conn: Connection, timeout_s: float) -> None:
     """Close a connection for good, never back to the pool: its session ends (the locks held
     on it, the channels it listened to), each step bounded by ``timeout_s`` whatever the
     state of the server."""
@@ -74,7 +74,7 @@ class LinkLocks:
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        engine: Database,
         link_ids: Sequence[str],
         *,
         on_acquired: LinkCall,
@@ -88,7 +88,7 @@ class LinkLocks:
         self._on_lost = on_lost
         self._retry_s = retry_s
         self._check_timeout_s = check_timeout_s
-        self._conn: AsyncConnection | None = None
+        self._conn: Connection | None = None
         self._keys: dict[str, int] = {}
         self._task: asyncio.Task[None] | None = None
         self.held: set[str] = set()
@@ -145,9 +145,7 @@ class LinkLocks:
         ours), and every lock not held is tried. Returns the links just locked."""
         conn = self._conn
         if conn is None:
-            conn = await (await self._engine.connect()).execution_options(
-                isolation_level="AUTOCOMMIT"
-            )
+            conn = await autocommit_connection(self._engine)
             self._conn = conn
             schema = await sessions.current_schema(conn)
             self._keys = {link_id: lock_key(schema, link_id) for link_id in self.link_ids}

@@ -7,8 +7,6 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.periods import Clock, at_text
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.lawful import not_lawful
@@ -18,6 +16,8 @@ from controller.runtime.poller import Poller
 from controller.runtime.self_check import SelfCheck
 from controller.runtime.table_polling import TablePoll
 from controller.storage import sessions
+from controller.storage.handles import Database
+from controller.storage.unit_of_work import connected
 
 __all__ = [
     "READY_FLOOR_US",
@@ -45,7 +45,7 @@ class Service(Protocol):
     def started(self) -> bool: ...
 
     @property
-    def engine(self) -> AsyncEngine: ...
+    def engine(self) -> Database: ...
 
     @property
     def clock(self) -> Clock: ...
@@ -84,7 +84,7 @@ async def problems(service: Service) -> Mapping[str, str]:
         problems["software"] = f"the self-check failed: {check.last.result.fault}"
     try:
         async with asyncio.timeout(2.0):
-            async with service.engine.connect() as conn:
+            async with connected(service.engine) as conn:
                 await sessions.ping(conn)
     except Exception as exc:  # any failure to reach it is the answer
         problems["database"] = f"not reachable: {type(exc).__name__}: {exc}"

@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
@@ -38,6 +36,7 @@ from controller.runtime.workers import Workers
 from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.errors import NotFound
+from controller.storage.handles import Database
 from controller.storage.link_names import link_names
 from controller.storage.store import LedgerStore
 from link_adapters.reading import TableFlags
@@ -117,7 +116,7 @@ class FloorService:
         self._migrate = migrate
         self._create_key = create_key
         self._retention_schedule = retention_schedule
-        self._engine: AsyncEngine | None = None
+        self._engine: Database | None = None
         self._accounts: Accounts | None = None
         self._store: LedgerStore | None = None
         self._runtime: LinkRuntime | None = None
@@ -134,7 +133,7 @@ class FloorService:
         self.started = False
 
     @property
-    def engine(self) -> AsyncEngine:
+    def engine(self) -> Database:
         if self._engine is None:
             raise RuntimeError("the service is not started")
         return self._engine
@@ -332,7 +331,7 @@ class FloorService:
             raise
         return checkpoints
 
-    async def _start_as_candidate(self, engine: AsyncEngine, poller: Poller) -> None:
+    async def _start_as_candidate(self, engine: Database, poller: Poller) -> None:
         """Poll each link only while holding its lock; a standby for the others (DESIGN.md:
         one active controller per link, its PostgreSQL advisory lock)."""
         runtime = self.runtime

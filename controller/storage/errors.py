@@ -11,6 +11,7 @@ from controller.refusal import Refused
 __all__ = [
     "DATABASE_ERRORS",
     "Conflict",
+    "Duplicate",
     "LinkInoperable",
     "NotFound",
     "SoftwareFailed",
@@ -38,6 +39,11 @@ class NotFound(StoreError, refusal.NotFound):
 
 class Conflict(StoreError, refusal.Conflict):
     """Refused by the stored state: it was done already, or it changed meanwhile."""
+
+
+class Duplicate(Conflict):
+    """The database already holds a row with this key: written twice, by this command or by
+    another at the same moment (``unit_of_work.transaction``)."""
 
 
 class StaleState(Conflict):

@@ -5,10 +5,17 @@
         await uow.entries.append(...)
         await uow.audit.write(...)
 
-commits when the block ends and rolls everything back if it raises. ``consistent=True``
+commits when the block ends and rolls everything back if it raises. A row the database
+already holds (a unique key written twice, by this command or another at the same moment)
+is refused as ``Duplicate``. ``consistent=True``
 reads every statement from one snapshot (``database.snapshot``; with ``write=True`` on SQLite
 the transaction is begun IMMEDIATE, so a write after the reads is not overtaken). ``reading``
 gives the same repositories for reads outside any command.
+
+The bare connections are opened here too, for work that is not one repository's:
+``transaction`` (committed when the block ends), ``connected`` (reads; what was begun is
+rolled back) and ``autocommit_connection`` (a session of its own for locks and
+notifications, which the caller closes).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.storage.anomalies import Anomalies
@@ -23,11 +31,19 @@ from controller.storage.audit import AuditLog, Documents
 from controller.storage.counters import Tables
 from controller.storage.database import snapshot
 from controller.storage.entries import Entries
+from controller.storage.errors import Duplicate
 from controller.storage.hits import Hits
 from controller.storage.links import Links
 from controller.storage.meta import LedgerMeta
 
-__all__ = ["UnitOfWork", "reading", "unit_of_work"]
+__all__ = [
+    "UnitOfWork",
+    "autocommit_connection",
+    "connected",
+    "reading",
+    "transaction",
+    "unit_of_work",
+]
 
 
 class UnitOfWork:
@@ -66,8 +82,33 @@ async def unit_of_work(
         async with snapshot(engine, write=write) as conn:
             yield UnitOfWork(conn)
     else:
-        async with engine.begin() as conn:
+        async with transaction(engine) as conn:
             yield UnitOfWork(conn)
+
+
+@contextlib.asynccontextmanager
+async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One connection in a transaction, committed when the block ends without an error. A
+    unique key written twice is refused as ``Duplicate`` (the driver's error is its cause)."""
+    try:
+        async with engine.begin() as conn:
+            yield conn
+    except IntegrityError as exc:
+        raise Duplicate("already stored: written twice, or by another at the same moment") from exc
+
+
+@contextlib.asynccontextmanager
+async def connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One connection for reads; what was begun on it is rolled back when the block ends."""
+    async with engine.connect() as conn:
+        yield conn
+
+
+async def autocommit_connection(engine: AsyncEngine) -> AsyncConnection:
+    """A connection of its own whose every statement commits at once (session locks,
+    notifications): the caller keeps it and closes it."""
+    conn = await engine.connect()
+    return await conn.execution_options(isolation_level="AUTOCOMMIT")
 
 
 @contextlib.asynccontextmanager
