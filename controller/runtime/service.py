@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
+from controller.paperwork.corrections import Corrections
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
@@ -122,6 +123,7 @@ class FloorService:
         self._runtime: LinkRuntime | None = None
         self._workers: Workers | None = None
         self._records: Records | None = None
+        self._corrections: Corrections | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -163,6 +165,13 @@ class FloorService:
         if self._records is None:
             raise RuntimeError("the service is not started")
         return self._records
+
+    @property
+    def corrections(self) -> Corrections:
+        """Corrections of the links' meters: requested by one person, decided by another."""
+        if self._corrections is None:
+            raise RuntimeError("the service is not started")
+        return self._corrections
 
     @property
     def workers(self) -> Workers:
@@ -240,6 +249,7 @@ class FloorService:
                 await self._runtime.memory.load()
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
+            self._corrections = Corrections(engine, self._runtime, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -283,6 +293,7 @@ class FloorService:
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
         self._records = None
+        self._corrections = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
