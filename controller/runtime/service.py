@@ -16,7 +16,8 @@ from typing import Any, Literal
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.corrections import Corrections
-from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.integrity import IntegrityRecords
+from controller.paperwork.pdf import Letterhead, letterhead_of
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
 from controller.periods import Clock, at_text
@@ -124,6 +125,7 @@ class FloorService:
         self._workers: Workers | None = None
         self._records: Records | None = None
         self._corrections: Corrections | None = None
+        self._integrity: IntegrityRecords | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -172,6 +174,13 @@ class FloorService:
         if self._corrections is None:
             raise RuntimeError("the service is not started")
         return self._corrections
+
+    @property
+    def integrity(self) -> IntegrityRecords:
+        """Tables removed from play, their records and their way back into play."""
+        if self._integrity is None:
+            raise RuntimeError("the service is not started")
+        return self._integrity
 
     @property
     def workers(self) -> Workers:
@@ -250,6 +259,9 @@ class FloorService:
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             self._corrections = Corrections(engine, self._runtime, self.clock)
+            self._integrity = IntegrityRecords(
+                engine, self._runtime, self.clock, letterhead=self._letterhead
+            )
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -294,6 +306,7 @@ class FloorService:
             await locks.close()  # only now may a standby take the links over
         self._records = None
         self._corrections = None
+        self._integrity = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
@@ -312,6 +325,11 @@ class FloorService:
         return self.settings.statement(
             lid for lid in shown if lid in states and states[lid].demonstration
         )
+
+    def _letterhead(self, link_id: str) -> Letterhead:
+        """The property's letterhead on a document of the link, stating what this
+        installation states of it (``statement``)."""
+        return letterhead_of(self.settings, self.statement(link_id))
 
     def last_checkpoint(self, link_id: str) -> tuple[int, str, str] | None:
         """The last checkpoint this controller signed of the link: (entry, seal, when)."""

@@ -14,9 +14,9 @@ from sqlalchemy.exc import DBAPIError
 from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind, TableReading
-from controller.paperwork import integrity, reconciliation
+from controller.paperwork import reconciliation
 from controller.paperwork.corrections import CorrectionCategory, Corrections
-from controller.paperwork.integrity import DeviceRemoval, RemedialAction
+from controller.paperwork.integrity import DeviceRemoval, IntegrityRecords, RemedialAction
 from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
@@ -66,13 +66,12 @@ async def rt_at(store: LedgerStore, at_us: int) -> tuple[LinkRuntime, FixedClock
 
 async def test_an_out_of_play_table_credits_nothing_until_returned(store: LedgerStore) -> None:
     await make_link(store)
-    rt, _ = await rt_at(store, T0)
+    rt, clock = await rt_at(store, T0)
+    integrity = IntegrityRecords(store.engine, rt, clock)
     poll = Poller()
     await rt.readings.apply([poll.reading("t1", 100)])
     opened = rt.memory.states["stud"].meter_units
-    record_id = await integrity.remove_from_play(
-        rt, table_id="t1", removal=removal(), actor="tech1"
-    )
+    record_id = await integrity.remove_from_play(table_id="t1", removal=removal(), actor="tech1")
     # Its contributions still arrive: nothing is credited, the baseline follows.
     await rt.readings.apply([poll.reading("t1", 140)])
     assert rt.memory.states["stud"].meter_units == opened
@@ -83,23 +82,21 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     assert [h.status for h in hits] == ["refused"]
 
     with pytest.raises(RuleViolation, match="remedial action"):
-        await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
+        await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
     with pytest.raises(RuleViolation, match="after a remedial action"):
-        await integrity.record_verification(
-            rt, table_id="t1", record_id=record_id, verification="ok", actor="sup1"
-        )
+        await integrity.verify(table_id="t1", record_id=record_id, verification="ok", actor="sup1")
     await integrity.add_remedial_action(
-        rt, table_id="t1", record_id=record_id, action=ACTION, actor="tech1"
+        table_id="t1", record_id=record_id, action=ACTION, actor="tech1"
     )
     # Read back as recorded: its lists as lists, decoded where they are stored.
-    (action,) = await integrity.remedial_actions(store.engine, record_id)
+    (action,) = (await integrity.record("t1", record_id)).remedial_actions
     assert action.employees == tuple(ACTION.employees) and action.outside_individuals == ()
     with pytest.raises(RuleViolation, match="verified"):
-        await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
-    await integrity.record_verification(
-        rt, table_id="t1", record_id=record_id, verification="100 test rounds", actor="sup1"
+        await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
+    await integrity.verify(
+        table_id="t1", record_id=record_id, verification="100 test rounds", actor="sup1"
     )
-    await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
+    await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
     assert not rt.memory.states["stud"].tables["t1"].out_of_play
     await rt.readings.apply([poll.reading("t1", 150)])
     assert rt.memory.states["stud"].meter_units == opened + contribution_units(
@@ -109,7 +106,7 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     assert (await store.load_link("stud")).tables["t1"].out_of_play is False
     assert (await verify_ledger(store.engine, KEY)).ok
 
-    row = await integrity.record(store.engine, record_id)
+    row = (await integrity.record("t1", record_id)).record
     async with store.engine.connect() as conn:
         notice = (
             await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == row.notice_sha256))
@@ -193,6 +190,26 @@ async def test_a_correction_of_an_unknown_link_is_not_found(store: LedgerStore) 
         )  # fmt: skip
     with pytest.raises(NotFound, match="no correction request"):
         await corrections.approve("nope", approved_by="sup2")
+
+
+async def test_an_unknown_table_or_another_tables_record_is_not_found(store: LedgerStore) -> None:
+    await make_link(store)
+    rt, clock = await rt_at(store, T0)
+    integrity = IntegrityRecords(store.engine, rt, clock)
+    with pytest.raises(NotFound, match="no table 'nope'"):
+        await integrity.records("nope")
+    with pytest.raises(NotFound, match="no table 'nope'"):
+        await integrity.remove_from_play(table_id="nope", removal=removal(), actor="tech1")
+    record_id = await integrity.remove_from_play(table_id="t1", removal=removal(), actor="tech1")
+    # A record is found under its own table only.
+    with pytest.raises(NotFound, match="for table 't2'"):
+        await integrity.record("t2", record_id)
+    with pytest.raises(NotFound, match="for table 't2'"):
+        await integrity.add_remedial_action(
+            table_id="t2", record_id=record_id, action=ACTION, actor="tech1"
+        )
+    assert [r.record.record_id for r in await integrity.records("t1")] == [record_id]
+    assert await integrity.records("t2") == []
 
 
 async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore) -> None:
