@@ -13,14 +13,10 @@ from app.api.text_fields import IdText, Note, Reference
 from app.security.authentication import Principal, require
 from controller.core.money import MAX_AMOUNT_CENTS, displayed_cents, parse_cents
 from controller.core.reducer import EngineError
-from controller.core.reducer.levels import meter_label
-from controller.paperwork import corrections
-from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.corrections import CorrectionCategory, Corrections
 from controller.paperwork.documents import MAX_DOCUMENT_BYTES, accept_document
 from controller.refusal import at
 from controller.roles import Role
-from controller.runtime.service import FloorService
-from controller.storage.errors import NotFound
 from controller.storage.papers.correction_records import CorrectionRequest
 
 router = APIRouter(prefix="/api/v1")
@@ -61,11 +57,7 @@ class RejectRequest(BaseModel):
     reason: Note
 
 
-def _request(r: CorrectionRequest, service: FloorService) -> CorrectionRequestRead:
-    state = service.runtime.memory.states.get(r.link_id)
-    name = None
-    if r.meter is not None and state is not None:
-        name = meter_label([lv.config for lv in state.levels], r.meter)
+def _request(r: CorrectionRequest, corrections: Corrections) -> CorrectionRequestRead:
     return CorrectionRequestRead(
         request_id=r.request_id,
         link_id=r.link_id,
@@ -81,7 +73,7 @@ def _request(r: CorrectionRequest, service: FloorService) -> CorrectionRequestRe
         decision_reason=r.decision_reason,
         correction_id=r.correction_id,
         meter=r.meter,
-        meter_name=name,
+        meter_name=corrections.meter_name(r.link_id, r.meter),
     )
 
 
@@ -122,8 +114,9 @@ async def request_correction(
             # Typed with its $, as on the command line: "10" is never taken for $10.
             delta_cents = parse_cents(delta, allow_negative=True, unit_required=True)
     assert delta_cents is not None
+    corrections = service.corrections
     try:
-        meter = corrections.check_meter(service.runtime, link_id, meter or None)
+        meter = corrections.check_meter(link_id, meter or None)
     except EngineError as exc:
         # The engine refuses a meter the link does not have (409 when a correction is
         # applied); named by the request that is being made, it is input refused at its field.
@@ -136,8 +129,7 @@ async def request_correction(
             name, kind = accept_document(
                 content, filename=document.filename, content_type=document.content_type
             )
-    request_id = await corrections.request_correction(
-        service.runtime,
+    request_id = await corrections.ask(
         link_id=link_id,
         delta_cents=delta_cents,
         category=category,
@@ -148,7 +140,7 @@ async def request_correction(
         document_type=kind,
         meter=meter,
     )
-    return _request(await corrections.correction_request(service.engine, request_id), service)
+    return _request(await corrections.request(request_id), corrections)
 
 
 @router.get(
@@ -164,7 +156,7 @@ async def correction_meters(
 ) -> list[CorrectionMeterRead]:
     return [
         CorrectionMeterRead(meter=m.key, name=m.name, amount_cents=displayed_cents(m.units))
-        for m in corrections.correction_meters(service.runtime, link_id)
+        for m in service.corrections.meters(link_id)
     ]
 
 
@@ -182,10 +174,9 @@ async def list_corrections(
         Literal["pending", "approved", "rejected"] | None, Query(alias="status")
     ] = None,
 ) -> list[CorrectionRequestRead]:
-    if link is not None and link not in service.runtime.memory.states:
-        raise NotFound(f"no link {link!r}")
-    rows = await corrections.correction_requests(service.engine, link_id=link, status=status_)
-    return [_request(r, service) for r in rows]
+    corrections = service.corrections
+    rows = await corrections.requests(link_id=link, status=status_)
+    return [_request(r, corrections) for r in rows]
 
 
 @router.post(
@@ -197,8 +188,9 @@ async def list_corrections(
 async def approve_correction(
     request_id: Reference, service: ServiceDep, who: Annotated[Principal, Depends(APPROVERS)]
 ) -> CorrectionRequestRead:
-    await corrections.approve_correction(service.runtime, request_id, approved_by=who.username)
-    return _request(await corrections.correction_request(service.engine, request_id), service)
+    corrections = service.corrections
+    await corrections.approve(request_id, approved_by=who.username)
+    return _request(await corrections.request(request_id), corrections)
 
 
 @router.post(
@@ -213,7 +205,6 @@ async def reject_correction(
     service: ServiceDep,
     who: Annotated[Principal, Depends(APPROVERS)],
 ) -> CorrectionRequestRead:
-    await corrections.reject_correction(
-        service.runtime, request_id, rejected_by=who.username, reason=body.reason
-    )
-    return _request(await corrections.correction_request(service.engine, request_id), service)
+    corrections = service.corrections
+    await corrections.reject(request_id, rejected_by=who.username, reason=body.reason)
+    return _request(await corrections.request(request_id), corrections)

@@ -3,7 +3,6 @@ remedial actions, the verification and the return to play."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, status
@@ -13,13 +12,10 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import errors
 from app.api.text_fields import IdText, Line, Note, OptionalNote, Reference, optional_line
 from app.security.authentication import Principal, require
-from controller.paperwork import integrity
-from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.integrity import DeviceRemoval, RemedialAction, RemovalRecord
 from controller.roles import Role
 from controller.rules.integrity import INTEGRITY_CLAUSE, REMEDIAL_CLAUSE, VERIFICATION_CLAUSE
-from controller.runtime.service import FloorService
-from controller.storage.errors import NotFound
-from controller.storage.papers.integrity import Employee, IntegrityRecord, RemedialActionRecord
+from controller.storage.papers.integrity import Employee
 
 router = APIRouter(prefix="/api/v1")
 
@@ -84,10 +80,6 @@ class RemedialActionRead(BaseModel):
     recorded_by: str
     at_us: int
 
-    @classmethod
-    def of(cls, a: RemedialActionRecord) -> RemedialActionRead:
-        return cls.model_validate({**a._asdict(), "employees": [e._asdict() for e in a.employees]})
-
 
 class IntegrityRecordRead(BaseModel):
     record_id: str
@@ -114,30 +106,16 @@ class IntegrityRecordRead(BaseModel):
     recorded_by: str
 
     @classmethod
-    def of(
-        cls, row: IntegrityRecord, actions: Sequence[RemedialActionRecord]
-    ) -> IntegrityRecordRead:
+    def of(cls, r: RemovalRecord) -> IntegrityRecordRead:
         """The record as read, its remedial actions with it and how long it was out."""
-        out = None if row.returned_at_us is None else row.returned_at_us - row.removed_at_us
-        return cls.model_validate({
-            **row._asdict(),
-            "out_of_play_us": out,
-            "remedial_actions": [RemedialActionRead.of(a) for a in actions],
-        })  # fmt: skip
-
-
-async def _record(service: FloorService, row: IntegrityRecord) -> IntegrityRecordRead:
-    actions = await integrity.remedial_actions(service.engine, row.record_id)
-    return IntegrityRecordRead.of(row, actions)
-
-
-async def _table_record(
-    service: FloorService, table_id: str, record_id: str
-) -> IntegrityRecordRead:
-    row = await integrity.record(service.engine, record_id)
-    if row.table_id != table_id:
-        raise NotFound(f"no integrity record {record_id!r} for table {table_id!r}")
-    return await _record(service, row)
+        return cls.model_validate(
+            {
+                **r.record._asdict(),
+                "out_of_play_us": r.out_of_play_us,
+                "remedial_actions": r.remedial_actions,
+            },
+            from_attributes=True,  # the remedial actions and their employees as read
+        )
 
 
 @router.post(
@@ -155,16 +133,11 @@ async def remove_from_play(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
+    integrity = service.integrity
     record_id = await integrity.remove_from_play(
-        service.runtime,
-        table_id=table_id,
-        removal=integrity.DeviceRemoval(**body.model_dump()),
-        actor=who.username,
-        letterhead=letterhead_of(
-            service.settings, service.statement(service.runtime.memory.link_of(table_id))
-        ),
+        table_id=table_id, removal=DeviceRemoval(**body.model_dump()), actor=who.username
     )
-    return await _table_record(service, table_id, record_id)
+    return IntegrityRecordRead.of(await integrity.record(table_id, record_id))
 
 
 @router.get(
@@ -176,11 +149,7 @@ async def remove_from_play(
 async def list_records(
     table_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(RECORD_READERS)]
 ) -> list[IntegrityRecordRead]:
-    service.runtime.memory.link_of(table_id)
-    return [
-        await _record(service, r)
-        for r in await integrity.records(service.engine, table_id=table_id)
-    ]
+    return [IntegrityRecordRead.of(r) for r in await service.integrity.records(table_id)]
 
 
 @router.get(
@@ -195,7 +164,7 @@ async def get_record(
     service: ServiceDep,
     _: Annotated[Principal, Depends(RECORD_READERS)],
 ) -> IntegrityRecordRead:
-    return await _table_record(service, table_id, record_id)
+    return IntegrityRecordRead.of(await service.integrity.record(table_id, record_id))
 
 
 @router.post(
@@ -211,7 +180,7 @@ async def add_remedial_action(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
-    action = integrity.RemedialAction(
+    action = RemedialAction(
         description=body.description,
         employees=[Employee(**e.model_dump()) for e in body.employees],
         outside_company_name=body.outside_company_name,
@@ -219,10 +188,11 @@ async def add_remedial_action(
         outside_company_telephone=body.outside_company_telephone,
         outside_individuals=body.outside_individuals,
     )
+    integrity = service.integrity
     await integrity.add_remedial_action(
-        service.runtime, table_id=table_id, record_id=record_id, action=action, actor=who.username
+        table_id=table_id, record_id=record_id, action=action, actor=who.username
     )
-    return await _table_record(service, table_id, record_id)
+    return IntegrityRecordRead.of(await integrity.record(table_id, record_id))
 
 
 @router.post(
@@ -238,14 +208,11 @@ async def verify_device(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
-    await integrity.record_verification(
-        service.runtime,
-        table_id=table_id,
-        record_id=record_id,
-        verification=body.verification,
-        actor=who.username,
+    integrity = service.integrity
+    await integrity.verify(
+        table_id=table_id, record_id=record_id, verification=body.verification, actor=who.username
     )
-    return await _table_record(service, table_id, record_id)
+    return IntegrityRecordRead.of(await integrity.record(table_id, record_id))
 
 
 @router.post(
@@ -260,7 +227,6 @@ async def return_to_play(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_WORKERS)],
 ) -> IntegrityRecordRead:
-    await integrity.return_to_play(
-        service.runtime, table_id=table_id, record_id=record_id, actor=who.username
-    )
-    return await _table_record(service, table_id, record_id)
+    integrity = service.integrity
+    await integrity.return_to_play(table_id=table_id, record_id=record_id, actor=who.username)
+    return IntegrityRecordRead.of(await integrity.record(table_id, record_id))

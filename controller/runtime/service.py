@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
-from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.corrections import Corrections
+from controller.paperwork.integrity import IntegrityRecords
+from controller.paperwork.pdf import Letterhead, letterhead_of
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
 from controller.periods import Clock, at_text
@@ -122,6 +124,8 @@ class FloorService:
         self._runtime: LinkRuntime | None = None
         self._workers: Workers | None = None
         self._records: Records | None = None
+        self._corrections: Corrections | None = None
+        self._integrity: IntegrityRecords | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -163,6 +167,20 @@ class FloorService:
         if self._records is None:
             raise RuntimeError("the service is not started")
         return self._records
+
+    @property
+    def corrections(self) -> Corrections:
+        """Corrections of the links' meters: requested by one person, decided by another."""
+        if self._corrections is None:
+            raise RuntimeError("the service is not started")
+        return self._corrections
+
+    @property
+    def integrity(self) -> IntegrityRecords:
+        """Tables removed from play, their records and their way back into play."""
+        if self._integrity is None:
+            raise RuntimeError("the service is not started")
+        return self._integrity
 
     @property
     def workers(self) -> Workers:
@@ -240,6 +258,10 @@ class FloorService:
                 await self._runtime.memory.load()
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
+            self._corrections = Corrections(engine, self._runtime, self.clock)
+            self._integrity = IntegrityRecords(
+                engine, self._runtime, self.clock, letterhead=self._letterhead
+            )
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -283,6 +305,8 @@ class FloorService:
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
         self._records = None
+        self._corrections = None
+        self._integrity = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
@@ -301,6 +325,11 @@ class FloorService:
         return self.settings.statement(
             lid for lid in shown if lid in states and states[lid].demonstration
         )
+
+    def _letterhead(self, link_id: str) -> Letterhead:
+        """The property's letterhead on a document of the link, stating what this
+        installation states of it (``statement``)."""
+        return letterhead_of(self.settings, self.statement(link_id))
 
     def last_checkpoint(self, link_id: str) -> tuple[int, str, str] | None:
         """The last checkpoint this controller signed of the link: (entry, seal, when)."""

@@ -9,7 +9,6 @@ from pathlib import Path
 from playwright.async_api import expect
 
 from controller.core.reducer.state import EntryKind
-from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.roles import Role
 from tests.app.browser import chromium, pytestmark, shot, signed_in
@@ -50,8 +49,8 @@ async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(tmp_path: Pat
             document_type="application/pdf",
         )
         # And one asked for, waiting for a second person.
-        await corrections.request_correction(
-            wf.service.runtime, link_id="stud", delta_cents=-2_00,
+        await wf.service.corrections.ask(
+            link_id="stud", delta_cents=-2_00,
             category=CorrectionCategory.LIMIT_ADJUSTMENT, reason="the Minor's limit lowered",
             requested_by="sam", document=b"%PDF-1.4 limit", document_name="limit.pdf",
             document_type="application/pdf",

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from playwright.async_api import Page, expect
 
-from controller.paperwork import corrections
 from controller.paperwork.corrections import CorrectionCategory
 from controller.roles import Role
 from tests.app.browser import chromium, pytestmark, shot, signed_in
@@ -84,8 +83,8 @@ async def test_audit_page_reconciles_and_a_second_supervisor_approves(tmp_path: 
     async with chromium() as browser, web_floor(tmp_path) as wf:
         runtime = wf.service.runtime
         await wait_until(lambda: runtime.memory.states["stud"].meter_units > 1_000_00 * 10_000)
-        request_id = await corrections.request_correction(
-            runtime, link_id="stud", delta_cents=-25, category=CorrectionCategory.MALFUNCTION,
+        request_id = await wf.service.corrections.ask(
+            link_id="stud", delta_cents=-25, category=CorrectionCategory.MALFUNCTION,
             reason="meter ran on after a sensor fault", requested_by="supervisor-a",
             document=b"%PDF-1.4 service report", document_name="report.pdf",
             document_type="application/pdf",

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind, TableReading
-from controller.paperwork.integrity import DeviceRemoval, remove_from_play
+from controller.paperwork.integrity import DeviceRemoval, IntegrityRecords
 from controller.storage.models import HitRow
 from controller.storage.store import LedgerStore
 from link_adapters.register_map import COMMAND_DISABLE_PROGRESSIVE, COMMAND_HIT_PENDING
@@ -172,11 +172,11 @@ async def test_bit0_stops_side_bets_at_a_held_table_and_one_out_of_play(
         await wait_until(lambda: held.command_bits & COMMAND_DISABLE_PROGRESSIVE != 0)
         assert held.command_bits & COMMAND_HIT_PENDING
         # Out of play (68 IAC 10-1-6.2): bit0 alone.
-        await remove_from_play(
-            h.runtime,
+        clock = h.runtime.memory.clock
+        await IntegrityRecords(h.store.engine, h.runtime, clock).remove_from_play(
             table_id="stud-2",
             removal=DeviceRemoval(
-                questioned_at_us=h.runtime.memory.clock.now_us(),
+                questioned_at_us=clock.now_us(),
                 device_type="table controller",
                 manufacturer_serial_number=None,
                 commission_registration_number="IN-1234",

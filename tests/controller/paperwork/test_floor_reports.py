@@ -11,8 +11,7 @@ from datetime import date, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from controller.paperwork import corrections
-from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.corrections import CorrectionCategory, Corrections
 from controller.paperwork.floor_reports import FloorReport, floor_report
 from controller.paperwork.pdf import Letterhead
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
@@ -45,13 +44,14 @@ async def _played(store: LedgerStore) -> tuple[LinkRuntime, Poller, int]:
     await rt.hits.verify(hit.hit_id, actor="tech")
     middle = clock.now_us() + 1
     clock.advance(2_000_000)
-    request = await corrections.request_correction(
-        rt, link_id="stud", delta_cents=-25, category=CorrectionCategory.MALFUNCTION,
+    corrections = Corrections(store.engine, rt, clock)
+    request = await corrections.ask(
+        link_id="stud", delta_cents=-25, category=CorrectionCategory.MALFUNCTION,
         reason="meter ran on after a sensor fault", requested_by="sup-a",
         document=b"%PDF-1.4 service report", document_name="report.pdf",
         document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request, approved_by="sup-b")
+    await corrections.approve(request, approved_by="sup-b")
     p.at = clock.now_us() + 1_000_000
     await rt.readings.apply([p.reading("t2", 1_000)])
     return rt, p, middle

@@ -9,8 +9,7 @@ import re
 
 from sqlalchemy import insert
 
-from controller.paperwork import corrections
-from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.corrections import CorrectionCategory, Corrections
 from controller.paperwork.export import CsvWriter, ExportKind, csv_cell, export
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
@@ -38,14 +37,16 @@ def test_text_that_starts_like_a_formula_is_neutralised_numbers_are_not() -> Non
 
 async def test_a_reduction_explained_with_a_formula_exports_as_text(store: LedgerStore) -> None:
     await make_link(store)
-    rt = LinkRuntime(store, FixedClock(T0))
+    clock = FixedClock(T0)
+    rt = LinkRuntime(store, clock)
     await rt.memory.load()
-    request_id = await corrections.request_correction(
-        rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
+    corrections = Corrections(store.engine, rt, clock)
+    request_id = await corrections.ask(
+        link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
         reason=FORMULA, requested_by="sup1", document=PDF, document_name="report.pdf",
         document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    await corrections.approve(request_id, approved_by="sup2")
     out = io.StringIO()
     n = await export(
         store.engine, out, kind=ExportKind.REDUCTIONS, fmt="csv",
@@ -118,15 +119,17 @@ async def test_stored_reasons_with_line_breaks_export_without_a_formula_row(
     store: LedgerStore,
 ) -> None:
     await make_link(store)
-    rt = LinkRuntime(store, FixedClock(T0))
+    clock = FixedClock(T0)
+    rt = LinkRuntime(store, clock)
     await rt.memory.load()
+    corrections = Corrections(store.engine, rt, clock)
     # The correction's reason as an attacker sent it: a bare CR, then a formula.
-    request_id = await corrections.request_correction(
-        rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
+    request_id = await corrections.ask(
+        link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
         reason="\r=1+1", requested_by="sup1", document=PDF, document_name="report.pdf",
         document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    await corrections.approve(request_id, approved_by="sup2")
     async with store.engine.begin() as conn:
         for i, text in enumerate(HOSTILE):
             await conn.execute(

@@ -14,14 +14,14 @@ from sqlalchemy.exc import DBAPIError
 from controller.core.games import Game
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind, TableReading
-from controller.paperwork import corrections, integrity, reconciliation
-from controller.paperwork.corrections import CorrectionCategory
-from controller.paperwork.integrity import DeviceRemoval, RemedialAction
+from controller.paperwork import reconciliation
+from controller.paperwork.corrections import CorrectionCategory, Corrections
+from controller.paperwork.integrity import DeviceRemoval, IntegrityRecords, RemedialAction
 from controller.paperwork.retention import run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
-from controller.storage.errors import StoreError
+from controller.storage.errors import NotFound, StoreError
 from controller.storage.models import DocumentRow, LedgerAnchorRow, MeterEntryRow
 from controller.storage.papers.integrity import Employee
 from controller.storage.papers.reconciliation import opening_units
@@ -66,13 +66,12 @@ async def rt_at(store: LedgerStore, at_us: int) -> tuple[LinkRuntime, FixedClock
 
 async def test_an_out_of_play_table_credits_nothing_until_returned(store: LedgerStore) -> None:
     await make_link(store)
-    rt, _ = await rt_at(store, T0)
+    rt, clock = await rt_at(store, T0)
+    integrity = IntegrityRecords(store.engine, rt, clock)
     poll = Poller()
     await rt.readings.apply([poll.reading("t1", 100)])
     opened = rt.memory.states["stud"].meter_units
-    record_id = await integrity.remove_from_play(
-        rt, table_id="t1", removal=removal(), actor="tech1"
-    )
+    record_id = await integrity.remove_from_play(table_id="t1", removal=removal(), actor="tech1")
     # Its contributions still arrive: nothing is credited, the baseline follows.
     await rt.readings.apply([poll.reading("t1", 140)])
     assert rt.memory.states["stud"].meter_units == opened
@@ -83,23 +82,21 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     assert [h.status for h in hits] == ["refused"]
 
     with pytest.raises(RuleViolation, match="remedial action"):
-        await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
+        await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
     with pytest.raises(RuleViolation, match="after a remedial action"):
-        await integrity.record_verification(
-            rt, table_id="t1", record_id=record_id, verification="ok", actor="sup1"
-        )
+        await integrity.verify(table_id="t1", record_id=record_id, verification="ok", actor="sup1")
     await integrity.add_remedial_action(
-        rt, table_id="t1", record_id=record_id, action=ACTION, actor="tech1"
+        table_id="t1", record_id=record_id, action=ACTION, actor="tech1"
     )
     # Read back as recorded: its lists as lists, decoded where they are stored.
-    (action,) = await integrity.remedial_actions(store.engine, record_id)
+    (action,) = (await integrity.record("t1", record_id)).remedial_actions
     assert action.employees == tuple(ACTION.employees) and action.outside_individuals == ()
     with pytest.raises(RuleViolation, match="verified"):
-        await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
-    await integrity.record_verification(
-        rt, table_id="t1", record_id=record_id, verification="100 test rounds", actor="sup1"
+        await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
+    await integrity.verify(
+        table_id="t1", record_id=record_id, verification="100 test rounds", actor="sup1"
     )
-    await integrity.return_to_play(rt, table_id="t1", record_id=record_id, actor="sup1")
+    await integrity.return_to_play(table_id="t1", record_id=record_id, actor="sup1")
     assert not rt.memory.states["stud"].tables["t1"].out_of_play
     await rt.readings.apply([poll.reading("t1", 150)])
     assert rt.memory.states["stud"].meter_units == opened + contribution_units(
@@ -109,7 +106,7 @@ async def test_an_out_of_play_table_credits_nothing_until_returned(store: Ledger
     assert (await store.load_link("stud")).tables["t1"].out_of_play is False
     assert (await verify_ledger(store.engine, KEY)).ok
 
-    row = await integrity.record(store.engine, record_id)
+    row = (await integrity.record("t1", record_id)).record
     async with store.engine.connect() as conn:
         notice = (
             await conn.execute(select(DocumentRow).where(DocumentRow.sha256 == row.notice_sha256))
@@ -147,20 +144,21 @@ async def test_an_outside_company_is_recorded_whole(store: LedgerStore) -> None:
 
 async def test_a_correction_takes_two_people_and_a_document(store: LedgerStore) -> None:
     await make_link(store)
-    rt, _ = await rt_at(store, T0)
+    rt, clock = await rt_at(store, T0)
+    corrections = Corrections(store.engine, rt, clock)
     with pytest.raises(RuleViolation, match="supporting document"):
-        await corrections.request_correction(
-            rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
+        await corrections.ask(
+            link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
             reason="meter ran on", requested_by="sup1", document=None,
         )  # fmt: skip
-    request_id = await corrections.request_correction(
-        rt, link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
+    request_id = await corrections.ask(
+        link_id="stud", delta_cents=-500, category=CorrectionCategory.MALFUNCTION,
         reason="meter ran on", requested_by="sup1", document=PDF, document_name="report.pdf",
         document_type="application/pdf",
     )  # fmt: skip
     before = rt.memory.states["stud"].meter_units  # a request moves nothing
     with pytest.raises(RuleViolation, match="cannot also approve"):
-        await corrections.approve_correction(rt, request_id, approved_by="sup1")
+        await corrections.approve(request_id, approved_by="sup1")
     # The runtime itself refuses a correction without a second person.
     with pytest.raises(RuleViolation, match="second person"):
         await rt.commands.correct(
@@ -168,29 +166,67 @@ async def test_a_correction_takes_two_people_and_a_document(store: LedgerStore) 
             approved_by=None, document=PDF,
         )  # fmt: skip
     assert rt.memory.states["stud"].meter_units == before
-    correction_id = await corrections.approve_correction(rt, request_id, approved_by="admin1")
+    correction_id = await corrections.approve(request_id, approved_by="admin1")
     assert rt.memory.states["stud"].meter_units == before - 500 * 10_000
-    req = await corrections.correction_request(store.engine, request_id)
+    req = await corrections.request(request_id)
     assert (req.status, req.decided_by, req.correction_id) == ("approved", "admin1", correction_id)
     with pytest.raises(StoreError, match="already approved"):
-        await corrections.approve_correction(rt, request_id, approved_by="admin2")
+        await corrections.approve(request_id, approved_by="admin2")
     assert (await verify_ledger(store.engine, KEY)).ok
+
+
+async def test_a_correction_of_an_unknown_link_is_not_found(store: LedgerStore) -> None:
+    await make_link(store)
+    rt, clock = await rt_at(store, T0)
+    corrections = Corrections(store.engine, rt, clock)
+    with pytest.raises(NotFound, match="no link 'nope'"):
+        corrections.meters("nope")
+    with pytest.raises(NotFound, match="no link 'nope'"):
+        await corrections.requests(link_id="nope")
+    with pytest.raises(NotFound, match="no link 'nope'"):
+        await corrections.ask(
+            link_id="nope", delta_cents=5, category=CorrectionCategory.OTHER, reason="x",
+            requested_by="sup1", document=None,
+        )  # fmt: skip
+    with pytest.raises(NotFound, match="no correction request"):
+        await corrections.approve("nope", approved_by="sup2")
+
+
+async def test_an_unknown_table_or_another_tables_record_is_not_found(store: LedgerStore) -> None:
+    await make_link(store)
+    rt, clock = await rt_at(store, T0)
+    integrity = IntegrityRecords(store.engine, rt, clock)
+    with pytest.raises(NotFound, match="no table 'nope'"):
+        await integrity.records("nope")
+    with pytest.raises(NotFound, match="no table 'nope'"):
+        await integrity.remove_from_play(table_id="nope", removal=removal(), actor="tech1")
+    record_id = await integrity.remove_from_play(table_id="t1", removal=removal(), actor="tech1")
+    # A record is found under its own table only.
+    with pytest.raises(NotFound, match="for table 't2'"):
+        await integrity.record("t2", record_id)
+    with pytest.raises(NotFound, match="for table 't2'"):
+        await integrity.add_remedial_action(
+            table_id="t2", record_id=record_id, action=ACTION, actor="tech1"
+        )
+    assert [r.record.record_id for r in await integrity.records("t1")] == [record_id]
+    assert await integrity.records("t2") == []
 
 
 async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore) -> None:
     await make_link(store)
-    rt, _ = await rt_at(store, T0)
+    rt, clock = await rt_at(store, T0)
     poll = Poller()
     await rt.readings.apply([poll.reading("t1", 0), poll.reading("t2", 0)])
     for n in range(1, 6):
         await rt.readings.apply([poll.reading("t1", 7 * n), poll.reading("t2", 3 * n)])
     await rt.readings.apply([poll.royal("t1", 36, seq=1)])
-    request_id = await corrections.request_correction(
-        rt, link_id="stud", delta_cents=-123, category=CorrectionCategory.TRANSFER,
+    corrections = Corrections(store.engine, rt, clock)
+    request_id = await corrections.ask(
+        link_id="stud", delta_cents=-123, category=CorrectionCategory.TRANSFER,
         reason="moved to the draw link", requested_by="sup1", document=PDF,
         document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    await corrections.approve(request_id, approved_by="sup2")
     total, weeks = await reconciliation.reconciliation(store.engine, "stud", T0, poll.at + SEC)
     assert total.balanced, total.problems
     assert total.difference_units == 0
@@ -243,11 +279,12 @@ async def test_retention_purges_the_old_keeps_the_young_and_verify_stays_whole(
     await rt.readings.apply([reading(1, 0)])
     clock.advance(SEC)
     await rt.readings.apply([reading(2, 10)])
-    request_id = await corrections.request_correction(
-        rt, link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
+    corrections = Corrections(store.engine, rt, clock)
+    request_id = await corrections.ask(
+        link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
         reason="old fix", requested_by="sup1", document=b"%PDF-old", document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    await corrections.approve(request_id, approved_by="sup2")
     clock.advance(years_before(now, 4) - clock.now_us())  # two years on: four years ago
     await rt.readings.apply([reading(3, 20)])
     meter = rt.memory.states["old"].meter_units

@@ -11,8 +11,7 @@ from sqlalchemy import func, insert, select, update
 
 from controller.core.games import Game
 from controller.core.reducer import TableReading
-from controller.paperwork import corrections
-from controller.paperwork.corrections import CorrectionCategory
+from controller.paperwork.corrections import CorrectionCategory, Corrections
 from controller.paperwork.retention import RetentionBusy, run_retention, years_before
 from controller.rules import RuleViolation
 from controller.runtime.clock import FixedClock
@@ -46,11 +45,12 @@ async def six_years_of_history(store: LedgerStore, now: int) -> None:
     await rt.readings.apply([reading(1, 0)])
     clock.advance(SEC)
     await rt.readings.apply([reading(2, 10)])
-    request_id = await corrections.request_correction(
-        rt, link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
+    corrections = Corrections(store.engine, rt, clock)
+    request_id = await corrections.ask(
+        link_id="old", delta_cents=-100, category=CorrectionCategory.MALFUNCTION,
         reason="old fix", requested_by="sup1", document=b"%PDF-old", document_type="application/pdf",
     )  # fmt: skip
-    await corrections.approve_correction(rt, request_id, approved_by="sup2")
+    await corrections.approve(request_id, approved_by="sup2")
     clock.advance(years_before(now, 1) - clock.now_us())
     await rt.readings.apply([reading(3, 20)])
 
