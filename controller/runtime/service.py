@@ -26,6 +26,8 @@ from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.floor_approvals import FloorMismatch
+from controller.runtime.hit_work import HitWork
+from controller.runtime.link_commands import LinkCommands
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import open_floor
@@ -122,6 +124,8 @@ class FloorService:
         self._runtime: LinkRuntime | None = None
         self._workers: Workers | None = None
         self._records: Records | None = None
+        self._hits: HitWork | None = None
+        self._commands: LinkCommands | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -163,6 +167,21 @@ class FloorService:
         if self._records is None:
             raise RuntimeError("the service is not started")
         return self._records
+
+    @property
+    def hits(self) -> HitWork:
+        """The technician's work after a hit: verifying it, the second signature, the hand
+        pay and the tax form recorded, the table released."""
+        if self._hits is None:
+            raise RuntimeError("the service is not started")
+        return self._hits
+
+    @property
+    def commands(self) -> LinkCommands:
+        """The commands people give a link: anomalies reviewed, rates changed, recovery."""
+        if self._commands is None:
+            raise RuntimeError("the service is not started")
+        return self._commands
 
     @property
     def workers(self) -> Workers:
@@ -239,6 +258,8 @@ class FloorService:
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.memory.load()
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
+            self._hits = self._runtime.hits
+            self._commands = self._runtime.commands
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
@@ -283,6 +304,8 @@ class FloorService:
         if locks is not None:
             await locks.close()  # only now may a standby take the links over
         self._records = None
+        self._hits = None
+        self._commands = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
