@@ -16,6 +16,7 @@ from typing import Any, Literal
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.pdf import letterhead_of
+from controller.paperwork.reconciliation import Reconciliations
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
 from controller.periods import Clock, at_text
@@ -126,6 +127,7 @@ class FloorService:
         self._records: Records | None = None
         self._hits: HitWork | None = None
         self._commands: LinkCommands | None = None
+        self._reconciliations: Reconciliations | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -167,6 +169,13 @@ class FloorService:
         if self._records is None:
             raise RuntimeError("the service is not started")
         return self._records
+
+    @property
+    def reconciliations(self) -> Reconciliations:
+        """The reconciliation of a link's meter for auditors, over any period."""
+        if self._reconciliations is None:
+            raise RuntimeError("the service is not started")
+        return self._reconciliations
 
     @property
     def hits(self) -> HitWork:
@@ -260,6 +269,7 @@ class FloorService:
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
             self._hits = self._runtime.hits
             self._commands = self._runtime.commands
+            self._reconciliations = Reconciliations(engine, self._runtime.memory, self.clock)
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
@@ -306,6 +316,7 @@ class FloorService:
         self._records = None
         self._hits = None
         self._commands = None
+        self._reconciliations = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
