@@ -15,10 +15,12 @@ from typing import Any, Literal
 
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.reconciliation import Reconciliations
 from controller.paperwork.record_views import Records
 from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.paperwork.submissions import ReviewDesk
 from controller.periods import Clock, at_text
 from controller.rules.statement import Statement
 from controller.runtime import readiness
@@ -128,6 +130,8 @@ class FloorService:
         self._hits: HitWork | None = None
         self._commands: LinkCommands | None = None
         self._reconciliations: Reconciliations | None = None
+        self._filing_desk: FilingDesk | None = None
+        self._review_desk: ReviewDesk | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -176,6 +180,21 @@ class FloorService:
         if self._reconciliations is None:
             raise RuntimeError("the service is not started")
         return self._reconciliations
+
+    @property
+    def filing_desk(self) -> FilingDesk:
+        """Filing submissions with the commission, under this installation's law, bound on a
+        jackpot's odds, letterhead and demonstration mode."""
+        if self._filing_desk is None:
+            raise RuntimeError("the service is not started")
+        return self._filing_desk
+
+    @property
+    def review_desk(self) -> ReviewDesk:
+        """The submissions filed at ``filing_desk``: read, and reviewed by the commission."""
+        if self._review_desk is None:
+            raise RuntimeError("the service is not started")
+        return self._review_desk
 
     @property
     def hits(self) -> HitWork:
@@ -270,6 +289,13 @@ class FloorService:
             self._hits = self._runtime.hits
             self._commands = self._runtime.commands
             self._reconciliations = Reconciliations(engine, self._runtime.memory, self.clock)
+            self._filing_desk = FilingDesk(
+                self._runtime,
+                jackpot_odds_bound=self.settings.jackpot_odds_bound,
+                letterhead=letterhead_of(self.settings),
+                demonstration=self.settings.demonstration,
+            )
+            self._review_desk = ReviewDesk(self._filing_desk)
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
@@ -317,6 +343,8 @@ class FloorService:
         self._hits = None
         self._commands = None
         self._reconciliations = None
+        self._filing_desk = None
+        self._review_desk = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
