@@ -19,7 +19,7 @@ from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.reconciliation import Reconciliations
 from controller.paperwork.record_views import Records
-from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.paperwork.retention import RetentionJob, RetentionPurge, check_periods_in_force
 from controller.paperwork.submissions import ReviewDesk
 from controller.periods import Clock, at_text
 from controller.rules.statement import Statement
@@ -132,6 +132,7 @@ class FloorService:
         self._reconciliations: Reconciliations | None = None
         self._filing_desk: FilingDesk | None = None
         self._review_desk: ReviewDesk | None = None
+        self._retention_purge: RetentionPurge | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -195,6 +196,14 @@ class FloorService:
         if self._review_desk is None:
             raise RuntimeError("the service is not started")
         return self._review_desk
+
+    @property
+    def retention_purge(self) -> RetentionPurge:
+        """The purge of records past their retention period, run once on demand; the schedule
+        (``retention``) runs the same."""
+        if self._retention_purge is None:
+            raise RuntimeError("the service is not started")
+        return self._retention_purge
 
     @property
     def hits(self) -> HitWork:
@@ -296,6 +305,7 @@ class FloorService:
                 demonstration=self.settings.demonstration,
             )
             self._review_desk = ReviewDesk(self._filing_desk)
+            self._retention_purge = RetentionPurge(self._runtime)
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
@@ -304,7 +314,7 @@ class FloorService:
                 await self.change_feed.start()
             if self._retention_schedule:
                 self.retention = RetentionJob(
-                    self._runtime,
+                    self._retention_purge,
                     meter_years=self.settings.meter_retention_years,
                     integrity_years=self.settings.integrity_retention_years,
                     first_run_s=self.settings.retention_first_run_s,
@@ -345,6 +355,7 @@ class FloorService:
         self._reconciliations = None
         self._filing_desk = None
         self._review_desk = None
+        self._retention_purge = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken
