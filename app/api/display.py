@@ -41,6 +41,7 @@ from app.security.authentication import (
 from app.security.feed_access import FeedAccess
 from controller.runtime.service import FloorService
 from controller.settings import Settings
+from controller.storage.errors import NotFound
 
 # Close codes of the feed, in the application range 4000-4999 (401 and 404 as in HTTP). A
 # 4401's reason says why in a few words ("signed out: token revoked"), for the display to show.
@@ -169,7 +170,7 @@ async def _feed(
         except TokenRefused as exc:
             await websocket.close(CLOSE_UNAUTHORIZED, f"signed out: {exc.why}")
             return
-    if link_id not in service.runtime.memory.states:
+    if not _on_floor(service, link_id):
         await websocket.close(CLOSE_UNKNOWN_LINK, f"no link {link_id[:60]!r}")
         return
     hub: LiveHub = websocket.app.state.live_hub
@@ -196,6 +197,15 @@ async def _feed(
         ending = feed.result()
     if ending == "dropped":
         await _close_quickly(websocket, CLOSE_TOO_SLOW, "not keeping up; reconnect")
+
+
+def _on_floor(service: FloorService, link_id: str) -> bool:
+    """Whether the link is one of this floor's (``Records.known_link``)."""
+    try:
+        service.records.known_link(link_id)
+    except NotFound:
+        return False
+    return True
 
 
 async def _close_quickly(websocket: WebSocket, code: int, reason: str) -> None:
@@ -242,7 +252,7 @@ async def display_page(
             "This installation shows its jackpots to its own displays only: open this page "
             "with ?token= and the display's device token.",
         )
-    if link_id not in service.runtime.memory.states:
+    if not _on_floor(service, link_id):
         return _message_page(404, "No such jackpot", f"There is no link {link_id!r}.")
     # The jurisdiction, and demonstration mode when the installation runs in it or the link
     # was opened in it; the feed says the same, and the page follows it.

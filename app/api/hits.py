@@ -199,7 +199,7 @@ async def verify_hit(
     body: VerifyRequest | None = None,
 ) -> HitRead:
     cards = body.codes() if body is not None else None
-    row = await service.runtime.hits.verify(hit_id, actor=who.username, cards=cards)
+    row = await service.hits.verify(hit_id, actor=who.username, cards=cards)
     return read_hit(service, row)
 
 
@@ -217,7 +217,7 @@ async def sign_off_hit(
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
 ) -> HitRead:
-    row = await service.runtime.hits.sign_off(hit_id, actor=who.username)
+    row = await service.hits.sign_off(hit_id, actor=who.username)
     return read_hit(service, row)
 
 
@@ -233,7 +233,7 @@ async def hand_pay(
     service: ServiceDep,
     who: Annotated[Principal, Depends(HIT_WORKERS)],
 ) -> HitRead:
-    row = await service.runtime.hits.record_hand_pay(
+    row = await service.hits.record_hand_pay(
         hit_id, amount_cents=body.amount_cents, actor=who.username
     )
     return read_hit(service, row)

@@ -22,7 +22,6 @@ from controller.paperwork.pdf import Letterhead, letterhead_of, render_pdf
 from controller.paperwork.reconciliation import Reconciliation
 from controller.paperwork.report_documents import REPORT_SIGNATURES, meters_table
 from controller.rules.statement import Statement
-from controller.runtime.service import FloorService
 
 router = APIRouter(prefix="/api/v1")
 
@@ -126,12 +125,11 @@ async def get_reconciliation(
     since: SinceQuery = None,
     until: UntilQuery = None,
 ) -> ReconciliationReport:
-    since_us, until_us = period(since, until, service.clock.now_us())
+    reconciliations = service.reconciliations
+    since_us, until_us = period(since, until, reconciliations.now_us())
     async with service.workers.job() as job:
-        total, weeks = await reconciliation.reconciliation(
-            service.engine, link_id, since_us, until_us, job=job
-        )
-        return await job.run(_report, total, weeks, _names(service, link_id))
+        total, weeks = await reconciliations.period(link_id, since_us, until_us, job=job)
+        return await job.run(_report, total, weeks, reconciliations.level_names(link_id))
 
 
 def _day(at_us: int) -> str:
@@ -140,14 +138,6 @@ def _day(at_us: int) -> str:
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-
-def _names(service: FloorService, link_id: str) -> dict[str, str]:
-    """The levels' names by key, as the link is loaded now."""
-    state = service.runtime.memory.states.get(link_id)
-    if state is None:
-        return {}
-    return {f"L{i + 1}": lv.config.name for i, lv in enumerate(state.levels)}
 
 
 def _report(
@@ -191,19 +181,17 @@ async def export_reconciliation(
     since: SinceQuery = None,
     until: UntilQuery = None,
 ) -> Response:
-    since_us, until_us = period(since, until, service.clock.now_us())
+    reconciliations = service.reconciliations
+    since_us, until_us = period(since, until, reconciliations.now_us())
     async with service.workers.job() as job:
-        total, weeks = await reconciliation.reconciliation(
-            service.engine, link_id, since_us, until_us, job=job
-        )
+        total, weeks = await reconciliations.period(link_id, since_us, until_us, job=job)
         anchors = reconciliation.anchor_lines(
-            await reconciliation.chain_head(service.engine, link_id),
-            service.last_checkpoint(link_id),
+            await reconciliations.chain_head(link_id), service.last_checkpoint(link_id)
         )
         # The file name is built from checked values only, never from what a caller typed:
         # the link and the first and last days of the period (UTC, as the period is read).
         stem = f"reconciliation-{link_id}-{_day(since_us)}-{_day(max(since_us, until_us - 1))}"
-        names = _names(service, link_id)
+        names = reconciliations.level_names(link_id)
         said = service.statement(link_id)
         if format == "csv":
             text = await job.run(_report_csv, total, weeks, anchors, names, said)

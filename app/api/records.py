@@ -105,7 +105,7 @@ async def list_anomalies(
 async def _review(
     service: ServiceDep, anomaly_id: str, who: Principal, body: ReviewRequest, *, approve: bool
 ) -> AnomalyRead:
-    await service.runtime.commands.review_anomaly(
+    await service.commands.review_anomaly(
         anomaly_id, approve=approve, reviewer=who.username, reason=body.reason
     )
     return _anomaly(await service.records.anomaly(anomaly_id))

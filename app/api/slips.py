@@ -89,7 +89,7 @@ async def record_tax_form(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TAX_FORM_WRITERS)],
 ) -> TaxFormRead:
-    row = await service.runtime.hits.record_tax_form(
+    row = await service.hits.record_tax_form(
         hit_id,
         reference=body.reference,
         from_cents=service.settings.tax_reporting_from,

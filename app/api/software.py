@@ -84,9 +84,7 @@ class SelfCheckRead(BaseModel):
     def of(cls, service: FloorService) -> SelfCheckRead:
         shown: dict[str, Any] = dict(service.software())
         shown.pop("checked_at", None)
-        return cls(
-            **shown, inoperable_links=dict(sorted(service.runtime.memory.inoperable.items()))
-        )
+        return cls(**shown, inoperable_links=service.records.inoperable_links())
 
 
 @router.get(

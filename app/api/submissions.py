@@ -27,7 +27,6 @@ from app.security.authentication import Principal, require
 from controller.core.games import Game
 from controller.core.reducer.levels import LevelError, levels_from_dicts
 from controller.paperwork.filing_desk import Filing, FilingDesk
-from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.submission_views import submission_document, submission_words
 from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
@@ -50,19 +49,6 @@ FILERS = require(Role.SUPERVISOR, Role.ADMIN)
 READERS = require(Role.COMMISSION_AGENT, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
 # 68 IAC 10-1-3(c)(2), 10-1-4(2): the commission reviews; nobody else.
 REVIEWERS = require(Role.COMMISSION_AGENT)
-
-
-def filing_desk(service: FloorService) -> FilingDesk:
-    return FilingDesk(
-        service.runtime,
-        jackpot_odds_bound=service.settings.jackpot_odds_bound,
-        letterhead=letterhead_of(service.settings),
-        demonstration=service.settings.demonstration,
-    )
-
-
-def review_desk(service: FloorService) -> ReviewDesk:
-    return ReviewDesk(filing_desk(service))
 
 
 async def read(d: ReviewDesk, row: Submission) -> SubmissionRead:
@@ -91,10 +77,10 @@ async def file_submission(
     service: ServiceDep,
     who: Annotated[Principal, Depends(FILERS)],
 ) -> SubmissionRead:
-    d = filing_desk(service)
+    d = service.filing_desk
     filing = await _prepare(d, body, service, who)
     row = await d.file(filing, filed_by=who.username)
-    return await read(ReviewDesk(d), row)
+    return await read(service.review_desk, row)
 
 
 async def _prepare(
@@ -108,9 +94,7 @@ async def _prepare(
         return await d.prepare_new_link(
             body.link_id, effective_at_us=body.effective_at_us, waiver=waiver
         )
-    state = service.runtime.memory.states.get(body.link_id)
-    if state is None:
-        raise NotFound(f"no link {body.link_id!r}")
+    state = service.records.link_state(body.link_id)
     game = None if body.game is None else Game(body.game)
     paytable = None
     if body.paytable is not None:
@@ -177,7 +161,7 @@ async def check_submission(
             notice_days=None,
             jurisdiction=service.settings.law.title,
         )
-    d = filing_desk(service)
+    d = service.filing_desk
     kind = SubmissionKind(body.kind)
     proposal = body.values()
     effective = body.effective_at_us
@@ -226,10 +210,7 @@ def _where(loc: tuple[int | str, ...]) -> str | None:
 async def filing_terms(
     link_id: IdText, service: ServiceDep, _: Annotated[Principal, Depends(FILERS)]
 ) -> FilingTermsRead:
-    state = service.runtime.memory.states.get(link_id)
-    if state is None:
-        raise NotFound(f"no link {link_id!r}")
-    return terms_of(state, filing_desk(service))
+    return terms_of(service.records.link_state(link_id), service.filing_desk)
 
 
 @router.get("", summary="Submissions, newest first", responses=errors(401, 403, 422))
@@ -239,7 +220,7 @@ async def list_submissions(
     status: Annotated[Literal["filed", "approved", "rejected"] | None, Query()] = None,
     link: Annotated[IdText | None, Query(description="only this link's submissions")] = None,
 ) -> list[SubmissionRead]:
-    d = review_desk(service)
+    d = service.review_desk
     rows = await d.find(link_id=link, status=status)
     return [await read(d, r) for r in rows]
 
@@ -248,7 +229,7 @@ async def list_submissions(
 async def get_submission(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionRead:
-    d = review_desk(service)
+    d = service.review_desk
     return await read(d, await d.filing.get(submission_id))
 
 
@@ -263,7 +244,7 @@ async def get_submission(
 async def document(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> SubmissionDocument:
-    d = review_desk(service)
+    d = service.review_desk
     doc = await submission_document(d, await d.filing.get(submission_id))
     return SubmissionDocument.model_validate(doc)
 
@@ -283,7 +264,7 @@ PACKET_RESPONSES: dict[int | str, dict[str, Any]] = {
 async def packet_json(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
-    content, name, ctype = await review_desk(service).packet(submission_id, "json")
+    content, name, ctype = await service.review_desk.packet(submission_id, "json")
     return Response(
         content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
     )
@@ -298,7 +279,7 @@ async def packet_json(
 async def packet_pdf(
     submission_id: Reference, service: ServiceDep, _: Annotated[Principal, Depends(READERS)]
 ) -> Response:
-    content, name, ctype = await review_desk(service).packet(submission_id, "pdf")
+    content, name, ctype = await service.review_desk.packet(submission_id, "pdf")
     return Response(
         content, media_type=ctype, headers={"Content-Disposition": f'inline; filename="{name}"'}
     )
@@ -319,7 +300,7 @@ async def approve(
     who: Annotated[Principal, Depends(REVIEWERS)],
     body: ApproveRequest | None = None,
 ) -> SubmissionRead:
-    d = review_desk(service)
+    d = service.review_desk
     row = await d.approve(
         submission_id,
         reviewer=who.username,
@@ -341,6 +322,6 @@ async def reject(
     service: ServiceDep,
     who: Annotated[Principal, Depends(REVIEWERS)],
 ) -> SubmissionRead:
-    d = review_desk(service)
+    d = service.review_desk
     row = await d.reject(submission_id, reviewer=who.username, role=who.role, reason=body.reason)
     return await read(d, row)

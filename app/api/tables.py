@@ -61,5 +61,5 @@ async def reset_table(
     service: ServiceDep,
     who: Annotated[Principal, Depends(TABLE_RESETTERS)],
 ) -> TableRead:
-    await service.runtime.hits.release_table(table_id, actor=who.username)
+    await service.hits.release_table(table_id, actor=who.username)
     return _read(service, table_id)

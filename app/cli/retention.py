@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from app.cli.common import db_option, main, reach, run, settings_for
-from controller.paperwork.retention import run_retention
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
 from controller.rules.meter_records import RETENTION_CLAUSE
 from controller.runtime.service import FloorService
@@ -46,8 +45,7 @@ def retention_run(
         service = FloorService(settings, retention_schedule=False)
         await service.start()
         try:
-            return await run_retention(
-                service.runtime,
+            return await service.retention_purge.run(
                 meter_years=settings.meter_retention_years if meter_years is None else meter_years,
                 integrity_years=(
                     settings.integrity_retention_years

@@ -33,6 +33,11 @@ class Memory(Protocol):
 
     def is_live(self, link_id: str, now_us: int) -> bool: ...
 
+    @property
+    def inoperable(self) -> Mapping[str, str]:
+        """The links that failed their check, with what differs, by id."""
+        ...
+
     def is_inoperable(self, link_id: str) -> str | None:
         """What differs in the link's stored state, if it failed its check; else None."""
         ...

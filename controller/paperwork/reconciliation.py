@@ -26,13 +26,16 @@ from typing import Any
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import Term, term_of
+from controller.core.reducer.levels import level_key
 from controller.paperwork.jobs import Job, step
+from controller.paperwork.links import Memory
 from controller.paperwork.meter_lines import (
     FIXED_PAY_CLAUSE,
     FixedPayLine,
     MeterLines,
     meter_line_summary,
 )
+from controller.periods import Clock
 from controller.storage.database import snapshot
 from controller.storage.errors import NotFound
 from controller.storage.handles import Connection, Database
@@ -45,6 +48,7 @@ __all__ = [
     "WEEK_US",
     "Fold",
     "Reconciliation",
+    "Reconciliations",
     "TableLine",
     "anchor_lines",
     "chain_head",
@@ -269,6 +273,40 @@ async def chain_head(engine: Database, link_id: str) -> tuple[int, str]:
     if head is None:
         raise NotFound(f"no link {link_id!r}")
     return head.last_seq, head.last_hash
+
+
+class Reconciliations:
+    """The reconciliation of any link's meter as auditors ask for it, over the database, the
+    links in memory (the names of a link's levels) and the clock the periods are read
+    against. Built once per running service; every read opens a connection of its own."""
+
+    def __init__(self, engine: Database, memory: Memory, clock: Clock) -> None:
+        self._engine = engine
+        self._memory = memory
+        self._clock = clock
+
+    def now_us(self) -> int:
+        """Now, as the periods asked for are read against it."""
+        return self._clock.now_us()
+
+    def level_names(self, link_id: str) -> dict[str, str]:
+        """The names of the link's levels by key (L1, L2, ...), as the link is loaded now;
+        none for a link not on this floor."""
+        state = self._memory.states.get(link_id)
+        if state is None:
+            return {}
+        return {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+
+    async def period(
+        self, link_id: str, since_us: int, until_us: int, *, job: Job | None = None
+    ) -> tuple[Reconciliation, list[Reconciliation]]:
+        """The period's reconciliation and its weekly report (``reconciliation``); not found
+        for a link never opened."""
+        return await reconciliation(self._engine, link_id, since_us, until_us, job=job)
+
+    async def chain_head(self, link_id: str) -> tuple[int, str]:
+        """The link's history head (sequence number, seal) as the database records it now."""
+        return await chain_head(self._engine, link_id)
 
 
 def anchor_lines(head: tuple[int, str], signed: tuple[int, str, str] | None) -> list[str]:

@@ -364,6 +364,11 @@ class Records:
         """What differs in the link's stored state, if it failed its check; else None."""
         return self._memory.is_inoperable(link_id)
 
+    def inoperable_links(self) -> dict[str, str]:
+        """Every link that does not play now because its stored state failed its check, with
+        what differs, in order of id."""
+        return dict(sorted(self._memory.inoperable.items()))
+
     def level_name(self, link_id: str, level: str | None) -> str | None:
         """The name of a level of the link's pool (L1, L2, ...), as configured; None for no
         level, an unknown link or level."""

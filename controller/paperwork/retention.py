@@ -129,6 +129,23 @@ async def run_retention(
         return report
 
 
+class RetentionPurge:
+    """The purge of one floor's links and integrity records (``run_retention``), over the
+    links in memory it commits through; built once per running service, and run on its
+    schedule (``RetentionJob``) or once, on demand."""
+
+    def __init__(self, runtime: Links) -> None:
+        self._runtime = runtime
+
+    async def run(
+        self, *, meter_years: int, integrity_years: int, actor: str = "retention"
+    ) -> RetentionReport:
+        """Purge what is past its period; returns the manifests written."""
+        return await run_retention(
+            self._runtime, meter_years=meter_years, integrity_years=integrity_years, actor=actor
+        )
+
+
 class RetentionBusy(StoreError):
     """Another process of the floor is running the purge."""
 
@@ -297,14 +314,14 @@ class RetentionJob:
 
     def __init__(
         self,
-        runtime: Links,
+        purge: RetentionPurge,
         *,
         meter_years: int,
         integrity_years: int,
         first_run_s: float,
         interval_s: float,
     ) -> None:
-        self.runtime = runtime
+        self.purge = purge
         self.meter_years = meter_years
         self.integrity_years = integrity_years
         self.first_run_s = first_run_s
@@ -345,8 +362,8 @@ class RetentionJob:
     async def run_once(self) -> RetentionReport | None:
         report: RetentionReport | None = None
         try:
-            report = await run_retention(
-                self.runtime, meter_years=self.meter_years, integrity_years=self.integrity_years
+            report = await self.purge.run(
+                meter_years=self.meter_years, integrity_years=self.integrity_years
             )
         except RetentionBusy:
             log.info("retention purge left to the process running it now")

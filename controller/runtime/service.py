@@ -11,15 +11,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from controller.access.accounts import Accounts
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.corrections import Corrections
+from controller.paperwork.filing_desk import FilingDesk
 from controller.paperwork.integrity import IntegrityRecords
 from controller.paperwork.pdf import Letterhead, letterhead_of
+from controller.paperwork.reconciliation import Reconciliations
 from controller.paperwork.record_views import Records
-from controller.paperwork.retention import RetentionJob, check_periods_in_force
+from controller.paperwork.retention import RetentionJob, RetentionPurge, check_periods_in_force
+from controller.paperwork.submissions import ReviewDesk
 from controller.periods import Clock, at_text
 from controller.rules.statement import Statement
 from controller.runtime import readiness
@@ -28,6 +31,8 @@ from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.floor_approvals import FloorMismatch
+from controller.runtime.hit_work import HitWork
+from controller.runtime.link_commands import LinkCommands
 from controller.runtime.link_locks import LinkLocks, floor_setup
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import open_floor
@@ -52,6 +57,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+_Part = TypeVar("_Part")
 
 TableStateName = Literal[
     "online",
@@ -84,6 +91,13 @@ class TableStatus:
     status_flags: TableFlags | None  # what the table reports of its own state
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
+
+
+def _started(part: _Part | None) -> _Part:
+    """A part the service builds when it starts; asked for before, it is a fault."""
+    if part is None:
+        raise RuntimeError("the service is not started")
+    return part
 
 
 class FloorService:
@@ -126,6 +140,12 @@ class FloorService:
         self._records: Records | None = None
         self._corrections: Corrections | None = None
         self._integrity: IntegrityRecords | None = None
+        self._hits: HitWork | None = None
+        self._commands: LinkCommands | None = None
+        self._reconciliations: Reconciliations | None = None
+        self._filing_desk: FilingDesk | None = None
+        self._review_desk: ReviewDesk | None = None
+        self._retention_purge: RetentionPurge | None = None
         self.poller: Poller | None = None
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
@@ -138,57 +158,74 @@ class FloorService:
 
     @property
     def engine(self) -> Database:
-        if self._engine is None:
-            raise RuntimeError("the service is not started")
-        return self._engine
+        return _started(self._engine)
 
     @property
     def accounts(self) -> Accounts:
         """The people who sign in, their account changes and the displays' tokens."""
-        if self._accounts is None:
-            raise RuntimeError("the service is not started")
-        return self._accounts
+        return _started(self._accounts)
 
     @property
     def store(self) -> LedgerStore:
-        if self._store is None:
-            raise RuntimeError("the service is not started")
-        return self._store
+        return _started(self._store)
 
     @property
     def runtime(self) -> LinkRuntime:
-        if self._runtime is None:
-            raise RuntimeError("the service is not started")
-        return self._runtime
+        return _started(self._runtime)
 
     @property
     def records(self) -> Records:
         """The records as people read them: hits, history, the meter, anomalies, documents."""
-        if self._records is None:
-            raise RuntimeError("the service is not started")
-        return self._records
+        return _started(self._records)
 
     @property
     def corrections(self) -> Corrections:
         """Corrections of the links' meters: requested by one person, decided by another."""
-        if self._corrections is None:
-            raise RuntimeError("the service is not started")
-        return self._corrections
+        return _started(self._corrections)
 
     @property
     def integrity(self) -> IntegrityRecords:
         """Tables removed from play, their records and their way back into play."""
-        if self._integrity is None:
-            raise RuntimeError("the service is not started")
-        return self._integrity
+        return _started(self._integrity)
+
+    @property
+    def reconciliations(self) -> Reconciliations:
+        """The reconciliation of a link's meter for auditors, over any period."""
+        return _started(self._reconciliations)
+
+    @property
+    def filing_desk(self) -> FilingDesk:
+        """Filing submissions with the commission, under this installation's law, bound on a
+        jackpot's odds, letterhead and demonstration mode."""
+        return _started(self._filing_desk)
+
+    @property
+    def review_desk(self) -> ReviewDesk:
+        """The submissions filed at ``filing_desk``: read, and reviewed by the commission."""
+        return _started(self._review_desk)
+
+    @property
+    def retention_purge(self) -> RetentionPurge:
+        """The purge of records past their retention period, run once on demand; the schedule
+        (``retention``) runs the same."""
+        return _started(self._retention_purge)
+
+    @property
+    def hits(self) -> HitWork:
+        """The technician's work after a hit: verifying it, the second signature, the hand
+        pay and the tax form recorded, the table released."""
+        return _started(self._hits)
+
+    @property
+    def commands(self) -> LinkCommands:
+        """The commands people give a link: anomalies reviewed, rates changed, recovery."""
+        return _started(self._commands)
 
     @property
     def workers(self) -> Workers:
         """Threads for the heavy work asked over the web (reports, exports, verification),
         so that it never holds up the polls and heartbeats of this process's event loop."""
-        if self._workers is None:
-            raise RuntimeError("the service is not started")
-        return self._workers
+        return _started(self._workers)
 
     async def start(self) -> None:
         # First of all, before the database is opened or a table polled: software that fails
@@ -257,6 +294,17 @@ class FloorService:
                 self._runtime = LinkRuntime(store, self.clock)
                 await self._runtime.memory.load()
             self._runtime.hits.second_signature_from_cents = self.settings.second_signature_from
+            self._hits = self._runtime.hits
+            self._commands = self._runtime.commands
+            self._reconciliations = Reconciliations(engine, self._runtime.memory, self.clock)
+            self._filing_desk = FilingDesk(
+                self._runtime,
+                jackpot_odds_bound=self.settings.jackpot_odds_bound,
+                letterhead=letterhead_of(self.settings),
+                demonstration=self.settings.demonstration,
+            )
+            self._review_desk = ReviewDesk(self._filing_desk)
+            self._retention_purge = RetentionPurge(self._runtime)
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             self._corrections = Corrections(engine, self._runtime, self.clock)
             self._integrity = IntegrityRecords(
@@ -269,7 +317,7 @@ class FloorService:
                 await self.change_feed.start()
             if self._retention_schedule:
                 self.retention = RetentionJob(
-                    self._runtime,
+                    self._retention_purge,
                     meter_years=self.settings.meter_retention_years,
                     integrity_years=self.settings.integrity_retention_years,
                     first_run_s=self.settings.retention_first_run_s,
@@ -307,6 +355,12 @@ class FloorService:
         self._records = None
         self._corrections = None
         self._integrity = None
+        self._hits = None
+        self._commands = None
+        self._reconciliations = None
+        self._filing_desk = None
+        self._review_desk = None
+        self._retention_purge = None
         workers, self._workers = self._workers, None
         if workers is not None:
             workers.close()  # the steps under way are finished, nothing new taken

@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 
-from app.api.submissions import review_desk
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.roles import Role
@@ -22,7 +21,7 @@ CHECK = "/api/v1/submissions/check"
 
 
 async def _rows(wf: WebFloor) -> list[Submission]:
-    return await review_desk(wf.service).find()
+    return await wf.service.review_desk.find()
 
 
 async def _both(
