@@ -38,8 +38,6 @@ from controller.access.users import ensure_demo_users
 from controller.core.reducer import LinkState
 from controller.manifest import default_manifest, make_manifest
 from controller.paperwork.checkpoints import make_key_pair
-from controller.paperwork.filing_desk import FilingDesk
-from controller.paperwork.submissions import ReviewDesk
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.service import FloorService
@@ -194,9 +192,7 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
         for note in service.floor_notes:  # the demo's floor gives the starting terms
             say(note)
         agent = next(name for name, role, _ in users if role == "commission_agent")
-        await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
-            reviewer=agent, role=Role.COMMISSION_AGENT
-        )
+        await service.review_desk.approve_new_links(reviewer=agent, role=Role.COMMISSION_AGENT)
         floor = DemoFloor(
             service,
             sim,
