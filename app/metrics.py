@@ -72,8 +72,6 @@ from app.floor_gauges import FloorState
 from app.live import LiveHub
 from controller.core.reducer import EntryKind, Outcome
 from controller.runtime.service import FloorService
-from controller.storage.hits import unreleased_hits
-from controller.storage.verify import verify_ledger
 
 log = logging.getLogger(__name__)
 
@@ -247,8 +245,7 @@ class FloorMetrics:
 
     async def verify_now(self) -> bool:
         """Walk every link's chain; the result is what the verification gauges show."""
-        service = self.service
-        report = await verify_ledger(service.engine, service.store.key, workers=1)
+        report = await self.service.records.verify_ledger()
         for p in report.problems:
             log.error("ledger verification: link %s entry %s: %s", p.link_id, p.seq, p.what)
         self.verified(ok=report.ok)
@@ -265,21 +262,7 @@ class FloorMetrics:
 
     async def refresh(self) -> None:
         """Read what only the database knows: since when the held tables wait."""
-        service = self.service
-        held = {
-            (link_id, tid)
-            for link_id, state in service.runtime.memory.states.items()
-            for tid, ts in state.tables.items()
-            if ts.hit_pending
-        }
-        since: dict[str, int] = {}
-        if held:
-            for hit in await unreleased_hits(service.engine):
-                if (hit.link_id, hit.table_id) in held:
-                    since[hit.link_id] = min(
-                        hit.first_at_us, since.get(hit.link_id, hit.first_at_us)
-                    )
-        self.held_since_us = since
+        self.held_since_us = await self.service.records.held_since()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -25,7 +25,7 @@ from controller.rules.jurisdictions import Jurisdiction
 from controller.storage.anomalies import Anomalies, AnomalyRecord
 from controller.storage.errors import NotFound
 from controller.storage.handles import Database
-from controller.storage.hits import HitFilter, HitRecord, Hits
+from controller.storage.hits import HitFilter, HitRecord, Hits, unreleased_hits
 from controller.storage.link_names import link_names as names_of_link
 from controller.storage.papers import history_reads as stored
 from controller.storage.papers.documents import Document, load_document
@@ -520,6 +520,24 @@ class Records:
             link_ids=[link_id] if link_id is not None else None,
             workers=1,
         )
+
+    async def held_since(self) -> dict[str, int]:
+        """Since when each link has had a table held for a hit (the earliest unreleased hit
+        of a table still held), for the links that have one."""
+        held = {
+            (link_id, table_id)
+            for link_id, state in self._memory.states.items()
+            for table_id, table in state.tables.items()
+            if table.hit_pending
+        }
+        since: dict[str, int] = {}
+        if held:
+            for hit in await unreleased_hits(self._engine):
+                if (hit.link_id, hit.table_id) in held:
+                    since[hit.link_id] = min(
+                        hit.first_at_us, since.get(hit.link_id, hit.first_at_us)
+                    )
+        return since
 
     def _level_names(self, link_id: str) -> dict[str, str] | None:
         """The names of the levels of the link's pool by key (L1, L2, ...); None when the
