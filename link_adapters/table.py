@@ -7,6 +7,7 @@ allows, because on an RS-485 bus every request costs every other table on it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from link_adapters.errors import AdapterError
@@ -64,6 +65,10 @@ class TableHandle:
         # one-request poll when the profile has it.
         self._span_words: list[int] | None = None
         self._read_write: ReadWrite | None = None
+        # The last block read and what it decoded to: a table's registers mostly read the same
+        # from one poll to the next, and the same words decode to the same registers.
+        self._last_block: Sequence[int] | None = None
+        self._last_registers: TableRegisters | None = None
         span = profile.write_span
         if span is not None:
             start, count = span
@@ -110,7 +115,7 @@ class TableHandle:
         except AdapterError as exc:
             _name_table(exc, self._name)
             raise
-        return decode_words(profile, block, table=self._name)
+        return self._decoded(block)
 
     async def exchange(
         self,
@@ -136,7 +141,7 @@ class TableHandle:
         except AdapterError as exc:
             _name_table(exc, self._name)
             raise
-        return decode_words(self._profile, block, table=self._name)
+        return self._decoded(block)
 
     async def write(
         self,
@@ -173,6 +178,15 @@ class TableHandle:
         except AdapterError as exc:
             _name_table(exc, self._name)
             raise
+
+    def _decoded(self, block: Sequence[int]) -> TableRegisters:
+        """``block`` decoded with the profile; the registers of the last block when it reads
+        the same (compared word for word before anything is decoded)."""
+        if block == self._last_block and self._last_registers is not None:
+            return self._last_registers
+        registers = decode_words(self._profile, block, table=self._name)
+        self._last_block, self._last_registers = block, registers
+        return registers
 
     def _remember(self, command_bits: int | None, meter_cents: int | None) -> None:
         """Take the fields given (not None) as what the table should hold from now on; all

@@ -25,10 +25,16 @@ from controller.core.reducer import REDUCING_KINDS, EntryKind, MeterEvent
 GENESIS = "0" * 64
 
 
+# ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, the encoder
+# made once: json.dumps makes one at every call given any of those arguments, and this text is
+# made for every entry and row written.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_details(details: Mapping[str, Any] | str) -> str:
     if isinstance(details, str):
         return details
-    return json.dumps(details, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(details)
 
 
 def key_fingerprint(key: bytes) -> str:

@@ -41,10 +41,37 @@ def _keyed(key: bytes) -> Any:
     return hashlib.blake2b(key=key[:64], digest_size=32, person=PERSON)
 
 
+# ``json.dumps(payload, sort_keys=True, separators=(",", ":"))``, the encoder made once (a
+# table's row is sealed at every poll).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def _mac(key: bytes, payload: Any) -> str:
+    return _mac_text(key, _ENCODER.encode(payload))
+
+
+def _mac_text(key: bytes, text: str) -> str:
     h = _keyed(key).copy()
-    h.update(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode())
+    h.update(text.encode())
     return str(h.hexdigest())
+
+
+@lru_cache(maxsize=4096)
+def _table_frame(link_id: str, config: TableConfig) -> tuple[str, str]:
+    """The text of a table's sealed list before and after its counters: what ``_mac`` makes of
+    ``["table", link_id, ..., counters(, game)]`` is ``head + counters + tail``, the same
+    bytes, with the parts that never change between polls made once."""
+    fixed: list[Any] = [
+        "table",
+        link_id,
+        config.table_id,
+        config.denomination_cents,
+        config.seats,
+        config.max_credits_per_seat_round,
+        config.min_round_us,
+    ]
+    tail = "]" if config.game is None else "," + _ENCODER.encode(str(config.game)) + "]"
+    return _ENCODER.encode(fixed)[:-1] + ",", tail
 
 
 def table_seal(
@@ -56,19 +83,10 @@ def table_seal(
     fields = (
         counters if "seal" not in counters else {k: v for k, v in counters.items() if k != "seal"}
     )
-    sealed: list[Any] = [
-        "table",
-        link_id,
-        config.table_id,
-        config.denomination_cents,
-        config.seats,
-        config.max_credits_per_seat_round,
-        config.min_round_us,
-        fields,
-    ]
-    if config.game is not None:
-        sealed.append(str(config.game))
-    return _mac(key, sealed)
+    # The seal of ["table", link_id, table_id, denomination, seats, the two round limits,
+    # fields] (with the game last when the table names one), as _mac makes it.
+    head, tail = _table_frame(link_id, config)
+    return _mac_text(key, head + _ENCODER.encode(fields) + tail)
 
 
 def link_seal(

@@ -158,13 +158,12 @@ class TablePolling:
         loop = asyncio.get_running_loop()
         started = loop.time()
         fenced = tp.link_id in self.fenced
-        state = self.runtime.memory.states[tp.link_id]
+        memory = self.runtime.memory
+        state = memory.states[tp.link_id]
         ts = state.tables[tid]
-        held = (
-            None
-            if fenced
-            else self.runtime.memory.wagering_hold(tp.link_id, self.clock.now_us(), table_id=tid)
-        )
+        # What the table may do and is told is decided as of now, once.
+        now_us = None if fenced else self.clock.now_us()
+        held = None if now_us is None else memory.wagering_hold(tp.link_id, now_us, table_id=tid)
         # A heartbeat opens the table to progressive bets, and a table's first reading only sets
         # its baseline: until that baseline is recorded, the table is read without a heartbeat.
         # Otherwise bets taken between the heartbeat and a baseline that never lands (a crash,
@@ -174,7 +173,9 @@ class TablePolling:
             one_request = False
         try:
             if one_request:
-                command, meter = (None, None) if fenced else self._wanted(state, ts, held)
+                command, meter = (
+                    (None, None) if now_us is None else self._wanted(state, ts, held, now_us)
+                )
                 tp.heartbeat = next_heartbeat(tp.heartbeat)
                 regs = await tp.handle.exchange(
                     command=command, meter_cents=meter, heartbeat=tp.heartbeat
@@ -320,11 +321,14 @@ class TablePolling:
         return True
 
     def _wanted(
-        self, state: LinkState, ts: TableState, held: str | None
+        self, state: LinkState, ts: TableState, held: str | None, now_us: int | None = None
     ) -> tuple[TableCommand, int]:
-        """What the table should hold now: (command, meter cents), from the link's state and
-        the table's (``state``, ``ts``; only ever what the database holds)."""
-        meter = display_frame(state, now_us=self.clock.now_us()).amount_cents
+        """What the table should hold at ``now_us`` (by default now): (command, meter cents),
+        from the link's state and the table's (``state``, ``ts``; only ever what the database
+        holds)."""
+        if now_us is None:
+            now_us = self.clock.now_us()
+        meter = display_frame(state, now_us=now_us).amount_cents
         # A table's own meter shows at most METER_MAX_CENTS. A meter beyond that (68 IAC
         # 10-1-5(d) gives it no ceiling) shows at the most the table can show there; the
         # floor displays show it whole.

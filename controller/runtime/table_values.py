@@ -27,6 +27,14 @@ __all__ = [
 COUNTER_MODULUS = 2**32
 
 
+# Every command there is (a table is told one at every poll): made once, handed out as they are.
+_COMMANDS = {
+    (disable, pending): TableCommand(disable_progressive=disable, hit_pending=pending)
+    for disable in (False, True)
+    for pending in (False, True)
+}
+
+
 def table_command(ts: TableState, *, link_hold: str | None) -> TableCommand:
     """What a table is told: take no progressive wagers whenever it must not, and whether a
     hit there waits for a technician.
@@ -36,10 +44,8 @@ def table_command(ts: TableState, *, link_hold: str | None) -> TableCommand:
     would be credited nowhere), or on a link that may not play (``link_hold``: awaiting the
     commission's approval, 68 IAC 10-1-3(c)(4), or inoperable).
     """
-    return TableCommand(
-        disable_progressive=ts.hit_pending or ts.out_of_play or link_hold is not None,
-        hit_pending=ts.hit_pending,
-    )
+    pending = bool(ts.hit_pending)
+    return _COMMANDS[pending or bool(ts.out_of_play) or link_hold is not None, pending]
 
 
 def command_bits(ts: TableState, *, link_hold: str | None) -> int:
@@ -54,6 +60,17 @@ CLAIMED_HANDS: Mapping[HitHand, HandCategory] = {
 }
 
 
+class _Zeros(dict[int, tuple[int, ...]]):
+    """Nothing wagered at any seat, by the number of seats: each tuple made once."""
+
+    def __missing__(self, length: int) -> tuple[int, ...]:
+        zeros = self[length] = (0,) * length
+        return zeros
+
+
+_NO_CREDITS = _Zeros()
+
+
 def seat_deltas(
     now: tuple[int, ...] | None, before: tuple[int, ...] | None
 ) -> tuple[int, ...] | None:
@@ -62,7 +79,9 @@ def seat_deltas(
     counters, or this process has not read it before)."""
     if now is None or before is None or len(now) != len(before):
         return None
-    return tuple((n - b) % COUNTER_MODULUS for n, b in zip(now, before, strict=True))
+    if now == before:  # most polls: nobody wagered since
+        return _NO_CREDITS[len(now)]
+    return tuple([(n - b) % COUNTER_MODULUS for n, b in zip(now, before, strict=True)])
 
 
 def to_reading(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from controller.core.games import Game, Paytable, make_paytable
@@ -29,6 +30,18 @@ def to_json(value: Any) -> str:
 
 def claims_json(claims: Iterable[HitClaim]) -> str:
     return to_json([c.to_dict() for c in claims])
+
+
+# A table's counter row is written at every poll, and its claims seldom change: their text is
+# kept for the claims it was made of (a claim's text follows from its fields alone).
+@lru_cache(maxsize=4096)
+def _claim_text(claim: HitClaim) -> str:
+    return to_json(claim.to_dict())
+
+
+@lru_cache(maxsize=1024)
+def _claims_text(claims: tuple[HitClaim, ...]) -> str:
+    return claims_json(claims)
 
 
 def claims_of(text: str) -> tuple[HitClaim, ...]:
@@ -188,12 +201,10 @@ def counter_fields(ts: TableState) -> dict[str, Any]:
         "at_us": ts.at_us,
         "last_hit_seq": ts.last_hit_seq,
         "last_hit_round": ts.last_hit_round,
-        "last_hit_claim": None
-        if ts.last_hit_claim is None
-        else to_json(ts.last_hit_claim.to_dict()),
+        "last_hit_claim": None if ts.last_hit_claim is None else _claim_text(ts.last_hit_claim),
         "last_hit_gone": ts.last_hit_gone,
         "hit_epoch": ts.hit_epoch,
-        "open_claims": claims_json(ts.open_claims),
+        "open_claims": _claims_text(tuple(ts.open_claims)) if ts.open_claims else "[]",
         "hit_pending": ts.hit_pending,
         "online": ts.online,
         "out_of_play": ts.out_of_play,

@@ -129,8 +129,8 @@ async def _claim_heads(
         entries.extend(sealed)
         new_seq, new_hash = (sealed[-1].seq, sealed[-1].hash) if sealed else (last_seq, last_hash)
         new_heads[link_id] = (new_seq, new_hash)
-        new_seals[link_id] = book.seal_link(state, new_seq, new_hash, table_seals)
         fields = link_fields(state)
+        new_seals[link_id] = book.seal_link(state, new_seq, new_hash, table_seals, fields=fields)
         # The mystery triggers are sealed over in plain form and stored encrypted
         # (storage.draw_cipher): the row never tells a reader when a level will hit.
         fields["levels"] = hide_draws(book.key, link_id, fields["levels"])

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.games import Game
@@ -50,11 +51,16 @@ _PG_COUNTER_UPDATE = text(
     + ", ".join(("table_id", *_COUNTER_FIELDS))
     + ") WHERE t.table_id = v.table_id"
 )
-_COUNTER_UPDATE = (
-    COUNTERS.update()
-    .where(COUNTERS.c.table_id == bindparam("b_table_id"))
-    .values({k: bindparam(f"b_{k}") for k in _COUNTER_FIELDS})
+# SQLite: one row a parameter set, handed to the driver as it is (a tuple in this order):
+# every table of the floor is written every cycle, and the statement layer's work on a
+# thousand parameter sets (its bind processors turn each boolean into the 1 or 0 the driver
+# makes of it anyway) would cost more than the update itself.
+_COUNTER_UPDATE_SQL = (
+    "UPDATE table_counters SET "
+    + ", ".join(f"{k} = ?" for k in _COUNTER_FIELDS)
+    + " WHERE table_id = ?"
 )
+_COUNTER_UPDATE_ROW = itemgetter(*_COUNTER_FIELDS, "table_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +128,10 @@ class Tables:
                 {k: [r[k] for r in rows] for k in ("table_id", *_COUNTER_FIELDS)},
             )
         else:
-            await conn.execute(_COUNTER_UPDATE, [{f"b_{k}": v for k, v in r.items()} for r in rows])
+            await conn.exec_driver_sql(
+                _COUNTER_UPDATE_SQL,
+                [_COUNTER_UPDATE_ROW(r) for r in rows],
+            )
 
     async def of_links(self, link_ids: Sequence[str]) -> list[StoredTable]:
         rows = await self.conn.execute(

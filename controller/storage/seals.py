@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.core.reducer import LinkState, TableState
 from controller.core.state_seal import link_seal, table_seal
@@ -62,9 +63,13 @@ class SealBook:
         last_seq: int,
         last_hash: str,
         new_table_seals: Mapping[str, str] | None = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
     ) -> str:
+        """The link row's seal; ``fields``: ``link_fields(state)`` when the caller has made
+        them already (a commit writes them too)."""
         fresh = new_table_seals or {}
-        fields = link_fields(state)
+        fields = link_fields(state) if fields is None else dict(fields)
         # The levels and other games' paytables are sealed only where they say something the
         # rest of the row does not (a link of levels, a fixed-pay link of a game that is not
         # fixed-pay only, a mixed-game link): every seal made before them still verifies.
