@@ -89,12 +89,23 @@ async def unit_of_work(
 @contextlib.asynccontextmanager
 async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """One connection in a transaction, committed when the block ends without an error. A
-    unique key written twice is refused as ``Duplicate`` (the driver's error is its cause)."""
+    unique key written twice is refused as ``Duplicate`` (the driver's error is its cause);
+    any other refusal of the database (a guard of the history) is raised as it was."""
     try:
         async with engine.begin() as conn:
             yield conn
     except IntegrityError as exc:
+        if not _key_written_twice(exc):
+            raise
         raise Duplicate("already stored: written twice, or by another at the same moment") from exc
+
+
+def _key_written_twice(exc: IntegrityError) -> bool:
+    """A unique key's violation: SQLSTATE 23505 on PostgreSQL, SQLite's own words."""
+    causes = (exc.orig, getattr(exc.orig, "__cause__", None))
+    if any(getattr(c, "sqlstate", None) == "23505" for c in causes):
+        return True
+    return str(exc.orig).startswith("UNIQUE constraint failed")
 
 
 @contextlib.asynccontextmanager
