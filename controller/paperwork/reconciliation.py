@@ -16,7 +16,6 @@ up is listed in ``problems``; ``balanced`` is true only when there are none.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from typing import Any
 
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
-from controller.core.reducer.conservation import Term, term_of
+from controller.core.reducer.conservation import Term, entry_details, term_of
 from controller.core.reducer.levels import level_key
 from controller.paperwork.jobs import Job, step
 from controller.paperwork.links import Memory
@@ -197,7 +196,7 @@ class Fold:
                 self._next_week()
             contribution = None
             if e.kind == EntryKind.CONTRIBUTION:
-                d = json.loads(e.details)
+                d = entry_details(e.details)
                 contribution = (d["credits"], d["denomination_cents"], d["rate_bp"])
             _take(self.total, e, contribution)
             _take(self._week, e, contribution)

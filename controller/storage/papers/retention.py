@@ -8,7 +8,6 @@ transaction.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -17,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from controller.core.reducer import EntryKind
+from controller.core.reducer.conservation import entry_details
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -132,7 +132,7 @@ async def purge_manifest(conn: AsyncConnection, link_id: str, seq: int) -> dict[
     """What the purge that left the chain's anchor at ``seq`` sealed, if its entry is kept."""
     q = select(_m.details).where(_m.link_id == link_id, _m.kind == str(EntryKind.RETENTION_PURGE))
     for details in (await conn.scalars(q)).all():
-        d = json.loads(details)
+        d = entry_details(details)
         if d.get("last_seq") == seq:
             return dict(d)
     return None
