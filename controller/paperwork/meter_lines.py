@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.core.ledger import SealedEntry
 from controller.core.money import displayed_cents
 from controller.core.reducer import EntryKind
 from controller.core.reducer.conservation import Term, entry_details, entry_meters, term_of
@@ -232,12 +233,10 @@ class AwardSeen:
     hand: str | None = None
 
 
-def award_of(
-    *, hit_id: str | None, at_us: int, table_id: str | None, delta_units: int, details: str
-) -> AwardSeen:
+def award_of(entry: SealedEntry) -> AwardSeen:
     """The level an award entry paid from (the meter its split lowers; a link of one meter:
     L1) and what it paid."""
-    d = entry_details(details)
+    d = entry.decoded_details()
     split = entry_meters(d)
     level = FIRST
     if split:
@@ -246,11 +245,11 @@ def award_of(
             level = lowered[0]
     seat = d.get("seat")
     return AwardSeen(
-        hit_id=hit_id,
-        at_us=at_us,
-        table_id=table_id,
+        hit_id=entry.hit_id,
+        at_us=entry.at_us,
+        table_id=entry.table_id,
         level=level,
-        award_cents=displayed_cents(-delta_units),
+        award_cents=displayed_cents(-entry.delta_units),
         kind="mystery" if "mystery" in d else "hand",
         seat=seat if isinstance(seat, int) else None,
         hand=d.get("hand") if isinstance(d.get("hand"), str) else None,

@@ -292,16 +292,7 @@ async def level_hits(engine: Database, link_id: str) -> dict[str, LevelHits]:
     won and the newest ``RECENT_HITS``, as the history's award entries record them."""
     async with connected(engine) as conn:
         rows = await award_entries(conn, link_id)
-    return meter_lines.level_hits(
-        meter_lines.award_of(
-            hit_id=r.hit_id,
-            at_us=r.at_us,
-            table_id=r.table_id,
-            delta_units=r.delta_units,
-            details=r.details,
-        )
-        for r in rows
-    )
+    return meter_lines.level_hits(meter_lines.award_of(r) for r in rows)
 
 
 class HitLookup(Protocol):
