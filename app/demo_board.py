@@ -3,7 +3,6 @@ board it prints (every link with its levels, fixed-pay links, the recent hits)."
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
@@ -13,6 +12,7 @@ from datetime import datetime
 from app.demo_floor import TABLES_PER_GATEWAY, DemoPlan
 from controller.core.money import format_cents
 from controller.core.reducer import Hit, LinkState, Outcome, display_frame
+from controller.core.reducer.conservation import entry_details
 from controller.core.reducer.display import level_frames
 from controller.core.verification import HitWorkRefused
 from controller.rules import RuleViolation
@@ -207,7 +207,7 @@ class DemoFloor:
 
 def _reset_text(state: LinkState, details: object) -> str:
     if isinstance(details, str):
-        details = json.loads(details)
+        details = entry_details(details)
     level = details.get("level") if isinstance(details, Mapping) else None
     if isinstance(level, str) and level[1:].isdigit():
         lv = state.levels[int(level[1:]) - 1]

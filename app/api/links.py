@@ -4,10 +4,10 @@ hits."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from app.api.deps import ServiceDep
 from app.api.floor_models import LinkRead, SinceQuery, TableRead, UntilQuery, errors, period
@@ -24,6 +24,7 @@ from app.security.authentication import (
 from controller.paperwork import record_views
 from controller.roles import Role
 from controller.runtime.service import FloorService
+from controller.storage.papers.documents import DocumentFile
 
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 
@@ -73,6 +74,14 @@ class DocumentRead(BaseModel):
     content_type: str
     size: int
     url: str = Field(description="where an auditor downloads it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _where(cls, data: Any) -> Any:
+        # A document as the records name it: the answer also says where it is downloaded.
+        if isinstance(data, DocumentFile):
+            return {**data._asdict(), "url": f"/api/v1/documents/{data.sha256}"}
+        return data
 
 
 class HistoryEntryRead(BaseModel):
@@ -172,36 +181,7 @@ async def link_history(
         since_us=since_us,
         until_us=until_us,
         next_after_seq=page.next_after_seq,
-        entries=[
-            HistoryEntryRead(
-                seq=e.seq,
-                at_us=e.at_us,
-                kind=e.kind,
-                meter_before_cents=e.meter_before_cents,
-                meter_after_cents=e.meter_after_cents,
-                delta_cents=e.delta_cents,
-                delta_units=e.delta_units,
-                table_id=e.table_id,
-                hit_id=e.hit_id,
-                anomaly_id=e.anomaly_id,
-                correction_id=e.correction_id,
-                explanation=e.explanation,
-                reduction_reason=e.reduction_reason,
-                correction_category=e.correction_category,
-                approved_by=e.approved_by,
-                documents=[
-                    DocumentRead(
-                        sha256=d.sha256,
-                        filename=d.filename,
-                        content_type=d.content_type,
-                        size=d.size,
-                        url=f"/api/v1/documents/{d.sha256}",
-                    )
-                    for d in e.documents
-                ],
-            )
-            for e in page.entries
-        ],
+        entries=[HistoryEntryRead.model_validate(e, from_attributes=True) for e in page.entries],
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from controller.core.meter_trail import ARMED_KIND, METERS_MARK, MeterTrail, TrailPart, TrailState
 from controller.core.reducer import REDUCING_KINDS, EntryKind, MeterEvent
+from controller.core.reducer.conservation import entry_details, entry_meters
 
 GENESIS = "0" * 64
 
@@ -66,6 +67,15 @@ class SealedEntry(NamedTuple):
 
     def as_row(self) -> dict[str, Any]:
         return dict(zip(ENTRY_COLUMNS, self, strict=True))
+
+    def decoded_details(self) -> Mapping[str, Any]:
+        """What ``details`` says, decoded (``conservation.entry_details``)."""
+        return entry_details(self.details)
+
+    def meters(self) -> Mapping[str, Sequence[int]] | None:
+        """How the entry moved each meter of its pool, or None for an entry of a link with
+        one meter (``conservation.entry_meters``)."""
+        return entry_meters(self.details)
 
 
 ENTRY_COLUMNS: tuple[str, ...] = (

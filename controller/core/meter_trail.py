@@ -25,13 +25,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.core.money import UNITS_PER_CENT
-from controller.core.reducer.conservation import split_step
+from controller.core.reducer.conservation import entry_details, split_step
 from controller.core.reducer.levels import FIRST, mystery_commitment
 from controller.core.reducer.state import EntryKind
 
@@ -154,8 +153,8 @@ class MeterTrail:
         anything."""
         if not self.wants(kind, delta, details):
             return None
-        d = json.loads(details) if details else {}
-        split = d.get("meters") if isinstance(d, dict) else None
+        d = entry_details(details)
+        split = d.get("meters")
         if split is not None:
             problem = self._split(seq, before, delta, split)
         elif delta:

@@ -15,13 +15,13 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.games import Game, Paytable, make_paytable
 from controller.core.meter_trail import MeterTrail, TrailState
+from controller.core.reducer.conservation import entry_details
 from controller.core.reducer.levels import (
     FIRST,
     OVERFLOW,
@@ -127,7 +127,7 @@ class PoolRebuilder:
         just_changed, self._just_changed = self._just_changed, set()
         if kind not in _READ:
             return
-        d: Mapping[str, Any] = json.loads(details)
+        d = entry_details(details)
         pool = self.pool
         if kind == _OPENED:
             if "levels" in d:

@@ -210,21 +210,22 @@ def _hit_row(r: HitRecord) -> dict[str, Any]:
 
 
 def _reduction_row(r: Reduction) -> dict[str, Any]:
+    e, c = r
     return {
-        "link_id": r.link_id,
-        "seq": r.seq,
-        "at": iso(r.at_us),
-        "kind": r.kind,
-        "delta_units": r.delta_units,
-        "meter_before_units": r.meter_before_units,
-        "meter_after_units": r.meter_after_units,
-        "explanation": r.explanation,
-        "hit_id": r.hit_id,
-        "correction_id": r.correction_id,
-        "correction_category": r.category,
-        "requested_by": r.requested_by,
-        "approved_by": r.approved_by,
-        "document_sha256": r.document_sha256,
+        "link_id": e.link_id,
+        "seq": e.seq,
+        "at": iso(e.at_us),
+        "kind": e.kind,
+        "delta_units": e.delta_units,
+        "meter_before_units": e.meter_before_units,
+        "meter_after_units": e.meter_after_units,
+        "explanation": e.explanation,
+        "hit_id": e.hit_id,
+        "correction_id": e.correction_id,
+        "correction_category": c and c.category,
+        "requested_by": c and c.requested_by,
+        "approved_by": c and c.approved_by,
+        "document_sha256": c and c.document_sha256,
     }
 
 

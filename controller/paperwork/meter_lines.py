@@ -18,14 +18,14 @@ Pure: it reads what storage hands it, no I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.core.ledger import SealedEntry
 from controller.core.money import displayed_cents
 from controller.core.reducer import EntryKind
-from controller.core.reducer.conservation import Term, entry_meters, term_of
+from controller.core.reducer.conservation import Term, entry_details, entry_meters, term_of
 from controller.core.reducer.levels import FIRST, LevelError, parse_key
 from controller.rules.wagers import BETS_REGISTERED_CLAUSE
 
@@ -46,13 +46,6 @@ __all__ = [
 FIXED_PAY_CLAUSE = BETS_REGISTERED_CLAUSE
 # How many of a level's hits the link's view lists (NY 5320.8: the last 25 hits).
 RECENT_HITS = 25
-
-
-def _parsed(details: Mapping[str, Any] | str) -> Mapping[str, Any]:
-    if isinstance(details, str):
-        loaded = json.loads(details or "{}")
-        return loaded if isinstance(loaded, dict) else {}
-    return details
 
 
 @dataclass(slots=True)
@@ -113,7 +106,7 @@ class MeterLines:
     def take(self, seq: int, kind: str, before_units: int, delta_units: int, details: str) -> None:
         """One entry, the next in sequence."""
         if kind == EntryKind.BETS_REGISTERED:
-            d = _parsed(details)
+            d = entry_details(details)
             fp = self.fixed_pay = self.fixed_pay or FixedPayLine()
             fp.bets_credits += int(d["credits"])
             fp.bets_cents += int(d["credits"]) * int(d["denomination_cents"])
@@ -173,7 +166,7 @@ class MeterLines:
         line = self.meters[level]
         line.moved_units += out
         line.seeded_units += split[level][1] - out
-        said = _parsed(details).get("seeded_units")
+        said = entry_details(details).get("seeded_units")
         if said is not None and said != split[level][1] - out:
             self.problems.append(
                 f"entry {seq}: says the house seeded {said} units, its meters show "
@@ -240,12 +233,10 @@ class AwardSeen:
     hand: str | None = None
 
 
-def award_of(
-    *, hit_id: str | None, at_us: int, table_id: str | None, delta_units: int, details: str
-) -> AwardSeen:
+def award_of(entry: SealedEntry) -> AwardSeen:
     """The level an award entry paid from (the meter its split lowers; a link of one meter:
     L1) and what it paid."""
-    d = _parsed(details)
+    d = entry.decoded_details()
     split = entry_meters(d)
     level = FIRST
     if split:
@@ -254,11 +245,11 @@ def award_of(
             level = lowered[0]
     seat = d.get("seat")
     return AwardSeen(
-        hit_id=hit_id,
-        at_us=at_us,
-        table_id=table_id,
+        hit_id=entry.hit_id,
+        at_us=entry.at_us,
+        table_id=entry.table_id,
         level=level,
-        award_cents=displayed_cents(-delta_units),
+        award_cents=displayed_cents(-entry.delta_units),
         kind="mystery" if "mystery" in d else "hand",
         seat=seat if isinstance(seat, int) else None,
         hand=d.get("hand") if isinstance(d.get("hand"), str) else None,

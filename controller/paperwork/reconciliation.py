@@ -16,13 +16,13 @@ up is listed in ``problems``; ``balanced`` is true only when there are none.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from controller.core.ledger import SealedEntry
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import Term, term_of
@@ -40,7 +40,7 @@ from controller.storage.database import snapshot
 from controller.storage.errors import NotFound
 from controller.storage.handles import Connection, Database
 from controller.storage.papers import reconciliation as stored
-from controller.storage.papers.reconciliation import Entry, opening_units
+from controller.storage.papers.reconciliation import opening_units
 from controller.storage.unit_of_work import connected
 
 __all__ = [
@@ -118,7 +118,7 @@ class Reconciliation:
         return self.difference_units == 0 and not self.problems
 
 
-def _take(r: Reconciliation, e: Entry, contribution: tuple[int, int, int] | None) -> None:
+def _take(r: Reconciliation, e: SealedEntry, contribution: tuple[int, int, int] | None) -> None:
     """One entry (the next in sequence) into ``r``, whose closing is the meter so far;
     ``contribution`` is a contribution's (credits, denomination, rate) as it records them."""
     if e.meter_before_units != r.closing_units:
@@ -191,13 +191,13 @@ class Fold:
         self.weeks.append(_closed(week))
         self._week = self._new_week(week.until_us, week.closing_units)
 
-    def add(self, entries: Sequence[Entry]) -> None:
+    def add(self, entries: Sequence[SealedEntry]) -> None:
         for e in entries:
             while e.at_us >= self._week.until_us and self._week.until_us < self.total.until_us:
                 self._next_week()
             contribution = None
             if e.kind == EntryKind.CONTRIBUTION:
-                d = json.loads(e.details)
+                d = e.decoded_details()
                 contribution = (d["credits"], d["denomination_cents"], d["rate_bp"])
             _take(self.total, e, contribution)
             _take(self._week, e, contribution)
@@ -211,7 +211,7 @@ class Fold:
 
 
 def reconcile(
-    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[Entry]
+    link_id: str, since_us: int, until_us: int, opening_units: int, entries: Sequence[SealedEntry]
 ) -> Reconciliation:
     """The reconciliation of ``entries`` (the period's, in sequence order) from ``opening``."""
     fold = Fold(link_id, since_us, until_us, opening_units)
@@ -231,7 +231,7 @@ def week_start_us(at_us: int) -> int:
 
 def entry_batches(
     conn: Connection, link_id: str, since_us: int, until_us: int
-) -> AsyncIterator[list[Entry]]:
+) -> AsyncIterator[list[SealedEntry]]:
     """The period's entries in sequence order, ``BATCH`` at a time as the database sends them."""
     return stored.entry_batches(conn, link_id, since_us, until_us, batch=BATCH)
 

@@ -28,7 +28,7 @@ from controller.storage.handles import Database
 from controller.storage.hits import HitFilter, HitRecord, Hits, unreleased_hits
 from controller.storage.link_names import link_names as names_of_link
 from controller.storage.papers import history_reads as stored
-from controller.storage.papers.documents import Document, load_document
+from controller.storage.papers.documents import Document, DocumentFile, load_document
 from controller.storage.papers.history_reads import HistoryLine, MeterReading
 from controller.storage.papers.reconciliation import award_entries
 from controller.storage.unit_of_work import connected
@@ -39,14 +39,6 @@ MAX_POINTS = 2_000
 # A position in a record (an entry's seq, an offset into a list): the most a database integer
 # holds (64 bits, signed), so that no position asked for fails as the query is bound.
 MAX_POSITION = 2**63 - 1
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DocumentRef:
-    sha256: str
-    filename: str
-    content_type: str
-    size: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,7 +58,7 @@ class HistoryEntry:
     reduction_reason: str | None  # set on every entry that lowers the meter
     correction_category: str | None
     approved_by: str | None
-    documents: tuple[DocumentRef, ...]
+    documents: tuple[DocumentFile, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,35 +104,27 @@ async def history(
     return HistoryPage(entries=entries, next_after_seq=entries[-1].seq if more else None)
 
 
-def _entry(r: HistoryLine) -> HistoryEntry:
-    before = displayed_cents(r.meter_before_units)
-    after = displayed_cents(r.meter_after_units)
-    docs: tuple[DocumentRef, ...] = ()
-    if r.doc_sha256 is not None:
-        # A document joined in has every column.
-        assert r.filename is not None and r.content_type is not None and r.size is not None
-        docs = (
-            DocumentRef(
-                sha256=r.doc_sha256, filename=r.filename, content_type=r.content_type, size=r.size
-            ),
-        )
+def _entry(line: HistoryLine) -> HistoryEntry:
+    e, c, doc = line
+    before = displayed_cents(e.meter_before_units)
+    after = displayed_cents(e.meter_after_units)
     return HistoryEntry(
-        seq=r.seq,
-        at_us=r.at_us,
-        kind=r.kind,
+        seq=e.seq,
+        at_us=e.at_us,
+        kind=e.kind,
         meter_before_cents=before,
         meter_after_cents=after,
         delta_cents=after - before,
-        delta_units=r.delta_units,
-        table_id=r.table_id,
-        hit_id=r.hit_id,
-        anomaly_id=r.anomaly_id,
-        correction_id=r.correction_id,
-        explanation=r.explanation,
-        reduction_reason=r.explanation if r.delta_units < 0 else None,
-        correction_category=r.category,
-        approved_by=r.approved_by,
-        documents=docs,
+        delta_units=e.delta_units,
+        table_id=e.table_id,
+        hit_id=e.hit_id,
+        anomaly_id=e.anomaly_id,
+        correction_id=e.correction_id,
+        explanation=e.explanation,
+        reduction_reason=e.explanation if e.delta_units < 0 else None,
+        correction_category=c and c.category,
+        approved_by=c and c.approved_by,
+        documents=() if doc is None else (doc,),
     )
 
 
@@ -292,16 +276,7 @@ async def level_hits(engine: Database, link_id: str) -> dict[str, LevelHits]:
     won and the newest ``RECENT_HITS``, as the history's award entries record them."""
     async with connected(engine) as conn:
         rows = await award_entries(conn, link_id)
-    return meter_lines.level_hits(
-        meter_lines.award_of(
-            hit_id=r.hit_id,
-            at_us=r.at_us,
-            table_id=r.table_id,
-            delta_units=r.delta_units,
-            details=r.details,
-        )
-        for r in rows
-    )
+    return meter_lines.level_hits(meter_lines.award_of(r) for r in rows)
 
 
 class HitLookup(Protocol):

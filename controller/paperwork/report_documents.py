@@ -97,9 +97,10 @@ def _paid(hit: HitRecord) -> str:
 def _reason(r: Reduction) -> str:
     """The entry's explanation (a correction's names its category, requester and reason),
     with the second person who approved a correction."""
-    if r.approved_by and r.approved_by not in r.explanation:
-        return f"{r.explanation} (approved by {r.approved_by})"
-    return r.explanation
+    explanation, approved_by = r.entry.explanation, r.correction and r.correction.approved_by
+    if approved_by and approved_by not in explanation:
+        return f"{explanation} (approved by {approved_by})"
+    return explanation
 
 
 def terms(report: FloorReport) -> list[tuple[str, str, int]]:
@@ -186,8 +187,9 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
     reductions = [
         ["Entry", "When", "Change", "Reason"],
         *[
-            [str(r.seq), _short(r.at_us, letterhead), _amount(r.delta_units), _reason(r)]
+            [str(e.seq), _short(e.at_us, letterhead), _amount(e.delta_units), _reason(r)]
             for r in report.reductions
+            for e in (r.entry,)
         ],
     ]
     sections.append(
@@ -250,15 +252,16 @@ def _hit_row(h: HitRecord, letterhead: Letterhead) -> dict[str, Any]:
 
 
 def _reduction_row(r: Reduction, letterhead: Letterhead) -> dict[str, Any]:
+    e = r.entry
     return {
-        "seq": r.seq,
-        "at": local_iso(r.at_us, letterhead),
-        "kind": r.kind,
-        "delta_units": r.delta_units,
-        "delta_cents": displayed_cents(r.delta_units),
+        "seq": e.seq,
+        "at": local_iso(e.at_us, letterhead),
+        "kind": e.kind,
+        "delta_units": e.delta_units,
+        "delta_cents": displayed_cents(e.delta_units),
         "reason": _reason(r),
-        "hit_id": r.hit_id or "",
-        "correction_id": r.correction_id or "",
+        "hit_id": e.hit_id or "",
+        "correction_id": e.correction_id or "",
     }
 
 
@@ -342,6 +345,6 @@ def report_json(report: FloorReport, letterhead: Letterhead) -> dict[str, Any]:
         "reconciliation": reconciliation.summary(report.total, report.level_names),
         "hits": [_hit_json(h, letterhead) for h in report.hits],
         "reductions": [
-            {**_reduction_row(r, letterhead), "at_us": r.at_us} for r in report.reductions
+            {**_reduction_row(r, letterhead), "at_us": r.entry.at_us} for r in report.reductions
         ],
     }

@@ -22,7 +22,6 @@ from controller.core.hands import HandCategory, ShownCards
 from controller.core.ledger import SealedEntry
 from controller.core.money import UNITS_PER_CENT, displayed_cents, format_cents
 from controller.core.reducer import EngineError, EntryKind
-from controller.core.reducer.conservation import entry_meters
 from controller.paperwork.pdf import Fields, Letterhead, render_pdf
 from controller.rules.house import needs_second_signature, needs_tax_form
 from controller.storage.entries import Entries
@@ -114,7 +113,7 @@ def _meter_lines(source: SlipSource, entry: SealedEntry) -> tuple[tuple[str, str
     """The meter the award was paid from, before and after: the level's own meter for a link
     of levels (the entry's sealed split), the link's meter otherwise."""
     hit = source.hit
-    split = entry_meters(entry.details)
+    split = entry.meters()
     key = hit.level or "L1"
     if split is not None and key in split:
         before, delta = split[key]

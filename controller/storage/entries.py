@@ -6,7 +6,6 @@ database rows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, SealedEntry
 from controller.core.reducer import EntryKind
+from controller.core.reducer.conservation import entry_details
 from controller.storage.models import LedgerAnchorRow, MeterEntryRow, table_of
 
 __all__ = [
@@ -111,7 +111,7 @@ class Entries:
         for link_id, details in await self.conn.execute(
             select(m.link_id, m.details).where(m.kind == str(EntryKind.RETENTION_PURGE))
         ):
-            out.setdefault(link_id, []).append(json.loads(details))
+            out.setdefault(link_id, []).append(dict(entry_details(details)))
         return out
 
     async def seals(self, pairs: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
@@ -255,7 +255,7 @@ class Entries:
         )
         if details is None:
             return None
-        d = json.loads(details)
+        d = entry_details(details)
         return next((d[n] for n in names if n in d), None)
 
     async def mystery_commitments(self, link_id: str) -> dict[str, tuple[int, str]]:
@@ -271,7 +271,7 @@ class Entries:
         )
         out: dict[str, tuple[int, str]] = {}
         for seq, details in rows:
-            d = json.loads(details)
+            d = entry_details(details)
             out[str(d["level"])] = (seq, str(d["commitment"]))
         return out
 
@@ -352,4 +352,4 @@ def _demonstration(details: str) -> bool:
     """Does an entry's details mark its link as opened in demonstration mode?"""
     if '"demonstration"' not in details:
         return False
-    return json.loads(details).get("demonstration") is True
+    return entry_details(details).get("demonstration") is True

@@ -180,17 +180,23 @@ def check_outcome(before: LinkState, outcome: Outcome) -> MeterTerms:
     )
 
 
+def entry_details(details: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    """What an entry's details say, as the mapping they were sealed from (``{}``: nothing).
+
+    The one reading of the canonical JSON a history entry keeps its details in: every reader
+    of the history decodes them here (``ledger.SealedEntry.decoded_details``)."""
+    if isinstance(details, str):
+        loaded = json.loads(details or "{}")
+        return loaded if isinstance(loaded, dict) else {}
+    return details
+
+
 def entry_meters(details: Mapping[str, Any] | str) -> Mapping[str, Sequence[int]] | None:
     """How an entry says each meter of its pool moved (``{key: [before, delta]}``), or None
     for an entry of a link with one meter (its delta moves ``L1``)."""
-    parsed: Mapping[str, Any]
-    if isinstance(details, str):
-        if '"meters"' not in details:
-            return None
-        parsed = json.loads(details)
-    else:
-        parsed = details
-    meters = parsed.get("meters")
+    if isinstance(details, str) and '"meters"' not in details:
+        return None
+    meters = entry_details(details).get("meters")
     return None if meters is None else meters
 
 

@@ -3,7 +3,8 @@ supervisor's request for one with its one decision."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -28,6 +29,29 @@ class CorrectionRequest(NamedTuple):
     decision_reason: str | None
     correction_id: str | None
     meter: str | None  # the meter of a link of levels; None: the link's one meter
+
+
+class CorrectionNote(NamedTuple):
+    """What a correcting entry's history and exports show of its correction: its category,
+    who asked and who approved, and its supporting document."""
+
+    category: str
+    requested_by: str
+    approved_by: str | None
+    document_sha256: str | None
+
+
+_c = CorrectionRow
+# Read beside an entry through an outer join: NULL everywhere when the entry corrects nothing.
+NOTE_COLUMNS = columns(
+    CorrectionNote, _c.category, _c.requested_by, _c.approved_by, _c.document_sha256
+)
+
+
+def correction_note(values: Sequence[Any]) -> CorrectionNote | None:
+    """``NOTE_COLUMNS``'s values as read through an outer join: None when no correction was
+    joined (its category, never NULL in a correction, is)."""
+    return None if values[0] is None else CorrectionNote._make(values)
 
 
 _r = CorrectionRequestRow

@@ -14,7 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller.core.ledger import SealedEntry
 from controller.storage.entries import SEALED_COLUMNS, Entries
 from controller.storage.models import CorrectionRow, LinkRow, MeterEntryRow
-from controller.storage.typed_rows import columns
+from controller.storage.papers.correction_records import (
+    NOTE_COLUMNS,
+    CorrectionNote,
+    correction_note,
+)
 
 
 class Scope(NamedTuple):
@@ -26,29 +30,12 @@ class Scope(NamedTuple):
 class Reduction(NamedTuple):
     """An entry that lowered a meter, with the correction that explains it, if one does."""
 
-    link_id: str
-    seq: int
-    at_us: int
-    kind: str
-    delta_units: int
-    meter_before_units: int
-    meter_after_units: int
-    explanation: str
-    hit_id: str | None
-    correction_id: str | None
-    category: str | None
-    requested_by: str | None
-    approved_by: str | None
-    document_sha256: str | None
+    entry: SealedEntry
+    correction: CorrectionNote | None
 
 
 _m, _c = MeterEntryRow, CorrectionRow
-_REDUCTION = columns(
-    Reduction,
-    _m.link_id, _m.seq, _m.at_us, _m.kind, _m.delta_units, _m.meter_before_units,
-    _m.meter_after_units, _m.explanation, _m.hit_id, _m.correction_id, _c.category,
-    _c.requested_by, _c.approved_by, _c.document_sha256,
-)  # fmt: skip
+_NOTE_AT = len(SEALED_COLUMNS)
 
 
 async def opened_in_demonstration(conn: AsyncConnection, link_id: str | None) -> set[str]:
@@ -87,10 +74,12 @@ async def reduction_batches(
 ) -> AsyncIterator[list[Reduction]]:
     """Entries that lowered a meter, by link, then sequence."""
     q = _entries(
-        select(*_REDUCTION)
+        select(*SEALED_COLUMNS, *NOTE_COLUMNS)
         .outerjoin(_c, _c.correction_id == _m.correction_id)
         .where(_m.delta_units < 0),
         scope,
     )
     async for rows in _batches(conn, q, batch):
-        yield [Reduction._make(r) for r in rows]
+        yield [
+            Reduction(SealedEntry._make(r[:_NOTE_AT]), correction_note(r[_NOTE_AT:])) for r in rows
+        ]

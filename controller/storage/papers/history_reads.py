@@ -9,35 +9,29 @@ from typing import NamedTuple
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.ledger import SealedEntry
+from controller.storage.entries import SEALED_COLUMNS
 from controller.storage.models import (
     CorrectionRow,
     DocumentRow,
     LinkRow,
     MeterEntryRow,
 )
+from controller.storage.papers.correction_records import (
+    NOTE_COLUMNS,
+    CorrectionNote,
+    correction_note,
+)
+from controller.storage.papers.documents import FILE_COLUMNS, DocumentFile, document_file
 from controller.storage.typed_rows import columns
 
 
 class HistoryLine(NamedTuple):
-    """A history entry with its correction's category and approver and its document, if any."""
+    """A history entry with its correction and the correction's document, if it has them."""
 
-    seq: int
-    at_us: int
-    kind: str
-    meter_before_units: int
-    delta_units: int
-    meter_after_units: int
-    table_id: str | None
-    hit_id: str | None
-    anomaly_id: str | None
-    correction_id: str | None
-    explanation: str
-    category: str | None
-    approved_by: str | None
-    doc_sha256: str | None
-    filename: str | None
-    content_type: str | None
-    size: int | None
+    entry: SealedEntry
+    correction: CorrectionNote | None
+    document: DocumentFile | None
 
 
 class MeterReading(NamedTuple):
@@ -47,12 +41,10 @@ class MeterReading(NamedTuple):
 
 
 _m, _c, _d = MeterEntryRow, CorrectionRow, DocumentRow
-_HISTORY = columns(
-    HistoryLine,
-    _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units, _m.meter_after_units,
-    _m.table_id, _m.hit_id, _m.anomaly_id, _m.correction_id, _m.explanation, _c.category,
-    _c.approved_by, _d.sha256.label("doc_sha256"), _d.filename, _d.content_type, _d.size,
-)  # fmt: skip
+# A line's columns: the entry's, its correction's, the document's, in that order.
+_HISTORY = (*SEALED_COLUMNS, *NOTE_COLUMNS, *FILE_COLUMNS)
+_NOTE_AT = len(SEALED_COLUMNS)
+_FILE_AT = _NOTE_AT + len(NOTE_COLUMNS)
 _READING = columns(MeterReading, _m.at_us, _m.meter_before_units, _m.meter_after_units)
 
 
@@ -82,7 +74,14 @@ async def history_lines(
     )
     if reductions_only:
         q = q.where(_m.delta_units < 0)
-    return [HistoryLine._make(r) for r in await conn.execute(q)]
+    return [
+        HistoryLine(
+            SealedEntry._make(r[:_NOTE_AT]),
+            correction_note(r[_NOTE_AT:_FILE_AT]),
+            document_file(r[_FILE_AT:]),
+        )
+        for r in await conn.execute(q)
+    ]
 
 
 async def meter_readings(

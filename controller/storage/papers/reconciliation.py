@@ -4,30 +4,17 @@ awards the hits record as paid from the meter, and the chain head."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.games import Game
+from controller.core.ledger import SealedEntry
 from controller.rules.pools import fixed_pay_only
+from controller.storage.entries import SEALED_COLUMNS
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.typed_rows import columns
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """What reconciliation reads of one history entry."""
-
-    seq: int
-    at_us: int
-    kind: str
-    meter_before_units: int
-    delta_units: int
-    meter_after_units: int
-    table_id: str | None
-    details: str
 
 
 class ChainHead(NamedTuple):
@@ -36,11 +23,6 @@ class ChainHead(NamedTuple):
 
 
 _m = MeterEntryRow
-_ENTRY = columns(
-    Entry,
-    _m.seq, _m.at_us, _m.kind, _m.meter_before_units, _m.delta_units, _m.meter_after_units,
-    _m.table_id, _m.details,
-)  # fmt: skip
 _HEAD = columns(ChainHead, LinkRow.last_seq, LinkRow.last_hash)
 
 
@@ -63,23 +45,16 @@ async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> i
 
 async def entry_batches(
     conn: AsyncConnection, link_id: str, since_us: int, until_us: int, *, batch: int
-) -> AsyncIterator[list[Entry]]:
+) -> AsyncIterator[list[SealedEntry]]:
     """The period's entries in sequence order, ``batch`` at a time as the database sends them."""
     q = (
-        select(*_ENTRY)
+        select(*SEALED_COLUMNS)
         .where(_m.link_id == link_id, _m.at_us >= since_us, _m.at_us < until_us)
         .order_by(_m.seq)
     )
     result = await conn.stream(q.execution_options(yield_per=batch))
     async for rows in result.partitions():
-        yield [
-            Entry(
-                seq=r.seq, at_us=r.at_us, kind=r.kind, meter_before_units=r.meter_before_units,
-                delta_units=r.delta_units, meter_after_units=r.meter_after_units,
-                table_id=r.table_id, details=r.details,
-            )
-            for r in rows
-        ]  # fmt: skip
+        yield [SealedEntry._make(r) for r in rows]
 
 
 async def awarded_from_meter_cents(
@@ -128,21 +103,11 @@ async def chain_head(conn: AsyncConnection, link_id: str) -> ChainHead | None:
     return None if row is None else ChainHead(int(row.last_seq), str(row.last_hash))
 
 
-class AwardEntry(NamedTuple):
-    """What the levels' view reads of one award entry of the history."""
-
-    hit_id: str | None
-    at_us: int
-    table_id: str | None
-    delta_units: int
-    details: str
-
-
-async def award_entries(conn: AsyncConnection, link_id: str) -> list[AwardEntry]:
+async def award_entries(conn: AsyncConnection, link_id: str) -> list[SealedEntry]:
     """Every award of the link's history, newest first (awards are rare: a few a day)."""
     rows = await conn.execute(
-        select(_m.hit_id, _m.at_us, _m.table_id, _m.delta_units, _m.details)
+        select(*SEALED_COLUMNS)
         .where(_m.link_id == link_id, _m.kind == "award")
         .order_by(_m.seq.desc())
     )
-    return [AwardEntry(r.hit_id, r.at_us, r.table_id, r.delta_units, r.details) for r in rows]
+    return [SealedEntry._make(r) for r in rows]

@@ -8,7 +8,6 @@ transaction.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -16,7 +15,10 @@ from sqlalchemy import Delete, and_, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from controller.core.ledger import SealedEntry
 from controller.core.reducer import EntryKind
+from controller.core.reducer.conservation import entry_details
+from controller.storage.entries import SEALED_COLUMNS
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -41,17 +43,6 @@ class LedgerAnchor(NamedTuple):
     purged_at_us: int
 
 
-class PurgedEntry(NamedTuple):
-    """What the manifest keeps of a history entry removed."""
-
-    seq: int
-    at_us: int
-    hash: str
-    prev_hash: str
-    meter_after_units: int
-    correction_id: str | None
-
-
 class ExpiredRecord(NamedTuple):
     """What the manifest keeps of an integrity record removed."""
 
@@ -64,10 +55,6 @@ class ExpiredRecord(NamedTuple):
 
 _m, _a = MeterEntryRow, LedgerAnchorRow
 _ANCHOR = columns(LedgerAnchor, _a.seq, _a.hash, _a.meter_units, _a.purged_at_us)
-_PURGED = columns(
-    PurgedEntry,
-    _m.seq, _m.at_us, _m.hash, _m.prev_hash, _m.meter_after_units, _m.correction_id,
-)  # fmt: skip
 _r = IntegrityRecordRow
 _EXPIRED = columns(
     ExpiredRecord,
@@ -122,17 +109,17 @@ async def last_seq(conn: AsyncConnection, link_id: str) -> int | None:
     )
 
 
-async def entries_through(conn: AsyncConnection, link_id: str, seq: int) -> list[PurgedEntry]:
+async def entries_through(conn: AsyncConnection, link_id: str, seq: int) -> list[SealedEntry]:
     """The link's entries up to ``seq``, in sequence order."""
-    q = select(*_PURGED).where(_m.link_id == link_id, _m.seq <= seq).order_by(_m.seq)
-    return [PurgedEntry._make(r) for r in await conn.execute(q)]
+    q = select(*SEALED_COLUMNS).where(_m.link_id == link_id, _m.seq <= seq).order_by(_m.seq)
+    return [SealedEntry._make(r) for r in await conn.execute(q)]
 
 
 async def purge_manifest(conn: AsyncConnection, link_id: str, seq: int) -> dict[str, Any] | None:
     """What the purge that left the chain's anchor at ``seq`` sealed, if its entry is kept."""
     q = select(_m.details).where(_m.link_id == link_id, _m.kind == str(EntryKind.RETENTION_PURGE))
     for details in (await conn.scalars(q)).all():
-        d = json.loads(details)
+        d = entry_details(details)
         if d.get("last_seq") == seq:
             return dict(d)
     return None

@@ -180,11 +180,11 @@ def test_which_kind_is_which_term_is_said_once_and_every_reader_follows_it(
     refuses it as a kind that never moves the meter."""
     from controller.core.reducer import EntryKind, MeterEvent, check_conservation, conservation
     from controller.paperwork.reconciliation import reconcile
-    from controller.storage.papers.reconciliation import Entry
+    from tests.controller.history_entries import entry
 
     entries = [
-        Entry(1, 10, str(EntryKind.JACKPOT_RESET), 0, 100, 100, None, "{}"),
-        Entry(2, 20, str(EntryKind.CORRECTION), 100, -7, 93, None, "{}"),
+        entry(1, 10, str(EntryKind.JACKPOT_RESET), 0, 100, 100, None, "{}"),
+        entry(2, 20, str(EntryKind.CORRECTION), 100, -7, 93, None, "{}"),
     ]
     kept = reconcile("stud", 0, 100, 0, entries)
     assert (kept.seeded_units, kept.corrections_units, kept.other_units) == (100, -7, 0)

@@ -97,9 +97,10 @@ async def test_a_gaming_day_and_its_shifts_reconcile_to_the_unit(store: LedgerSt
     assert _law(a) == a.total.closing_units and _law(b) == b.total.closing_units
     assert a.total.contributions_units + b.total.contributions_units == t.contributions_units
     assert [h.hit_id for h in a.hits] == [hit.hit_id] and b.hits == []
-    assert [r.kind for r in a.reductions] == ["award"]
+    assert [r.entry.kind for r in a.reductions] == ["award"]
     (correction,) = b.reductions
-    assert correction.kind == "correction" and correction.approved_by == "sup-b"
+    assert correction.entry.kind == "correction"
+    assert correction.correction is not None and correction.correction.approved_by == "sup-b"
 
 
 async def test_the_documents_write_hands_cards_and_reasons(store: LedgerStore) -> None:

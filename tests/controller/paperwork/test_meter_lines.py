@@ -3,8 +3,6 @@ each level's hits read back from its award entries."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.ledger import canonical_details
 from controller.core.reducer import HitClaim, LinkState, MeterEvent, open_link
@@ -12,7 +10,6 @@ from controller.core.reducer.levels import MysteryDraw, meters_of
 from controller.paperwork.export import meters_text
 from controller.paperwork.meter_lines import award_of, level_hits
 from controller.paperwork.reconciliation import reconcile, summary
-from controller.storage.papers.reconciliation import Entry
 from tests.controller.core.test_levels import (
     GRAND,
     MAJOR,
@@ -25,25 +22,10 @@ from tests.controller.core.test_levels import (
     read,
     table,
 )
+from tests.controller.history_entries import entries_of
 from tests.controller.permissive_law import PERMISSIVE
 
 H = HandCategory
-
-
-def entries_of(events: list[MeterEvent]) -> list[Entry]:
-    return [
-        Entry(
-            seq=i + 1,
-            at_us=e.at_us,
-            kind=str(e.kind),
-            meter_before_units=e.meter_before_units,
-            delta_units=e.delta_units,
-            meter_after_units=e.meter_after_units,
-            table_id=e.table_id,
-            details=canonical_details(e.details),
-        )
-        for i, e in enumerate(events)
-    ]
 
 
 def played() -> tuple[list[MeterEvent], LinkState]:
@@ -106,7 +88,7 @@ def test_a_broken_split_is_named() -> None:
     entries = entries_of(events)
     i = next(i for i, e in enumerate(entries) if e.kind == "contribution")
     bad = entries[i].details.replace('"L1":[', '"L1":[1', 1)
-    entries[i] = replace(entries[i], details=bad)
+    entries[i] = entries[i]._replace(details=bad)
     r = reconcile("pool", T0 - 1, T0 + 10**12, 0, entries)
     assert not r.balanced
     assert any("meter L1" in p for p in r.problems)
@@ -114,17 +96,7 @@ def test_a_broken_split_is_named() -> None:
 
 def test_each_levels_hits_come_from_its_award_entries() -> None:
     events, _ = played()
-    awards = [
-        award_of(
-            hit_id=e.hit_id,
-            at_us=e.at_us,
-            table_id=e.table_id,
-            delta_units=e.delta_units,
-            details=canonical_details(e.details),
-        )
-        for e in reversed(events)
-        if e.kind == "award"
-    ]
+    awards = [award_of(e) for e in reversed(entries_of(events)) if e.kind == "award"]
     by_level = level_hits(awards)
     assert set(by_level) == {"L2", "L3", "L4"}
     assert by_level["L4"].recent[0].kind == "mystery"

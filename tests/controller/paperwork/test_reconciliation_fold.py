@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any
 
+from controller.core.ledger import SealedEntry
 from controller.core.money import contribution_units
 from controller.core.reducer import EntryKind
 from controller.paperwork.reconciliation import (
@@ -17,13 +18,13 @@ from controller.paperwork.reconciliation import (
     week_start_us,
 )
 from controller.periods import DAY_US, MAX_SPAN_US
-from controller.storage.papers.reconciliation import Entry
+from tests.controller.history_entries import entry
 
 T0 = 1_609_459_200_000_000  # 2021-01-01T00:00:00Z, a Friday
 
 
-def history(rng: random.Random, since_us: int, until_us: int, opening: int) -> list[Entry]:
-    entries: list[Entry] = []
+def history(rng: random.Random, since_us: int, until_us: int, opening: int) -> list[SealedEntry]:
+    entries: list[SealedEntry] = []
     meter = opening
     at = since_us
     seq = 1
@@ -47,12 +48,12 @@ def history(rng: random.Random, since_us: int, until_us: int, opening: int) -> l
             kind, delta = EntryKind.JACKPOT_RESET, 10**9
         else:
             kind, delta = EntryKind.CORRECTION, rng.randrange(-(10**6), 10**6)
-        entries.append(Entry(seq, at, str(kind), meter, delta, meter + delta, table, details))
+        entries.append(entry(seq, at, str(kind), meter, delta, meter + delta, table, details))
         meter += delta
         seq += 1
 
 
-def reference_weeks(since: int, until: int, opening: int, entries: list[Entry]) -> list[Any]:
+def reference_weeks(since: int, until: int, opening: int, entries: list[SealedEntry]) -> list[Any]:
     """Each calendar week reconciled on its own, from where the one before closed."""
     out = []
     start = since
@@ -108,7 +109,7 @@ def test_tables_are_listed_as_the_floor_numbers_them() -> None:
     delta = contribution_units(credits=1, denomination_cents=100, rate_bp=8000)
     tables = ["stud-10", "stud-2", "stud-1", "lir-3", "stud-11", "stud-9"]
     entries = [
-        Entry(n, T0 + n, str(EntryKind.CONTRIBUTION), n * delta, delta, (n + 1) * delta, t, details)
+        entry(n, T0 + n, str(EntryKind.CONTRIBUTION), n * delta, delta, (n + 1) * delta, t, details)
         for n, t in enumerate(tables)
     ]
     report = reconcile("x", T0, T0 + DAY_US, 0, entries)

@@ -3,7 +3,6 @@ real SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import time
 
@@ -248,8 +247,7 @@ async def test_reconciliation_balances_to_the_unit_after_play(store: LedgerStore
         entries = [e async for batch in batches for e in batch]
     i = next(k for k, e in enumerate(entries) if e.kind == EntryKind.CONTRIBUTION)
     entries = [
-        dataclasses.replace(
-            e,
+        e._replace(
             delta_units=e.delta_units + (k == i),
             meter_before_units=e.meter_before_units + (k > i),
             meter_after_units=e.meter_after_units + (k >= i),
