@@ -25,7 +25,9 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from argon2 import PasswordHasher
 
+from controller.access import hashing
 from controller.manifest import MANIFEST_NAME, make_manifest
 from controller.runtime.clock import FixedClock
 from controller.storage.database import make_engine, upgrade
@@ -38,6 +40,20 @@ T0 = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z in microseconds
 
 
 MANIFEST_SETTING = "PROGRESSIVE_MANIFEST_FILE"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_password_hashes() -> Iterator[None]:
+    """Argon2 at its least cost in the tests' own processes: every test that signs someone in
+    would otherwise spend half a second of a processor per password on hashing alone. Hashes
+    carry their parameters, so those made by the commands the tests start (at the real cost)
+    verify here too; ``tests/controller/access/test_users.py`` holds the real cost."""
+    real = hashing._hasher
+    hashing._hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    hashing._dummy_hash.cache_clear()
+    yield
+    hashing._hasher = real
+    hashing._dummy_hash.cache_clear()
 
 
 @pytest.fixture(scope="session", autouse=True)
