@@ -19,9 +19,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 T = TypeVar("T")
 
-# RFC 9106's second recommended option: argon2id, 3 passes over 64 MiB, 4 lanes.
-HASHER_PARAMETERS = {"time_cost": 3, "memory_cost": 64 * 1024, "parallelism": 4}
-_hasher = PasswordHasher(**HASHER_PARAMETERS)
+# RFC 9106's second recommended option: argon2id, 3 passes over 64 MiB (in KiB), 4 lanes.
+PASSES, MEMORY_KIB, LANES = 3, 64 * 1024, 4
+_hasher = PasswordHasher(time_cost=PASSES, memory_cost=MEMORY_KIB, parallelism=LANES)
 # Each argon2 hash takes 64 MiB: a burst of sign-ins must not take the machine's memory.
 _hashing = threading.BoundedSemaphore(4)
 

@@ -35,10 +35,10 @@ async def test_create_authenticate_and_list(store: LedgerStore) -> None:
 def test_passwords_are_hashed_at_rfc_9106s_cost() -> None:
     """The service's own hasher (the tests' processes hash at the least cost, see conftest):
     argon2id, 3 passes over 64 MiB in 4 lanes, a 16-byte salt and a 32-byte hash."""
-    made = PasswordHasher(**hashing.HASHER_PARAMETERS)
-    assert hashing.HASHER_PARAMETERS == {
-        "time_cost": 3, "memory_cost": 65_536, "parallelism": 4
-    }  # fmt: skip
+    assert (hashing.PASSES, hashing.MEMORY_KIB, hashing.LANES) == (3, 65_536, 4)
+    made = PasswordHasher(
+        time_cost=hashing.PASSES, memory_cost=hashing.MEMORY_KIB, parallelism=hashing.LANES
+    )
     stored = made.hash(PASSWORD)
     assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$"), stored
     assert made.salt_len == 16 and made.hash_len == 32
