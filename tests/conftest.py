@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -40,6 +41,18 @@ T0 = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z in microseconds
 
 
 MANIFEST_SETTING = "PROGRESSIVE_MANIFEST_FILE"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite starts hundreds of Python processes (commands, servers, simulators, the
+    rulebook's runs, and the test processes themselves), each of which compiles the project
+    again where bytecode is not kept (PYTHONDONTWRITEBYTECODE): it is kept, for the processes
+    started from here on, under the temporary folder, never in the tree."""
+    prefix = os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "progressive-test-pycache")
+    )
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
 
 
 @pytest.fixture(scope="session", autouse=True)
