@@ -15,9 +15,7 @@ ends at the end of its input.
 
 A run that breaks a rule (``tests/mutation_plugin.py``) finds its modules already imported:
 the plugin puts its mutant wherever the original is bound in any of them, a test module's
-``from x import f`` included. A value computed from a constant as a module was imported (a
-field's default) keeps what it was computed from, as it already does in every module
-``tests.conftest`` imports.
+``from x import f`` included.
 """
 
 from __future__ import annotations
