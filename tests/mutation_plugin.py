@@ -7,13 +7,16 @@ names what to break, as JSON: a list of ``[target, mutant]``. ``target`` is
 ``mutant`` is ``"module:factory"``, and ``factory(original)`` returns what takes its place
 (``accept``: the function with its own refusals taken out).
 
-Before any test module is imported, the replacement is put wherever the original is bound:
-every module attribute that *is* the original (a module that did ``from x import f`` holds
-its own reference), the fields of module-level dataclass instances and the values of
-module-level dicts that hold it (a game's rules hold its judge), class attributes that hold
-it; a method or property is replaced on its class. A constant is replaced only where it is
-bound under its own name, since small numbers are shared by unrelated names. A target bound
-nowhere is a usage error, so a misnamed target never passes for a rule that broke nothing.
+At configuration, before the test modules are collected (after they are imported, in a fork
+of a server that has imported them: ``tests/pytest_forks.py``), the replacement is put
+wherever the original is bound: every module attribute that *is* the original (a module that
+did ``from x import f`` holds its own reference), the fields of module-level dataclass
+instances and the values of module-level dicts that hold it (a game's rules hold its judge),
+class attributes that hold it; a method or property is replaced on its class. A constant is
+replaced only where it is bound under its own name, since small numbers are shared by
+unrelated names; a value that a module already imported computed from it (a field's
+default) stays what it was. A target bound nowhere is a usage error, so a misnamed target
+never passes for a rule that broke nothing.
 """
 
 from __future__ import annotations

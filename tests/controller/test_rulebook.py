@@ -22,8 +22,6 @@ import os
 import pkgutil
 import re
 import resource
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +38,7 @@ from tests.controller.clause_map import (
     Rulebook,
 )
 from tests.mutation_plugin import ACCEPT, ENV, MutationError, accept, resolve
+from tests.pytest_forks import Lanes
 
 ROOT = Path(__file__).resolve().parents[2]
 HOUSE = "house policy"
@@ -265,15 +264,18 @@ def test_a_not_ours_entry_gives_its_reason(jurisdiction: str) -> None:
 # --------------------------------------------------------------------------------------------
 # Every rule fails its tests when it stops working
 
-# A mutation run: a pytest process of its own, with no workers (the suite's addopts, which
-# ask for them, dropped), stopping at the first failure, its plugins loaded by name (the
-# others, schemathesis's and hypothesis's among them, cost a second or two at every start);
-# PostgreSQL's variants left to the suite itself: a rule is the same Python on either database.
+# A mutation run: a pytest run of its own process (a fork of a server of runs that has
+# imported the project and collected every run's tests once, ``tests/pytest_forks.py``), with
+# no workers (the suite's addopts, which ask for them, dropped), stopping at the first
+# failure, its plugins loaded by name (the others, schemathesis's and hypothesis's among them,
+# cost a second or two at every start); PostgreSQL's variants left to the suite itself: a rule
+# is the same Python on either database.
 PYTEST = (
-    sys.executable, "-m", "pytest", "-q", "-x", "-o", "addopts=", "-p", "no:cacheprovider",
+    "-q", "-x", "-o", "addopts=", "-p", "no:cacheprovider",
     "-p", "pytest_asyncio.plugin", "-p", "tests.mutation_plugin", "-k", "not postgres",
 )  # fmt: skip
 RUN_TIMEOUT_S = 300
+LANES = 2
 
 
 @dataclass(frozen=True)
@@ -298,25 +300,23 @@ def mutations(rb: Rulebook) -> list[Mutation]:
     return [Mutation(tuple(c), r, m, t) for (r, m, t), c in found.items()]
 
 
-def run_pytest(tests: tuple[str, ...], broken: list[tuple[str, str]]) -> tuple[int, str]:
+def mutation_lanes(every_test: tuple[str, ...]) -> Lanes:
+    """The servers of the runs, every test of them collected, plugins loaded by name only."""
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != ENV},
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
-        ENV: json.dumps(broken),
     }
-    try:
-        done = subprocess.run(
-            [*PYTEST, *tests],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
+    return Lanes(LANES, [*PYTEST, *every_test], cwd=ROOT, env=env)
+
+
+def run_pytest(
+    lanes: Lanes, tests: tuple[str, ...], broken: list[tuple[str, str]]
+) -> tuple[int, str]:
+    code, out = lanes.run([*PYTEST, *tests], {ENV: json.dumps(broken)}, RUN_TIMEOUT_S)
+    if code is None:
         return -1, f"no answer in {RUN_TIMEOUT_S} s"
-    return done.returncode, (done.stdout + done.stderr)[-3000:]
+    return code, out
 
 
 # A rule no test of the run exercises: it must survive, or the check cannot tell one.
@@ -337,10 +337,10 @@ def test_every_rule_fails_its_tests_when_it_stops_working(jurisdiction: str) -> 
     runs = mutations(rb)
     every_test = tuple(sorted({t for m in runs for t in m.tests}))
     started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        control = pool.submit(run_pytest, every_test, [])
-        canary = pool.submit(run_pytest, CANARY.tests, [(CANARY.rule, CANARY.mutant)])
-        running = [(m, pool.submit(run_pytest, m.tests, [(m.rule, m.mutant)])) for m in runs]
+    with mutation_lanes(every_test) as lanes, ThreadPoolExecutor(max_workers=LANES) as pool:
+        control = pool.submit(run_pytest, lanes, every_test, [])
+        canary = pool.submit(run_pytest, lanes, CANARY.tests, [(CANARY.rule, CANARY.mutant)])
+        running = [(m, pool.submit(run_pytest, lanes, m.tests, [(m.rule, m.mutant)])) for m in runs]
         results = [(m, *done.result()) for m, done in running]
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
