@@ -18,7 +18,7 @@ from app.security.authentication import Principal
 from controller.core.money import format_cents
 from controller.paperwork import reconciliation
 from controller.paperwork.export import CsvWriter, iso
-from controller.paperwork.pdf import Letterhead, letterhead_of, render_pdf
+from controller.paperwork.pdf import Letterhead, render_pdf
 from controller.paperwork.reconciliation import Reconciliation
 from controller.paperwork.report_documents import REPORT_SIGNATURES, meters_table
 from controller.rules.statement import Statement
@@ -200,7 +200,7 @@ async def export_reconciliation(
                 media_type="text/csv",
                 headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
             )
-        letterhead = letterhead_of(service.settings, said)
+        letterhead = service.letterhead(link_id)
         pdf = await job.run(_report_pdf, link_id, total, weeks, anchors, names, letterhead)
     return Response(
         pdf,

@@ -15,7 +15,6 @@ from app.api.floor_models import errors
 from app.api.text_fields import IdText
 from app.security.authentication import Principal
 from controller import periods
-from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.report_documents import report_csv, report_json, report_pdf
 from controller.periods import FloorPeriod
 from controller.refusal import at
@@ -68,7 +67,7 @@ async def calendar(
 async def _answer(service: FloorService, link_id: str, period: FloorPeriod, fmt: str) -> Response:
     records = service.records
     link_name = await records.link_name(link_id)
-    letterhead = letterhead_of(service.settings, service.statement(link_id))
+    letterhead = service.letterhead(link_id)
     async with service.workers.job() as job:
         report = await records.floor_report(link_id, period, link_name=link_name, job=job)
         # The file name from checked values only: the link id, the date, the shift.

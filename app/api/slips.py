@@ -11,7 +11,6 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import errors
 from app.api.text_fields import HitReference, one_line
 from app.security.authentication import Principal, require
-from controller.paperwork.pdf import letterhead_of
 from controller.paperwork.slips import slip_content, slip_pdf
 from controller.roles import Role
 
@@ -40,7 +39,7 @@ async def jackpot_slip(
     hit = await records.hit(hit_id)
     source = await records.slip_source(hit)
     settings = service.settings
-    letterhead = letterhead_of(settings, service.statement(hit.link_id))
+    letterhead = service.letterhead(hit.link_id)
     slip = slip_content(
         source,
         letterhead=letterhead,

@@ -26,7 +26,6 @@ from controller.core.ledger import SealedEntry
 from controller.core.money import UNITS_PER_CENT, contribution_units, displayed_cents
 from controller.core.reducer import EntryKind, MeterTerms
 from controller.core.reducer.conservation import Term, term_of
-from controller.core.reducer.levels import level_key
 from controller.paperwork.jobs import Job, step
 from controller.paperwork.links import Memory
 from controller.paperwork.meter_lines import (
@@ -293,9 +292,7 @@ class Reconciliations:
         """The names of the link's levels by key (L1, L2, ...), as the link is loaded now;
         none for a link not on this floor."""
         state = self._memory.states.get(link_id)
-        if state is None:
-            return {}
-        return {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+        return {} if state is None else state.level_names
 
     async def period(
         self, link_id: str, since_us: int, until_us: int, *, job: Job | None = None

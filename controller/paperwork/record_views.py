@@ -12,7 +12,6 @@ from typing import Protocol, TextIO
 
 from controller.core.money import displayed_cents
 from controller.core.reducer import LinkState
-from controller.core.reducer.levels import level_key
 from controller.paperwork import meter_lines
 from controller.paperwork.export import ExportKind, export
 from controller.paperwork.floor_reports import FloorReport, floor_report
@@ -350,8 +349,7 @@ class Records:
         state = self._memory.states.get(link_id)
         if level is None or state is None:
             return None
-        names = {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
-        return names.get(level)
+        return state.level_names.get(level)
 
     def hit_filter(
         self, link_id: str | None = None, table_id: str | None = None, kind: str | None = None
@@ -518,9 +516,7 @@ class Records:
         """The names of the levels of the link's pool by key (L1, L2, ...); None when the
         link is not on this floor."""
         state = self._memory.states.get(link_id)
-        if state is None:
-            return None
-        return {level_key(i): lv.config.name for i, lv in enumerate(state.levels)}
+        return None if state is None else state.level_names
 
     async def slip_source(self, hit: HitRecord) -> SlipSource:
         """The records the jackpot slip of ``hit`` is built from, with the game dealt at its

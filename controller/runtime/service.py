@@ -308,7 +308,7 @@ class FloorService:
             self._records = Records(engine, self._runtime.memory, self._runtime.hits, self.clock)
             self._corrections = Corrections(engine, self._runtime, self.clock)
             self._integrity = IntegrityRecords(
-                engine, self._runtime, self.clock, letterhead=self._letterhead
+                engine, self._runtime, self.clock, letterhead=self.letterhead
             )
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
@@ -380,7 +380,7 @@ class FloorService:
             lid for lid in shown if lid in states and states[lid].demonstration
         )
 
-    def _letterhead(self, link_id: str) -> Letterhead:
+    def letterhead(self, link_id: str) -> Letterhead:
         """The property's letterhead on a document of the link, stating what this
         installation states of it (``statement``)."""
         return letterhead_of(self.settings, self.statement(link_id))

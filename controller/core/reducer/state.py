@@ -11,7 +11,7 @@ from controller.core.games import Game, Paytable
 from controller.core.hands import HandCategory
 from controller.core.law import Law
 from controller.core.money import displayed_cents
-from controller.core.reducer.levels import LevelConfig, LevelState, is_single_meter
+from controller.core.reducer.levels import LevelConfig, LevelState, is_single_meter, level_key
 from controller.refusal import Refused
 
 # The house's default amount from which a fixed pay waits for a technician (its policy and
@@ -272,6 +272,11 @@ class LinkState:
     @property
     def level_configs(self) -> tuple[LevelConfig, ...]:
         return tuple(lv.config for lv in self.levels)
+
+    @property
+    def level_names(self) -> dict[str, str]:
+        """The names of the pool's levels by key (L1, L2, ...), as configured."""
+        return {level_key(i): lv.config.name for i, lv in enumerate(self.levels)}
 
     @property
     def rate_of_progression_bp(self) -> int:
