@@ -85,7 +85,7 @@ async def run_web(
             stated(settings, say)
             async with serve(create_app(service), host=host, port=port) as served:
                 say(
-                    f"serving {len(service.runtime.memory.states)} links on {served.base_url}, "
+                    f"serving {len(service.memory.states)} links on {served.base_url}, "
                     "following the controllers' commits; Ctrl-C stops"
                 )
                 await stop.wait()

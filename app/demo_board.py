@@ -82,7 +82,7 @@ class DemoFloor:
         self.recent: deque[RecentHit] = deque(maxlen=BOARD_HITS)
         # Fixed pays below the technician's amount, by link: counted, not printed one by one.
         self.small_pays: Counter[str] = Counter()
-        service.runtime.memory.listeners.append(self._on_outcome)
+        service.memory.listeners.append(self._on_outcome)
 
     def _on_outcome(self, o: Outcome) -> None:
         state = o.state
@@ -124,7 +124,7 @@ class DemoFloor:
         self.turn += 1
         spec = next(g for g in self.sim.gateways if g.name == gateway)
         link_id = self.plan.link_of(gateway)
-        tables = self.service.runtime.memory.states[link_id].tables
+        tables = self.service.memory.states[link_id].tables
         free = [
             n for n in range(1, TABLES_PER_GATEWAY + 1) if not tables[f"{gateway}-{n}"].hit_pending
         ]
@@ -146,9 +146,9 @@ class DemoFloor:
     async def demo_technician(self) -> None:
         """Verify and reset a table held longer than ``release_after_s``; an award at or
         above the second-signature amount is signed by the demo supervisor, a second person."""
-        runtime = self.service.runtime
+        hits = self.service.hits
         now = self.clock.now_us()
-        for state in list(runtime.memory.states.values()):
+        for state in list(self.service.memory.states.values()):
             for table_id, ts in state.tables.items():
                 if not ts.hit_pending:
                     self.held_since.pop(table_id, None)
@@ -158,11 +158,11 @@ class DemoFloor:
                 if now - since < self.release_after_s * US or table_id in self.left_to_people:
                     continue
                 try:
-                    for hit in await runtime.hits.unverified(table_id):
-                        await runtime.hits.verify(hit.hit_id, actor="demo technician")
-                    for hit in await runtime.hits.unsigned(table_id):
-                        await runtime.hits.sign_off(hit.hit_id, actor="demo supervisor")
-                    await runtime.hits.release_table(table_id, actor="demo technician")
+                    for hit in await hits.unverified(table_id):
+                        await hits.verify(hit.hit_id, actor="demo technician")
+                    for hit in await hits.unsigned(table_id):
+                        await hits.sign_off(hit.hit_id, actor="demo supervisor")
+                    await hits.release_table(table_id, actor="demo technician")
                 except (HitWorkRefused, RuleViolation, StoreError) as exc:
                     # A hit the demo cannot judge (no cards reported, a record to correct):
                     # the table waits for a person, and the floor plays on.
@@ -178,7 +178,7 @@ class DemoFloor:
         now = self.clock.now_us()
         lines = [f"board at {_clock(now)}"]
         for spec in self.plan.links:
-            state = self.service.runtime.memory.states[spec.link_id]
+            state = self.service.memory.states[spec.link_id]
             held = sum(1 for ts in state.tables.values() if ts.hit_pending)
             title = f"  {spec.link_id:<10} {spec.name}" + (f"  ({held} held)" if held else "")
             if state.fixed_pay:

@@ -122,10 +122,10 @@ class FloorState(Collector):
         )
         if not service.started:
             return
-        now_us = service.clock.now_us()
+        now_us = service.now_us()
         poller = service.poller
         hub = m.hub
-        for link_id, state in sorted(service.runtime.memory.states.items()):
+        for link_id, state in sorted(service.memory.states.items()):
             n_online = n_held = 0
             for table_id, ts in sorted(state.tables.items()):
                 labels = [link_id, table_id]
@@ -136,9 +136,7 @@ class FloorState(Collector):
                     timeouts.add_metric(labels, tp.timeouts)
                 online.add_metric(labels, 1 if ts.online else 0)
                 out_of_play.add_metric(labels, 1 if ts.out_of_play else 0)
-                unrecorded.add_metric(
-                    labels, 1 if table_id in service.runtime.memory.unrecorded else 0
-                )
+                unrecorded.add_metric(labels, 1 if table_id in service.memory.unrecorded else 0)
                 n_online += ts.online and not ts.out_of_play
                 n_held += ts.hit_pending
             tables_online.add_metric([link_id], n_online)
@@ -146,7 +144,7 @@ class FloorState(Collector):
             since = m.held_since_us.get(link_id)
             age = max(0, now_us - since) / 1e6 if n_held and since is not None else 0.0
             held_age.add_metric([link_id], age)
-            live.add_metric([link_id], 1 if service.runtime.memory.is_live(link_id, now_us) else 0)
+            live.add_metric([link_id], 1 if service.memory.is_live(link_id, now_us) else 0)
             if poller is not None:
                 polling.add_metric([link_id], 1 if poller.polling(link_id) else 0)
                 last = service.link_answered_us(link_id)

@@ -159,17 +159,17 @@ class LiveHub:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self.service.runtime.memory.listeners.append(self.on_outcome)
-        self.service.runtime.memory.reload_listeners.append(self.on_link_changed)
+        self.service.memory.listeners.append(self.on_outcome)
+        self.service.memory.reload_listeners.append(self.on_link_changed)
         self._ticker = asyncio.create_task(self._tick_forever(), name="display hub ticker")
 
     async def stop(self) -> None:
         """Idempotent; every connection still served ends with ``"closing"``."""
         self._stopping = True
         with contextlib.suppress(ValueError, RuntimeError):
-            self.service.runtime.memory.listeners.remove(self.on_outcome)
+            self.service.memory.listeners.remove(self.on_outcome)
         with contextlib.suppress(ValueError, RuntimeError):
-            self.service.runtime.memory.reload_listeners.remove(self.on_link_changed)
+            self.service.memory.reload_listeners.remove(self.on_link_changed)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -256,7 +256,7 @@ class LiveHub:
                 return found
             name, table_names = await self.service.link_names(link_id)
             channel = Channel(link_id, name, table_names)
-            self._refresh(channel, self.service.clock.now_us())
+            self._refresh(channel, self.service.now_us())
             self.channels[link_id] = channel
             return channel
 
@@ -316,7 +316,7 @@ class LiveHub:
     def _flush(self) -> None:
         self._flush_handle = None
         dirty, self._dirty = self._dirty, set()
-        now_us = self.service.clock.now_us()
+        now_us = self.service.now_us()
         for link_id in dirty:
             channel = self.channels.get(link_id)
             if channel is not None:
@@ -346,7 +346,7 @@ class LiveHub:
     def _content(self, channel: Channel, now_us: int) -> dict[str, Any]:
         service = self.service
         link_id = channel.link_id
-        state = service.runtime.memory.states[link_id]
+        state = service.memory.states[link_id]
         slots = self._slots(state, now_us)
         frame = display_frame(state, now_us=now_us, slots=slots)
         win = frame.win
@@ -417,7 +417,7 @@ class LiveHub:
         next_beat = loop.time() + timing.heartbeat_s
         while True:
             await asyncio.sleep(timing.tick_s)
-            now_us = self.service.clock.now_us()
+            now_us = self.service.now_us()
             beat = loop.time() >= next_beat
             if beat:
                 next_beat = loop.time() + timing.heartbeat_s

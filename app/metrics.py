@@ -165,7 +165,7 @@ class FloorMetrics:
         self._contribution: dict[str, Any] = {}
         self._award: dict[str, Any] = {}
         self._hits: dict[tuple[str, str], Any] = {}
-        for link_id in service.runtime.memory.states:
+        for link_id in service.memory.states:
             self._add_link(link_id)
         self.held_since_us: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -207,12 +207,12 @@ class FloorMetrics:
 
     def verified(self, *, ok: bool) -> None:
         self.verification_failed.set(0 if ok else 1)
-        self.verification_at.set(self.service.clock.now_us() / 1e6)
+        self.verification_at.set(self.service.now_us() / 1e6)
 
     # ------------------------------------------------------------------------- life
 
     async def start(self) -> None:
-        self.service.runtime.memory.listeners.append(self.on_outcome)
+        self.service.memory.listeners.append(self.on_outcome)
         if self.service.poller is not None:
             self.service.poller.per_table.observer = self
         self._tasks.append(asyncio.create_task(self._measure_lag(), name="loop lag"))
@@ -228,7 +228,7 @@ class FloorMetrics:
         if poller is not None and poller.per_table.observer is self:
             poller.per_table.observer = None
         with contextlib.suppress(ValueError):
-            self.service.runtime.memory.listeners.remove(self.on_outcome)
+            self.service.memory.listeners.remove(self.on_outcome)
 
     async def _measure_lag(self) -> None:
         loop = asyncio.get_running_loop()

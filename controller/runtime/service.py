@@ -34,6 +34,7 @@ from controller.runtime.floor_approvals import FloorMismatch
 from controller.runtime.hit_work import HitWork
 from controller.runtime.link_commands import LinkCommands
 from controller.runtime.link_locks import LinkLocks, floor_setup
+from controller.runtime.link_memory import LinkMemory
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import open_floor
 from controller.runtime.poller import Poller
@@ -172,6 +173,16 @@ class FloorService:
     @property
     def runtime(self) -> LinkRuntime:
         return _started(self._runtime)
+
+    @property
+    def memory(self) -> LinkMemory:
+        """The links in memory, as the displays, gauges and boards read them and hear of
+        each outcome committed (``listeners``)."""
+        return self.runtime.memory
+
+    def now_us(self) -> int:
+        """Now, by the service's clock."""
+        return self.clock.now_us()
 
     @property
     def records(self) -> Records:
