@@ -11,10 +11,11 @@ from playwright.async_api import Browser, expect
 from controller.core.reducer.state import EntryKind
 from controller.paperwork.corrections import CorrectionCategory
 from controller.roles import Role
-from tests.app.browser import pytestmark, shot, signed_in
+from tests.app.browser import NEEDS_CHROMIUM, ON_THE_SHARED_LOOP, shot, signed_in
 from tests.app.floor import web_floor
 
-__all__ = ["pytestmark"]
+# The table's own test is no coroutine: the shared loop is the page's test's alone.
+pytestmark = NEEDS_CHROMIUM
 
 WORDS = Path(__file__).resolve().parents[2] / "app" / "static" / "entry-words.js"
 
@@ -35,6 +36,7 @@ def test_every_entry_kind_and_correction_category_has_its_words() -> None:
         assert "_" not in words, words
 
 
+@ON_THE_SHARED_LOOP
 async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(
     tmp_path: Path, browser: Browser
 ) -> None:
