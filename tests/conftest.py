@@ -22,10 +22,12 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import asyncpg
 import pytest
+import pytest_asyncio
 from argon2 import PasswordHasher
 
 from controller.access import hashing
@@ -240,8 +242,8 @@ def no_leaked_threads() -> Iterator[None]:
     assert not leaked, f"test leaked threads: {[t.name for t in leaked]}"
 
 
-@pytest.fixture
-async def no_leaked_tasks() -> AsyncIterator[None]:
+@contextlib.asynccontextmanager
+async def _tasks_left_behind_fail() -> AsyncIterator[None]:
     loop = asyncio.get_running_loop()
     me = asyncio.current_task()
     before = {t for t in asyncio.all_tasks(loop) if t is not me}
@@ -258,8 +260,61 @@ async def no_leaked_tasks() -> AsyncIterator[None]:
     assert not leaked, f"test leaked tasks: {[t.get_coro() for t in leaked]}"
 
 
+@pytest.fixture
+async def no_leaked_tasks() -> AsyncIterator[None]:
+    async with _tasks_left_behind_fail():
+        yield
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def no_leaked_session_tasks() -> AsyncIterator[None]:
+    """The same check for a test on the process's shared loop (the page tests, which share
+    one Chromium): a task it leaves fails it, not a test after it."""
+    async with _tasks_left_behind_fail():
+        yield
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def own_thread_pool() -> AsyncIterator[None]:
+    """A test on the shared loop has the loop's thread pool to itself, its threads joined at
+    the test's end as the close of a loop of its own would join them: a thread the test
+    leaves running is still the test's, and one idle in the pool is not counted against it."""
+    loop = asyncio.get_running_loop()
+    pool = ThreadPoolExecutor()
+    loop.set_default_executor(pool)
+    yield
+    # What runs between tests (a module's fixtures) has an idle pool of its own.
+    loop.set_default_executor(ThreadPoolExecutor())
+    joined = loop.create_future()
+
+    def join() -> None:
+        pool.shutdown(wait=True)
+        loop.call_soon_threadsafe(joined.set_result, None)
+
+    joiner = threading.Thread(target=join, name="join-test-pool")
+    joiner.start()
+    try:
+        await joined
+    finally:
+        joiner.join()
+
+
+def _loop_scope(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("asyncio")
+    return str(marker.kwargs.get("loop_scope", "function")) if marker else "function"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         fn = getattr(item, "obj", None)
-        if fn is not None and asyncio.iscoroutinefunction(fn):
-            item.fixturenames.insert(0, "no_leaked_tasks")  # type: ignore[attr-defined]
+        if fn is None or not asyncio.iscoroutinefunction(fn):
+            continue
+        names: list[str] = item.fixturenames  # type: ignore[attr-defined]
+        # After the fixtures of the session and the module (the shared Chromium's driver is
+        # theirs), before the test's own.
+        at = names.index("no_leaked_threads") if "no_leaked_threads" in names else 0
+        if _loop_scope(item) == "session":
+            names.insert(at + 1, "own_thread_pool")
+            names.insert(at, "no_leaked_session_tasks")
+        else:
+            names.insert(at, "no_leaked_tasks")

@@ -2,6 +2,13 @@
 
 Never a browser download: the tests use /usr/bin/chromium and skip when it is absent (CI
 installs it). Screenshots are kept in test-artifacts/ at the repository root.
+
+A test process starts Playwright's driver and launches Chromium once (``shared_chromium`` in
+tests/app/conftest.py, some two seconds a test saved) on the session's event loop, where a
+module that takes ``pytestmark`` from here runs its tests. A test asks for ``browser``: each
+page it opens there is in a browser context of its own (cookies, storage), and every context
+is closed at the test's end, so no test sees what another left. ``chromium()`` is a driver
+and a browser of one's own, for code that does not run on that loop.
 """
 
 from __future__ import annotations
@@ -21,13 +28,18 @@ from tests.pdf_text import ARTIFACTS
 
 CHROMIUM = Path("/usr/bin/chromium")
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed"
+)
+ON_THE_SHARED_LOOP = pytest.mark.asyncio(loop_scope="session")
+
+pytestmark = [NEEDS_CHROMIUM, ON_THE_SHARED_LOOP]
 
 
 @asynccontextmanager
 async def chromium() -> AsyncIterator[Browser]:
     try:
-        async with _chromium() as browser:
+        async with launched_chromium() as browser:
             yield browser
     finally:
         # Playwright's driver runs blocking calls on the loop's default executor; its thread
@@ -36,7 +48,7 @@ async def chromium() -> AsyncIterator[Browser]:
 
 
 @asynccontextmanager
-async def _chromium() -> AsyncIterator[Browser]:
+async def launched_chromium() -> AsyncIterator[Browser]:
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
             executable_path=str(CHROMIUM),

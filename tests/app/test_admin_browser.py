@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from controller.core.games import Game
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import settings_in, web_floor
 from tests.app.test_self_check import as_if_edited, manifest_copy
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 STUD = {"stud": (Game.CARIBBEAN_STUD, 1)}
 
@@ -29,8 +29,10 @@ async def _create(page: Page, username: str, role: str, password: str | None) ->
     await page.click("#create-user button[type=submit]")
 
 
-async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path, links=STUD) as wf:
+async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path, links=STUD) as wf:
         page = await signed_in(browser, wf, Role.ADMIN, "/admin")
         me = (await page.locator("#who").inner_text()).split(" ")[0]
 
@@ -124,11 +126,13 @@ async def test_admin_makes_accounts_and_display_tokens_and_reads_the_log(tmp_pat
 
 
 async def test_admin_sees_the_software_check_and_runs_it_now(
-    tmp_path: Path, tree_manifest: Path
+    tmp_path: Path,
+    tree_manifest: Path,
+    browser: Browser,
 ) -> None:
     manifest = manifest_copy(tree_manifest, tmp_path)
     settings = settings_in(tmp_path).model_copy(update={"manifest_file": manifest})
-    async with chromium() as browser, web_floor(tmp_path, links=STUD, settings=settings) as wf:
+    async with web_floor(tmp_path, links=STUD, settings=settings) as wf:
         page = await signed_in(browser, wf, Role.ADMIN, "/admin", username="ann")
         await expect(page.locator("#software-state")).to_have_text("passed")
         await expect(page.locator("#software-when")).to_contain_text("at start")

@@ -7,26 +7,27 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.games import Game
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import web_floor
 from tests.integration.harness import wait_until
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 DAY_US = 86_400 * 1_000_000
 STUD = {"stud": (Game.CARIBBEAN_STUD, 1)}
 
 
-async def test_the_chart_opens_on_the_links_latest_activity(tmp_path: Path) -> None:
+async def test_the_chart_opens_on_the_links_latest_activity(
+    tmp_path: Path, browser: Browser
+) -> None:
     behind = [3 * DAY_US]
     clock = SystemClock(wall_us=lambda: time.time_ns() // 1_000 - behind[0])
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links=STUD, clock=clock, sim_autodeal=False) as wf,
     ):
         state = wf.service.runtime.memory.states["stud"]

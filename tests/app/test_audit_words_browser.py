@@ -6,15 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.reducer.state import EntryKind
 from controller.paperwork.corrections import CorrectionCategory
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import NEEDS_CHROMIUM, ON_THE_SHARED_LOOP, shot, signed_in
 from tests.app.floor import web_floor
 
-__all__ = ["pytestmark"]
+# The table's own test is no coroutine: the shared loop is the page's test's alone.
+pytestmark = NEEDS_CHROMIUM
 
 WORDS = Path(__file__).resolve().parents[2] / "app" / "static" / "entry-words.js"
 
@@ -35,8 +36,11 @@ def test_every_entry_kind_and_correction_category_has_its_words() -> None:
         assert "_" not in words, words
 
 
-async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+@ON_THE_SHARED_LOOP
+async def test_a_limit_adjustment_reads_in_words_on_the_audit_page(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         await wf.service.runtime.commands.correct(
             "stud",
             delta_cents=-1_00,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from app.demo_floor import CARIBBEAN_LEVELS, PAYTABLE
 from controller.core.games import Game
@@ -18,7 +18,7 @@ from controller.paperwork.pdf import letterhead_of
 from controller.roles import Role
 from controller.rules.filing import NoticeWaiver, Proposal, SubmissionKind
 from tests.app.auth import headers_for
-from tests.app.browser import chromium, pytestmark, shot, sideways_px, signed_in
+from tests.app.browser import pytestmark, shot, sideways_px, signed_in
 from tests.app.floor import settings_in, web_floor
 from tests.controller.permissive_law import KEY as PERMISSIVE_KEY
 from tests.integration.harness import wait_until
@@ -26,7 +26,7 @@ from tests.integration.harness import wait_until
 __all__ = ["pytestmark"]
 
 
-async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None:
+async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path, browser: Browser) -> None:
     settings = settings_in(tmp_path).model_copy(
         update={
             "property_name": "Blue Heron Casino",
@@ -35,7 +35,6 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
         }
     )
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}, settings=settings) as wf,
     ):
         runtime = wf.service.runtime
@@ -99,12 +98,12 @@ async def test_a_commission_agent_approves_a_rate_change(tmp_path: Path) -> None
 
 async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_confirms_it(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
     """68 IAC 10-1-4(1): filed with the executive director's written direction, the rate
     change may take effect sooner than 30 days; the page shows the direction and approves
     only once the agent ticks that it was confirmed."""
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}) as wf,
     ):
         runtime = wf.service.runtime
@@ -144,7 +143,9 @@ async def test_an_amendment_on_the_directors_waiver_is_approved_once_the_agent_c
 
 @pytest.mark.parametrize("size", [(1920, 1080), (390, 844)])
 async def test_the_commission_page_keeps_to_the_screen(
-    tmp_path: Path, size: tuple[int, int]
+    tmp_path: Path,
+    size: tuple[int, int],
+    browser: Browser,
 ) -> None:
     """A levels change of the demo's four-level link and a rate change, read at a desktop's
     and a phone's width: nothing scrolls sideways, and the rate change gives the long-run
@@ -155,7 +156,6 @@ async def test_the_commission_page_keeps_to_the_screen(
     draw = [{**line, "game": Game.CARIBBEAN_DRAW.value} for line in stud]
     settings = {"caribbean": {"level": CARIBBEAN_LEVELS, "paytable": draw}}
     async with (
-        chromium() as browser,
         web_floor(
             tmp_path,
             links=links,

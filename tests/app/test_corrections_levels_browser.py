@@ -10,11 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from controller.roles import Role
 from tests.app.auth import headers_for
-from tests.app.browser import chromium, pytestmark, shot, sideways_px, signed_in
+from tests.app.browser import pytestmark, shot, sideways_px, signed_in
 from tests.app.floor import settings_in
 from tests.app.test_corrections_levels import METERS, ledger_whole, levels_floor, meters
 
@@ -38,12 +38,14 @@ async def ask(page: Page, key: str, delta: str) -> None:
 
 @pytest.mark.parametrize(("size", "keys"), [((1920, 1080), list(METERS)), ((390, 844), ["L2"])])
 async def test_each_meter_of_a_link_of_levels_is_corrected_on_the_page(
-    tmp_path: Path, size: tuple[int, int], keys: list[str]
+    tmp_path: Path,
+    size: tuple[int, int],
+    keys: list[str],
+    browser: Browser,
 ) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'progressive.db'}"
     assert settings_in(tmp_path).database_url == url
     async with (
-        chromium() as browser,
         levels_floor(tmp_path, url) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page
 
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.conftest import process_env
 
 __all__ = ["pytestmark"]
@@ -61,8 +61,10 @@ async def open_display(browser: Browser, url: str, kind: str) -> Page:
     return page
 
 
-async def test_the_demo_displays_show_the_levels_and_the_fixed_pays(tmp_path: Path) -> None:
-    async with running_demo(tmp_path) as base, chromium() as browser:
+async def test_the_demo_displays_show_the_levels_and_the_fixed_pays(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with running_demo(tmp_path) as base:
         page = await open_display(browser, f"{base}/display/caribbean", "levels")
         assert await page.text_content("#headline") == "Grand"
         game = "Caribbean Stud Poker and Caribbean Draw Poker"

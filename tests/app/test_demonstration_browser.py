@@ -9,7 +9,7 @@ from pathlib import Path
 from playwright.async_api import Browser, Page, expect
 
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import WebFloor, settings_in, web_floor
 
 __all__ = ["pytestmark"]
@@ -35,9 +35,10 @@ async def _on_screen(page: Page, selector: str) -> None:
 
 async def test_a_demonstration_is_stated_on_the_displays_and_the_staff_pages(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
     settings = settings_in(tmp_path).model_copy(update={"demonstration": True})
-    async with chromium() as browser, web_floor(tmp_path, settings=settings) as wf:
+    async with web_floor(tmp_path, settings=settings) as wf:
         page = await _display(browser, wf, "stud")
         banner = page.locator("#demonstration")
         await expect(banner).to_be_visible()
@@ -74,10 +75,11 @@ async def test_a_demonstration_is_stated_on_the_displays_and_the_staff_pages(
 
 async def test_a_floor_that_is_no_demonstration_states_its_jurisdiction_alone(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
     # Its links are filed with their notice periods, so they wait for their dates unapproved.
     live = settings_in(tmp_path).model_copy(update={"demonstration": False})
-    async with chromium() as browser, web_floor(tmp_path, settings=live, approve=False) as wf:
+    async with web_floor(tmp_path, settings=live, approve=False) as wf:
         page = await _display(browser, wf, "lir")
         await expect(page.locator("#jurisdiction")).to_have_text(LAW)
         await expect(page.locator("#demonstration")).to_be_hidden()

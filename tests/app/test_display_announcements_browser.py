@@ -9,11 +9,9 @@ the held state as the reducer leaves them and the hub is told, as after a commit
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from playwright.async_api import Browser, Page
 
 from controller.core.games import Game, default_paytable
@@ -23,7 +21,7 @@ from controller.core.reducer.display import ANNOUNCE_US, HIT_PHASE_US, WON_FIRST
 from controller.core.reducer.state import LastWin
 from controller.rules.jurisdictions import INDIANA
 from link_adapters.simulator.clock import VirtualClock
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import WebFloor, stepped_floor
 from tests.app.levels_floor import hold_fixed_pay, hold_four_levels
 
@@ -50,12 +48,6 @@ RECORD = """() => {
   look();
   setInterval(look, 100);
 }"""
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as found:
-        yield found
 
 
 async def open_display(browser: Browser, url: str) -> Page:

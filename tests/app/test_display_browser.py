@@ -8,26 +8,18 @@ not live when the tables stop answering. Screenshots are kept in ``test-artifact
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from playwright.async_api import Browser, Page
 
 from controller.core.hands import HandCategory
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import web_floor
 from tests.integration.harness import wait_until
 
 __all__ = ["pytestmark"]
 
 WAIT_MS = 30_000
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as found:
-        yield found
 
 
 async def open_display(browser: Browser, url: str) -> Page:

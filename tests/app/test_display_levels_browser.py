@@ -8,18 +8,16 @@ cannot hold a link of levels or a fixed-pay link until its columns exist (the fl
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from playwright.async_api import Browser, Page
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableReading, apply_readings, open_link
 from link_adapters.simulator.clock import VirtualClock
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import stepped_floor
 from tests.app.levels_floor import (
     FOUR_LEVELS,
@@ -39,12 +37,6 @@ WAIT_MS = 30_000
 # No Let It Ride link can be stored before the levels' columns exist: the bonus is held in
 # memory on a Caribbean Draw link's tables.
 LINKS = {"stud": (Game.CARIBBEAN_STUD, 2), "draw": (Game.CARIBBEAN_DRAW, 1)}
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as found:
-        yield found
 
 
 async def open_display(browser: Browser, url: str) -> Page:

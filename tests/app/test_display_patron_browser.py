@@ -7,18 +7,16 @@ Screenshots are kept in ``test-artifacts/``.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest
 from playwright.async_api import Browser, Page
 
 from controller.core.hands import HandCategory
 from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
 from tests.app.auth import headers_for
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import settings_in, stepped_floor, web_floor
 from tests.app.levels_floor import hold_five_levels
 from tests.app.test_api_paperwork import REMOVAL
@@ -66,12 +64,6 @@ LAYOUT_FAULTS = """() => {
   }
   return faults;
 }"""
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as found:
-        yield found
 
 
 async def open_display(browser: Browser, url: str, size: tuple[int, int] = (1920, 1080)) -> Page:

@@ -3,28 +3,20 @@ it was signed out rather than reconnecting silently with a token that will never
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest
 from playwright.async_api import Browser
 
 from controller.core.games import Game
 from controller.roles import Role
 from tests.app.auth import headers_for
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import settings_in, web_floor
 
 __all__ = ["pytestmark"]
 
 WAIT_MS = 30_000
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as found:
-        yield found
 
 
 async def test_a_revoked_display_shows_it_is_signed_out(tmp_path: Path, browser: Browser) -> None:

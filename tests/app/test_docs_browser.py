@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.async_api import Browser, ConsoleMessage, Page, Request, Route, expect
 
 from controller.core.games import Game
-from tests.app.browser import ARTIFACTS, chromium, pytestmark
+from tests.app.browser import ARTIFACTS, pytestmark
 from tests.app.floor import web_floor
 
 __all__ = ["pytestmark"]
@@ -86,8 +86,9 @@ async def _violations(page: Page) -> list[str]:
 
 async def test_swagger_ui_and_redoc_render_the_api_with_nothing_from_elsewhere(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
-    async with chromium() as browser, web_floor(tmp_path, links=ONE_LINK) as wf:
+    async with web_floor(tmp_path, links=ONE_LINK) as wf:
         net = Offline(wf.base_url)
 
         docs = await net.open(browser, "/docs")

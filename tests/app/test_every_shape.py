@@ -42,14 +42,13 @@ from sqlalchemy.pool import QueuePool
 from controller.core.hands import HandCategory, ShownCards
 from controller.roles import Role
 from controller.storage.models import HitRow
-from tests.app.browser import chromium, role_words, shot
-from tests.app.browser import pytestmark as needs_chromium
+from tests.app.browser import pytestmark, role_words, shot
 from tests.app.helpers import progressive
 from tests.app.shapes_floor import ShapesFloor, hit_url, shapes_floor
 from tests.app.test_roles import protected_routes
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
 
-pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["pytestmark"]
 
 # Whom a route is asked as: the first of these it admits.
 ROLE_ORDER = (
@@ -140,7 +139,7 @@ async def _start_heavy_work(sf: ShapesFloor) -> None:
             await stack.enter_async_context(engine.connect())
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def floor(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Floor]:
     async with (
         shapes_floor(tmp_path_factory.mktemp("shapes")) as sf,
@@ -632,69 +631,68 @@ async def _report_shows(page: Page, f: Floor, link: str, where: str, problems: l
         await _cards_shown(row, h, f"{where}, {link}", problems)
 
 
-async def test_every_page_shows_every_shape(floor: Floor) -> None:
+async def test_every_page_shows_every_shape(floor: Floor, browser: Browser) -> None:
     problems: list[str] = []
-    async with chromium() as browser:
-        for path, role in PAGES.items():
-            page, errors = await _open(browser, floor, path, role, "desk")
-            where = path
-            await _settled(page, where, errors, problems)
-            if path == "/tech":
-                for outcome in TECH_OUTCOMES:
-                    h = floor.hits[floor.sf.one(outcome)]
-                    row = page.locator(f'[data-hit="{h.hit_id}"]').first
-                    hand = re.compile(re.escape(HandCategory[h.hand].label), re.I)
-                    await _soft(
-                        problems,
-                        f"{where}, hit {h.hit_id}",
-                        expect(row).to_contain_text(hand, timeout=3_000),
-                    )
-                    await _cards_shown(row, h, where, problems)
-            if path == "/audit":
-                for link in floor.sf.links:
-                    await page.select_option("#link", link)
-                    # Shown once the link's latest activity has brought its hits.
-                    wanted = f"/api/v1/links/{link}/hits"
-                    async with page.expect_response(lambda r, w=wanted: w in r.url):
-                        await page.click("#latest")
-                    listed = page.locator("#hits tbody")
-                    for h in floor.of_link(link):
-                        await _soft(
-                            problems, f"{where}, {link}", expect(listed).to_contain_text(h.hit_id)
-                        )
-                    folded = page.locator("#hits button.fold[aria-expanded=false]")
-                    for fold in await folded.all():
-                        await fold.click()
-                    await _soft(problems, f"{where}, {link}", expect(folded).to_have_count(0))
-                    for h in floor.of_link(link):
-                        row = page.locator("#hits tbody tr", has_text=h.hit_id).first
-                        await _cards_shown(row, h, f"{where}, {link}", problems)
-                    await _report_shows(page, floor, link, f"{where}, the day's report", problems)
-                    await _settled(page, f"{where}, {link}", errors, problems)
-                    if link == "paigow":
-                        await _looked_at(page, "audit-paigow", where, errors, problems)
-                        await page.set_viewport_size({"width": 1920, "height": 1080})
-            name = path.strip("/") or "home"
-            await _looked_at(page, name, where, errors, problems)
-            await page.close()
-        for table in DEALT_AT:
-            page, errors = await _open(browser, floor, f"/dealer/{table}", Role.DEALER, "desk")
-            await _soft(
-                problems, f"/dealer/{table}", expect(page.locator("#title")).to_contain_text(table)
-            )
-            await _looked_at(page, f"dealer-{table}", f"/dealer/{table}", errors, problems)
-            await page.close()
-        for link in floor.sf.links:
-            page, errors = await _open(browser, floor, f"/display/{link}", None, "desk")
-            if link == "levels":
-                # The Mini's win is announced at the amount it paid.
-                mini = floor.hits[floor.sf.one("mystery")].award_cents
-                said = f"${mini // 100:,}.{mini % 100:02d}"
+    for path, role in PAGES.items():
+        page, errors = await _open(browser, floor, path, role, "desk")
+        where = path
+        await _settled(page, where, errors, problems)
+        if path == "/tech":
+            for outcome in TECH_OUTCOMES:
+                h = floor.hits[floor.sf.one(outcome)]
+                row = page.locator(f'[data-hit="{h.hit_id}"]').first
+                hand = re.compile(re.escape(HandCategory[h.hand].label), re.I)
                 await _soft(
                     problems,
-                    f"/display/{link}",
-                    expect(page.locator("body")).to_contain_text(f"Mini: {said} won"),
+                    f"{where}, hit {h.hit_id}",
+                    expect(row).to_contain_text(hand, timeout=3_000),
                 )
-            await _looked_at(page, f"display-{link}", f"/display/{link}", errors, problems)
-            await page.close()
+                await _cards_shown(row, h, where, problems)
+        if path == "/audit":
+            for link in floor.sf.links:
+                await page.select_option("#link", link)
+                # Shown once the link's latest activity has brought its hits.
+                wanted = f"/api/v1/links/{link}/hits"
+                async with page.expect_response(lambda r, w=wanted: w in r.url):
+                    await page.click("#latest")
+                listed = page.locator("#hits tbody")
+                for h in floor.of_link(link):
+                    await _soft(
+                        problems, f"{where}, {link}", expect(listed).to_contain_text(h.hit_id)
+                    )
+                folded = page.locator("#hits button.fold[aria-expanded=false]")
+                for fold in await folded.all():
+                    await fold.click()
+                await _soft(problems, f"{where}, {link}", expect(folded).to_have_count(0))
+                for h in floor.of_link(link):
+                    row = page.locator("#hits tbody tr", has_text=h.hit_id).first
+                    await _cards_shown(row, h, f"{where}, {link}", problems)
+                await _report_shows(page, floor, link, f"{where}, the day's report", problems)
+                await _settled(page, f"{where}, {link}", errors, problems)
+                if link == "paigow":
+                    await _looked_at(page, "audit-paigow", where, errors, problems)
+                    await page.set_viewport_size({"width": 1920, "height": 1080})
+        name = path.strip("/") or "home"
+        await _looked_at(page, name, where, errors, problems)
+        await page.close()
+    for table in DEALT_AT:
+        page, errors = await _open(browser, floor, f"/dealer/{table}", Role.DEALER, "desk")
+        await _soft(
+            problems, f"/dealer/{table}", expect(page.locator("#title")).to_contain_text(table)
+        )
+        await _looked_at(page, f"dealer-{table}", f"/dealer/{table}", errors, problems)
+        await page.close()
+    for link in floor.sf.links:
+        page, errors = await _open(browser, floor, f"/display/{link}", None, "desk")
+        if link == "levels":
+            # The Mini's win is announced at the amount it paid.
+            mini = floor.hits[floor.sf.one("mystery")].award_cents
+            said = f"${mini // 100:,}.{mini % 100:02d}"
+            await _soft(
+                problems,
+                f"/display/{link}",
+                expect(page.locator("body")).to_contain_text(f"Mini: {said} won"),
+            )
+        await _looked_at(page, f"display-{link}", f"/display/{link}", errors, problems)
+        await page.close()
     assert not problems, "\n".join(problems)

@@ -11,18 +11,18 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from controller.core.money import format_cents
 from controller.roles import Role
 from controller.rules.progression import RATE_CLAUSE
 from controller.storage.hits import HitRecord
 from tests.app.auth import headers_for, new_user
-from tests.app.browser import chromium, downloaded_pdf, pytestmark, role_words, shot, signed_in
+from tests.app.browser import downloaded_pdf, pytestmark, role_words, shot, signed_in
 from tests.app.busy_floor import busy_floor
 from tests.pdf_text import keep_pdf, pdf_text
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 # A royal flush's cards as the paper writes them: "As Ks Qs Js Ts", one suit.
 ROYAL_FACES = r"A([shdc]) K\1 Q\1 J\1 T\1"
@@ -32,8 +32,9 @@ FOLDED = "Show the {n} fixed pays paid at the table ({total} in all)"
 
 async def test_a_supervisor_files_a_rate_change_and_a_commission_agent_approves_it(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
-    async with chromium() as browser, busy_floor(tmp_path, fixed_pays=300) as bf:
+    async with busy_floor(tmp_path, fixed_pays=300) as bf:
         runtime = bf.wf.service.runtime
         # 68 IAC 10-1-1.1(d): the royal flush holding stud-1 was won since the rate was set.
         assert runtime.memory.states["stud"].jackpot_won_since_rate_set
@@ -161,8 +162,9 @@ async def _audit_prints(page: Page, held: HitRecord, slip_name: str) -> str | No
 
 async def test_an_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
-    async with chromium() as browser, busy_floor(tmp_path, fixed_pays=300) as bf:
+    async with busy_floor(tmp_path, fixed_pays=300) as bf:
         runtime = bf.wf.service.runtime
         (held,) = await runtime.hits.unverified(bf.held_table)
         at_table = [h for h in await runtime.hits.of_link("stud") if h.paid_from == "table"]

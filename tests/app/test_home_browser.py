@@ -12,10 +12,10 @@ from playwright.async_api import Browser, Page, expect
 from app.web import create_app
 from controller.roles import Role
 from tests.app.auth import new_user
-from tests.app.browser import chromium, pytestmark, role_words, shot
+from tests.app.browser import pytestmark, role_words, shot
 from tests.app.floor import WebFloor, web_floor
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 # Each role's own page, as the landing page offers it first.
 FIRST = {
@@ -39,8 +39,10 @@ async def _sign_in_home(browser: Browser, wf: WebFloor, role: Role) -> tuple[Pag
     return page, name
 
 
-async def test_home_shows_the_displays_and_each_roles_work_first(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+async def test_home_shows_the_displays_and_each_roles_work_first(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         page = await browser.new_page(viewport={"width": 1400, "height": 1000})
         await page.goto(wf.base_url + "/")
         stud = page.locator('#links a.card[data-link="stud"]')

@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.async_api import Page, Route, expect
+from playwright.async_api import Browser, Page, Route, expect
 
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.joker_floor import joker_floor
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 FIVE_ACES_FACES = ["A♠", "A♥", "A♦", "A♣", "Joker", "2♣", "3♦"]
 
@@ -33,8 +33,10 @@ async def _faces(page: Page, selector: str) -> list[str]:
     return [t.strip() for t in await page.locator(selector).all_inner_texts()]
 
 
-async def test_tech_shows_the_joker_and_refreshes_after_each_step(tmp_path: Path) -> None:
-    async with chromium() as browser, joker_floor(tmp_path) as jf:
+async def test_tech_shows_the_joker_and_refreshes_after_each_step(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with joker_floor(tmp_path) as jf:
         five = jf.five_aces.hit_id
         page = await signed_in(browser, jf.wf, Role.TECHNICIAN, "/tech")
         card = page.locator(f'#holding [data-hit="{five}"]')
@@ -95,8 +97,10 @@ async def test_tech_shows_the_joker_and_refreshes_after_each_step(tmp_path: Path
         await expect(error).to_have_count(0)
 
 
-async def test_audit_shows_the_joker_and_no_other_links_hits(tmp_path: Path) -> None:
-    async with chromium() as browser, joker_floor(tmp_path) as jf:
+async def test_audit_shows_the_joker_and_no_other_links_hits(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with joker_floor(tmp_path) as jf:
         page = await signed_in(browser, jf.wf, Role.AUDITOR, "/audit")
         hits = page.locator("#hits tbody")
         # The page opens on the first link with a meter: Caribbean Stud.

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from controller.paperwork.corrections import CorrectionCategory
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import web_floor
 from tests.integration.harness import wait_until
 
-__all__ = ["chromium", "pytestmark", "shot", "signed_in"]
+__all__ = ["pytestmark", "shot", "signed_in"]
 
 
-async def test_technician_takes_a_table_out_of_play_and_returns_it(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+async def test_technician_takes_a_table_out_of_play_and_returns_it(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
         row = page.locator('tr[data-table="stud-2"]')
         await expect(row.locator(".table-state")).to_have_text("online")
@@ -79,8 +81,10 @@ async def _last_minutes(page: Page) -> None:
     await page.click("#period button[type=submit]")
 
 
-async def test_audit_page_reconciles_and_a_second_supervisor_approves(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+async def test_audit_page_reconciles_and_a_second_supervisor_approves(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         runtime = wf.service.runtime
         await wait_until(lambda: runtime.memory.states["stud"].meter_units > 1_000_00 * 10_000)
         request_id = await wf.service.corrections.ask(

@@ -6,20 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.games import Game
 from controller.roles import Role
 from tests.app.auth import headers_for, new_user
-from tests.app.browser import chromium, pytestmark, shot
+from tests.app.browser import pytestmark, shot
 from tests.app.floor import web_floor
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 
-async def test_a_reset_person_chooses_their_password_on_the_page(tmp_path: Path) -> None:
+async def test_a_reset_person_chooses_their_password_on_the_page(
+    tmp_path: Path, browser: Browser
+) -> None:
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 1)}) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
@@ -59,11 +60,12 @@ async def test_a_reset_person_chooses_their_password_on_the_page(tmp_path: Path)
         assert signed.status_code == 200
 
 
-async def test_a_new_commission_agent_sets_a_password_on_the_page(tmp_path: Path) -> None:
+async def test_a_new_commission_agent_sets_a_password_on_the_page(
+    tmp_path: Path, browser: Browser
+) -> None:
     """Two admins make the agent; the agent's first sign-in, on a phone, is told in the page's
     own words to choose a password there, never to call the API."""
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 1)}) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):

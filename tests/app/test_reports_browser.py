@@ -10,12 +10,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.hands import HandCategory
 from controller.roles import Role
 from link_adapters.simulator.clock import VirtualClock
-from tests.app.browser import chromium, downloaded_pdf, pytestmark, shot, signed_in
+from tests.app.browser import downloaded_pdf, pytestmark, shot, signed_in
 from tests.app.floor import WebFloor, stepped_floor
 from tests.integration.harness import wait_until
 from tests.pdf_text import keep_pdf, pdf_text
@@ -44,8 +44,10 @@ async def _floor_with_a_jackpot(tmp_path: Path) -> AsyncIterator[tuple[WebFloor,
         yield wf, hit.hit_id
 
 
-async def test_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(tmp_path: Path) -> None:
-    async with chromium() as browser, _floor_with_a_jackpot(tmp_path) as (wf, hit_id):
+async def test_auditor_prints_the_jackpot_slip_and_the_gaming_day_report(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with _floor_with_a_jackpot(tmp_path) as (wf, hit_id):
         page = await signed_in(browser, wf, Role.AUDITOR, "/audit")
         reports = page.locator("#reports")
         await expect(reports.locator("#report-zone")).to_have_text("(America/Indiana/Indianapolis)")

@@ -14,7 +14,7 @@ from playwright.async_api import Browser, ConsoleMessage, Page, expect
 from controller.core.games import Game
 from controller.roles import Role
 from tests.app.auth import new_user
-from tests.app.browser import chromium, pytestmark, role_words
+from tests.app.browser import pytestmark, role_words
 from tests.app.floor import WebFloor, web_floor
 
 __all__ = ["pytestmark"]
@@ -57,11 +57,11 @@ async def _violations(page: Page) -> list[str]:
 
 async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
     console: list[str] = []
     problems: list[str] = []
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links={"stud": (Game.CARIBBEAN_STUD, 2)}) as wf,
     ):
         display = await _open(browser, f"{wf.base_url}/display/stud", console)

@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.roles import Role
 from controller.rules.progression import RATE_CLAUSE
 from tests.app.auth import headers_for
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import WebFloor, hold_anomaly, web_floor
 from tests.integration.harness import wait_until
 
@@ -30,9 +30,10 @@ async def _rate_may_change(wf: WebFloor) -> None:
     await wait_until(lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set)
 
 
-async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path) -> None:
+async def test_a_supervisor_files_a_rate_change_checked_as_typed(
+    tmp_path: Path, browser: Browser
+) -> None:
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links=STUD_ONLY) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
@@ -102,11 +103,12 @@ async def test_a_supervisor_files_a_rate_change_checked_as_typed(tmp_path: Path)
         await shot(page, "supervisor-effective")
 
 
-async def test_a_rate_change_is_filed_with_the_directors_waiver(tmp_path: Path) -> None:
+async def test_a_rate_change_is_filed_with_the_directors_waiver(
+    tmp_path: Path, browser: Browser
+) -> None:
     """68 IAC 10-1-4(1): the director's written direction, typed with the change, is checked
     as typed (its document's SHA-256 named under the waiver) and filed with the change."""
     async with (
-        chromium() as browser,
         web_floor(tmp_path, links=STUD_ONLY) as wf,
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
@@ -140,8 +142,10 @@ async def test_a_rate_change_is_filed_with_the_directors_waiver(tmp_path: Path) 
         }
 
 
-async def test_a_supervisor_approves_a_held_anomaly_with_a_reason(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path, links=STUD_ONLY) as wf:
+async def test_a_supervisor_approves_a_held_anomaly_with_a_reason(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path, links=STUD_ONLY) as wf:
         await hold_anomaly(wf, "stud-1@jump")
         page = await signed_in(browser, wf, Role.SUPERVISOR, "/supervisor")
         card = page.locator('.anomaly[data-id="stud-1@jump"]')
@@ -165,8 +169,10 @@ async def test_a_supervisor_approves_a_held_anomaly_with_a_reason(tmp_path: Path
         assert (a["status"], a["review_reason"]) == ("approved", "dealer counted 500 credits")
 
 
-async def test_another_role_is_told_the_page_is_not_theirs(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path, links=STUD_ONLY) as wf:
+async def test_another_role_is_told_the_page_is_not_theirs(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path, links=STUD_ONLY) as wf:
         page = await signed_in(browser, wf, Role.AUDITOR, "/supervisor")
         notice = page.get_by_role("alert").filter(has_text="This page is for supervisors")
         await expect(notice).to_contain_text("an auditor")
@@ -174,8 +180,10 @@ async def test_another_role_is_told_the_page_is_not_theirs(tmp_path: Path) -> No
         await shot(page, "supervisor-not-allowed")
 
 
-async def test_a_paytable_change_and_a_correction_with_its_document(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path, links=STUD_ONLY) as wf:
+async def test_a_paytable_change_and_a_correction_with_its_document(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path, links=STUD_ONLY) as wf:
         page = await signed_in(browser, wf, Role.SUPERVISOR, "/supervisor")
         await page.locator("#kind").select_option("paytable_change")
         flush = page.locator('#paytable tr[data-hand="FLUSH"]')

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from controller.core.hands import HandCategory
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.floor import web_floor
 from tests.integration.harness import wait_until
 
-__all__ = ["chromium", "pytestmark", "shot", "signed_in"]
+__all__ = ["pytestmark", "shot", "signed_in"]
 
 
-async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+async def test_technician_verifies_pays_and_resets_a_royal_flush(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
         row = page.locator('tr[data-table="stud-1"]')
         await expect(row.locator(".table-state")).to_have_text("online")
@@ -61,10 +63,12 @@ async def test_technician_verifies_pays_and_resets_a_royal_flush(tmp_path: Path)
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
 
 
-async def test_technician_enters_the_cards_a_table_did_not_report(tmp_path: Path) -> None:
+async def test_technician_enters_the_cards_a_table_did_not_report(
+    tmp_path: Path, browser: Browser
+) -> None:
     from controller.core.reducer import HitClaim
 
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+    async with web_floor(tmp_path) as wf:
         page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
         claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
         await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
@@ -83,8 +87,8 @@ async def test_technician_enters_the_cards_a_table_did_not_report(tmp_path: Path
         await shot(page, "tech-4-cards-entered")
 
 
-async def test_dealer_sees_the_seats_with_side_bets(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path, rounds_per_second=0.5) as wf:
+async def test_dealer_sees_the_seats_with_side_bets(tmp_path: Path, browser: Browser) -> None:
+    async with web_floor(tmp_path, rounds_per_second=0.5) as wf:
         page = await signed_in(browser, wf, Role.DEALER, "/dealer/lir-1")
         await expect(page.locator("#seats .seat")).to_have_count(7)
 
@@ -114,8 +118,10 @@ async def test_dealer_sees_the_seats_with_side_bets(tmp_path: Path) -> None:
         await expect(picker.locator("#login")).to_be_visible()
 
 
-async def test_audit_page_draws_the_meter_and_verifies_the_ledger(tmp_path: Path) -> None:
-    async with chromium() as browser, web_floor(tmp_path) as wf:
+async def test_audit_page_draws_the_meter_and_verifies_the_ledger(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with web_floor(tmp_path) as wf:
         wf.table("stud", 1).force_hand(1, HandCategory.ROYAL_FLUSH)
         await wait_until(lambda: wf.service.table_status("stud-1").hit_pending)
         page = await signed_in(browser, wf, Role.AUDITOR, "/audit")

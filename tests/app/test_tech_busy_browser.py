@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from controller.roles import Role
-from tests.app.browser import chromium, pytestmark, shot, signed_in
+from tests.app.browser import pytestmark, shot, signed_in
 from tests.app.busy_floor import busy_floor
 from tests.integration.harness import wait_until
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 
 async def _top(page: Page, selector: str) -> float:
@@ -27,9 +27,9 @@ async def _top(page: Page, selector: str) -> float:
 
 async def test_the_jackpot_comes_first_and_is_signed_off_by_a_second_person(
     tmp_path: Path,
+    browser: Browser,
 ) -> None:
     async with (
-        chromium() as browser,
         busy_floor(tmp_path, fixed_pays=300, second_signature_from_cents=500_00) as bf,
     ):
         page = await signed_in(browser, bf.wf, Role.TECHNICIAN, "/tech")
@@ -124,9 +124,10 @@ async def test_the_jackpot_comes_first_and_is_signed_off_by_a_second_person(
         await shot(page, "tech-busy-3-reset-and-quiet-log")
 
 
-async def test_an_overdue_jackpot_says_so_and_fits_a_phone(tmp_path: Path) -> None:
+async def test_an_overdue_jackpot_says_so_and_fits_a_phone(
+    tmp_path: Path, browser: Browser
+) -> None:
     async with (
-        chromium() as browser,
         busy_floor(tmp_path, fixed_pays=300, escalate_after_minutes=10) as bf,
     ):
         page = await signed_in(browser, bf.wf, Role.TECHNICIAN, "/tech")

@@ -14,13 +14,13 @@ from playwright.async_api import Browser, Page, expect
 
 from controller.roles import Role
 from tests.app.auth import new_user
-from tests.app.browser import chromium, downloaded_pdf, pytestmark, role_words, shot
+from tests.app.browser import downloaded_pdf, pytestmark, role_words, shot
 from tests.app.busy_floor import busy_floor
 from tests.app.floor import WebFloor
 from tests.integration.harness import wait_until
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
 
-__all__ = ["chromium", "pytestmark"]
+__all__ = ["pytestmark"]
 
 DESK = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
@@ -51,9 +51,8 @@ async def _fits(page: Page) -> None:
     assert wide <= page.viewport_size["width"] + 1, wide  # type: ignore[index]
 
 
-async def test_every_step_records_or_says_it_is_optional(tmp_path: Path) -> None:
+async def test_every_step_records_or_says_it_is_optional(tmp_path: Path, browser: Browser) -> None:
     async with (
-        chromium() as browser,
         busy_floor(tmp_path, fixed_pays=0, quiet_pays=0, second_signature_from_cents=500_00) as bf,
     ):
         wf = bf.wf
@@ -136,9 +135,8 @@ async def test_every_step_records_or_says_it_is_optional(tmp_path: Path) -> None
         await expect(dealer.locator("#count")).to_be_visible()
 
 
-async def test_a_tax_form_is_recorded_after_the_reset_too(tmp_path: Path) -> None:
+async def test_a_tax_form_is_recorded_after_the_reset_too(tmp_path: Path, browser: Browser) -> None:
     async with (
-        chromium() as browser,
         busy_floor(tmp_path, fixed_pays=0, quiet_pays=0) as bf,
     ):
         wf = bf.wf
@@ -163,9 +161,10 @@ async def test_a_tax_form_is_recorded_after_the_reset_too(tmp_path: Path) -> Non
         assert (await wf.service.runtime.hits.get(bf.held_hit_id)).tax_form_reference == "W2G-77"
 
 
-async def test_a_mystery_award_and_an_envy_pay_have_their_own_words(tmp_path: Path) -> None:
+async def test_a_mystery_award_and_an_envy_pay_have_their_own_words(
+    tmp_path: Path, browser: Browser
+) -> None:
     async with (
-        chromium() as browser,
         busy_floor(tmp_path, fixed_pays=0, quiet_pays=0) as bf,
     ):
         page = await _signed_in(browser, bf.wf, Role.TECHNICIAN, "/tech", DESK)
