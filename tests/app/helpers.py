@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
 
+from tests.command_forks import run_command
 from tests.conftest import KEY, process_env
 
 
@@ -34,20 +33,7 @@ async def progressive(
     if key:
         full["PROGRESSIVE_LEDGER_KEY"] = KEY.hex()
     full.update(env or {})
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        module,
-        *args,
-        env=full,
-        cwd=cwd,
-        stdin=asyncio.subprocess.PIPE if stdin is not None else None,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate(stdin.encode() if stdin is not None else None)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
+    return await run_command(module, args, env=full, cwd=cwd, stdin=stdin)
 
 
 async def commission_agent(db_url: str, username: str, password: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from controller.access.duties import RequestKind
 from controller.roles import Role
 from controller.storage import access_repo
 from controller.storage.database import make_engine, upgrade
+from tests.command_forks import run_command
 from tests.conftest import T0, process_env
 
 PASSWORD = "correct horse battery"
@@ -24,19 +24,7 @@ async def run(*args: str, db_url: str, stdin: str = "") -> tuple[int, str, str]:
     """``progressive ARGS`` in a real process, with ``stdin`` as its standard input."""
     env = process_env()
     env["PROGRESSIVE_DATABASE_URL"] = db_url
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.cli",
-        *args,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate(stdin.encode())
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
+    return await run_command("app.cli", args, env=env, stdin=stdin)
 
 
 async def test_the_first_admin_and_a_display_token(db_url: str) -> None:
