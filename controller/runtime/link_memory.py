@@ -169,8 +169,11 @@ class LinkMemory:
             self._adopt(states[link_id], problems.get(link_id))
 
     async def reload_stale(self, link_ids: Sequence[str]) -> None:
-        """Called holding the links' locks, before computing anything from them."""
-        await self.reload([link_id for link_id in link_ids if link_id in self._stale])
+        """Called holding the links' locks, before computing anything from them. None stale
+        (every commit but one after a failure): nothing is read, the database is not asked."""
+        stale = [link_id for link_id in link_ids if link_id in self._stale]
+        if stale:
+            await self.reload(stale)
 
     async def _reload_after_failure(self, link_ids: Sequence[str]) -> None:
         try:
