@@ -162,6 +162,9 @@ class LinkMemory:
             raise LinkInoperable(link_id, problem)
 
     async def reload(self, link_ids: Sequence[str]) -> None:
+        """The links read again from the database; none named, the database is not asked."""
+        if not link_ids:
+            return
         states, problems = await self.store.load_checked(link_ids)
         for link_id in link_ids:
             if link_id not in states:
@@ -169,11 +172,9 @@ class LinkMemory:
             self._adopt(states[link_id], problems.get(link_id))
 
     async def reload_stale(self, link_ids: Sequence[str]) -> None:
-        """Called holding the links' locks, before computing anything from them. None stale
-        (every commit but one after a failure): nothing is read, the database is not asked."""
-        stale = [link_id for link_id in link_ids if link_id in self._stale]
-        if stale:
-            await self.reload(stale)
+        """Called holding the links' locks, before computing anything from them (none stale,
+        as at every commit but one after a failure: nothing is read)."""
+        await self.reload([link_id for link_id in link_ids if link_id in self._stale])
 
     async def _reload_after_failure(self, link_ids: Sequence[str]) -> None:
         try:
