@@ -187,9 +187,13 @@ def report_pdf(report: FloorReport, letterhead: Letterhead) -> bytes:
     reductions = [
         ["Entry", "When", "Change", "Reason"],
         *[
-            [str(e.seq), _short(e.at_us, letterhead), _amount(e.delta_units), _reason(r)]
+            [
+                str(r.entry.seq),
+                _short(r.entry.at_us, letterhead),
+                _amount(r.entry.delta_units),
+                _reason(r),
+            ]
             for r in report.reductions
-            for e in (r.entry,)
         ],
     ]
     sections.append(

@@ -196,8 +196,8 @@ def entry_meters(details: Mapping[str, Any] | str) -> Mapping[str, Sequence[int]
     for an entry of a link with one meter (its delta moves ``L1``)."""
     if isinstance(details, str) and '"meters"' not in details:
         return None
-    meters = entry_details(details).get("meters")
-    return None if meters is None else meters
+    meters: Mapping[str, Sequence[int]] | None = entry_details(details).get("meters")
+    return meters
 
 
 def split_step(
