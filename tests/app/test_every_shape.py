@@ -44,8 +44,8 @@ from controller.roles import Role
 from controller.storage.models import HitRow
 from tests.app.browser import pytestmark, role_words, shot
 from tests.app.helpers import progressive
+from tests.app.routes import protected_routes
 from tests.app.shapes_floor import ShapesFloor, hit_url, shapes_floor
-from tests.app.test_roles import protected_routes
 from tests.pdf_text import keep_pdf, pdf_text_or_skip
 
 __all__ = ["pytestmark"]

@@ -8,16 +8,13 @@ is neither behind a role nor named below as open or display-only fails it.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 import websockets
 from fastapi import FastAPI, routing
-from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute, APIWebSocketRoute
+from fastapi.routing import APIWebSocketRoute
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.api.pages import stated
@@ -27,13 +24,7 @@ from controller.access import device_tokens
 from controller.roles import Role
 from tests.app.auth import headers_for
 from tests.app.floor import settings_in, web_floor
-
-# What anyone may call: signing in, and choosing one's own password with the current one (or
-# a one-time code). Current amounts are public unless the installation says otherwise, so
-# those routes carry ``display_access`` instead of a role.
-PUBLIC = {("POST", "/api/v1/auth/token"), ("POST", "/api/v1/auth/password")}
-# A path parameter that names nothing: valid as text and as a number.
-NOTHING = "987654321"
+from tests.app.routes import calls_of, protected_routes
 
 # Every route outside the roles, and why it may be.
 PAGE = "a page of static HTML with no data; its script signs in and calls the API"
@@ -80,7 +71,7 @@ def classify(app: FastAPI) -> dict[tuple[str, str], str]:
     unclassified: list[tuple[str, str]] = []
     for route in routing.iter_route_contexts(app.routes):
         original = getattr(route, "original_route", route)
-        calls = _calls(route.dependant) if hasattr(route, "dependant") else []
+        calls = calls_of(route.dependant) if hasattr(route, "dependant") else []
         for kind in _kinds(original):
             key = (kind, route.path)
             if any(isinstance(c, RoleRequirement) for c in calls):
@@ -93,50 +84,6 @@ def classify(app: FastAPI) -> dict[tuple[str, str], str]:
                 unclassified.append(key)
     assert not unclassified, f"routes neither behind a role nor named open: {unclassified}"
     return found
-
-
-@dataclass(frozen=True)
-class Protected:
-    method: str
-    path: str  # the template, e.g. /api/v1/users/{username}/disable
-    roles: frozenset[Role]
-
-    @property
-    def url(self) -> str:
-        return re.sub(r"\{[^}]+\}", NOTHING, self.path)
-
-
-def _calls(dependant: Dependant) -> list[object]:
-    found: list[object] = [dependant.call]
-    for sub in dependant.dependencies:
-        found.extend(_calls(sub))
-    return found
-
-
-def protected_routes(app: FastAPI) -> tuple[list[Protected], list[tuple[str, str]]]:
-    """Routes with their admitted roles, and /api/ routes neither protected nor public."""
-    found: list[Protected] = []
-    unguarded: list[tuple[str, str]] = []
-    # Included routers are resolved lazily: ask FastAPI for each route as it is served (its
-    # full path, the router's dependencies included), as the OpenAPI generator does.
-    for route in routing.iter_route_contexts(app.routes):
-        if not isinstance(route.original_route, APIRoute):
-            continue
-        calls = _calls(route.dependant)
-        requirements = [c for c in calls if isinstance(c, RoleRequirement)]
-        for method in sorted(route.methods - {"HEAD", "OPTIONS"}):
-            if requirements:
-                # Several requirements on one route: the caller must meet all of them.
-                roles = frozenset(Role).intersection(*(r.roles for r in requirements))
-                found.append(Protected(method, route.path, roles))
-            elif (
-                route.path.startswith("/api/")
-                and (method, route.path) not in PUBLIC
-                and display_access not in calls
-                and display_reader not in calls
-            ):
-                unguarded.append((method, route.path))
-    return found, unguarded
 
 
 async def test_every_protected_route_refuses_the_roles_it_does_not_name(tmp_path: Path) -> None:

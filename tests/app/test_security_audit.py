@@ -25,7 +25,7 @@ from controller.core.hands import HandCategory
 from controller.roles import Role
 from tests.app.auth import headers_for
 from tests.app.floor import WebFloor, hold_anomaly, web_floor
-from tests.app.test_roles import _calls
+from tests.app.routes import calls_of
 from tests.integration.harness import wait_until
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
@@ -54,7 +54,7 @@ def privileged_writes(app: FastAPI) -> set[tuple[str, str]]:
     for route in routing.iter_route_contexts(app.routes):
         if not isinstance(route.original_route, APIRoute):
             continue
-        if not any(isinstance(c, RoleRequirement) for c in _calls(route.dependant)):
+        if not any(isinstance(c, RoleRequirement) for c in calls_of(route.dependant)):
             continue
         # A path parameter's converter (``{hit_id:hit}``) is the route's, not its name's.
         path = re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path)
