@@ -26,6 +26,7 @@ from controller.refusal import Refused
 from controller.rules import RuleViolation
 from controller.rules.jurisdictions import DEFAULT_JURISDICTION, jurisdiction
 from controller.rules.statement import Statement
+from controller.runtime.service import FloorService
 from controller.settings import (
     LedgerKeyError,
     SecretKeyError,
@@ -311,6 +312,23 @@ async def database(
         yield engine
     finally:
         await engine.dispose()
+
+
+@asynccontextmanager
+async def floor_service(
+    settings: Settings, *, links: Iterable[str] = ()
+) -> AsyncIterator[FloorService]:
+    """The controller's services for one command on the settings' database, polling nothing
+    and running no schedule: the same desks, law, odds bound and letterhead as a running
+    controller's, refused in one line as ``database`` refuses (its schema, ``links``)."""
+    async with database(settings, schema="check", links=links):
+        pass
+    service = FloorService(settings, retention_schedule=False)
+    await service.start()
+    try:
+        yield service
+    finally:
+        await service.stop()
 
 
 class Text(click.ParamType[str]):

@@ -16,6 +16,7 @@ from app.cli.common import (
     Text,
     database,
     db_option,
+    floor_service,
     main,
     refused,
     run,
@@ -46,8 +47,6 @@ from controller.core.money import (
 from controller.core.reducer import HitPolicy, TableConfig
 from controller.manifest import verify_install
 from controller.paperwork import record_views
-from controller.paperwork.filing_desk import FilingDesk
-from controller.paperwork.pdf import letterhead_of
 from controller.rules import RuleViolation
 from controller.rules.statement import Statement
 from controller.rules.wagers import check_denomination
@@ -56,7 +55,6 @@ from controller.runtime.config_entries import CREDITS_PER_SEAT, MIN_ROUND_MS
 from controller.runtime.config_sections import id_problem, text_problem
 from controller.runtime.floor_approvals import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
-from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import create_and_file_link
 from controller.settings import Settings, load_ledger_key, manifest_path
 from controller.storage.links import TableSpec
@@ -247,17 +245,10 @@ def links_create(
         raise click.BadParameter(str(exc)) from exc
 
     async def go() -> str:
-        key = load_ledger_key(settings)
-        async with database(settings, schema="check") as engine:
-            runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
-            await runtime.memory.load()
+        async with floor_service(settings) as service:
             filed = await create_and_file_link(
-                runtime,
-                FilingDesk(
-                    runtime,
-                    demonstration=settings.demonstration,
-                    letterhead=letterhead_of(settings),
-                ),
+                service.runtime,
+                service.filing_desk,
                 link_id=link_id,
                 name=name or link_id,
                 game=g,
@@ -265,7 +256,7 @@ def links_create(
                 reset_cents=plan.reset_cents,
                 hit_policy=HitPolicy(policy),
                 tables=specs,
-                at_us=SystemClock().now_us(),
+                at_us=service.now_us(),
                 actor=actor,
                 levels=plan.levels,
                 paytable=plan.paytable,
@@ -392,16 +383,13 @@ def links_recover(
     software = verify_install(manifest_path(settings))
 
     async def go() -> tuple[str | None, Any]:
-        key = load_ledger_key(settings)
-        async with database(settings, schema="check", links=(link_id,)) as engine:
-            runtime = LinkRuntime(LedgerStore(engine, key, law=settings.law))
-            await runtime.memory.load()
+        async with floor_service(settings, links=(link_id,)) as service:
             # The install this command runs from is the controller's: while it fails its
             # check, no link is recovered (controller.rules.software).
-            runtime.memory.software_fault = software.fault
-            found = runtime.memory.is_inoperable(link_id)
-            await runtime.commands.recover(link_id, reason=reason, by=by, approved_by=approved_by)
-            return found, runtime.memory.states[link_id]
+            service.memory.software_fault = software.fault
+            found = service.memory.is_inoperable(link_id)
+            await service.commands.recover(link_id, reason=reason, by=by, approved_by=approved_by)
+            return found, service.memory.states[link_id]
 
     found, state = run(go())
     click.echo(f"link {link_id}: found {found or 'operable'}")

@@ -6,10 +6,9 @@ from typing import Any
 
 import click
 
-from app.cli.common import db_option, main, reach, run, settings_for
+from app.cli.common import db_option, floor_service, main, run, settings_for
 from controller.rules.integrity import INTEGRITY_RETENTION_CLAUSE
 from controller.rules.meter_records import RETENTION_CLAUSE
-from controller.runtime.service import FloorService
 
 
 @main.group()
@@ -39,12 +38,9 @@ def retention_run(
 ) -> None:
     """Purge what is past its period, sealing a manifest of it into each link's history."""
     settings = settings_for(database_url)
-    run(reach(settings))
 
     async def go() -> Any:
-        service = FloorService(settings, retention_schedule=False)
-        await service.start()
-        try:
+        async with floor_service(settings) as service:
             return await service.retention_purge.run(
                 meter_years=settings.meter_retention_years if meter_years is None else meter_years,
                 integrity_years=(
@@ -53,8 +49,6 @@ def retention_run(
                     else integrity_years
                 ),
             )
-        finally:
-            await service.stop()
 
     report = run(go())
     for link_id, manifest in sorted(report.links.items()):
