@@ -257,32 +257,34 @@ async def hold_in_memory(
     runtime = wf.service.runtime
     store = wf.service.store
     while True:
-        now = runtime.memory.states[link_id]
-        opened = open_link(
-            law=PERMISSIVE,
-            link_id=link_id,
-            game=game,
-            rate_bp=0,
-            reset_cents=0,
-            paytable=paytable,
-            tables=[ts.config for ts in now.tables.values()],
-            at_us=now.last_at_us,
-            levels=levels,
-            draws=draws,
-            paytables=paytables,
-        ).state
-        state = replace(
-            opened,
-            tables=now.tables,
-            last_at_us=now.last_at_us,
-            rate_bp=now.rate_bp,
-            reset_cents=now.reset_cents,
-        )
-        store.book.meters[link_id] = state.meter_units
-        runtime.memory.states[link_id] = state
+        # Under the link's lock, as a poll cycle computes and commits its step: none is
+        # committed from the state before onto the book's meter put in place here.
+        async with runtime.memory.lock(link_id):
+            now = runtime.memory.states[link_id]
+            opened = open_link(
+                law=PERMISSIVE,
+                link_id=link_id,
+                game=game,
+                rate_bp=0,
+                reset_cents=0,
+                paytable=paytable,
+                tables=[ts.config for ts in now.tables.values()],
+                at_us=now.last_at_us,
+                levels=levels,
+                draws=draws,
+                paytables=paytables,
+            ).state
+            state = replace(
+                opened,
+                tables=now.tables,
+                last_at_us=now.last_at_us,
+                rate_bp=now.rate_bp,
+                reset_cents=now.reset_cents,
+            )
+            store.book.meters[link_id] = state.meter_units
+            runtime.memory.states[link_id] = state
         seq = {tid: ts.poll_seq for tid, ts in now.tables.items()}
-        # A poll cycle computed from the state before may have been committing meanwhile:
-        # once a later reading is in, the state must be the one put in place.
+        # Once a later reading is in, the state committed on must be the one put in place.
         await wait_until(
             lambda seq=seq: all(  # type: ignore[misc]
                 runtime.memory.states[link_id].tables[tid].poll_seq > seq[tid] for tid in seq
