@@ -49,9 +49,14 @@ def as_if_edited(manifest: Path, path: str = TAMPERED) -> bytes:
     return before
 
 
-def _told_no_side_bets(wf: WebFloor, link_id: str) -> bool:
+def _side_bets_refused(wf: WebFloor, link_id: str) -> list[bool]:
+    """Each table of the link: told to take no side bets (register 102, bit0)."""
     _, tables = wf.links[link_id]
-    return all(wf.table(link_id, u).command_bits & 1 for u in range(1, tables + 1))
+    return [bool(wf.table(link_id, u).command_bits & 1) for u in range(1, tables + 1)]
+
+
+def _told_no_side_bets(wf: WebFloor, link_id: str) -> bool:
+    return all(_side_bets_refused(wf, link_id))
 
 
 async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
@@ -72,7 +77,8 @@ async def test_a_check_on_demand_that_fails_holds_every_link_until_recovered(
         assert ready["software"]["asked_by"] == "start"
         assert ready["software"]["files"] > 250 and ready["software"]["mismatches"] == []
         assert ready["software"]["manifest"] == str(manifest)
-        assert not _told_no_side_bets(wf, "stud")
+        # Once its tables are read and told, the floor takes side bets.
+        await wait_until(lambda: not any(_side_bets_refused(wf, "stud")))
 
         original = as_if_edited(manifest)
         answer = await http.post("/api/v1/self-check", headers=admin)

@@ -147,8 +147,10 @@ async def baselined(wf: WebFloor) -> None:
     """The controller has its first reading of every table: rounds dealt from now on are
     credited. Dealt before it (a slow start on a busy machine), they would only make the
     baseline, and the meter would rightly not move."""
-    state = wf.service.runtime.memory.states["stud"]
-    await wait_until(lambda: all(state.tables[f"stud-{u}"].credits is not None for u in (1, 2)))
+    states = wf.service.memory.states  # a new state each commit: read it each time
+    await wait_until(
+        lambda: all(states["stud"].tables[f"stud-{u}"].credits is not None for u in (1, 2))
+    )
 
 
 async def test_displays_on_every_process_show_the_same_states(db_url: str, tmp_path: Path) -> None:
