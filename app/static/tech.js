@@ -152,22 +152,30 @@ function filterQuery() {
 
 // ------------------------------------------------------------------------------- hits
 
-// Replace a box's content; what the technician has typed (and where the cursor is) in the
-// items marked with `attr` survives.
+// Replace a box's content; what the technician has typed in the items marked with `attr`
+// survives, and so do the cursor and the selection of the field being typed in (a refresh
+// in the middle of typing neither moves the cursor nor turns a replacement into an append).
 function keepTyping(box, attr, children) {
   const fields = () => box.querySelectorAll(`[${attr}] input, [${attr}] textarea`);
   const keyOf = (input) => `${input.closest(`[${attr}]`).getAttribute(attr)}|${input.className}`;
   const typed = new Map();
   let focused = null;
+  let selection = null;
   for (const input of fields()) {
     typed.set(keyOf(input), input.value);
-    if (input === document.activeElement) focused = keyOf(input);
+    if (input === document.activeElement) {
+      focused = keyOf(input);
+      selection = [input.selectionStart, input.selectionEnd, input.selectionDirection];
+    }
   }
   box.replaceChildren(...children);
   for (const input of fields()) {
     const key = keyOf(input);
     if (typed.has(key)) input.value = typed.get(key);
-    if (key === focused) input.focus();
+    if (key === focused) {
+      input.focus();
+      if (selection && selection[0] !== null) input.setSelectionRange(...selection);
+    }
   }
 }
 

@@ -87,6 +87,34 @@ async def test_technician_enters_the_cards_a_table_did_not_report(
         await shot(page, "tech-4-cards-entered")
 
 
+async def test_a_refresh_while_typing_keeps_the_cards_cursor_and_selection(
+    tmp_path: Path, browser: Browser
+) -> None:
+    from controller.core.reducer import HitClaim
+
+    async with web_floor(tmp_path) as wf:
+        page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
+        claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
+        await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
+        hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4")
+        cards = hit.locator(".cards-input")
+        await cards.fill("Ah Ad Qh Jh Th")
+        # The technician selects the second card to type over it...
+        await cards.evaluate("(input) => input.setSelectionRange(3, 5)")
+        # ...and another hit arrives: the list is drawn again under the cursor.
+        other = HitClaim(table_seq=None, seat=2, hand=HandCategory.STRAIGHT_FLUSH, round=11)
+        await wf.service.runtime.hits.enter("stud-1", other, actor="tech")
+        await expect(page.locator(".hit").filter(has_text="Table stud-1, seat 2")).to_be_visible()
+        assert await cards.evaluate(
+            "(input) => [document.activeElement === input, input.value,"
+            " input.selectionStart, input.selectionEnd]"
+        ) == [True, "Ah Ad Qh Jh Th", 3, 5]
+        await page.keyboard.type("Kh")
+        await expect(cards).to_have_value("Ah Kh Qh Jh Th")
+        await hit.locator("button.verify").click()
+        await expect(page.locator("#message")).to_contain_text("verified")
+
+
 async def test_dealer_sees_the_seats_with_side_bets(tmp_path: Path, browser: Browser) -> None:
     async with web_floor(tmp_path, rounds_per_second=0.5) as wf:
         page = await signed_in(browser, wf, Role.DEALER, "/dealer/lir-1")
