@@ -1,0 +1,172 @@
+"""No table stops silently: whatever ends a poll of a table on a real serial line (the port
+refusing its settings, an error the adapter does not know, registers that cannot be decoded),
+the table is marked offline with the reason, it is said once, and polling goes on with a
+backoff until the table answers again."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+import link_adapters.profile_decoding as profile_decoding
+from controller.core.hands import HandCategory
+from controller.core.reducer import EntryKind
+from controller.storage.store import LedgerStore
+from link_adapters.reading import TableRegisters
+from tests.integration.harness import FloorHarness, LinkPlan, wait_until
+from tests.serial_line import parity_set, refusing_settings
+
+GW = "caribbean_stud"
+POLLER_LOG = "controller.runtime.poller"
+
+
+def line(tables: int, **bus: Any) -> LinkPlan:
+    return LinkPlan("stud", GW, GW, tables=tables, rate_bp=8000, serial=True, bus_settings=bus)
+
+
+def device(h: FloorHarness) -> str:
+    assert h.config is not None
+    port = h.config.buses["stud"].params.port  # type: ignore[union-attr]
+    assert isinstance(port, str)
+    return port
+
+
+def offline(h: FloorHarness, table_id: str) -> bool:
+    assert h.runtime is not None
+    return not h.runtime.memory.states["stud"].table(table_id).online
+
+
+def online(h: FloorHarness, table_id: str) -> bool:
+    assert h.runtime is not None
+    ts = h.runtime.memory.states["stud"].table(table_id)
+    return ts.online and ts.credits is not None
+
+
+def polling(h: FloorHarness, table_id: str) -> bool:
+    assert h.poller is not None
+    task = h.poller._tasks.get(table_id)
+    return task is not None and not task.done()
+
+
+def said(caplog: pytest.LogCaptureFixture, table_id: str, *words: str) -> int:
+    """How many lines of the poller's log name the table and every one of ``words``."""
+    return sum(
+        1
+        for r in caplog.records
+        if r.name == POLLER_LOG
+        and f"table {table_id}" in r.getMessage()
+        and all(w in r.getMessage() for w in words)
+    )
+
+
+async def test_a_serial_port_that_refuses_its_settings(
+    store: LedgerStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An adapter that cannot do parity: the operating system refuses the port's settings.
+    h = FloorHarness(store, (line(2, parity="E"),), offline_after_failures=2)
+    caplog.set_level(logging.INFO)
+    try:
+        await h.start_floor()
+        port = device(h)
+        with refusing_settings(port, parity_set):
+            await h.start_controller(baselines=False)
+            assert h.poller is not None
+            await wait_until(lambda: offline(h, "stud-1") and offline(h, "stud-2"), 10)
+            tp = h.poller.tables["stud-1"]
+            await wait_until(lambda: tp.failures >= 3, 10)  # tried again, with a backoff
+            assert polling(h, "stud-1") and polling(h, "stud-2")
+            assert tp.problem is not None
+            assert port in tp.problem and "parity" in tp.problem, tp.problem
+            assert h.runtime is not None
+            assert h.runtime.memory.states["stud"].table("stud-1").credits is None
+        # The port takes the settings again (the adapter was changed): the tables answer.
+        await wait_until(lambda: online(h, "stud-1") and online(h, "stud-2"), 20)
+        assert h.poller.tables["stud-1"].problem is None
+        await h.play(0.5)
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-1") == 1
+    # Named once for the table, with the port and the setting, not at every try.
+    assert said(caplog, "stud-1", "offline", port, "parity") == 1
+
+
+async def test_an_error_the_adapter_does_not_know(
+    store: LedgerStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    h = FloorHarness(store, (line(3),), offline_after_failures=2)
+    caplog.set_level(logging.INFO)
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.poller is not None
+        handle = h.poller.tables["stud-2"].handle
+        read = handle.read
+
+        class StackSurprise(Exception):
+            """Something under the adapter raised what it does not map."""
+
+        async def surprising() -> TableRegisters:
+            await read()  # the request really goes over the line
+            raise StackSurprise("the serial stack lost its mind")
+
+        handle.read = surprising  # type: ignore[method-assign]
+        h.clock.resume()
+        await wait_until(lambda: offline(h, "stud-2"), 10)
+        tp = h.poller.tables["stud-2"]
+        await wait_until(lambda: tp.failures >= 4, 10)
+        assert polling(h, "stud-2")
+        assert tp.problem is not None and "StackSurprise" in tp.problem, tp.problem
+        assert "the serial stack lost its mind" in tp.problem
+        # Its neighbours on the line are polled as before.
+        before = h.poller.tables["stud-1"].polls
+        await asyncio.sleep(0.5)
+        assert h.poller.tables["stud-1"].polls - before >= 3
+        handle.read = read  # type: ignore[method-assign]
+        await wait_until(lambda: online(h, "stud-2"), 20)
+        h.clock.pause()
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
+    assert await h.entries(EntryKind.TABLE_ONLINE, "stud-2") == 1
+    assert said(caplog, "stud-2", "StackSurprise", "the serial stack lost its mind") == 1
+
+
+async def test_registers_the_profile_cannot_decode(
+    store: LedgerStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = FloorHarness(store, (line(2),), offline_after_failures=2)
+    caplog.set_level(logging.INFO)
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.poller is not None and h.floor is not None
+
+        def undecodable(code: int, version: Any = 1) -> Any:
+            # A hand code the profile's table of codes has no entry for, looked up as a key.
+            raise KeyError(f"hand code {code}")
+
+        monkeypatch.setattr(profile_decoding, "hit_hand", undecodable)
+        h.floor.force_hand(GW, 2, 3, HandCategory.ROYAL_FLUSH)
+        h.floor.play_round_now(GW, 2)
+        await wait_until(lambda: offline(h, "stud-2"), 10)
+        tp = h.poller.tables["stud-2"]
+        await wait_until(lambda: tp.failures >= 4, 10)
+        assert polling(h, "stud-2") and polling(h, "stud-1")
+        assert tp.problem is not None and "KeyError" in tp.problem, tp.problem
+        assert h.sim(h.plans[0], 2).hit_fifo  # the hit waits at the table, not acknowledged
+        monkeypatch.undo()
+        await wait_until(lambda: online(h, "stud-2"), 20)
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()  # the hit taken once, once it could be read
+    assert await h.entries(EntryKind.JACKPOT_RESET) == 1
+    assert said(caplog, "stud-2", "KeyError") == 1
+
