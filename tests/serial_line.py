@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import os
 import pty
 import termios
 import tty
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator
 
 
 @contextlib.asynccontextmanager
@@ -40,41 +38,21 @@ async def pty_line() -> AsyncIterator[tuple[str, str]]:
             os.close(fd)
 
 
-@contextlib.contextmanager
-def refusing_settings(device: str, refuses: Callable[[list[Any]], bool]) -> Iterator[None]:
-    """While open, the serial port ``device`` refuses the settings ``refuses`` picks out of
-    the termios attributes set on it, as the driver of an adapter that cannot do them does:
-    ``tcsetattr`` fails with EINVAL and pyserial lets the ``termios.error`` out of ``open``.
+def pty_refuses_parity() -> bool:
+    """Whether this system's pseudo-terminals refuse a parity bit as pyserial sets it (and
+    pymodbus then sets it again): Linux refuses it with EINVAL, raised as ``termios.error``."""
+    import serial
 
-    A pseudo-terminal takes every setting, so the refusal is put where the driver's would
-    come from (the ``termios`` pyserial calls); opening the port and everything else on it
-    stay real, and other ports are not touched.
-    """
-    import serial.serialposix as serialposix
-
-    class Refusing:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(termios, name)
-
-        @staticmethod
-        def tcsetattr(fd: int, when: int, attributes: list[Any]) -> None:
-            if os.ttyname(fd) == device and refuses(attributes):
-                raise termios.error(errno.EINVAL, os.strerror(errno.EINVAL))
-            termios.tcsetattr(fd, when, attributes)
-
-    real = serialposix.termios
-    serialposix.termios = Refusing()  # type: ignore[assignment]
+    master, slave = pty.openpty()
     try:
-        yield
+        port = serial.Serial(os.ttyname(slave), baudrate=19200, parity="E")
+        try:
+            port.timeout = 0
+        finally:
+            port.close()
+    except termios.error:
+        return True
     finally:
-        serialposix.termios = real
-
-
-def parity_set(attributes: list[Any]) -> bool:
-    """Whether termios attributes ask for a parity bit."""
-    return bool(attributes[2] & termios.PARENB)
-
-
-def two_stop_bits(attributes: list[Any]) -> bool:
-    """Whether termios attributes ask for two stop bits."""
-    return bool(attributes[2] & termios.CSTOPB)
+        os.close(master)
+        os.close(slave)
+    return False

@@ -206,7 +206,14 @@ class Poller:
                     del self._tasks[tid]
                 return
             started = loop.time()
-            await self.per_table.poll_once(tp)
+            try:
+                await self.per_table.poll_once(tp)
+            except Exception as exc:
+                # Whatever ends a poll ends only that poll: the table is counted as failing
+                # (offline with the reason once it keeps failing) and polled again after the
+                # backoff. A task that ended here would leave its table shown as it last was,
+                # never polled again, and nobody told.
+                await self.per_table.poll_failed(tp, exc)
             delay = interval - (loop.time() - started)
             if tp.failures:
                 # Each poll of a table that does not answer holds its bus for a whole timeout:
