@@ -42,6 +42,7 @@ __all__ = [
     "FAILURE_BACKOFF_MAX_S",
     "FAILURE_BACKOFF_MIN_S",
     "FAILURE_CAUSES",
+    "UNKNOWN_CAUSE",
     "UNRECORDED_RETRY_S",
     "PollObserver",
     "TablePoll",
@@ -68,7 +69,8 @@ def failure_backoff_s(failures: int, interval_s: float) -> float:
 
 # Why polls fail, as the metrics count them: the adapter's own errors, and "unknown" for
 # anything else (a fault of the controller or of what is under the adapter).
-FAILURE_CAUSES = ("timeout", "link_down", "device", "profile", "adapter", "unknown")
+UNKNOWN_CAUSE = "unknown"
+FAILURE_CAUSES = ("timeout", "link_down", "device", "profile", "adapter", UNKNOWN_CAUSE)
 
 
 def failure_cause(exc: BaseException) -> str:
@@ -83,7 +85,7 @@ def failure_cause(exc: BaseException) -> str:
         return "device"
     if isinstance(exc, AdapterError):
         return "adapter"
-    return "unknown"
+    return UNKNOWN_CAUSE
 
 
 class PollObserver(Protocol):
