@@ -5,7 +5,9 @@ drain) runs on a virtual clock the test moves, so it is checked exactly; the pee
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import termios
 import time
 from collections.abc import Awaitable, Callable
 from itertools import pairwise
@@ -568,6 +570,22 @@ async def test_serial_port_refusing_its_settings_is_a_link_down(
     # ... and then waits out the reconnect backoff like any link that cannot be opened.
     with pytest.raises(LinkDown, match=r"link rs485 is down \(serial port .* parity E"):
         await table.read()
+
+
+@pytest.mark.parametrize("stopbits", [1, 2])
+async def test_serial_stop_bits_reach_the_port(
+    serial_line: StartSerial, links: MakeLink, stopbits: int
+) -> None:
+    line = await serial_line({1: reference_layout(credits=10)})
+    link = links(SerialParams(port=line.port, stopbits=stopbits), name="rs485")
+    assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 10
+    # What the line is set to, as the operating system holds it for the open port.
+    fd = os.open(line.port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        cflag = termios.tcgetattr(fd)[2]
+    finally:
+        os.close(fd)
+    assert bool(cflag & termios.CSTOPB) is (stopbits == 2)
 
 
 async def test_serial_silent_unit_costs_only_its_own_timeout(
