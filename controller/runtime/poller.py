@@ -214,6 +214,8 @@ class Poller:
                 # backoff. A task that ended here would leave its table shown as it last was,
                 # never polled again, and nobody told.
                 await self.per_table.poll_failed(tp, exc)
+            else:
+                self.per_table.polled(tp)
             delay = interval - (loop.time() - started)
             if tp.failures:
                 # Each poll of a table that does not answer holds its bus for a whole timeout:

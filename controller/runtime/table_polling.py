@@ -57,6 +57,8 @@ log = logging.getLogger("controller.runtime.poller")
 
 FAILURE_BACKOFF_MIN_S = 0.5
 FAILURE_BACKOFF_MAX_S = 5.0
+# A fault whose message changes at every try is logged again at most this often.
+FAULT_REPEAT_S = 60.0
 # How often a table held because its reading could not be recorded has it tried again.
 UNRECORDED_RETRY_S = 30.0
 
@@ -125,7 +127,9 @@ class TablePoll:
     failed_by: dict[str, int] = field(default_factory=dict)
     problem: str | None = None  # why its last poll failed; None once it answers
     unexpected: bool = False  # ... for a reason the adapter does not know (a fault)
+    faults: int = 0  # polls in a row ended by such a reason (even after the table answered)
     said: str | None = None  # the last such reason logged (each new one is said once)
+    said_at: float = 0.0  # when (loop time) it was logged
     # The per-seat counters of the last reading this process made of the table (None: none
     # yet, or the table has none): each seat's credits since then go with the next reading.
     seat_credits: tuple[int, ...] | None = None
@@ -223,8 +227,6 @@ class TablePolling:
         observer = self.observer
         if observer is not None:
             observer.polled(tp.link_id, loop.time() - started)
-        if tp.problem is not None:
-            self._answers_again(tp)
         tp.failures = 0
         tp.last = regs
         tp.last_ok_us = now = self.clock.now_us()
@@ -298,17 +300,31 @@ class TablePolling:
         tp.failed_by[cause] = tp.failed_by.get(cause, 0) + 1
         problem = str(exc) if known else f"{type(exc).__name__}: {exc}"
         tp.problem, tp.unexpected = problem, not known
-        if not known and problem != tp.said:
-            # A fault, not a table that does not answer: said with where it came from, once
-            # for each new cause (a table failing at every try says it once).
-            tp.said = problem
-            log.error(
-                "table %s: its poll failed for a reason the adapter does not know (%s); "
-                "polled again after a backoff",
-                tid,
-                problem,
-                exc_info=exc,
-            )
+        if not known:
+            # A fault may come after the table answered (which starts its count again): the
+            # polls it ended in a row count, so a table that keeps failing goes offline.
+            tp.faults += 1
+            tp.failures = max(tp.failures, tp.faults)
+            now = asyncio.get_running_loop().time()
+            said = tp.said
+            if said is None or (
+                problem != said
+                and (
+                    not said.startswith(f"{type(exc).__name__}:")
+                    or now - tp.said_at >= FAULT_REPEAT_S
+                )
+            ):
+                # A fault, not a table that does not answer: said with where it came from,
+                # once for each new cause (a message that changes at every try is said again
+                # at most every FAULT_REPEAT_S).
+                tp.said, tp.said_at = problem, now
+                log.error(
+                    "table %s: its poll failed for a reason the adapter does not know (%s); "
+                    "polled again after a backoff",
+                    tid,
+                    problem,
+                    exc_info=exc,
+                )
         if tp.failures == self.floor.offline_after_failures:
             log.warning(
                 "table %s offline after %d failed polls: %s",
@@ -329,15 +345,19 @@ class TablePolling:
             except Exception as why:  # the database: tried again at the next failure
                 log.debug("table %s: going offline not recorded: %s", tid, why)
 
-    def _answers_again(self, tp: TablePoll) -> None:
-        if tp.unexpected or tp.failures >= self.floor.offline_after_failures:
+    def polled(self, tp: TablePoll) -> None:
+        """A poll of the table ended without an exception (the poll loop): if the table had
+        failed and answered in it, what was kept of its failure is forgotten (a fault's end is
+        said)."""
+        if tp.problem is None or tp.failures:
+            return
+        if tp.unexpected or tp.faults or tp.said is not None:
             log.info(
-                "table %s answers again after %d failed polls (%s)",
+                "table %s: polled again without a fault (it was: %s)",
                 tp.entry.config.table_id,
-                tp.failures,
                 tp.problem,
             )
-        tp.problem, tp.unexpected, tp.said = None, False, None
+        tp.problem, tp.unexpected, tp.said, tp.faults = None, False, None, 0
 
     async def _retry_unrecorded(
         self, tp: TablePoll, regs: TableRegisters, now_us: int, started: float

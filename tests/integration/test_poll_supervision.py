@@ -174,3 +174,42 @@ async def test_registers_the_profile_cannot_decode(
     await h.check_exact()  # the hit taken once, once it could be read
     assert await h.entries(EntryKind.JACKPOT_RESET) == 1
     assert said(caplog, "stud-2", "KeyError", "hand code") == 1
+
+
+async def test_a_fault_after_the_table_answered(
+    store: LedgerStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The table answers at every poll and the poll still fails after: the polls it ends in a
+    # row are counted all the same, so the table goes offline rather than flapping unseen.
+    h = FloorHarness(store, (line(2),), offline_after_failures=2)
+    caplog.set_level(logging.INFO)
+    try:
+        await h.start_floor()
+        await h.start_controller()
+        assert h.poller is not None and h.poller.per_table.committer is not None
+        committer = h.poller.per_table.committer
+        submit = committer.submit_nowait
+
+        def refusing(reading: Any) -> Any:
+            if reading.table_id == "stud-2":
+                raise RuntimeError("the group commit is not taking readings")
+            return submit(reading)
+
+        committer.submit_nowait = refusing  # type: ignore[method-assign]
+        h.clock.resume()
+        await wait_until(lambda: offline(h, "stud-2"), 10)
+        tp = h.poller.tables["stud-2"]
+        await wait_until(lambda: tp.faults >= 4, 10)
+        assert polling(h, "stud-2") and tp.failures >= 4
+        assert tp.problem == "RuntimeError: the group commit is not taking readings"
+        assert online(h, "stud-1")
+        committer.submit_nowait = submit  # type: ignore[method-assign]
+        await wait_until(lambda: online(h, "stud-2"), 20)
+        assert tp.problem is None and tp.faults == 0
+        h.clock.pause()
+        await h.drained()
+    finally:
+        await h.stop()
+    await h.check_exact()
+    assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
+    assert said(caplog, "stud-2", "the group commit is not taking readings") == 1
