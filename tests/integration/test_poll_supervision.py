@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ import pytest
 import link_adapters.profile_decoding as profile_decoding
 from controller.core.hands import HandCategory
 from controller.core.reducer import EntryKind
+from controller.runtime import readiness
+from controller.runtime.clock import SystemClock
 from controller.storage.store import LedgerStore
 from link_adapters.reading import TableRegisters
 from tests.integration.harness import FloorHarness, LinkPlan, wait_until
@@ -49,6 +52,33 @@ def polling(h: FloorHarness, table_id: str) -> bool:
     assert h.poller is not None
     task = h.poller._tasks.get(table_id)
     return task is not None and not task.done()
+
+
+@dataclass
+class Polling:
+    """What ``/readyz`` reads of a controller that polls the harness's floor."""
+
+    h: FloorHarness
+    started: bool = True
+    link_locks: None = None
+    change_feed: None = None
+    self_check: None = None
+    clock: SystemClock = field(default_factory=SystemClock)
+
+    @property
+    def engine(self) -> Any:
+        return self.h.store.engine
+
+    @property
+    def runtime(self) -> Any:
+        return self.h.runtime
+
+    @property
+    def poller(self) -> Any:
+        return self.h.poller
+
+    def standing_by(self, link_id: str) -> bool:
+        return False
 
 
 def said(caplog: pytest.LogCaptureFixture, table_id: str, *words: str) -> int:
@@ -87,6 +117,8 @@ async def test_a_serial_port_that_refuses_its_settings(
             assert problem is not None and port in problem and "parity E" in problem, problem
             assert h.runtime.memory.states["stud"].table(table_id).credits is None
         assert tp.failed_by.get("link_down", 0) >= 4 and "unknown" not in tp.failed_by
+        problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
+        assert "every table is offline" in problems["link stud"], problems
     finally:
         await h.stop()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-1") == 1
@@ -166,8 +198,12 @@ async def test_registers_the_profile_cannot_decode(
         assert polling(h, "stud-2") and polling(h, "stud-1")
         assert tp.problem is not None and "KeyError" in tp.problem, tp.problem
         assert h.sim(h.plans[0], 2).hit_fifo  # the hit waits at the table, not acknowledged
+        problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
+        assert "KeyError: 'hand code" in problems["table stud-2"], problems
         monkeypatch.undo()
         await wait_until(lambda: online(h, "stud-2"), 20)
+        problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
+        assert "table stud-2" not in problems, problems
         await h.drained()
     finally:
         await h.stop()
