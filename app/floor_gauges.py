@@ -16,6 +16,7 @@ from controller.core.money import displayed_cents
 from controller.core.reducer.levels import meters_of, parse_key
 from controller.rules.integrity import INTEGRITY_CLAUSE
 from controller.runtime.service import FloorService
+from controller.runtime.table_polling import UNKNOWN_CAUSE as UNKNOWN
 
 __all__ = ["FloorState", "GaugeSources"]
 
@@ -63,6 +64,12 @@ class FloorState(Collector):
             "progressive_table_timeouts",
             "Polls a table did not answer in time",
             labels=table_labels,
+        )
+        poll_failures = CounterMetricFamily(
+            "progressive_table_poll_failures",
+            "Failed polls of each table by cause: timeout, link_down, device, profile, adapter, "
+            "unknown (a fault the adapter does not know)",
+            labels=[*table_labels, "cause"],
         )
         online = GaugeMetricFamily(
             "progressive_table_online", "1 when the table is online", labels=table_labels
@@ -134,6 +141,12 @@ class FloorState(Collector):
                     polls.add_metric(labels, tp.polls)
                     errors.add_metric(labels, tp.errors)
                     timeouts.add_metric(labels, tp.timeouts)
+                    # "unknown" is always there (from 0), so an alert sees its first increase.
+                    failed_by = tp.failed_by
+                    poll_failures.add_metric([*labels, UNKNOWN], failed_by.get(UNKNOWN, 0))
+                    for cause, n in failed_by.items():
+                        if cause != UNKNOWN:
+                            poll_failures.add_metric([*labels, cause], n)
                 online.add_metric(labels, 1 if ts.online else 0)
                 out_of_play.add_metric(labels, 1 if ts.out_of_play else 0)
                 unrecorded.add_metric(labels, 1 if table_id in service.memory.unrecorded else 0)
@@ -163,7 +176,8 @@ class FloorState(Collector):
                 hub.clients(link_id) if hub is not None and link_id in hub.channels else 0
             )
             clients.add_metric([link_id], channel_clients)
-        yield from (polls, errors, timeouts, online, out_of_play, unrecorded, tables_online)
+        yield from (polls, errors, timeouts, poll_failures)
+        yield from (online, out_of_play, unrecorded, tables_online)
         yield from (held, held_age)
         yield from (live, polling, answered, meter, level_meter, clients)
         if m.ws_refused is not None:

@@ -13,6 +13,10 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
 * ``progressive_poll_latency_seconds{link_id}`` histogram: one table read (or read-write)
 * ``progressive_table_polls_total``, ``progressive_table_errors_total``,
   ``progressive_table_timeouts_total`` ``{link_id, table_id}``
+* ``progressive_table_poll_failures_total{link_id, table_id, cause}``: failed polls by cause,
+  ``timeout``, ``link_down`` (the bus cannot be opened or was lost, a serial port refusing its
+  settings among them), ``device``, ``profile``, ``adapter``, and ``unknown``: a fault the
+  adapter does not know (always there, from 0)
 * ``progressive_table_online{link_id, table_id}`` 1 online, 0 offline;
   ``progressive_table_out_of_play{link_id, table_id}`` 1 removed from play
 * ``progressive_tables_online{link_id}``, ``progressive_tables_hit_pending{link_id}``

@@ -35,6 +35,16 @@ log = logging.getLogger("link_adapters.modbus")
 # bounded by our timeout too, on the link's clock (``ensure_connected``).
 _PYMODBUS_NO_TIMEOUT: Final[Any] = None
 
+# What a serial port raises when the operating system refuses its settings (a parity, stop
+# bits or a baud rate the adapter cannot do): pyserial lets ``termios.error`` (no OSError) out
+# of ``tcsetattr``, and a ValueError out of setting a custom baud rate.
+try:
+    import termios
+except ImportError:  # no termios: pyserial's own platform code
+    _SERIAL_SETTINGS_REFUSED: tuple[type[Exception], ...] = (ValueError,)
+else:
+    _SERIAL_SETTINGS_REFUSED = (termios.error, ValueError)
+
 # Why the task waiting for an answer was woken.
 LOST: Final = "connection lost"
 TIMED_OUT: Final = "timed out"
@@ -187,6 +197,11 @@ class LinkConnection:
             opened, problem = False, f"no connection within {self._params.timeout_s} s"
         except (OSError, ModbusException) as exc:
             opened, problem = False, str(exc)
+        except _SERIAL_SETTINGS_REFUSED as exc:
+            if not isinstance(self._params, SerialParams):
+                client.close()
+                raise
+            opened, problem = False, self._settings_refused(self._params, exc)
         except BaseException:
             client.close()
             raise
@@ -206,6 +221,20 @@ class LinkConnection:
             log.info("link %s: connected again to %s", self.name, self._target)
         self._ever_connected = True
         return client
+
+    def _settings_refused(self, params: SerialParams, exc: Exception) -> str:
+        """The refusal of a serial port's settings, naming the port and every setting."""
+        parts = exc.args
+        if len(parts) == 2 and isinstance(parts[0], int):  # termios.error: (errno, text)
+            why = f"{parts[1]} (errno {parts[0]})"
+        else:
+            why = str(exc) or type(exc).__name__
+        stops = "1 stop bit" if params.stopbits == 1 else f"{params.stopbits} stop bits"
+        return (
+            f"serial port {self._target} refused its settings ({params.baudrate} baud, "
+            f"{params.bytesize} data bits, parity {params.parity}, {stops}): {why}; "
+            "check that the adapter can do them"
+        )
 
     def _connect_refusal(self) -> str:
         if isinstance(self._params, SerialParams):

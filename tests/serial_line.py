@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import pty
+import termios
 import tty
 from collections.abc import AsyncIterator
 
@@ -35,3 +36,23 @@ async def pty_line() -> AsyncIterator[tuple[str, str]]:
         loop.remove_reader(m2)
         for fd in (m1, s1, m2, s2):
             os.close(fd)
+
+
+def pty_refuses_parity() -> bool:
+    """Whether this system's pseudo-terminals refuse a parity bit as pyserial sets it (and
+    pymodbus then sets it again): Linux refuses it with EINVAL, raised as ``termios.error``."""
+    import serial
+
+    master, slave = pty.openpty()
+    try:
+        port = serial.Serial(os.ttyname(slave), baudrate=19200, parity="E")
+        try:
+            port.timeout = 0
+        finally:
+            port.close()
+    except termios.error:
+        return True
+    finally:
+        os.close(master)
+        os.close(slave)
+    return False

@@ -105,6 +105,7 @@ def test_prometheus_files_parse() -> None:
         "ProgressiveHitPendingTooLong",
         "ProgressiveSoftwareMismatch",
         "ProgressiveSoftwareCheckOverdue",
+        "ProgressiveTablePollFault",
     } <= names
 
 
@@ -119,6 +120,63 @@ def test_promtool_accepts_the_prometheus_files() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 rule files found" in result.stdout  # alerts.yml, found next to the config
     assert "SUCCESS" in result.stdout
+
+
+def test_a_table_whose_polls_fail_for_an_unknown_reason_raises_an_alert(tmp_path: Path) -> None:
+    # The poll task survives whatever ends a poll and counts it by cause: a cause the adapter
+    # does not know is a fault, and raises an alert for that table alone.
+    failures = "progressive_table_poll_failures_total"
+    summary = "table stud-2 of link stud: its polls fail for a reason the adapter does not know"
+    description = (
+        "The controller's log names the table and the cause once, with where it came from; "
+        "/api/v1/tables and /tech show it as poll_problem."
+    )
+    tests = {
+        "rule_files": [str(DEPLOY / "alerts.yml")],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [
+                    {"series": f'{failures}{{link_id="stud",table_id="stud-1",cause="unknown"}}',
+                     "values": "0 0 0 0 0"},
+                    {"series": f'{failures}{{link_id="stud",table_id="stud-1",cause="timeout"}}',
+                     "values": "0 5 10 15 20"},
+                    {"series": f'{failures}{{link_id="stud",table_id="stud-2",cause="unknown"}}',
+                     "values": "0 0 3 6 9"},
+                ],
+                "alert_rule_test": [
+                    {"eval_time": "1m", "alertname": "ProgressiveTablePollFault", "exp_alerts": []},
+                    {
+                        "eval_time": "4m",
+                        "alertname": "ProgressiveTablePollFault",
+                        "exp_alerts": [
+                            {
+                                "exp_labels": {
+                                    "severity": "critical",
+                                    "link_id": "stud",
+                                    "table_id": "stud-2",
+                                },
+                                "exp_annotations": {
+                                    "summary": summary,
+                                    "description": description,
+                                },
+                            }
+                        ],
+                    },
+                ],
+            }
+        ],
+    }  # fmt: skip
+    path = tmp_path / "poll-fault.test.yml"
+    path.write_text(yaml.safe_dump(tests))
+    result = subprocess.run(
+        [tool("promtool"), "test", "rules", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_dockerfile_is_multi_stage_non_root_with_a_health_check() -> None:

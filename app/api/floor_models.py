@@ -112,6 +112,11 @@ class TableRead(BaseModel):
     )
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None
+    poll_problem: str | None = Field(
+        default=None,
+        description="why its last poll failed (the table does not answer, its serial port "
+        "refuses its settings, a fault): null while it answers; an offline table says why here",
+    )
 
     @classmethod
     def of(cls, status: TableStatus, state: LinkState) -> TableRead:
@@ -140,6 +145,7 @@ class TableRead(BaseModel):
             ),
             progressive_disabled=status.progressive_disabled,
             unrecorded_reason=status.unrecorded_reason,
+            poll_problem=status.poll_problem,
         )
 
 

@@ -107,7 +107,10 @@ function renderTables(tables) {
     return el("tr", { "data-table": t.table_id, class: held.length ? "held" : "" },
       el("td", {}, t.table_id),
       el("td", {}, t.link_id),
-      el("td", { class: "table-state" }, stateBadge(t.state)),
+      el("td", { class: "table-state" }, stateBadge(t.state),
+        // Why its polls fail (a table that does not answer, a port that refuses its settings,
+        // a fault): an offline table says why.
+        t.poll_problem ? el("div", { class: "poll-problem muted" }, t.poll_problem) : ""),
       el("td", { class: "waits-on" }, ...(held.length
         ? held.flatMap((h, i) => [i ? ", " : "", hitLink(h.hit_id), ` ${TechHits.what(h).toLowerCase()}`])
         : [t.hit_pending ? el("span", { class: "muted" }, "fixed pays only") : ""])),

@@ -97,8 +97,8 @@ _DEFAULT_TCP_INTERVAL_MS = 250
 _DEFAULT_SERIAL_INTERVAL_MS = 0  # as fast as the line allows
 
 _BUS_KEYS = {
-    "name", "kind", "host", "port", "device", "baudrate", "parity", "timeout_ms", "retries",
-    "min_gap_ms",
+    "name", "kind", "host", "port", "device", "baudrate", "parity", "stopbits", "timeout_ms",
+    "retries", "min_gap_ms",
 }  # fmt: skip
 _LINK_KEYS = {
     "id", "name", "game", "rate", "reset", "policy", "table", "level", "paytable", "fixed_pay",
@@ -131,11 +131,19 @@ def read_bus(problems: Problems, i: int, raw: object, buses: dict[str, BusConfig
         device = b.get("device", str, rule=_device_problem)
         baudrate = b.get("baudrate", int, 19200, within=BAUDRATES)
         parity = b.get("parity", str, "N", choices=("N", "E", "O"))
+        # Modbus over serial line v1.02, 2.5.1: 8N2 when there is no parity (two stop bits);
+        # many devices take 8N1 too, the default here.
+        stopbits = b.get("stopbits", int, 1, rule=_stopbits_problem)
         if len(problems.found) == before:
             params = _built(
                 b,
                 lambda: SerialParams(
-                    port=device, baudrate=baudrate, parity=parity, retries=retries, **timing
+                    port=device,
+                    baudrate=baudrate,
+                    parity=parity,
+                    stopbits=stopbits,
+                    retries=retries,
+                    **timing,
                 ),
             )
     elif kind is not None:
@@ -155,6 +163,10 @@ def read_bus(problems: Problems, i: int, raw: object, buses: dict[str, BusConfig
     if name is not None:
         # A bus with problems is still known by name, so its tables are not refused for it.
         buses[name] = None if params is None else BusConfig(name=name, kind=kind, params=params)
+
+
+def _stopbits_problem(value: object) -> str | None:
+    return None if value in (1, 2) else f"must be 1 or 2, got {value!r}"
 
 
 def _built(section: Section, make: Callable[[], Any]) -> Any:

@@ -15,6 +15,11 @@ at the head of its table's FIFO until acknowledged, so the first commit once the
 back credits everything wagered meanwhile and takes each hit once. The committer tries the
 database again after a backoff, not at every poll, and says so once, then periodically.
 
+Whatever ends a poll ends only that poll, never the table's task: an error of any type is
+counted as a failed poll (``TablePolling.poll_failed``), so a table that keeps failing goes
+offline with the reason, a fault the adapter does not know is logged once per cause, and the
+table is polled again after the backoff.
+
 A reading the database refuses while it takes the others (or the engine cannot apply) holds
 only its own table (``LinkReadings.apply``): the table is polled on with progressive
 wagering disabled and nothing of it recorded or acknowledged, and its reading is tried again
@@ -206,7 +211,16 @@ class Poller:
                     del self._tasks[tid]
                 return
             started = loop.time()
-            await self.per_table.poll_once(tp)
+            try:
+                await self.per_table.poll_once(tp)
+            except Exception as exc:
+                # Whatever ends a poll ends only that poll: the table is counted as failing
+                # (offline with the reason once it keeps failing) and polled again after the
+                # backoff. A task that ended here would leave its table shown as it last was,
+                # never polled again, and nobody told.
+                await self.per_table.poll_failed(tp, exc)
+            else:
+                self.per_table.polled(tp)
             delay = interval - (loop.time() - started)
             if tp.failures:
                 # Each poll of a table that does not answer holds its bus for a whole timeout:

@@ -72,8 +72,9 @@ async def problems(service: Service) -> Mapping[str, str]:
     """Problems that make this controller not ready, by subject; empty when ready.
 
     Ready means the database answers and, when this process polls, every link had a table
-    answer recently (DESIGN.md: ``/readyz``), and every link keeps the law the installation
-    runs under (a link that does not is named with the clause and how to bring it into line).
+    answer recently (DESIGN.md: ``/readyz``), no table's polls keep failing for a reason the
+    adapter does not know, and every link keeps the law the installation runs under (a link
+    that does not is named with the clause and how to bring it into line).
     """
     problems: dict[str, str] = {}
     if not service.started:
@@ -115,6 +116,15 @@ async def problems(service: Service) -> Mapping[str, str]:
             )
     poller = service.poller
     if poller is not None:
+        failing = poller.floor.offline_after_failures
+        for table_id, tp in sorted(poller.tables.items()):
+            if tp.unexpected and tp.failures >= failing:
+                # A fault, not a table that does not answer: its polls keep failing for a
+                # reason the adapter does not know (the log has its traceback).
+                problems.setdefault(
+                    f"table {table_id}",
+                    f"its polls keep failing ({tp.failures} in a row): {tp.problem}",
+                )
         now = service.clock.now_us()
         by_link: dict[str, list[TablePoll]] = {}
         for tp in poller.tables.values():

@@ -92,6 +92,7 @@ class TableStatus:
     status_flags: TableFlags | None  # what the table reports of its own state
     progressive_disabled: bool | None
     unrecorded_reason: str | None = None  # why its readings cannot be recorded (held)
+    poll_problem: str | None = None  # why its last poll failed; None while it answers
 
 
 def _started(part: _Part | None) -> _Part:
@@ -514,6 +515,7 @@ class FloorService:
             status_flags=regs.flags if regs is not None else None,
             progressive_disabled=regs.progressive_disabled if regs is not None else None,
             unrecorded_reason=runtime.memory.unrecorded.get(table_id),
+            poll_problem=tp.problem if tp is not None else None,
         )
 
     def table_statuses(self, link_id: str | None = None) -> list[TableStatus]:

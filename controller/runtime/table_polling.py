@@ -27,7 +27,13 @@ from controller.runtime.config_entries import FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, ReadingHeld
 from controller.runtime.links import LinkRuntime
 from controller.runtime.table_values import table_command, to_reading
-from link_adapters.errors import AdapterError, ResponseTimeout
+from link_adapters.errors import (
+    AdapterError,
+    DeviceError,
+    LinkDown,
+    ProfileMismatch,
+    ResponseTimeout,
+)
 from link_adapters.reading import METER_MAX_CENTS, TableCommand, TableRegisters
 from link_adapters.register_map import next_heartbeat
 from link_adapters.table import TableHandle
@@ -35,11 +41,14 @@ from link_adapters.table import TableHandle
 __all__ = [
     "FAILURE_BACKOFF_MAX_S",
     "FAILURE_BACKOFF_MIN_S",
+    "FAILURE_CAUSES",
+    "UNKNOWN_CAUSE",
     "UNRECORDED_RETRY_S",
     "PollObserver",
     "TablePoll",
     "TablePolling",
     "failure_backoff_s",
+    "failure_cause",
 ]
 
 # Logged as part of the polling daemon, as before the poll path had a module of its own.
@@ -48,6 +57,8 @@ log = logging.getLogger("controller.runtime.poller")
 
 FAILURE_BACKOFF_MIN_S = 0.5
 FAILURE_BACKOFF_MAX_S = 5.0
+# A fault whose message changes at every try is logged again at most this often.
+FAULT_REPEAT_S = 60.0
 # How often a table held because its reading could not be recorded has it tried again.
 UNRECORDED_RETRY_S = 30.0
 
@@ -56,6 +67,27 @@ def failure_backoff_s(failures: int, interval_s: float) -> float:
     """How long a table that failed ``failures`` polls in a row waits before the next try."""
     base = max(interval_s, FAILURE_BACKOFF_MIN_S)
     return float(min(FAILURE_BACKOFF_MAX_S, base * 2 ** min(failures - 1, 8)))
+
+
+# Why polls fail, as the metrics count them: the adapter's own errors, and "unknown" for
+# anything else (a fault of the controller or of what is under the adapter).
+UNKNOWN_CAUSE = "unknown"
+FAILURE_CAUSES = ("timeout", "link_down", "device", "profile", "adapter", UNKNOWN_CAUSE)
+
+
+def failure_cause(exc: BaseException) -> str:
+    """The cause class of a failed poll (one of ``FAILURE_CAUSES``)."""
+    if isinstance(exc, ResponseTimeout):
+        return "timeout"
+    if isinstance(exc, LinkDown):
+        return "link_down"
+    if isinstance(exc, ProfileMismatch):
+        return "profile"
+    if isinstance(exc, DeviceError):
+        return "device"
+    if isinstance(exc, AdapterError):
+        return "adapter"
+    return UNKNOWN_CAUSE
 
 
 class PollObserver(Protocol):
@@ -91,6 +123,13 @@ class TablePoll:
     acknowledged: int = 0  # hit acknowledgements written (a request each)
     errors: int = 0
     timeouts: int = 0  # polls not answered in time (also counted in errors)
+    # Failed polls by their cause (``failure_cause``), for the metrics.
+    failed_by: dict[str, int] = field(default_factory=dict)
+    problem: str | None = None  # why its last poll failed; None once it answers
+    unexpected: bool = False  # ... for a reason the adapter does not know (a fault)
+    faults: int = 0  # polls in a row ended by such a reason (even after the table answered)
+    said: str | None = None  # the last such reason logged (each new one is said once)
+    said_at: float = 0.0  # when (loop time) it was logged
     # The per-seat counters of the last reading this process made of the table (None: none
     # yet, or the table has none): each seat's credits since then go with the next reading.
     seat_credits: tuple[int, ...] | None = None
@@ -183,24 +222,7 @@ class TablePolling:
             else:
                 regs = await tp.handle.read()
         except AdapterError as exc:
-            tp.errors += 1
-            if isinstance(exc, ResponseTimeout):
-                tp.timeouts += 1
-            tp.failures += 1
-            if tp.failures == self.floor.offline_after_failures:
-                log.warning("table %s offline after %d failed polls: %s", tid, tp.failures, exc)
-            if (
-                tp.failures >= self.floor.offline_after_failures
-                and not fenced
-                and held is None
-                and self.runtime.memory.states[tp.link_id].table(tid).online
-            ):
-                try:
-                    await self.runtime.commands.table_offline(
-                        tid, reason=f"{tp.failures} polls failed: {exc}"
-                    )
-                except Exception as problem:  # the database: tried again at the next failure
-                    log.debug("table %s: going offline not recorded: %s", tid, problem)
+            await self._failed(tp, exc, fenced=fenced, held=held)
             return
         observer = self.observer
         if observer is not None:
@@ -246,6 +268,96 @@ class TablePolling:
                 ts = self.runtime.memory.states[tp.link_id].tables[tid]
                 await self._acknowledge(tp, ts, reading.head_hit)
             await self._write_back(tp, heartbeat_only=tp.link_id in self.fenced)
+
+    async def poll_failed(self, tp: TablePoll, exc: Exception) -> None:
+        """A poll of the table ended with ``exc``, of any type (the poll loop's supervision):
+        counted as a failed poll like a table that does not answer, so the table goes offline
+        with the reason and is polled again after the backoff."""
+        try:
+            fenced = tp.link_id in self.fenced
+            held = (
+                None
+                if fenced
+                else self.runtime.memory.wagering_hold(
+                    tp.link_id, self.clock.now_us(), table_id=tp.entry.config.table_id
+                )
+            )
+        except Exception:  # what holds it cannot be told: it is not marked offline now
+            fenced, held = False, "its hold could not be told"
+        await self._failed(tp, exc, fenced=fenced, held=held)
+
+    async def _failed(
+        self, tp: TablePoll, exc: Exception, *, fenced: bool, held: str | None
+    ) -> None:
+        """Count a failed poll and say why; a table that keeps failing goes offline."""
+        tid = tp.entry.config.table_id
+        tp.errors += 1
+        tp.failures += 1
+        known = isinstance(exc, AdapterError)
+        if isinstance(exc, ResponseTimeout):
+            tp.timeouts += 1
+        cause = failure_cause(exc)
+        tp.failed_by[cause] = tp.failed_by.get(cause, 0) + 1
+        problem = str(exc) if known else f"{type(exc).__name__}: {exc}"
+        tp.problem, tp.unexpected = problem, not known
+        if not known:
+            # A fault may come after the table answered (which starts its count again): the
+            # polls it ended in a row count, so a table that keeps failing goes offline.
+            tp.faults += 1
+            tp.failures = max(tp.failures, tp.faults)
+            now = asyncio.get_running_loop().time()
+            said = tp.said
+            if said is None or (
+                problem != said
+                and (
+                    not said.startswith(f"{type(exc).__name__}:")
+                    or now - tp.said_at >= FAULT_REPEAT_S
+                )
+            ):
+                # A fault, not a table that does not answer: said with where it came from,
+                # once for each new cause (a message that changes at every try is said again
+                # at most every FAULT_REPEAT_S).
+                tp.said, tp.said_at = problem, now
+                log.error(
+                    "table %s: its poll failed for a reason the adapter does not know (%s); "
+                    "polled again after a backoff",
+                    tid,
+                    problem,
+                    exc_info=exc,
+                )
+        if tp.failures == self.floor.offline_after_failures:
+            log.warning(
+                "table %s offline after %d failed polls: %s",
+                tid,
+                tp.failures,
+                exc if known else type(exc).__name__,
+            )
+        if (
+            tp.failures >= self.floor.offline_after_failures
+            and not fenced
+            and held is None
+            and self.runtime.memory.states[tp.link_id].table(tid).online
+        ):
+            try:
+                await self.runtime.commands.table_offline(
+                    tid, reason=f"{tp.failures} polls failed: {problem}"
+                )
+            except Exception as why:  # the database: tried again at the next failure
+                log.debug("table %s: going offline not recorded: %s", tid, why)
+
+    def polled(self, tp: TablePoll) -> None:
+        """A poll of the table ended without an exception (the poll loop): if the table had
+        failed and answered in it, what was kept of its failure is forgotten (a fault's end is
+        said)."""
+        if tp.problem is None or tp.failures:
+            return
+        if tp.unexpected or tp.faults or tp.said is not None:
+            log.info(
+                "table %s: polled again without a fault (it was: %s)",
+                tp.entry.config.table_id,
+                tp.problem,
+            )
+        tp.problem, tp.unexpected, tp.said, tp.faults = None, False, None, 0
 
     async def _retry_unrecorded(
         self, tp: TablePoll, regs: TableRegisters, now_us: int, started: float

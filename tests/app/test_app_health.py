@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 
@@ -119,4 +120,44 @@ async def test_a_table_whose_hit_cannot_be_recorded_is_named_by_readyz_api_and_m
         async with service.engine.begin() as conn:
             await accept_hits_again(conn)
         await wait_until(lambda: service.table_status("stud-1").state != "unrecorded")
+        assert (await http.get("/readyz")).status_code == 200
+
+
+async def test_a_table_whose_polls_fail_for_an_unknown_reason_is_named_by_readyz_api_and_metrics(
+    tmp_path: Path,
+) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        service = wf.service
+        poller = service.poller
+        assert poller is not None
+        handle = poller.tables["stud-1"].handle
+        read, exchange = handle.read, handle.exchange
+
+        async def faulty(**_: object) -> NoReturn:
+            raise AttributeError("'NoneType' object has no attribute 'registers'")
+
+        handle.read = handle.exchange = faulty  # type: ignore[method-assign]
+        await wait_until(lambda: service.table_status("stud-1").state == "offline")
+        await wait_until(lambda: poller.tables["stud-1"].failures >= 3)
+        ready = await http.get("/readyz")
+        assert ready.status_code == 503
+        problem = ready.json()["problems"]["table stud-1"]
+        assert "AttributeError" in problem and "'registers'" in problem, problem
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        tables = {t["table_id"]: t for t in (await http.get("/api/v1/tables", headers=tech)).json()}
+        assert tables["stud-1"]["state"] == "offline"
+        assert tables["stud-1"]["online"] is False
+        assert tables["stud-1"]["failures"] >= 3
+        assert "AttributeError" in tables["stud-1"]["poll_problem"]
+        assert tables["stud-2"]["poll_problem"] is None
+        assert tables["stud-2"]["state"] != "offline"
+        metrics = (await http.get("/metrics")).text
+        unknown = 'progressive_table_poll_failures_total{cause="unknown",link_id="stud",'
+        assert f'{unknown}table_id="stud-2"}} 0.0' in metrics
+        assert f'{unknown}table_id="stud-1"}}' in metrics
+        assert f'{unknown}table_id="stud-1"}} 0.0' not in metrics
+        handle.read, handle.exchange = read, exchange  # type: ignore[method-assign]
+        await wait_until(lambda: service.table_status("stud-1").state == "online")
+        assert service.table_status("stud-1").poll_problem is None
+        await wait_until(lambda: "table stud-1" not in service.runtime.memory.unrecorded)
         assert (await http.get("/readyz")).status_code == 200

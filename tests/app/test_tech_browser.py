@@ -9,6 +9,7 @@ ledger. Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 from playwright.async_api import Browser, expect
 
@@ -61,6 +62,26 @@ async def test_technician_verifies_pays_and_resets_a_royal_flush(
         await expect(hit).to_have_count(0)
         await shot(page, "tech-3-table-back-online")
         await wait_until(lambda: wf.service.table_status("stud-1").state == "online")
+
+
+async def test_technician_sees_why_a_table_is_offline(tmp_path: Path, browser: Browser) -> None:
+    async with web_floor(tmp_path) as wf:
+        page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
+        row = page.locator('tr[data-table="stud-2"]')
+        await expect(row.locator(".table-state")).to_have_text("online")
+        poller = wf.service.poller
+        assert poller is not None
+        handle = poller.tables["stud-2"].handle
+
+        async def faulty(**_: object) -> NoReturn:
+            raise LookupError("no decoder for register 108")
+
+        handle.read = handle.exchange = faulty  # type: ignore[method-assign]
+        await expect(row.locator(".table-state .state")).to_have_text("offline")
+        await expect(row.locator(".poll-problem")).to_have_text(
+            "LookupError: no decoder for register 108"
+        )
+        await shot(page, "tech-table-offline-with-its-reason")
 
 
 async def test_technician_enters_the_cards_a_table_did_not_report(

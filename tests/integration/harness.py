@@ -88,6 +88,8 @@ class LinkPlan:
     # profile the controller reads each of them with (default reference-v1).
     unit_tables: Mapping[int, SimTableConfig] | None = None
     profiles: Mapping[int, str] | None = None
+    # More of the bus's floor-file settings (a serial line's parity, stop bits).
+    bus_settings: Mapping[str, Any] | None = None
 
     @property
     def fixed_pay(self) -> bool:
@@ -162,7 +164,8 @@ class FloorHarness:
             "controller": {"offline_after_failures": self.offline_after_failures},
             "bus": [
                 {"name": p.link_id, "kind": "rtu", "device": devices[p.link_id],
-                 "baudrate": SERIAL_BAUD, "timeout_ms": 150, "retries": 0}
+                 "baudrate": SERIAL_BAUD, "timeout_ms": 150, "retries": 0,
+                 **(p.bus_settings or {})}
                 if p.serial else
                 {"name": p.link_id, "kind": "tcp", "host": "127.0.0.1",
                  "port": ports[p.gateway], "timeout_ms": 300, "retries": 0}
@@ -181,7 +184,9 @@ class FloorHarness:
             ],
         })  # fmt: skip
 
-    async def start_controller(self) -> None:
+    async def start_controller(self, *, baselines: bool = True) -> None:
+        """Open the floor and poll it; with ``baselines``, wait until every table's first
+        reading is recorded."""
         assert self.config is not None
         clock = self.controller_clock()
         self.runtime = await open_floor(
@@ -198,6 +203,8 @@ class FloorHarness:
         self.poller.build()
         await self.poller.start()
         runtime = self.runtime
+        if not baselines:
+            return
         await wait_until(
             lambda: all(
                 ts.credits is not None

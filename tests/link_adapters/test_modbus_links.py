@@ -5,7 +5,9 @@ drain) runs on a virtual clock the test moves, so it is checked exactly; the pee
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import termios
 import time
 from collections.abc import Awaitable, Callable
 from itertools import pairwise
@@ -30,6 +32,7 @@ from tests.link_adapters.conftest import (
     u32,
 )
 from tests.link_adapters.virtual_clock import START, VirtualClock, until
+from tests.serial_line import pty_refuses_parity
 
 REFERENCE = load_profile()
 LEGACY = load_profile("legacy-no-seats-v1")
@@ -545,6 +548,44 @@ async def test_serial_reads_several_units_and_writes(
     await tables[2].write(command=DISABLED, meter_cents=1_000_000, heartbeat=1)
     assert await line.server.registers(2, 100, 6) == [0, 5, 1, *u32(1_000_000), 1]
     assert await line.server.registers(3, 100, 6) == [0] * 6
+
+
+async def test_serial_port_refusing_its_settings_is_a_link_down(
+    serial_line: StartSerial, links: MakeLink
+) -> None:
+    # The operating system refuses the port's settings: a pseudo-terminal takes no parity bit,
+    # and pyserial lets termios.error (no OSError) out of opening it.
+    if not pty_refuses_parity():
+        pytest.skip("this system's pseudo-terminals take a parity bit")
+    line = await serial_line({1: reference_layout(credits=10)})
+    refused = (
+        rf"table S1: link rs485: serial port {line.port} refused its settings \(19200 baud, "
+        r"8 data bits, parity E, 1 stop bit\): Invalid argument \(errno 22\); check that the "
+        r"adapter can do them; next connection attempt in 0\.5 s"
+    )
+    link = links(SerialParams(port=line.port, parity="E", reconnect_min_s=0.5), name="rs485")
+    table = TableHandle(link, 1, REFERENCE, name="S1")
+    with pytest.raises(LinkDown, match=refused):
+        await table.read()
+    # ... and then waits out the reconnect backoff like any link that cannot be opened.
+    with pytest.raises(LinkDown, match=r"link rs485 is down \(serial port .* parity E"):
+        await table.read()
+
+
+@pytest.mark.parametrize("stopbits", [1, 2])
+async def test_serial_stop_bits_reach_the_port(
+    serial_line: StartSerial, links: MakeLink, stopbits: int
+) -> None:
+    line = await serial_line({1: reference_layout(credits=10)})
+    link = links(SerialParams(port=line.port, stopbits=stopbits), name="rs485")
+    assert (await TableHandle(link, 1, REFERENCE, name="S1").read()).credits == 10
+    # What the line is set to, as the operating system holds it for the open port.
+    fd = os.open(line.port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        cflag = termios.tcgetattr(fd)[2]
+    finally:
+        os.close(fd)
+    assert bool(cflag & termios.CSTOPB) is (stopbits == 2)
 
 
 async def test_serial_silent_unit_costs_only_its_own_timeout(

@@ -9,6 +9,7 @@ import pytest
 from controller.core.games import Game
 from controller.runtime.config import load_floor_config, parse_floor_config
 from controller.runtime.config_sections import ConfigError
+from link_adapters.modbus_params import SerialParams
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "deploy" / "floor.example.toml"
 
@@ -142,6 +143,20 @@ REFUSED: dict[str, tuple[dict[str, object], str]] = {
         },
         "bus #1 'b', baudrate: must be 50 to 4000000, got 0",
     ),
+    "stop bits 3": (
+        {
+            **minimal(),
+            "bus": [{"name": "b", "kind": "rtu", "device": "/dev/ttyUSB0", "stopbits": 3}],
+        },
+        "bus #1 'b', stopbits: must be 1 or 2, got 3",
+    ),
+    "stop bits as text": (
+        {
+            **minimal(),
+            "bus": [{"name": "b", "kind": "rtu", "device": "/dev/ttyUSB0", "stopbits": "2"}],
+        },
+        "bus #1 'b', stopbits: must be a whole number, got '2'",
+    ),
     "poll interval -5": (
         minimal(table=[table(poll_interval_ms=-5)]),
         "table #1 'T1', poll_interval_ms: must be 0 to 60000, got -5",
@@ -193,6 +208,42 @@ def test_each_mistake_names_its_place_and_rule(case: str) -> None:
         parse_floor_config(data, source="floor.toml")
     assert str(info.value).startswith("floor.toml: ")
     assert any(message in p for p in info.value.problems), info.value.problems
+
+
+def test_a_serial_line_takes_one_or_two_stop_bits_from_the_file(tmp_path: Path) -> None:
+    # 8N2: no parity and two stop bits, as the Modbus serial line specification asks.
+    floor = tmp_path / "floor.toml"
+    floor.write_text(
+        """
+[[bus]]
+name = "rs485"
+kind = "rtu"
+device = "/dev/ttyUSB0"
+baudrate = 9600
+parity = "N"
+stopbits = 2
+
+[[link]]
+id = "L"
+game = "caribbean_stud"
+rate = "80%"
+reset = "$10,000"
+
+  [[link.table]]
+  id = "T1"
+  bus = "rs485"
+  unit = 1
+"""
+    )
+    params = load_floor_config(floor).buses["rs485"].params
+    assert isinstance(params, SerialParams)
+    assert (params.baudrate, params.parity, params.stopbits) == (9600, "N", 2)
+    # Two stop bits make a character 11 bits: the RTU gap of 3.5 of them follows.
+    assert params.frame_gap_s == pytest.approx(3.5 * 11 / 9600)
+    data = minimal()
+    data["bus"] = [{"name": "b", "kind": "rtu", "device": "/dev/ttyUSB0"}]
+    default = parse_floor_config(data).buses["b"].params
+    assert isinstance(default, SerialParams) and default.stopbits == 1
 
 
 def test_a_duplicate_link_id_is_refused_with_the_place_of_the_first() -> None:
