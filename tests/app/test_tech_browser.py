@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NoReturn
 
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
 from controller.core.hands import HandCategory
+from controller.core.reducer import HitClaim
 from controller.roles import Role
 from tests.app.browser import pytestmark, shot, signed_in
-from tests.app.floor import web_floor
+from tests.app.floor import WebFloor, web_floor
 from tests.integration.harness import wait_until
 
 __all__ = ["pytestmark", "shot", "signed_in"]
@@ -84,16 +85,20 @@ async def test_technician_sees_why_a_table_is_offline(tmp_path: Path, browser: B
         await shot(page, "tech-table-offline-with-its-reason")
 
 
+async def royal_flush_without_cards(browser: Browser, wf: WebFloor) -> tuple[Page, Locator]:
+    """/tech signed in as a technician, and the card of a royal flush entered by hand at
+    stud-2, seat 4, whose table reported no cards."""
+    page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
+    claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
+    await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
+    return page, page.locator(".hit").filter(has_text="Table stud-2, seat 4")
+
+
 async def test_technician_enters_the_cards_a_table_did_not_report(
     tmp_path: Path, browser: Browser
 ) -> None:
-    from controller.core.reducer import HitClaim
-
     async with web_floor(tmp_path) as wf:
-        page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
-        claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
-        await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
-        hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4")
+        page, hit = await royal_flush_without_cards(browser, wf)
         await expect(hit).to_contain_text("the table reported no cards")
         await hit.locator(".cards-input").fill("Ah Ad Qh Jh Th")
         await hit.locator("button.verify").click()
@@ -111,13 +116,8 @@ async def test_technician_enters_the_cards_a_table_did_not_report(
 async def test_a_refresh_while_typing_keeps_the_cards_cursor_and_selection(
     tmp_path: Path, browser: Browser
 ) -> None:
-    from controller.core.reducer import HitClaim
-
     async with web_floor(tmp_path) as wf:
-        page = await signed_in(browser, wf, Role.TECHNICIAN, "/tech")
-        claim = HitClaim(table_seq=None, seat=4, hand=HandCategory.ROYAL_FLUSH, round=9)
-        await wf.service.runtime.hits.enter("stud-2", claim, actor="tech")
-        hit = page.locator(".hit").filter(has_text="Table stud-2, seat 4")
+        page, hit = await royal_flush_without_cards(browser, wf)
         cards = hit.locator(".cards-input")
         await cards.fill("Ah Ad Qh Jh Th")
         # The technician selects the second card to type over it...

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,24 @@ POLLER_LOG = "controller.runtime.poller"
 
 def line(tables: int, **bus: Any) -> LinkPlan:
     return LinkPlan("stud", GW, GW, tables=tables, rate_bp=8000, serial=True, bus_settings=bus)
+
+
+@asynccontextmanager
+async def polled_line(
+    store: LedgerStore, plan: LinkPlan, caplog: pytest.LogCaptureFixture, **start: Any
+) -> AsyncIterator[FloorHarness]:
+    """``plan``'s tables on a pseudo-terminal, polled by a controller that takes a table
+    offline after two failed polls, what it says captured from INFO up; stopped at the end
+    (the harness's records stay readable)."""
+    h = FloorHarness(store, (plan,), offline_after_failures=2)
+    caplog.set_level(logging.INFO)
+    try:
+        await h.start_floor()
+        await h.start_controller(**start)
+        assert h.poller is not None
+        yield h
+    finally:
+        await h.stop()
 
 
 def device(h: FloorHarness) -> str:
@@ -101,12 +121,8 @@ async def test_a_serial_port_that_refuses_its_settings(
     # cannot do a parity or baud rate refuses it.
     if not pty_refuses_parity():
         pytest.skip("this system's pseudo-terminals take a parity bit")
-    h = FloorHarness(store, (line(2, parity="E"),), offline_after_failures=2)
-    caplog.set_level(logging.INFO)
-    try:
-        await h.start_floor()
+    async with polled_line(store, line(2, parity="E"), caplog, baselines=False) as h:
         port = device(h)
-        await h.start_controller(baselines=False)
         assert h.poller is not None and h.runtime is not None
         await wait_until(lambda: offline(h, "stud-1") and offline(h, "stud-2"), 10)
         tp = h.poller.tables["stud-1"]
@@ -119,8 +135,6 @@ async def test_a_serial_port_that_refuses_its_settings(
         assert tp.failed_by.get("link_down", 0) >= 4 and "unknown" not in tp.failed_by
         problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
         assert "every table is offline" in problems["link stud"], problems
-    finally:
-        await h.stop()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-1") == 1
     # Named once for each table, with the port and the setting, not at every try.
     assert said(caplog, "stud-1", "offline", port, "parity E") == 1
@@ -130,11 +144,7 @@ async def test_a_serial_port_that_refuses_its_settings(
 async def test_an_error_the_adapter_does_not_know(
     store: LedgerStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    h = FloorHarness(store, (line(3),), offline_after_failures=2)
-    caplog.set_level(logging.INFO)
-    try:
-        await h.start_floor()
-        await h.start_controller()
+    async with polled_line(store, line(3), caplog) as h:
         assert h.poller is not None
         handle = h.poller.tables["stud-2"].handle
         read, exchange = handle.read, handle.exchange
@@ -167,8 +177,6 @@ async def test_an_error_the_adapter_does_not_know(
         await wait_until(lambda: online(h, "stud-2"), 20)
         h.clock.pause()
         await h.drained()
-    finally:
-        await h.stop()
     await h.check_exact()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
     assert await h.entries(EntryKind.TABLE_ONLINE, "stud-2") == 1
@@ -178,11 +186,7 @@ async def test_an_error_the_adapter_does_not_know(
 async def test_registers_the_profile_cannot_decode(
     store: LedgerStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    h = FloorHarness(store, (line(2),), offline_after_failures=2)
-    caplog.set_level(logging.INFO)
-    try:
-        await h.start_floor()
-        await h.start_controller()
+    async with polled_line(store, line(2), caplog) as h:
         assert h.poller is not None and h.floor is not None
 
         def undecodable(code: int, version: Any = 1) -> Any:
@@ -205,8 +209,6 @@ async def test_registers_the_profile_cannot_decode(
         problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
         assert "table stud-2" not in problems, problems
         await h.drained()
-    finally:
-        await h.stop()
     await h.check_exact()  # the hit taken once, once it could be read
     assert await h.entries(EntryKind.JACKPOT_RESET) == 1
     assert said(caplog, "stud-2", "KeyError", "hand code") == 1
@@ -217,11 +219,7 @@ async def test_a_fault_after_the_table_answered(
 ) -> None:
     # The table answers at every poll and the poll still fails after: the polls it ends in a
     # row are counted all the same, so the table goes offline rather than flapping unseen.
-    h = FloorHarness(store, (line(2),), offline_after_failures=2)
-    caplog.set_level(logging.INFO)
-    try:
-        await h.start_floor()
-        await h.start_controller()
+    async with polled_line(store, line(2), caplog) as h:
         assert h.poller is not None and h.poller.per_table.committer is not None
         committer = h.poller.per_table.committer
         submit = committer.submit_nowait
@@ -244,8 +242,6 @@ async def test_a_fault_after_the_table_answered(
         assert tp.problem is None and tp.faults == 0
         h.clock.pause()
         await h.drained()
-    finally:
-        await h.stop()
     await h.check_exact()
     assert await h.entries(EntryKind.TABLE_OFFLINE, "stud-2") == 1
     assert said(caplog, "stud-2", "the group commit is not taking readings") == 1
