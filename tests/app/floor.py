@@ -26,7 +26,7 @@ from controller.runtime.config import parse_floor_config
 from controller.runtime.service import FloorService
 from controller.settings import Settings
 from controller.storage.models import AnomalyRow, table_of
-from link_adapters.simulator.clock import VirtualClock
+from link_adapters.simulator.clock import VirtualClock, wall_clock_us
 from link_adapters.simulator.dealer import DealtRound
 from link_adapters.simulator.gateway import GatewaySpec
 from link_adapters.simulator.server import SimFloor
@@ -137,12 +137,14 @@ async def web_floor(
             await ReviewDesk(FilingDesk(service.runtime)).approve_new_links(
                 reviewer="commission", role=Role.COMMISSION_AGENT
             )
-            # Live means every table has heard the controller: until its first heartbeat a
-            # table takes no progressive bets, and a hand forced now would be dealt unbet.
-            poller = service.poller
-            assert poller is not None
+            # Live means every table takes progressive bets: until the controller's heartbeat
+            # and clear command bits reach it a table refuses them, and a hand forced now would
+            # be dealt unbet. An answered poll is not enough (a table's first poll only reads
+            # its baseline), nor a first heartbeat (written before the approval, it says to
+            # take no side bets).
+            now_us = sim_clock or wall_clock_us
             async with asyncio.timeout(20):
-                while not all(tp.last_ok_us for tp in poller.tables.values()):  # noqa: ASYNC110
+                while any(t.progressive_disabled(now_us()) for t in sim.tables.values()):  # noqa: ASYNC110
                     await asyncio.sleep(0.02)
         try:
             async with serve(create_app(service), port=0) as served:

@@ -124,9 +124,9 @@ async def test_a_serial_port_that_refuses_its_settings(
     async with polled_line(store, line(2, parity="E"), caplog, baselines=False) as h:
         port = device(h)
         assert h.poller is not None and h.runtime is not None
-        await wait_until(lambda: offline(h, "stud-1") and offline(h, "stud-2"), 10)
+        await wait_until(lambda: offline(h, "stud-1") and offline(h, "stud-2"), 30)
         tp = h.poller.tables["stud-1"]
-        await wait_until(lambda: tp.failures >= 4, 15)  # tried again, with a backoff
+        await wait_until(lambda: tp.failures >= 4, 30)  # tried again, with a backoff
         assert polling(h, "stud-1") and polling(h, "stud-2")
         for table_id in ("stud-1", "stud-2"):
             problem = h.poller.tables[table_id].problem
@@ -163,9 +163,9 @@ async def test_an_error_the_adapter_does_not_know(
         handle.read = surprising_read  # type: ignore[method-assign]
         handle.exchange = surprising_exchange  # type: ignore[method-assign]
         h.clock.resume()
-        await wait_until(lambda: offline(h, "stud-2"), 10)
+        await wait_until(lambda: offline(h, "stud-2"), 30)
         tp = h.poller.tables["stud-2"]
-        await wait_until(lambda: tp.failures >= 4, 10)
+        await wait_until(lambda: tp.failures >= 4, 30)
         assert polling(h, "stud-2")
         assert tp.problem is not None and "StackSurprise" in tp.problem, tp.problem
         assert "the serial stack lost its mind" in tp.problem
@@ -174,7 +174,7 @@ async def test_an_error_the_adapter_does_not_know(
         await asyncio.sleep(0.5)
         assert h.poller.tables["stud-1"].polls - before >= 3
         handle.read, handle.exchange = read, exchange  # type: ignore[method-assign]
-        await wait_until(lambda: online(h, "stud-2"), 20)
+        await wait_until(lambda: online(h, "stud-2"), 30)
         h.clock.pause()
         await h.drained()
     await h.check_exact()
@@ -196,16 +196,16 @@ async def test_registers_the_profile_cannot_decode(
         monkeypatch.setattr(profile_decoding, "hit_hand", undecodable)
         h.floor.force_hand(GW, 2, 3, HandCategory.ROYAL_FLUSH)
         h.floor.play_round_now(GW, 2)
-        await wait_until(lambda: offline(h, "stud-2"), 10)
+        await wait_until(lambda: offline(h, "stud-2"), 30)
         tp = h.poller.tables["stud-2"]
-        await wait_until(lambda: tp.failures >= 4, 10)
+        await wait_until(lambda: tp.failures >= 4, 30)
         assert polling(h, "stud-2") and polling(h, "stud-1")
         assert tp.problem is not None and "KeyError" in tp.problem, tp.problem
         assert h.sim(h.plans[0], 2).hit_fifo  # the hit waits at the table, not acknowledged
         problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
         assert "KeyError: 'hand code" in problems["table stud-2"], problems
         monkeypatch.undo()
-        await wait_until(lambda: online(h, "stud-2"), 20)
+        await wait_until(lambda: online(h, "stud-2"), 30)
         problems = await readiness.problems(Polling(h))  # type: ignore[arg-type]
         assert "table stud-2" not in problems, problems
         await h.drained()
@@ -231,14 +231,14 @@ async def test_a_fault_after_the_table_answered(
 
         committer.submit_nowait = refusing  # type: ignore[method-assign]
         h.clock.resume()
-        await wait_until(lambda: offline(h, "stud-2"), 10)
+        await wait_until(lambda: offline(h, "stud-2"), 30)
         tp = h.poller.tables["stud-2"]
-        await wait_until(lambda: tp.faults >= 4, 10)
+        await wait_until(lambda: tp.faults >= 4, 30)
         assert polling(h, "stud-2") and tp.failures >= 4
         assert tp.problem == "RuntimeError: the group commit is not taking readings"
         assert online(h, "stud-1")
         committer.submit_nowait = submit  # type: ignore[method-assign]
-        await wait_until(lambda: online(h, "stud-2"), 20)
+        await wait_until(lambda: online(h, "stud-2"), 30)
         assert tp.problem is None and tp.faults == 0
         h.clock.pause()
         await h.drained()
