@@ -45,7 +45,6 @@ from controller.core.money import (
     parse_cents,
 )
 from controller.core.reducer import HitPolicy, TableConfig
-from controller.manifest import verify_install
 from controller.paperwork import record_views
 from controller.rules import RuleViolation
 from controller.rules.statement import Statement
@@ -56,7 +55,7 @@ from controller.runtime.config_sections import id_problem, text_problem
 from controller.runtime.floor_approvals import approvals_by_link, changes_in_force
 from controller.runtime.link_specs import SpecError, plan_link
 from controller.runtime.new_links import create_and_file_link
-from controller.settings import Settings, load_ledger_key, manifest_path
+from controller.settings import Settings, load_ledger_key
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 from controller.text import MULTILINE
@@ -380,13 +379,12 @@ def links_recover(
     (made here first).
     """
     settings = settings_for(database_url)
-    software = verify_install(manifest_path(settings))
 
     async def go() -> tuple[str | None, Any]:
+        # The install this command runs from is the controller's: the service started for it
+        # checks it first, and while it fails its check, no link is recovered
+        # (controller.rules.software).
         async with floor_service(settings, links=(link_id,)) as service:
-            # The install this command runs from is the controller's: while it fails its
-            # check, no link is recovered (controller.rules.software).
-            service.memory.software_fault = software.fault
             found = service.memory.is_inoperable(link_id)
             await service.commands.recover(link_id, reason=reason, by=by, approved_by=approved_by)
             return found, service.memory.states[link_id]

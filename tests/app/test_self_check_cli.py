@@ -129,3 +129,26 @@ reset = "$500"
     )
     assert code != 0
     assert f"no manifest of the installed software at {manifest}" in err
+
+
+async def test_links_recover_is_refused_while_the_install_fails_its_check(tmp_path: Path) -> None:
+    # The command's own service checks the install it runs from before anything: no link is
+    # recovered by software that fails its check (controller.rules.software).
+    root = copy_install(tmp_path / "install")
+    manifest = tmp_path / MANIFEST_NAME
+    make_manifest(manifest, root)
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
+    env = _env(root, manifest)
+    create = ("links", "create", "--location", "pit 1", "--id", "stud", "--game",
+              "caribbean_stud", "--rate", "75%", "--reset", "$0", "--table", "T1")  # fmt: skip
+    for args in (("db", "upgrade"), create):
+        code, _, err = await progressive(*args, db_url=db_url, cwd=tmp_path, key=False, env=env)
+        assert code == 0, err
+    recover = ("links", "recover", "stud", "--reason", "put back", "--by", "ann",
+               "--approved-by", "bob")  # fmt: skip
+    poller = root / "controller" / "runtime" / "poller.py"
+    poller.write_text(poller.read_text().replace("def ", "def  ", 1))
+    code, _, err = await progressive(*recover, db_url=db_url, cwd=tmp_path, key=False, env=env)
+    assert code != 0
+    (said,) = [line for line in err.splitlines() if line.startswith("Error: ")]
+    assert "controller/runtime/poller.py differs from the manifest (1 file in all)" in said
