@@ -71,14 +71,15 @@ def failure_backoff_s(failures: int, interval_s: float) -> float:
 
 # Why polls fail, as the metrics count them: the adapter's own errors, and "unknown" for
 # anything else (a fault of the controller or of what is under the adapter).
+TIMEOUT_CAUSE = "timeout"
 UNKNOWN_CAUSE = "unknown"
-FAILURE_CAUSES = ("timeout", "link_down", "device", "profile", "adapter", UNKNOWN_CAUSE)
+FAILURE_CAUSES = (TIMEOUT_CAUSE, "link_down", "device", "profile", "adapter", UNKNOWN_CAUSE)
 
 
 def failure_cause(exc: BaseException) -> str:
     """The cause class of a failed poll (one of ``FAILURE_CAUSES``)."""
     if isinstance(exc, ResponseTimeout):
-        return "timeout"
+        return TIMEOUT_CAUSE
     if isinstance(exc, LinkDown):
         return "link_down"
     if isinstance(exc, ProfileMismatch):
@@ -122,7 +123,6 @@ class TablePoll:
     polls: int = 0
     acknowledged: int = 0  # hit acknowledgements written (a request each)
     errors: int = 0
-    timeouts: int = 0  # polls not answered in time (also counted in errors)
     # Failed polls by their cause (``failure_cause``), for the metrics.
     failed_by: dict[str, int] = field(default_factory=dict)
     problem: str | None = None  # why its last poll failed; None once it answers
@@ -133,6 +133,11 @@ class TablePoll:
     # The per-seat counters of the last reading this process made of the table (None: none
     # yet, or the table has none): each seat's credits since then go with the next reading.
     seat_credits: tuple[int, ...] | None = None
+
+    @property
+    def timeouts(self) -> int:
+        """Polls not answered in time (also counted in ``errors``)."""
+        return self.failed_by.get(TIMEOUT_CAUSE, 0)
 
     def reading(self, regs: TableRegisters, *, at_us: int, elapsed_us: int | None) -> TableReading:
         """The next reading of the table from a block read (its poll number already moved)."""
@@ -294,8 +299,6 @@ class TablePolling:
         tp.errors += 1
         tp.failures += 1
         known = isinstance(exc, AdapterError)
-        if isinstance(exc, ResponseTimeout):
-            tp.timeouts += 1
         cause = failure_cause(exc)
         tp.failed_by[cause] = tp.failed_by.get(cause, 0) + 1
         problem = str(exc) if known else f"{type(exc).__name__}: {exc}"
