@@ -189,3 +189,31 @@ def gaming_day_of(at_us: int, *, starts: time, zone: tzinfo) -> date:
     local = (_EPOCH + timedelta(microseconds=at_us)).astimezone(zone)
     day = local.date()
     return day - timedelta(days=1) if local_us(day, starts, zone) > at_us else day
+
+
+@dataclass(frozen=True, slots=True)
+class FloorCalendar:
+    """How the property cuts time: its gaming day's start, its shifts' starts, its zone (the
+    ``Calendar`` game protection tallies by, ``controller.core.protection``)."""
+
+    day_starts: time
+    shift_starts: tuple[time, ...]
+    zone: tzinfo
+
+    def day(self, at_us: int) -> date:
+        return gaming_day_of(at_us, starts=self.day_starts, zone=self.zone)
+
+    def day_start(self, day: date) -> int:
+        return gaming_day(day, starts=self.day_starts, zone=self.zone).since_us
+
+    def shift_start(self, at_us: int) -> int:
+        """When the shift holding ``at_us`` started (the gaming day's start if no shift has
+        started yet that day)."""
+        day = self.day(at_us)
+        best = self.day_start(day)
+        for start in shift_starts_in_day(self.day_starts, self.shift_starts):
+            on = day + timedelta(days=1) if start < self.day_starts else day
+            moment = local_us(on, start, self.zone)
+            if moment <= at_us:
+                best = max(best, moment)
+        return best

@@ -26,7 +26,7 @@ from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig, TableEntry
 from controller.runtime.group_commit import GroupCommitter, ReadingHeld
 from controller.runtime.links import LinkRuntime
-from controller.runtime.table_values import table_command, to_reading
+from controller.runtime.table_values import BetWatch, table_command, to_reading
 from link_adapters.errors import (
     AdapterError,
     DeviceError,
@@ -133,6 +133,7 @@ class TablePoll:
     # The per-seat counters of the last reading this process made of the table (None: none
     # yet, or the table has none): each seat's credits since then go with the next reading.
     seat_credits: tuple[int, ...] | None = None
+    bets: BetWatch = field(default_factory=BetWatch)  # its lockout and sensors, read by read
 
     @property
     def timeouts(self) -> int:
@@ -148,6 +149,7 @@ class TablePoll:
             at_us=at_us,
             elapsed_us=elapsed_us,
             previous_seat_credits=self.seat_credits,
+            bets=self.bets,
         )
         self.seat_credits = regs.per_seat_credits
         return reading

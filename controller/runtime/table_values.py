@@ -8,6 +8,7 @@ that is laid out in registers; this module decides what it means for the meter a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from controller.core.hands import HandCategory
 from controller.core.reducer import HitClaim, TableReading, TableState
@@ -17,6 +18,7 @@ from link_adapters.register_map import command_word
 __all__ = [
     "CLAIMED_HANDS",
     "COUNTER_MODULUS",
+    "BetWatch",
     "command_bits",
     "seat_deltas",
     "table_command",
@@ -84,6 +86,46 @@ def seat_deltas(
     return tuple([(n - b) % COUNTER_MODULUS for n, b in zip(now, before, strict=True)])
 
 
+@dataclass(slots=True)
+class BetWatch:
+    """What a table's previous readings by this process tell of its side bets: whether credits
+    came after the dealer's lockout, and seats its sensors showed in a dealt round that no
+    credit came from (game protection, ``controller.core.protection``).
+
+    A late bet: credits rose between two readings that both show the lockout on and the same
+    round counter (the round was closed to bets and not yet dealt). An uncredited seat: at a
+    reading where the round counter moved (a round dealt), a seat the bet sensors show that no
+    per-seat credit came from since the round before; told with the table's next credits, as
+    only credits make an entry. Nothing is told from a first reading: a restart forgets.
+    """
+
+    rounds: int | None = None
+    credits: int | None = None
+    locked: bool = False
+    credited: int = 0  # seats credited since the last round dealt (a bitmap)
+    uncredited: int = 0  # seats sensed in a dealt round without a credit, not yet told
+
+    def watch(self, regs: TableRegisters, seat_credits: tuple[int, ...] | None) -> tuple[bool, int]:
+        """``(late, uncredited)`` for this reading; remembers it for the next."""
+        took = self.credits is not None and regs.credits != self.credits
+        late = took and regs.lockout and self.locked and regs.rounds == self.rounds
+        if seat_credits is not None:
+            for seat, credits in enumerate(seat_credits):
+                if credits:
+                    self.credited |= 1 << seat
+            if self.rounds is not None and regs.rounds != self.rounds:
+                sensed = 0
+                for seat in regs.bet_seats:
+                    sensed |= 1 << (seat - 1)
+                self.uncredited |= sensed & ~self.credited
+                self.credited = 0
+        uncredited = 0
+        if took and self.uncredited:
+            uncredited, self.uncredited = self.uncredited, 0
+        self.rounds, self.credits, self.locked = regs.rounds, regs.credits, regs.lockout
+        return late, uncredited
+
+
 def to_reading(
     regs: TableRegisters,
     *,
@@ -92,10 +134,12 @@ def to_reading(
     at_us: int,
     elapsed_us: int | None = None,
     previous_seat_credits: tuple[int, ...] | None = None,
+    bets: BetWatch | None = None,
 ) -> TableReading:
     """What the engine needs from one block read. ``previous_seat_credits``: the per-seat
     counters of the table's previous reading taken by this process, if any (the seats'
-    credits since then are told from them)."""
+    credits since then are told from them); ``bets``: what this process saw of the table's
+    bets before, updated by this reading."""
     claim = None
     if regs.head is not None and regs.pending_hits > 0:
         h = regs.head
@@ -111,6 +155,8 @@ def to_reading(
             cards=h.cards,  # map v2: up to seven, the joker as 52
             level=h.level,
         )
+    seat_credits = seat_deltas(regs.per_seat_credits, previous_seat_credits)
+    late, uncredited = (False, 0) if bets is None else bets.watch(regs, seat_credits)
     return TableReading(
         table_id=table_id,
         poll_seq=poll_seq,
@@ -121,5 +167,7 @@ def to_reading(
         head_hit=claim,
         elapsed_us=elapsed_us,
         bet_seats=frozenset(regs.bet_seats),
-        seat_credits=seat_deltas(regs.per_seat_credits, previous_seat_credits),
+        seat_credits=seat_credits,
+        late=late,
+        uncredited=uncredited,
     )

@@ -3,7 +3,7 @@ anomalies held for review when a reading cannot be credited as it stands."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from controller.core.law import Law
 from controller.core.money import U32, contribution_units, format_cents
@@ -152,7 +152,7 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
     )
     restarted = rounds_back or (new < old and delta > limit)
     if not restarted and delta <= limit:
-        _contribute(b, ts, delta, reading, wrapped=new < old)
+        _contribute(b, ts, delta, reading, wrapped=new < old, rounds=_dealt(ts, reading))
         return
     if restarted and new <= limit:
         # Backwards by a large amount: the table's counters restarted (power cycle, RAM clear).
@@ -166,7 +166,7 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
             details={"credits_before": old, "credits_after": new},
         )
         if new:
-            _contribute(b, ts, new, reading, wrapped=False)
+            _contribute(b, ts, new, reading, wrapped=False, rounds=None)
         return
     if new < old:
         # Backwards, but not to near zero: no count of credits follows from it. Re-baseline and
@@ -206,12 +206,74 @@ def _credit_delta(b: Builder, ts: TableState, reading: TableReading) -> None:
     )
 
 
+def _dealt(ts: TableState, reading: TableReading) -> int | None:
+    """The rounds the table counted since its previous reading; None when either reading has
+    no round counter."""
+    if reading.rounds is None or ts.rounds is None:
+        return None
+    return (reading.rounds - ts.rounds) % U32
+
+
+def bets_record(
+    credits: int, denomination_cents: int, reading: TableReading, rounds: int | None
+) -> dict[str, int]:
+    """What a reading that took ``credits`` says of the side bets behind them, for the entry
+    that records them: the seats that bet (``seats``, a bitmap as the register map's, bit n-1
+    = seat n: the seats whose own counters rose, or, for a table without per-seat counters, the
+    seats its bet sensors show), the rounds dealt since the previous reading (``rounds``), and
+    what game protection holds against the table (``controller.core.protection``): seats that
+    were credited with their sensor dark (``unsensed``), seats sensed in a round dealt without
+    a credit from them (``uncredited``), credits taken after the dealer's lockout (``late``).
+    Each only when known, the last three only when not none. Game protection's only source of
+    the hands bet at a table: the entry is sealed like every other."""
+    record = {"credits": credits, "denomination_cents": denomination_cents}
+    sensed = None if reading.bet_seats is None else seat_mask(reading.bet_seats)
+    if reading.seat_credits is not None:
+        seats = seat_mask(s for s, c in enumerate(reading.seat_credits, start=1) if c)
+        if sensed is not None and seats & ~sensed:
+            record["unsensed"] = seats & ~sensed
+    elif sensed:
+        seats = sensed
+    else:
+        seats = 0
+    if seats:
+        record["seats"] = seats
+    if rounds is not None:
+        record["rounds"] = rounds
+    if reading.uncredited:
+        record["uncredited"] = reading.uncredited
+    if reading.late:
+        record["late"] = 1
+    return record
+
+
+def _text(record: dict[str, int]) -> str:
+    """A record of whole numbers as canonical JSON (keys sorted, no spaces), as
+    ``controller.core.ledger.canonical_details`` would make it."""
+    return "{" + ",".join(f'"{key}":{value}' for key, value in sorted(record.items())) + "}"
+
+
+def seat_mask(seats: Iterable[int]) -> int:
+    """Seats as a bitmap, bit n-1 = seat n (the register map's bet sensor bitmap)."""
+    mask = 0
+    for seat in seats:
+        mask |= 1 << (seat - 1)
+    return mask
+
+
 def _contribute(
-    b: Builder, ts: TableState, credits: int, reading: TableReading, *, wrapped: bool
+    b: Builder,
+    ts: TableState,
+    credits: int,
+    reading: TableReading,
+    *,
+    wrapped: bool,
+    rounds: int | None,
 ) -> None:
     cfg = ts.config
     rate = b.state.rate_bp
     at_us = reading.at_us
+    details = bets_record(credits, cfg.denomination_cents, reading, rounds)
     if not b.levels:
         # A fixed-pay bonus link: the bets are registered, no meter moves (68 IAC 10-7-5(b)).
         b.emit(
@@ -221,12 +283,13 @@ def _contribute(
             f"table {cfg.table_id}: {credits} bonus bets of {format_cents(cfg.denomination_cents)}"
             + (" (counter wrapped)" if wrapped else ""),
             table_id=cfg.table_id,
-            details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents}}}',
+            details=_text(details),
         )
         return
+    details["rate_bp"] = rate
     if not b.single or b.levels[0].config.mystery is not None:
         # A mystery level is watched for its trigger even when it is the link's one meter.
-        _contribute_to_levels(b, ts, credits, reading, wrapped=wrapped)
+        _contribute_to_levels(b, ts, credits, reading, wrapped=wrapped, details=details)
         return
     units = contribution_units(
         credits=credits, denomination_cents=cfg.denomination_cents, rate_bp=rate
@@ -238,13 +301,18 @@ def _contribute(
         f"table {cfg.table_id}: {credits} credits x {cfg.denomination_cents}c x {rate} bp"
         + (" (counter wrapped)" if wrapped else ""),
         table_id=cfg.table_id,
-        # Already canonical (keys sorted, no spaces): the same text canonical_details makes.
-        details=f'{{"credits":{credits},"denomination_cents":{cfg.denomination_cents},"rate_bp":{rate}}}',
+        details=_text(details),
     )
 
 
 def _contribute_to_levels(
-    b: Builder, ts: TableState, credits: int, reading: TableReading, *, wrapped: bool
+    b: Builder,
+    ts: TableState,
+    credits: int,
+    reading: TableReading,
+    *,
+    wrapped: bool,
+    details: dict[str, int],
 ) -> None:
     cfg = ts.config
     wager_cents = credits * cfg.denomination_cents
@@ -257,11 +325,7 @@ def _contribute_to_levels(
         f"{b.state.rate_bp} bp over {len(b.levels)} levels"
         + (" (counter wrapped)" if wrapped else ""),
         table_id=cfg.table_id,
-        details={
-            "credits": credits,
-            "denomination_cents": cfg.denomination_cents,
-            "rate_bp": b.state.rate_bp,
-        },
+        details=details,
     )
     for crossing in crossings:
         settle_mystery(b, b.tables[cfg.table_id], crossing, reading)

@@ -414,3 +414,10 @@ class TableReading(NamedTuple):
     # table reports them. Used to say who wins a mystery level and who is paid envy.
     bet_seats: frozenset[int] | None = None
     seat_credits: tuple[int, ...] | None = None
+    # What the table's sensors said of the bets, for game protection (each a seat bitmap,
+    # bit n-1 = seat n, as the register map's; 0 is none): credits taken while the dealer's
+    # lockout was on in a round already locked (``late``), and seats the sensor showed with a
+    # side bet in a round dealt without a credit from them (``uncredited``), told by the
+    # runtime from its previous readings (``controller.runtime.table_values.BetWatch``).
+    late: bool = False
+    uncredited: int = 0
