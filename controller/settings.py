@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from controller.core.money import MoneyError, check_cents, parse_cents
 from controller.manifest import default_manifest
+from controller.periods import FloorCalendar
 from controller.rules.filing import NOTICE_OVERRIDE_REFUSED
 from controller.rules.house import (
     FIXED_PAY_TECHNICIAN_FROM_CENTS,
@@ -191,6 +192,14 @@ class Settings(BaseSettings):
     gaming_day_starts: time = time(6, 0)
     shift_starts: Annotated[tuple[time, ...], NoDecode] = (time(6, 0), time(14, 0), time(22, 0))
 
+    # Game protection (``controller.core.protection``): the false alarms an honest floor may
+    # raise a month, all its tables, lines and windows together (one in ten months by
+    # default); how often new history is read; where each alert raised or closed is also
+    # posted as JSON (none by default).
+    protection_false_alarms_per_month: float = Field(default=0.1, gt=0, le=100)
+    protection_interval_s: float = Field(default=10.0, gt=0, le=3600)
+    protection_webhook_url: str | None = None
+
     @field_validator(
         "fixed_pay_technician_from", "second_signature_from", "tax_reporting_from", mode="before"
     )
@@ -321,6 +330,11 @@ class Settings(BaseSettings):
         if len(set(value)) != len(value):
             raise ValueError("PROGRESSIVE_SHIFT_STARTS: two shifts start at the same time")
         return tuple(sorted(value))
+
+    @property
+    def calendar(self) -> FloorCalendar:
+        """The property's gaming days and shifts, in its zone."""
+        return FloorCalendar(self.gaming_day_starts, self.shift_starts, self.zone)
 
     @property
     def zone(self) -> ZoneInfo:

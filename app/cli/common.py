@@ -323,7 +323,7 @@ async def floor_service(
     controller's, refused in one line as ``database`` refuses (its schema, ``links``)."""
     async with database(settings, schema="check", links=links):
         pass
-    service = FloorService(settings, retention_schedule=False)
+    service = FloorService(settings, retention_schedule=False, protection=False)
     await service.start()
     try:
         yield service

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
 from controller.access.accounts import Accounts
@@ -38,6 +39,7 @@ from controller.runtime.link_memory import LinkMemory
 from controller.runtime.links import LinkRuntime
 from controller.runtime.new_links import open_floor
 from controller.runtime.poller import Poller
+from controller.runtime.protection import GameProtection
 from controller.runtime.self_check import SelfCheck
 from controller.runtime.table_polling import TablePoll
 from controller.runtime.workers import Workers
@@ -46,6 +48,7 @@ from controller.storage.database import check_schema, make_engine, upgrade
 from controller.storage.errors import NotFound
 from controller.storage.handles import Database
 from controller.storage.link_names import link_names
+from controller.storage.protection import ProtectionRecords
 from controller.storage.store import LedgerStore
 from link_adapters.reading import TableFlags
 
@@ -127,6 +130,7 @@ class FloorService:
         migrate: bool = False,
         create_key: bool = False,
         retention_schedule: bool = True,
+        protection: bool = True,
     ) -> None:
         self.settings = settings
         self.floor = floor
@@ -134,6 +138,7 @@ class FloorService:
         self._migrate = migrate
         self._create_key = create_key
         self._retention_schedule = retention_schedule
+        self._protection = protection
         self._engine: Database | None = None
         self._accounts: Accounts | None = None
         self._store: LedgerStore | None = None
@@ -154,6 +159,8 @@ class FloorService:
         self.retention: RetentionJob | None = None
         self.checkpoints: Checkpointer | None = None
         self.self_check: SelfCheck | None = None
+        # Game protection: every table's luck against the exact odds, off the poll path.
+        self.protection: GameProtection | None = None
         # How the floor file differs from the database's approved terms, the database's kept.
         self.floor_notes: list[str] = []
         self.started = False
@@ -336,6 +343,22 @@ class FloorService:
                     interval_s=self.settings.retention_interval_s,
                 )
                 self.retention.start()
+            if self._protection:
+                memory = self._runtime.memory
+                settings = self.settings
+                self.protection = GameProtection(
+                    runtime_states=lambda: memory.states,
+                    records=ProtectionRecords(engine),
+                    calendar=settings.calendar,
+                    now_us=self.clock.now_us,
+                    raises=self.floor is not None,
+                    false_alarms_per_month=Fraction(
+                        settings.protection_false_alarms_per_month
+                    ).limit_denominator(1_000_000),
+                    interval_s=settings.protection_interval_s,
+                    webhook_url=settings.protection_webhook_url,
+                )
+                self.protection.start()
             self.self_check.start(self._runtime, self.checkpoints)
         except BaseException:
             await self.stop()
@@ -347,6 +370,9 @@ class FloorService:
         check = self.self_check
         if check is not None:
             await check.stop()  # a check under way finishes (its record needs the database)
+        protection, self.protection = self.protection, None
+        if protection is not None:
+            await protection.stop()
         feed, self.change_feed = self.change_feed, None
         if feed is not None:
             await feed.stop()

@@ -213,3 +213,8 @@ def counter_fields(ts: TableState) -> dict[str, Any]:
 
 def cards_text(cards: Iterable[int] | None) -> str | None:
     return None if cards is None else ",".join(str(c) for c in cards)
+
+
+def cards_of(text: str) -> tuple[int, ...] | None:
+    """``cards_text`` read back; None when the text holds no cards."""
+    return tuple(int(c) for c in text.split(",")) if text else None

@@ -13,6 +13,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -434,3 +435,49 @@ __all__ = [
     "UserRow",
     "table_of",
 ]
+
+
+class ProtectionAlertRow(Base):
+    """An alert of game protection, as raised: a subject's line out of line with its odds in
+    one window, with what was seen and how unlikely it is. Never edited; closed by a row of
+    ``protection_alert_closings``."""
+
+    __tablename__ = "protection_alerts"
+
+    alert_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    at_us: Mapped[int] = mapped_column(BigInteger)  # raised at this look
+    scope: Mapped[str] = mapped_column(String(16))
+    subject: Mapped[str] = mapped_column(Text)
+    link_id: Mapped[str | None] = mapped_column(Id)
+    table_id: Mapped[str | None] = mapped_column(Id)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    dealer: Mapped[str | None] = mapped_column(String(100))
+    game: Mapped[str] = mapped_column(String(32))
+    line: Mapped[str] = mapped_column(String(32))
+    line_label: Mapped[str] = mapped_column(Text)
+    window: Mapped[str] = mapped_column(String(16))
+    since_us: Mapped[int] = mapped_column(BigInteger)
+    observed: Mapped[int] = mapped_column(BigInteger)
+    trials: Mapped[int] = mapped_column(BigInteger)
+    expected: Mapped[str] = mapped_column(Text)  # exact, "numerator/denominator"
+    direction: Mapped[str] = mapped_column(String(16))
+    p_value: Mapped[float] = mapped_column(Float(precision=53))
+    threshold: Mapped[float] = mapped_column(Float(precision=53))
+
+    __table_args__ = (Index("ix_protection_alerts_at", "at_us"),)
+
+
+class ProtectionAlertClosingRow(Base):
+    """An alert closed: at a look its line was back within the threshold (or its window
+    ended), with what was seen then."""
+
+    __tablename__ = "protection_alert_closings"
+
+    alert_id: Mapped[str] = mapped_column(
+        ForeignKey("protection_alerts.alert_id"), primary_key=True
+    )
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    observed: Mapped[int] = mapped_column(BigInteger)
+    trials: Mapped[int] = mapped_column(BigInteger)
+    expected: Mapped[str] = mapped_column(Text)
+    p_value: Mapped[float] = mapped_column(Float(precision=53))
