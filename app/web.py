@@ -197,6 +197,10 @@ def create_app(service: FloorService) -> FastAPI:
     # The regulated paperwork: devices removed from play, corrections by two people, the
     # reconciliation of a link's meter for auditors, and how a typed amount or rate is read.
     app.include_router(integrity_records.router)
+    from app.api import surveillance
+
+    # Game protection: the tables' luck against the exact odds, for surveillance and auditors.
+    app.include_router(surveillance.router)
     app.include_router(corrections.router)
     app.include_router(reconciliation.router)
     app.include_router(amount_text.router)

@@ -76,6 +76,12 @@ def at_text(at_us: int) -> str:
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def iso_text(at_us: int) -> str:
+    """An instant in UTC as ISO 8601 to the microsecond, as ``parse_instant`` reads it back."""
+    when = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=at_us)
+    return when.isoformat().replace("+00:00", "Z")
+
+
 def check_period(since_us: int, until_us: int) -> None:
     if until_us <= since_us:
         raise PeriodError("the period is empty: 'until' must be after 'since'", where="until")

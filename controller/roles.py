@@ -13,5 +13,8 @@ class Role(StrEnum):
     TECHNICIAN = "technician"
     SUPERVISOR = "supervisor"
     AUDITOR = "auditor"
+    # Surveillance reads game protection (the tables' luck against the odds, its alerts): it
+    # changes nothing and reads nothing else.
+    SURVEILLANCE = "surveillance"
     COMMISSION_AGENT = "commission_agent"
     ADMIN = "admin"

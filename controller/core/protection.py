@@ -49,13 +49,19 @@ __all__ = [
     "TOLERATED_FAULT_RATE",
     "WINDOWS",
     "Calendar",
+    "DayPoint",
     "Finding",
+    "LineView",
     "Scope",
     "Seen",
     "TableFacts",
+    "TableRank",
     "Tallies",
     "Watch",
+    "daily_line",
+    "floor_ranks",
     "hand_of",
+    "line_views",
     "seats_of",
 ]
 
@@ -621,3 +627,133 @@ class Watch:
 
 
 _SEATS: Final = range(1, 8)
+
+
+# -- what people read ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LineView:
+    """One line of one subject over one window: seen, expected, and how unlikely."""
+
+    line: str
+    label: str
+    window: str
+    observed: int
+    trials: int
+    expected: Fraction
+    p_value: float  # of the more unlikely direction; 1.0 when in line
+    direction: Direction | None
+
+
+@dataclass(frozen=True, slots=True)
+class DayPoint:
+    """One gaming day of a line, summed from the first kept day: the hands bet, the hands of
+    the line seen, the expected count and the band outside which a look alarms."""
+
+    day: date
+    hands: int
+    observed: int
+    expected: Fraction
+    band_low: int
+    band_high: int
+
+
+def line_views(watch: Watch, subject_key: tuple[Scope, str, Game], now_us: int) -> list[LineView]:
+    """Every line and fault of a subject in every window, in line or not."""
+    subject = watch.tallies.subjects.get(subject_key)
+    if subject is None:
+        return []
+    found = {(f.line, f.window): f for f in watch.judge(now_us, (subject,))}
+    odds = odds_of(subject.game)
+    out: list[LineView] = []
+    for window in WINDOWS:
+        _, sums = watch.tallies.window_sums(subject, window, now_us)
+        rows: list[tuple[str, str, int, int, Fraction]] = [
+            (h.name, h.label, sums[i], sums[_HANDS_HIGH], sums[_HANDS_HIGH] * odds[h])
+            for h, i in watch.tallies.lines(subject.game).items()
+            if h in odds
+        ]
+        if subject.scope is Scope.TABLE:
+            rows += [
+                (
+                    fault.name,
+                    fault.label,
+                    sums[fault.counted],
+                    sums[fault.trials],
+                    sums[fault.trials] * watch.fault_rate,
+                )
+                for fault in FAULTS
+            ]
+        for line, label, observed, trials, expected in rows:
+            f = found.get((line, window.name))
+            if f is None:
+                out.append(
+                    LineView(line, label, window.name, observed, trials, expected, 1.0, None)
+                )
+            else:
+                out.append(LineView(line, label, window.name, *_judged(f)))
+    return out
+
+
+def _judged(f: Finding) -> tuple[int, int, Fraction, float, Direction]:
+    return f.observed, f.trials, f.expected, f.p_value, f.direction
+
+
+def daily_line(
+    watch: Watch, subject_key: tuple[Scope, str, Game], hand: HandCategory, now_us: int
+) -> list[DayPoint]:
+    """A line of a subject day by day over the kept days, summed from the first: what a chart
+    of observed against expected with its alarm band draws."""
+    subject = watch.tallies.subjects.get(subject_key)
+    if subject is None:
+        return []
+    p = odds_of(subject.game).get(hand)
+    index = watch.tallies.lines(subject.game).get(hand)
+    if p is None or index is None:
+        return []
+    at = watch.threshold()
+    days = watch.tallies.daily(subject, now_us)
+    hands = numpy.cumsum([sums[_HANDS_HIGH] for _, sums in days])
+    seen = numpy.cumsum([sums[index] for _, sums in days])
+    lows = binom.ppf(at, hands, float(p))
+    highs = binom.isf(at, hands, float(p))
+    return [
+        DayPoint(
+            day, int(n), int(k), int(n) * p, int(numpy.nan_to_num(lo)), int(numpy.nan_to_num(hi))
+        )
+        for (day, _), n, k, lo, hi in zip(days, hands, seen, lows, highs, strict=True)
+    ]
+
+
+def _whole(value: float) -> int:
+    """A quantile of no hands (nan) as 0."""
+    return 0 if numpy.isnan(value) else int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class TableRank:
+    """A table as the floor at a glance shows it: its most unlikely line in any window."""
+
+    table_id: str
+    game: Game
+    hands_today: int
+    worst: Finding | None
+
+
+def floor_ranks(watch: Watch, now_us: int) -> list[TableRank]:
+    """Every table, the most unlikely luck first (tables in line last, by name)."""
+    tallies = watch.tallies
+    findings = watch.judge(now_us, [s for s in tallies.subjects.values() if s.scope is Scope.TABLE])
+    worst: dict[str, Finding] = {}
+    for f in findings:
+        assert f.table_id is not None
+        if f.table_id not in worst or f.p_value < worst[f.table_id].p_value:
+            worst[f.table_id] = f
+    out: list[TableRank] = []
+    day = next(w for w in WINDOWS if w.days == 1)
+    for facts in tallies.tables.values():
+        subject = tallies.subjects.get((Scope.TABLE, facts.table_id, facts.game))
+        hands = 0 if subject is None else tallies.window_sums(subject, day, now_us)[1][_HANDS_LOW]
+        out.append(TableRank(facts.table_id, facts.game, hands, worst.get(facts.table_id)))
+    return sorted(out, key=lambda r: (1.0 if r.worst is None else r.worst.p_value, r.table_id))

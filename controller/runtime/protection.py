@@ -127,6 +127,8 @@ class GameProtection:
     last_look_us: int = 0
     _pool: ThreadPoolExecutor = field(init=False)
     _task: asyncio.Task[None] | None = None
+    # One step at a time (the schedule's, or one asked for): each row is taken once.
+    _stepping: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         facts, self.links = facts_of(self.runtime_states())
@@ -180,8 +182,12 @@ class GameProtection:
             self.open[alert_key(a)] = a
         self.loaded = True
 
-    async def step(self) -> None:
-        """Read what the history gained, and judge at a look that came."""
+    async def step(self, *, look_now: bool = False) -> None:
+        """Read what the history gained, and judge at a look that came (or now)."""
+        async with self._stepping:
+            await self._step(look_now)
+
+    async def _step(self, look_now: bool) -> None:
         if not self.loaded:
             await self.load()
         states = self.runtime_states()
@@ -202,9 +208,9 @@ class GameProtection:
                     break
         now = self.now_us()
         look = now // LOOK_US * LOOK_US
-        if look > self.last_look_us:
+        if look > self.last_look_us or look_now:
             self.last_look_us = look
-            await self.look(now)
+            await self._look(now)
 
     def _take(self, rows: list[Any]) -> None:
         add = self.watch.tallies.add
@@ -227,7 +233,7 @@ class GameProtection:
                 )
             )
 
-    async def look(self, now_us: int) -> tuple[list[AlertRecord], list[AlertClosing]]:
+    async def _look(self, now_us: int) -> tuple[list[AlertRecord], list[AlertClosing]]:
         """Judge now: raise what newly alarms, close what no longer does."""
         watch = self.watch
         alarms, threshold = await self._run(lambda: (watch.alarms(now_us), watch.threshold()))

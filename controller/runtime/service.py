@@ -241,6 +241,12 @@ class FloorService:
         return _started(self._commands)
 
     @property
+    def protection_records(self) -> ProtectionRecords:
+        """Game protection's alerts as recorded (by this process or the one driving the
+        floor)."""
+        return ProtectionRecords(self.engine)
+
+    @property
     def workers(self) -> Workers:
         """Threads for the heavy work asked over the web (reports, exports, verification),
         so that it never holds up the polls and heartbeats of this process's event loop."""
