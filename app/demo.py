@@ -217,6 +217,7 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
             say(f"  supervisor:      {url}/supervisor")
             say(f"  dealer:          {url}/dealer")
             say(f"  auditor:         {url}/audit")
+            say(f"  surveillance:    {url}/surveillance")
             say(f"  commission:      {url}/commission")
             say(f"  admin:           {url}/admin")
             say(f"  API:             {url}/docs  (ReDoc: {url}/redoc)")
