@@ -214,6 +214,43 @@ class FloorState(Collector):
                 "Checks of the installed software that failed since the process started",
                 value=check.failures,
             )
+        protection = service.protection
+        if protection is not None and protection.raises:
+            # Game protection (the ProgressiveProtectionAlert alert): the alerts open now by
+            # what they are for, and those raised and closed since the process started.
+            opened = GaugeMetricFamily(
+                "progressive_protection_alerts_open",
+                "Game protection's open alerts: a table, seat, dealer or game out of line "
+                "with the exact odds (or a table's faults), by scope, line and window",
+                labels=["scope", "line", "window"],
+            )
+            counts: dict[tuple[str, str, str], int] = {}
+            for a in list(protection.open.values()):
+                what = (a.scope, a.line, a.window)
+                counts[what] = counts.get(what, 0) + 1
+            for what, n in sorted(counts.items()):
+                opened.add_metric(list(what), n)
+            yield opened
+            yield GaugeMetricFamily(
+                "progressive_protection_open_alerts",
+                "Game protection's open alerts, all together",
+                value=sum(counts.values()),
+            )
+            yield CounterMetricFamily(
+                "progressive_protection_alerts_raised",
+                "Game protection's alerts raised by this process since it started",
+                value=protection.raised_total,
+            )
+            yield GaugeMetricFamily(
+                "progressive_protection_loaded",
+                "1 once game protection has read the kept history at start",
+                value=1 if protection.loaded else 0,
+            )
+            yield CounterMetricFamily(
+                "progressive_protection_webhook_failures",
+                "Alerts the configured webhook did not take",
+                value=protection.webhook_failures,
+            )
         feed = service.change_feed
         if feed is not None:  # PostgreSQL: following the other processes' commits
             yield GaugeMetricFamily(

@@ -51,6 +51,11 @@ The names, for alert rules and dashboards (``deploy/prometheus/alerts.yml``):
   ``progressive_software_check_timestamp_seconds`` when it ran (at start, then at least every
   24 hours); ``progressive_software_check_mismatched_files`` how many files did not match;
   ``progressive_software_checks_failed_total`` failed checks since the process started
+* ``progressive_protection_alerts_open{scope, line, window}``: game protection's open alerts
+  (``scope`` table, seat, dealer or game; ``line`` the paytable hand or the fault's name),
+  ``progressive_protection_open_alerts`` all of them (always there, from 0);
+  ``progressive_protection_alerts_raised_total``; ``progressive_protection_loaded`` 1 once the
+  kept history is read at start; ``progressive_protection_webhook_failures_total``
 """
 
 from __future__ import annotations

@@ -106,6 +106,7 @@ def test_prometheus_files_parse() -> None:
         "ProgressiveSoftwareMismatch",
         "ProgressiveSoftwareCheckOverdue",
         "ProgressiveTablePollFault",
+        "ProgressiveProtectionAlert",
     } <= names
 
 
