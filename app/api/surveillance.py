@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Response
 from pydantic import BaseModel, Field
 
 from app.api.deps import ServiceDep
-from app.api.floor_models import SinceQuery, errors, instant
+from app.api.floor_models import SinceQuery, UntilQuery, errors, instant, period
 from app.api.surveillance_chart import line_chart_svg
 from app.security.authentication import Principal, require
 from controller.core.luck import luck_text
@@ -24,6 +24,8 @@ from controller.core.protection import (
     hand_of,
     line_views,
 )
+from controller.paperwork.hold_report import hold_csv, hold_pdf, hold_report
+from controller.paperwork.pdf import letterhead_of
 from controller.periods import iso_text
 from controller.roles import Role
 from controller.runtime.protection import GameProtection
@@ -348,3 +350,54 @@ async def line_chart(service: ServiceDep, _: Reader, table_id: str, line: str) -
         raise HTTPException(404, f"no table {table_id!r} on the floor")
     svg = line_chart_svg(days, title=f"{table_id}: {hand.label}")
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@router.get(
+    "/hold-report.{fmt}",
+    summary="Theoretical against actual hold per table, game and for the floor, with the "
+    "variance (PDF or CSV)",
+    description="Mississippi Gaming Commission regulation 13-8-4.14: theoretical and actual "
+    "hold side by side, with the standard deviation that says whether a difference is luck. "
+    "Default period: the gaming day so far.",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/pdf": {}, "text/csv": {}}},
+        **errors(401, 403, 422, 503),
+    },
+)
+async def hold_report_document(
+    service: ServiceDep,
+    _: Reader,
+    fmt: Literal["pdf", "csv"],
+    since: SinceQuery = None,
+    until: UntilQuery = None,
+) -> Response:
+    now = service.now_us()
+    if since is None and until is None:
+        calendar = service.settings.calendar
+        since_us, until_us = calendar.day_start(calendar.day(now)), now
+    else:
+        since_us, until_us = period(since, until, now)
+    states = dict(service.memory.states)
+    records = service.protection_records
+    bets = await records.bets_in(list(states), since_us, until_us)
+    paid = await records.paid_in(list(states), since_us, until_us)
+    letterhead = letterhead_of(service.settings)
+    async with service.workers.job() as job:
+        report = await job.run(
+            hold_report, states, bets, paid, since_us=since_us, until_us=until_us
+        )
+        stem = f"hold-report-{iso_text(since_us)[:10]}-to-{iso_text(until_us)[:10]}"
+        if fmt == "csv":
+            text = await job.run(hold_csv, report, letterhead)
+            return Response(
+                text,
+                media_type="text/csv",
+                headers={"Content-Disposition": f'attachment; filename="{stem}.csv"'},
+            )
+        pdf = await job.run(hold_pdf, report, letterhead)
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'attachment; filename="{stem}.pdf"'},
+    )

@@ -149,6 +149,41 @@ class ProtectionRecords:
             rows = (await conn.execute(statement)).all()
         return [SeenRow._make((*r[:9], cards_of(r[9] or ""), *r[10:])) for r in rows]
 
+    async def bets_in(
+        self, link_ids: Sequence[str], since_us: int, until_us: int
+    ) -> list[tuple[str, str]]:
+        """(table id, details) of every entry of side bets in ``[since_us, until_us)``."""
+        e = MeterEntryRow
+        out: list[tuple[str, str]] = []
+        async with connected(self.engine) as conn:
+            for link_id in link_ids:
+                rows = await conn.execute(
+                    select(e.table_id, e.details).where(
+                        e.link_id == link_id,
+                        e.at_us >= since_us,
+                        e.at_us < until_us,
+                        e.kind.in_(BET_KINDS),
+                    )
+                )
+                out += [(r[0], r[1]) for r in rows if r[0] is not None]
+        return out
+
+    async def paid_in(
+        self, link_ids: Sequence[str], since_us: int, until_us: int
+    ) -> list[tuple[str, int]]:
+        """(table id, cents) of every award paid in ``[since_us, until_us)``."""
+        h = HitRow
+        async with connected(self.engine) as conn:
+            rows = await conn.execute(
+                select(h.table_id, h.award_cents).where(
+                    h.link_id.in_(list(link_ids)),
+                    h.at_us >= since_us,
+                    h.at_us < until_us,
+                    h.status == "awarded",
+                )
+            )
+            return [(r[0], int(r[1])) for r in rows]
+
     async def head(self, link_id: str) -> int:
         """The link's last sequence number (0: no history)."""
         async with connected(self.engine) as conn:

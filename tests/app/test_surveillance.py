@@ -3,6 +3,8 @@ the tables report over the register map, read by surveillance, closed when its w
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import httpx
@@ -17,6 +19,7 @@ from link_adapters.simulator.clock import VirtualClock
 from tests.app.auth import headers_for
 from tests.app.floor import WebFloor, step, stepped_floor
 from tests.integration.harness import wait_until
+from tests.pdf_text import pdf_text_or_skip
 
 LINKS = {"stud": (Game.CARIBBEAN_STUD, 2)}
 
@@ -99,6 +102,24 @@ async def test_too_many_royal_flushes_at_one_table_raise_an_alert_surveillance_r
         )
         assert chart.status_code == 200 and chart.headers["content-type"] == "image/svg+xml"
         assert chart.text.startswith("<svg") and "3 seen" in chart.text
+
+        # The hold report: theoretical against actual, per table, game and floor.
+        report = await http.get("/api/v1/surveillance/hold-report.csv", headers=eye)
+        assert report.status_code == 200, report.text
+        rows = list(csv.reader(io.StringIO(report.text)))
+        head = rows[2]
+        stud1 = dict(zip(head, next(r for r in rows if r[:2] == ["table", "stud-1"]), strict=True))
+        awards = [h for h in await wf.service.hits.of_link("stud") if h.table_id == "stud-1"]
+        assert int(stud1["paid_cents"]) == sum(
+            h.award_cents for h in awards if h.status == "awarded"
+        )
+        assert int(stud1["hands"].replace(",", "")) > 0 and stud1["theoretical hold"].endswith("%")
+        assert [r[1] for r in rows if r[0] == "game"] == ["Caribbean Stud Poker"]
+        pdf = await http.get("/api/v1/surveillance/hold-report.pdf", headers=eye)
+        assert pdf.headers["content-type"] == "application/pdf"
+        text = pdf_text_or_skip(pdf.content)
+        assert "Hold report" in text and "13-8-4.14" in text and "stud-1" in text
+        assert "Theoretical" in text and "Actual" in text and "Floor" in text
 
         # The record: once, in the audit log, never edited.
         async with wf.service.engine.connect() as conn:
