@@ -215,11 +215,18 @@ class FloorCalendar:
     def shift_start(self, at_us: int) -> int:
         """When the shift holding ``at_us`` started (the gaming day's start if no shift has
         started yet that day)."""
+        return self.periods_of(at_us)[2]
+
+    def periods_of(self, at_us: int) -> tuple[date, int, int, int]:
+        """``(day, since, until, shift_since, shift_until)`` trimmed to what a caller keeps:
+        the gaming day holding ``at_us``, the moment it started, and the start and end of the
+        shift holding it, ``(day, day_since, shift_since, shift_until)``."""
         day = self.day(at_us)
-        best = self.day_start(day)
+        starts = [self.day_start(day), self.day_start(day + timedelta(days=1))]
         for start in shift_starts_in_day(self.day_starts, self.shift_starts):
             on = day + timedelta(days=1) if start < self.day_starts else day
-            moment = local_us(on, start, self.zone)
-            if moment <= at_us:
-                best = max(best, moment)
-        return best
+            starts.append(local_us(on, start, self.zone))
+        starts.sort()
+        since = max(s for s in starts if s <= at_us)
+        until = min(s for s in starts if s > at_us)
+        return day, starts[0], since, until

@@ -16,7 +16,6 @@ from app.api.surveillance_chart import line_chart_svg
 from app.security.authentication import Principal, require
 from controller.core.luck import luck_text
 from controller.core.protection import (
-    LOOKS_PER_MONTH,
     WINDOWS,
     Scope,
     daily_line,
@@ -204,9 +203,9 @@ async def floor(service: ServiceDep, _: Reader) -> FloorRead:
     now = service.now_us()
 
     def ranked(watch):  # type: ignore[no-untyped-def]
-        return floor_ranks(watch, now), watch.threshold(), watch.tests_per_look()
+        return floor_ranks(watch, now), watch.threshold(), watch.tests_per_month()
 
-    ranks, at, per_look = await protection.run_in_watch(ranked)
+    ranks, at, per_month = await protection.run_in_watch(ranked)
     open_alerts = await service.protection_records.alerts()
     tables = [
         TableRankRead(
@@ -235,7 +234,7 @@ async def floor(service: ServiceDep, _: Reader) -> FloorRead:
         threshold=at,
         threshold_luck=luck_text(at),
         false_alarms_per_month=float(protection.false_alarms_per_month),
-        tests_per_month=per_look * LOOKS_PER_MONTH,
+        tests_per_month=per_month,
         loaded=protection.loaded,
         open_alerts=len(open_alerts),
         tables=tables,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from enum import StrEnum
 from fractions import Fraction
-from typing import Final, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 import numpy
 from scipy.stats import binom
@@ -187,9 +187,14 @@ class Finding:
     since_us: int
     observed: int
     trials: int
-    expected: Fraction
+    exposure: int  # the hands (or readings, or hits) the expected count is of
+    chance: Fraction  # of the line per one of them
     direction: Direction
     p_value: float
+
+    @property
+    def expected(self) -> Fraction:
+        return self.exposure * self.chance
 
     @property
     def text(self) -> str:
@@ -212,6 +217,30 @@ class _Subject:
     dealer: str | None = None
     days: dict[date, list[int]] = field(default_factory=dict)
     shifts: dict[int, list[int]] = field(default_factory=dict)  # by the shift's start
+    # The sums of the days before a day, by (window's days, that day): see window_sums.
+    closed: dict[tuple[int, date], list[int]] = field(default_factory=dict)
+
+
+# A finding before its tail is taken: subject, window, since, line, label, observed, trials,
+# exposure, chance, chance as a float, direction.
+_Row = tuple["_Subject", "Window", int, str, str, int, int, int, Fraction, float, Direction]
+_LINE_ODDS: dict[tuple[Game, tuple[tuple[HandCategory, int], ...]], list[Any]] = {}
+
+
+def _line_odds(
+    game: Game, lines: Mapping[HandCategory, int]
+) -> list[tuple[str, str, int, int, int, Fraction, float]]:
+    """Each line with odds, as a judge reads it: name, label, index, ways, total, chance."""
+    key = (game, tuple(lines.items()))
+    found = _LINE_ODDS.get(key)
+    if found is None:
+        odds = odds_of(game)
+        found = _LINE_ODDS[key] = [
+            (h.name, h.label, i, odds[h].numerator, odds[h].denominator, odds[h], float(odds[h]))
+            for h, i in lines.items()
+            if h in odds
+        ]
+    return found
 
 
 class Calendar(Protocol):
@@ -223,6 +252,10 @@ class Calendar(Protocol):
     def day_start(self, day: date) -> int: ...
 
     def shift_start(self, at_us: int) -> int: ...
+
+    def periods_of(self, at_us: int) -> tuple[date, int, int, int]:
+        """``(gaming day, its start, the shift's start, the shift's end)`` holding ``at_us``."""
+        ...
 
 
 class Tallies:
@@ -246,6 +279,17 @@ class Tallies:
         self._hit_ids: dict[str, int] = {}  # hits counted, with when (each once)
         self._newest_day: date | None = None
         self.seen = 0
+        # The shift the last moment asked fell in: (its start, its end, its day).
+        self._shift: tuple[int, int, date] = (0, 0, date.min)
+
+    def _when(self, at_us: int) -> tuple[date, int]:
+        """The gaming day and the shift's start of ``at_us`` (the last shift asked is kept:
+        the history comes in time order)."""
+        since, until, day = self._shift
+        if not since <= at_us < until:
+            day, _, since, until = self.floor.periods_of(at_us)
+            self._shift = (since, until, day)
+        return day, since
 
     # -- the lines of a game -------------------------------------------------------------------
 
@@ -272,6 +316,7 @@ class Tallies:
                 continue
             subject.days = {d: _moved(v, before, after) for d, v in subject.days.items()}
             subject.shifts = {t: _moved(v, before, after) for t, v in subject.shifts.items()}
+            subject.closed.clear()
 
     # -- taking what is seen --------------------------------------------------------------------
 
@@ -279,8 +324,7 @@ class Tallies:
         """The day and shift sums ``at_us`` falls in, for the table, the dealer then and the
         game; new ones made."""
         game = facts.game
-        day = self.floor.day(at_us)
-        shift = self.floor.shift_start(at_us)
+        day, shift = self._when(at_us)
         if self._newest_day is None or day > self._newest_day:
             self._newest_day = day
             self._forget(day)
@@ -291,7 +335,10 @@ class Tallies:
         if dealer is not None:
             subjects.append(self._subject(Scope.DEALER, dealer, game, dealer=dealer))
         subjects.append(self._subject(Scope.GAME, game.value, game))
+        late = self._newest_day is not None and day < self._newest_day
         for s in subjects:
+            if late and s.closed:
+                s.closed.clear()
             day_sums = s.days.get(day)
             if day_sums is None:
                 day_sums = s.days[day] = [0] * width
@@ -317,6 +364,7 @@ class Tallies:
                 del s.days[day]
             for start in [t for t in s.shifts if t < shifts_from]:
                 del s.shifts[start]
+            s.closed = {k: v for k, v in s.closed.items() if k[1] >= today}
         first = self.floor.day_start(oldest)
         self._hit_ids = {h: at for h, at in self._hit_ids.items() if at >= first}
 
@@ -326,7 +374,7 @@ class Tallies:
             return
         if self._newest_day is not None:
             oldest = self._newest_day - timedelta(days=KEPT_DAYS - 1)
-            if self.floor.day(seen.at_us) < oldest:
+            if self._when(seen.at_us)[0] < oldest:
                 return
         if seen.details is not None:
             self._add_bets(facts, seen)
@@ -373,7 +421,9 @@ class Tallies:
             seat=seat,
         )
         width = _LINES + len(self.lines(facts.game))
-        day, shift = self.floor.day(at_us), self.floor.shift_start(at_us)
+        day, shift = self._when(at_us)
+        if self._newest_day is not None and day < self._newest_day and s.closed:
+            s.closed.clear()
         day_sums = s.days.get(day)
         if day_sums is None:
             day_sums = s.days[day] = [0] * width
@@ -408,19 +458,26 @@ class Tallies:
     # -- windows ---------------------------------------------------------------------------------
 
     def window_sums(self, subject: _Subject, window: Window, now_us: int) -> tuple[int, list[int]]:
-        """``(since_us, sums)`` of ``subject`` over ``window`` at ``now_us``."""
+        """``(since_us, sums)`` of ``subject`` over ``window`` at ``now_us``. The days before
+        today are summed once per day and kept (``_Subject.closed``); a day closed that gains
+        an entry later (a link's history read late) forgets them."""
         width = _LINES + len(self.lines(subject.game))
+        day, shift = self._when(now_us)
         if window.days == 0:
-            since = self.floor.shift_start(now_us)
-            return since, list(subject.shifts.get(since, [0] * width))
-        today = self.floor.day(now_us)
-        first = today - timedelta(days=window.days - 1)
-        total = [0] * width
-        for day, sums in subject.days.items():
-            if first <= day <= today:
-                for i, v in enumerate(sums):
-                    total[i] += v
-        return self.floor.day_start(first), total
+            return shift, list(subject.shifts.get(shift, [0] * width))
+        first = day - timedelta(days=window.days - 1)
+        key = (window.days, day)
+        closed = subject.closed.get(key)
+        if closed is None or len(closed) != width:
+            closed = [0] * width
+            for d, sums in subject.days.items():
+                if first <= d < day:
+                    for i, v in enumerate(sums):
+                        closed[i] += v
+            subject.closed[key] = closed
+        today = subject.days.get(day)
+        total = closed if today is None else [a + b for a, b in zip(closed, today, strict=True)]
+        return self.floor.day_start(first), list(total)
 
     def daily(self, subject: _Subject, now_us: int) -> list[tuple[date, list[int]]]:
         """The subject's sums of each of the kept gaming days up to ``now_us``'s, oldest first
@@ -478,6 +535,14 @@ class Watch:
     tallies: Tallies
     false_alarms_per_month: Fraction = DEFAULT_FALSE_ALARMS_PER_MONTH
     fault_rate: Fraction = TOLERATED_FAULT_RATE
+    look_us: int = LOOK_US  # how often it is judged: each look is a test of everything
+
+    @property
+    def looks_per_month(self) -> int:
+        return 30 * DAY_US // self.look_us
+
+    def tests_per_month(self) -> int:
+        return self.tests_per_look() * self.looks_per_month
 
     def tests_per_look(self) -> int:
         """The tests one look makes: every line (both ways) and, for a table, every fault, of
@@ -500,9 +565,7 @@ class Watch:
 
     def threshold(self) -> float:
         """The p-value at or below which a finding alarms."""
-        return threshold(
-            max(1, self.tests_per_look() * LOOKS_PER_MONTH), self.false_alarms_per_month
-        )
+        return threshold(max(1, self.tests_per_month()), self.false_alarms_per_month)
 
     def _lines_with_odds(self, game: Game) -> list[HandCategory]:
         odds = odds_of(game)
@@ -512,16 +575,15 @@ class Watch:
         """Every finding of every subject (or of ``subjects``), line and window at
         ``now_us``: each line out of line with its odds either way, each fault above its
         tolerated rate. The tails are taken all at once (scipy's, over arrays)."""
-        rows: list[tuple[_Subject, Window, int, str, str, int, int, Fraction, Direction]] = []
-        chances: list[float] = []
+        rows: list[_Row] = []
         for subject in self.tallies.subjects.values() if subjects is None else subjects:
-            self._candidates(subject, now_us, rows, chances)
+            self._candidates(subject, now_us, rows)
         if not rows:
             return []
         observed = numpy.array([r[5] for r in rows], dtype=numpy.int64)
         trials = numpy.array([r[6] for r in rows], dtype=numpy.int64)
-        chance = numpy.array(chances, dtype=numpy.float64)
-        many = numpy.array([r[8] is Direction.TOO_MANY for r in rows])
+        chance = numpy.array([r[9] for r in rows], dtype=numpy.float64)
+        many = numpy.array([r[10] is Direction.TOO_MANY for r in rows])
         values = numpy.where(
             many,
             binom.sf(observed - 1, trials, chance),
@@ -529,80 +591,74 @@ class Watch:
         )
         return [
             Finding(
-                scope=subject.scope,
-                subject=subject.subject,
-                table_id=subject.table_id,
-                seat=subject.seat,
-                dealer=subject.dealer,
-                game=subject.game,
-                line=line,
-                line_label=label,
-                window=window.name,
-                since_us=since,
-                observed=seen,
-                trials=n,
-                expected=expected,
-                direction=direction,
-                p_value=float(value),
+                subject.scope,
+                subject.subject,
+                subject.table_id,
+                subject.seat,
+                subject.dealer,
+                subject.game,
+                line,
+                label,
+                window.name,
+                since,
+                seen,
+                n,
+                exposure,
+                odds,
+                direction,
+                float(value),
             )
-            for (subject, window, since, line, label, seen, n, expected, direction), value in zip(
-                rows, values, strict=True
-            )
+            for (
+                subject,
+                window,
+                since,
+                line,
+                label,
+                seen,
+                n,
+                exposure,
+                odds,
+                _,
+                direction,
+            ), value in zip(rows, values, strict=True)
         ]
 
-    def _candidates(
-        self,
-        subject: _Subject,
-        now_us: int,
-        rows: list[tuple[_Subject, Window, int, str, str, int, int, Fraction, Direction]],
-        chances: list[float],
-    ) -> None:
+    def _candidates(self, subject: _Subject, now_us: int, rows: list[_Row]) -> None:
         tallies = self.tallies
-        odds = odds_of(subject.game)
-        lines = tallies.lines(subject.game)
+        lines = _line_odds(subject.game, tallies.lines(subject.game))
+        many, few = Direction.TOO_MANY, Direction.TOO_FEW
         for window in WINDOWS:
             since, sums = tallies.window_sums(subject, window, now_us)
             low, high = sums[_HANDS_LOW], sums[_HANDS_HIGH]
-            for hand, index in lines.items():
-                p = odds.get(hand)
-                if p is None:
-                    continue
+            for name, label, index, ways, total, p, chance in lines:
                 observed = sums[index]
-                if observed > high * p:
-                    trials = max(high, observed)
-                    row = (
-                        subject,
-                        window,
-                        since,
-                        hand.name,
-                        hand.label,
-                        observed,
-                        trials,
-                        high * p,
-                        Direction.TOO_MANY,
+                if observed * total > high * ways:
+                    rows.append(
+                        (
+                            subject,
+                            window,
+                            since,
+                            name,
+                            label,
+                            observed,
+                            max(high, observed),
+                            high,
+                            p,
+                            chance,
+                            many,
+                        )
                     )
-                elif observed < low * p:
-                    row = (
-                        subject,
-                        window,
-                        since,
-                        hand.name,
-                        hand.label,
-                        observed,
-                        low,
-                        low * p,
-                        Direction.TOO_FEW,
+                elif observed * total < low * ways:
+                    rows.append(
+                        (subject, window, since, name, label, observed, low, low, p, chance, few)
                     )
-                else:
-                    continue
-                rows.append(row)
-                chances.append(float(p))
             if subject.scope is not Scope.TABLE:
                 continue
+            rate = self.fault_rate
             for fault in FAULTS:
-                observed, trials = sums[fault.counted], sums[fault.trials]
-                trials = max(trials, observed)
-                if not observed or observed <= trials * self.fault_rate:
+                observed = sums[fault.counted]
+                trials = max(sums[fault.trials], observed)
+                if not observed or observed * rate.denominator <= trials * rate.numerator:
                     continue
                 rows.append(
                     (
@@ -613,11 +669,12 @@ class Watch:
                         fault.label,
                         observed,
                         trials,
-                        trials * self.fault_rate,
-                        Direction.TOO_MANY,
+                        trials,
+                        rate,
+                        float(rate),
+                        many,
                     )
                 )
-                chances.append(float(self.fault_rate))
 
     def alarms(self, now_us: int) -> list[Finding]:
         """The findings at or below the threshold, most unlikely first."""

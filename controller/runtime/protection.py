@@ -31,7 +31,6 @@ from typing import Any, ParamSpec, TypeVar
 from controller.core.games import Game
 from controller.core.protection import (
     KEPT_DAYS,
-    LOOK_US,
     Calendar,
     Finding,
     Seen,
@@ -207,7 +206,7 @@ class GameProtection:
                 if len(rows) < BATCH:
                     break
         now = self.now_us()
-        look = now // LOOK_US * LOOK_US
+        look = now // self.watch.look_us * self.watch.look_us
         if look > self.last_look_us or look_now:
             self.last_look_us = look
             await self._look(now)
