@@ -218,7 +218,7 @@ async def test_two_changes_at_once_are_made_one_after_the_other(store: LedgerSto
             await second_started.wait()
             if store.engine.dialect.name == "postgresql":
                 # Until the second waits for the first (or, let in, has made its change).
-                while not (second_done.is_set() or await _waiting_for_the_lock(store)):
+                while not (second_done.is_set() or await _waiting_for_the_lock(store)):  # noqa: ASYNC110
                     await asyncio.sleep(0.01)
             else:
                 await asyncio.sleep(0.1)  # time for the second to read, were it let in
