@@ -53,15 +53,20 @@ function showDealing(t) {
   const stop = document.getElementById("stop-dealing");
   const boss = role() === "supervisor" || role() === "admin";
   stop.hidden = !(mine || (boss && t.dealer));
-  stop.textContent = mine ? "Sign out of this table" : `Sign ${t.dealer} out of this table`;
+  if (t.dealer) {
+    stop.textContent = mine ? "Sign out of this table" : `Sign ${t.dealer} out of this table`;
+  }
   stop.dataset.dealer = t.dealer || "";
 }
 
-// A sign-in or sign-out: the table as it is after it, or why it was refused.
+// A sign-in or sign-out: the table as it is after it, or why it was refused. A refresh asked
+// before it does not draw who deals over its answer.
+let changes = 0;
 async function change(button, method, path) {
   const said = document.getElementById("dealing-message");
   said.hidden = true;
   button.disabled = true;
+  changes += 1;
   try {
     showDealing(await call(method, path));
   } catch (err) {
@@ -85,12 +90,13 @@ function stopDealing(event) {
 }
 
 async function refresh() {
+  const asked = changes;
   try {
     const t = await call("GET", `/api/v1/tables/${encodeURIComponent(tableId)}`);
     document.getElementById("board").hidden = false;
     document.getElementById("message").hidden = true;
     document.getElementById("title").textContent = `Dealer: table ${t.table_id}`;
-    showDealing(t);
+    if (asked === changes) showDealing(t);
     document.getElementById("round").textContent = t.rounds ?? "–";
     document.getElementById("count").textContent = t.seats_with_bets.length;
     const state = document.getElementById("state");
