@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from app.api.level_models import FixedPayRead, LevelRead, fixed_pays_of, levels_of
 from app.api.text_fields import Note, optional_line
 from controller import periods
+from controller.core.dealers import DealerTurn
 from controller.core.hands import InvalidCards, card_code
 from controller.core.money import MAX_AMOUNT_CENTS, format_bp
 from controller.core.reducer import LinkState
@@ -80,6 +81,8 @@ class TableRead(BaseModel):
                 "progressive_disabled": False,
             },
             "progressive_disabled": False,
+            "dealer": "dee.dealer",
+            "dealer_since_us": 1767225000000000,
         }
     )
 
@@ -117,9 +120,20 @@ class TableRead(BaseModel):
         description="why its last poll failed (the table does not answer, its serial port "
         "refuses its settings, a fault): null while it answers; an offline table says why here",
     )
+    dealer: str | None = Field(
+        default=None,
+        description="the dealer signed in at the table now (POST /api/v1/tables/{table_id}/"
+        "dealer); null: no one is",
+    )
+    dealer_since_us: int | None = Field(
+        default=None, description="since when the dealer has dealt here; null with no dealer"
+    )
 
     @classmethod
-    def of(cls, status: TableStatus, state: LinkState) -> TableRead:
+    def of(
+        cls, status: TableStatus, state: LinkState, dealing: DealerTurn | None = None
+    ) -> TableRead:
+        """``dealing``: the dealer's turn open at the table, if any."""
         cfg = state.table(status.table_id).config
         return cls(
             table_id=status.table_id,
@@ -146,6 +160,8 @@ class TableRead(BaseModel):
             progressive_disabled=status.progressive_disabled,
             unrecorded_reason=status.unrecorded_reason,
             poll_problem=status.poll_problem,
+            dealer=None if dealing is None else dealing.dealer,
+            dealer_since_us=None if dealing is None else dealing.from_us,
         )
 
 

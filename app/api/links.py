@@ -39,7 +39,12 @@ async def _link(
 ) -> LinkRead:
     records = service.records
     state = records.link_state(link_id)
-    tables = [TableRead.of(s, state) for s in service.table_statuses(link_id)]
+    # Each table's state: as GET /api/v1/tables shows it, to the same people.
+    table_viewer = reader is not None and reader.role in TABLE_VIEWERS
+    dealing = await service.dealers.dealing() if table_viewer else {}
+    tables = [
+        TableRead.of(s, state, dealing.get(s.table_id)) for s in service.table_statuses(link_id)
+    ]
     return LinkRead.of(
         state,
         names.get(link_id, link_id),
@@ -48,8 +53,7 @@ async def _link(
         level_hits={} if state.fixed_pay else await records.level_hits(link_id),
         # A pool's hidden (reserve) meters: signed-in staff only, never a patron's screen.
         staff=reader is not None and reader.role in STAFF_VIEWERS,
-        # Each table's state: as GET /api/v1/tables shows it, to the same people.
-        table_viewer=reader is not None and reader.role in TABLE_VIEWERS,
+        table_viewer=table_viewer,
         statement=service.statement(link_id),
     )
 

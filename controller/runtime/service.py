@@ -31,6 +31,7 @@ from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import SystemClock
 from controller.runtime.config_entries import FloorConfig
+from controller.runtime.dealers import Dealers
 from controller.runtime.floor_approvals import FloorMismatch
 from controller.runtime.hit_work import HitWork
 from controller.runtime.link_commands import LinkCommands
@@ -147,6 +148,7 @@ class FloorService:
         self._records: Records | None = None
         self._corrections: Corrections | None = None
         self._integrity: IntegrityRecords | None = None
+        self._dealers: Dealers | None = None
         self._hits: HitWork | None = None
         self._commands: LinkCommands | None = None
         self._reconciliations: Reconciliations | None = None
@@ -206,6 +208,11 @@ class FloorService:
     def integrity(self) -> IntegrityRecords:
         """Tables removed from play, their records and their way back into play."""
         return _started(self._integrity)
+
+    @property
+    def dealers(self) -> Dealers:
+        """Who deals at each table: dealers signing in and out, and who dealt when."""
+        return _started(self._dealers)
 
     @property
     def reconciliations(self) -> Reconciliations:
@@ -335,6 +342,7 @@ class FloorService:
             self._integrity = IntegrityRecords(
                 engine, self._runtime, self.clock, letterhead=self.letterhead
             )
+            self._dealers = Dealers(engine, self._runtime.memory, self.clock)
             if engine.dialect.name == "postgresql":
                 # Other processes (a web process, a standby, the controller of another link)
                 # commit too: follow them (on SQLite one process owns the file).
@@ -399,6 +407,7 @@ class FloorService:
         self._records = None
         self._corrections = None
         self._integrity = None
+        self._dealers = None
         self._hits = None
         self._commands = None
         self._reconciliations = None

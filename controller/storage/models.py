@@ -1,8 +1,8 @@
 """The database schema. The same on SQLite and PostgreSQL; times are integer microseconds UTC.
 
-History tables (``meter_entries``, ``corrections``, ``documents``, ``audit_log``) are
-append-only; the database itself refuses UPDATE and DELETE on them (see the migrations), the
-only exception being the retention purge of entries older than five years.
+History tables (``meter_entries``, ``corrections``, ``documents``, ``audit_log``,
+``dealer_events``) are append-only; the database itself refuses UPDATE and DELETE on them (see
+the migrations), the only exception being the retention purge of entries older than five years.
 """
 
 from __future__ import annotations
@@ -342,6 +342,27 @@ class AuditRow(Base):
     after: Mapped[str | None] = mapped_column(Text)
 
 
+class DealerEventRow(Base):
+    """A dealer signed in at a table or out of it (``controller.core.dealers``): who, where,
+    when, and who recorded it. Never edited: the database refuses it (migration 0012)."""
+
+    __tablename__ = "dealer_events"
+
+    event_id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.table_id"))
+    dealer: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(16))
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    recorded_by: Mapped[str] = mapped_column(String(100))
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('sign_in', 'sign_out')", name="kind"),
+        # A table's newest event (who deals there now) and its events of a period.
+        Index("ix_dealer_events_table_event", "table_id", "event_id"),
+        Index("ix_dealer_events_table_at", "table_id", "at_us"),
+    )
+
+
 class UserRow(Base):
     """A person who logs in. Passwords are kept only as argon2 hashes."""
 
@@ -421,6 +442,7 @@ __all__ = [
     "AuditRow",
     "Base",
     "CorrectionRow",
+    "DealerEventRow",
     "DeviceTokenRow",
     "DocumentRow",
     "HitRow",

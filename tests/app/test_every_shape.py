@@ -222,6 +222,9 @@ CALLS: dict[str, Calls] = {
     "/api/v1/tables/{table_id}/integrity-records": lambda f: [
         f"/api/v1/tables/{t}/integrity-records" for t in f.tables
     ],
+    "/api/v1/tables/{table_id}/dealers": lambda f: [
+        f"/api/v1/tables/{t}/dealers" for t in f.tables
+    ],
     "/api/v1/hits": _once("/api/v1/hits?limit=1000", "/api/v1/hits?pending=true&limit=1000"),
     "/api/v1/hits/work": _once("/api/v1/hits/work?limit=1000"),
     "/api/v1/hits/paid-without-technician": _once("/api/v1/hits/paid-without-technician"),

@@ -104,6 +104,17 @@ async def test_every_protected_route_refuses_the_roles_it_does_not_name(tmp_path
             Role.SUPERVISOR,
             Role.ADMIN,
         }
+        # Who deals where: a dealer signs themself in and out, a supervisor or admin whom they
+        # name; who dealt when is for those who check.
+        roles_of = {(r.method, r.path): r.roles for r in routes}
+        signers = {Role.DEALER, Role.SUPERVISOR, Role.ADMIN}
+        assert roles_of[("POST", "/api/v1/tables/{table_id}/dealer")] == signers
+        assert roles_of[("DELETE", "/api/v1/tables/{table_id}/dealer")] == signers
+        assert roles_of[("GET", "/api/v1/tables/{table_id}/dealers")] == {
+            Role.AUDITOR,
+            Role.SUPERVISOR,
+            Role.ADMIN,
+        }
 
         callers = {role: await headers_for(wf, role) for role in Role}
         _, device_token = await device_tokens.create_device_token(
