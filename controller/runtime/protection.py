@@ -16,18 +16,20 @@ and the tallies need no lock.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
 import json
 import logging
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any, ParamSpec, TypeVar
 
+from controller.core.dealers import DealerSpan
 from controller.core.games import Game
 from controller.core.protection import (
     KEPT_DAYS,
@@ -113,7 +115,9 @@ class GameProtection:
     false_alarms_per_month: Fraction = Fraction(1, 10)
     interval_s: float = 10.0
     webhook_url: str | None = None
-    dealer_of: Callable[[str, int], str | None] = lambda table_id, at_us: None
+    # Who dealt at each table, cut into spans over a period (``Dealers.spans``); None: the
+    # floor records no dealers.
+    dealer_spans: Callable[[int, int], Awaitable[dict[str, list[DealerSpan]]]] | None = None
     # What /metrics reads.
     raised_total: int = 0
     closed_total: int = 0
@@ -125,6 +129,8 @@ class GameProtection:
     open: dict[tuple[str, str, str, str], AlertRecord] = field(default_factory=dict)
     last_look_us: int = 0
     _pool: ThreadPoolExecutor = field(init=False)
+    _spans: dict[str, list[DealerSpan]] = field(default_factory=dict)
+    _span_starts: dict[str, list[int]] = field(default_factory=dict)
     _task: asyncio.Task[None] | None = None
     # One step at a time (the schedule's, or one asked for): each row is taken once.
     _stepping: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -135,7 +141,15 @@ class GameProtection:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="game-protection")
 
     def _dealer(self, table_id: str, at_us: int) -> str | None:
-        return self.dealer_of(table_id, at_us)
+        """Who dealt at the table then, from the spans read at this step."""
+        spans = self._spans.get(table_id)
+        if not spans:
+            return None
+        i = bisect.bisect_right(self._span_starts[table_id], at_us) - 1
+        if i < 0:
+            return None
+        span = spans[i]
+        return span.dealer if at_us < span.until_us else None
 
     async def _run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         loop = asyncio.get_running_loop()
@@ -194,6 +208,12 @@ class GameProtection:
         if links != self.links or facts != self.watch.tallies.tables:
             self.links = links
             await self._run(self.watch.tallies.set_tables, facts)
+        if self.dealer_spans is not None:
+            now = self.now_us()
+            first = self.calendar.day(now) - timedelta(days=KEPT_DAYS)
+            spans = await self.dealer_spans(self.calendar.day_start(first), now + 1)
+            starts = {t: [s.from_us for s in v] for t, v in spans.items()}
+            await self._run(self._set_spans, spans, starts)
         for link_id in states:
             if link_id not in self.cursors:
                 self.cursors[link_id] = 0
@@ -210,6 +230,9 @@ class GameProtection:
         if look > self.last_look_us or look_now:
             self.last_look_us = look
             await self._look(now)
+
+    def _set_spans(self, spans: dict[str, list[DealerSpan]], starts: dict[str, list[int]]) -> None:
+        self._spans, self._span_starts = spans, starts
 
     def _take(self, rows: list[Any]) -> None:
         add = self.watch.tallies.add

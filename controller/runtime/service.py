@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Literal, TypeVar
 
 from controller.access.accounts import Accounts
+from controller.core.dealers import DealerSpan
 from controller.paperwork.checkpoints import load_private_key
 from controller.paperwork.corrections import Corrections
 from controller.paperwork.filing_desk import FilingDesk
@@ -247,6 +248,9 @@ class FloorService:
         """The commands people give a link: anomalies reviewed, rates changed, recovery."""
         return _started(self._commands)
 
+    async def _dealer_spans(self, since_us: int, until_us: int) -> dict[str, list[DealerSpan]]:
+        return await self.dealers.spans(since_us=since_us, until_us=until_us)
+
     @property
     def protection_records(self) -> ProtectionRecords:
         """Game protection's alerts as recorded (by this process or the one driving the
@@ -371,6 +375,7 @@ class FloorService:
                     ).limit_denominator(1_000_000),
                     interval_s=settings.protection_interval_s,
                     webhook_url=settings.protection_webhook_url,
+                    dealer_spans=self._dealer_spans,
                 )
                 self.protection.start()
             self.self_check.start(self._runtime, self.checkpoints)

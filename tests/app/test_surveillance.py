@@ -16,7 +16,7 @@ from controller.roles import Role
 from controller.runtime.protection import GameProtection
 from controller.storage.models import AuditRow, ProtectionAlertRow
 from link_adapters.simulator.clock import VirtualClock
-from tests.app.auth import headers_for
+from tests.app.auth import headers_for, new_user
 from tests.app.floor import WebFloor, step, stepped_floor
 from tests.integration.harness import wait_until
 from tests.pdf_text import pdf_text_or_skip
@@ -54,6 +54,8 @@ async def test_too_many_royal_flushes_at_one_table_raise_an_alert_surveillance_r
         httpx.AsyncClient(base_url=wf.base_url) as http,
     ):
         eye = await headers_for(wf, Role.SURVEILLANCE)
+        dee, _ = await new_user(wf, Role.DEALER, "dee")
+        await wf.service.dealers.sign_in("stud-1", dealer=dee, actor=dee)
         for _ in range(20):
             await step(wf, clock, 0.5)
         await watch(wf).step(look_now=True)
@@ -85,6 +87,9 @@ async def test_too_many_royal_flushes_at_one_table_raise_an_alert_surveillance_r
         )
         seats = [x for x in answer.json() if x["scope"] == "seat"]
         assert all(x["subject"].startswith("stud-1 seat") for x in seats)
+        # The dealer signed in at the table dealt them: held against the odds too.
+        dealt = [x for x in answer.json() if x["scope"] == "dealer"]
+        assert dealt and {(x["dealer"], x["line"]) for x in dealt} == {("dee", "ROYAL_FLUSH")}
 
         floor = (await http.get("/api/v1/surveillance/floor", headers=eye)).json()
         assert floor["tables"][0]["table_id"] == "stud-1" and floor["tables"][0]["alarming"]

@@ -6,8 +6,8 @@ protection"): each alert is a row of ``protection_alerts`` when raised and one o
 on: the database refuses UPDATE and TRUNCATE, and DELETE of a row younger than the meter
 history's retention (68 IAC 10-6-5(d)), as it does for the meter history (0001).
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-11-28 19:00:00.000000
 """
 
@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from alembic import op
 from controller.rules.meter_records import METER_RETENTION_YEARS, RETENTION_CLAUSE
 
-revision: str = "0012"
-down_revision: str | None = "0011"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
