@@ -56,6 +56,11 @@ DENOMINATION = 100
 U32 = 1 << 32
 
 
+def _round_us(per_day: int) -> int:
+    """One round per table every so long (whole seconds, as a poll falls on each phase)."""
+    return max(20, DAY_US // per_day // 1_000_000) * 1_000_000
+
+
 def facts_of(tables: Iterable[tuple[str, Game]]) -> dict[str, TableFacts]:
     return {
         t: TableFacts(t, g, tuple(line.hand for line in default_paytable(g).lines))
@@ -153,7 +158,7 @@ def honest_share(args: tuple[int, int, int, int, int, int]) -> dict[str, object]
     stepped = SteppedFloor(
         [(t, SimTableConfig(game=g)) for t, g in mine],
         seed=seed + share,
-        round_us=DAY_US // per_day,
+        round_us=_round_us(per_day),
         poll_us=1_000_000,
         phase_us=5_000_000,
         phases_only=True,
@@ -194,17 +199,17 @@ class Fault:
 FAULTS = (
     Fault(
         "royal flush at 20x its odds",
-        TableFaults(rigged=RiggedHand(HandCategory.ROYAL_FLUSH, 20.0)),
+        TableFaults(rigged=RiggedHand(hand=HandCategory.ROYAL_FLUSH, factor=20.0)),
         frozenset({"ROYAL_FLUSH"}),
     ),
     Fault(
         "royal flush at 5x its odds",
-        TableFaults(rigged=RiggedHand(HandCategory.ROYAL_FLUSH, 5.0)),
+        TableFaults(rigged=RiggedHand(hand=HandCategory.ROYAL_FLUSH, factor=5.0)),
         frozenset({"ROYAL_FLUSH"}),
     ),
     Fault(
         "four of a kind at 5x its odds",
-        TableFaults(rigged=RiggedHand(HandCategory.FOUR_OF_A_KIND, 5.0)),
+        TableFaults(rigged=RiggedHand(hand=HandCategory.FOUR_OF_A_KIND, factor=5.0)),
         frozenset({"FOUR_OF_A_KIND"}),
     ),
     Fault(
@@ -250,7 +255,7 @@ def fault_run(args: tuple[int, int, int, int, int]) -> tuple[int, int | None, in
     stepped = SteppedFloor(
         [(faulty, SimTableConfig(game=Game.CARIBBEAN_STUD, faults=fault.faults))],
         seed=seed,
-        round_us=DAY_US // per_day,
+        round_us=_round_us(per_day),
         phases_only=True,
     )
     reader, alarms = Reader(watch), Alarms()

@@ -510,7 +510,13 @@ def _cards_make(game: Game, cards: Sequence[int], hand: HandCategory | None) -> 
 
 
 def _probabilities(game: Game) -> dict[HandCategory, Fraction]:
-    counts = rules_of(game).count()
+    """A game's exact odds of each hand, or none where its par sheet states an assumption
+    (Caribbean Draw: the hand after the draw depends on the cards each player keeps; Super
+    Sevens: how the third card goes): luck is held only against odds that are exact."""
+    rules = rules_of(game)
+    if rules.assumption is not None:
+        return {}
+    counts = rules.count()
     return {h: Fraction(w, counts.total) for h, w in counts.ways.items() if w}
 
 

@@ -240,3 +240,20 @@ def test_the_threshold_falls_as_the_floor_grows() -> None:
     assert many < one
     assert many < one / 250  # each table's tests share the same floor's false alarms
     assert LOOK_US == 15 * 60_000_000
+
+
+def test_a_game_whose_odds_are_not_exact_is_judged_on_its_faults_only() -> None:
+    # Caribbean Draw's hand is the one after the draw, which the player chooses: its par
+    # sheet counts the cards as dealt, which is no law of what a table reports.
+    draw = Game.CARIBBEAN_DRAW
+    hands = tuple(line.hand for line in default_paytable(draw).lines)
+    w = Watch(Tallies(CALENDAR, {"d1": TableFacts("d1", draw, hands)}))
+    stream = Stream()
+    at = T0
+    for _ in range(300):
+        at += 60_000_000
+        w.tallies.add(stream.bets(at, "d1", rounds=1, late=1))
+        w.tallies.add(stream.hit(at, HandCategory.FULL_HOUSE, table="d1"))
+    found = {f.line for f in w.alarms(at)}
+    assert found == {"late_bets"}
+    assert odds_of(draw) == {} and odds_of(GAME)
