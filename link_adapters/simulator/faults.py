@@ -33,6 +33,7 @@ from controller.core.hands import HandCategory
 
 __all__ = [
     "RIGGED_GAMES",
+    "FaultError",
     "RiggedHand",
     "RoundFaults",
     "TableFaults",
@@ -47,6 +48,16 @@ RIGGED_GAMES: Final = (Game.CARIBBEAN_STUD, Game.CARIBBEAN_DRAW, Game.LET_IT_RID
 _SEATS: Final = 7
 
 
+class FaultError(ValueError):
+    """A fault a table cannot have; ``key`` names the setting as a simulate config file spells
+    it (``rigged.factor``, ``dead_sensor_seat`` ...)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
 def paying_hands(game: Game) -> frozenset[HandCategory]:
     """The categories that hit at a simulated table of ``game`` (its default paytable)."""
     return frozenset(
@@ -59,28 +70,28 @@ def top_hand(game: Game) -> HandCategory:
     return min(paying_hands(game), key=game.rules.place)
 
 
-def _seat(name: str, value: object) -> int | None:
+def _seat(key: str, value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _SEATS:
-        raise ValueError(f"{name} must be a seat 1-{_SEATS} or None, got {value!r}")
+        raise FaultError(key, f"must be a seat 1-{_SEATS}, got {value!r}")
     return value
 
 
-def _chance(name: str, value: object) -> float:
+def _chance(key: str, value: object) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
         or not math.isfinite(value)
         or not 0 <= value <= 1
     ):
-        raise ValueError(f"{name} must be a probability from 0 to 1, got {value!r}")
+        raise FaultError(key, f"must be a probability from 0 to 1, got {value!r}")
     return float(value)
 
 
-def _hand(name: str, value: object) -> HandCategory:
-    if not isinstance(value, HandCategory):
-        raise ValueError(f"{name} must be a HandCategory, got {value!r}")
+def _hand(key: str, value: object) -> HandCategory:
+    if not isinstance(value, HandCategory) or value is HandCategory.MYSTERY:
+        raise FaultError(key, f"must be a hand (a HandCategory), got {value!r}")
     return value
 
 
@@ -93,7 +104,7 @@ class RiggedHand:
     factor: float
 
     def __post_init__(self) -> None:
-        _hand("rigged hand", self.hand)
+        _hand("rigged.hand", self.hand)
         factor = self.factor
         if (
             isinstance(factor, bool)
@@ -101,7 +112,7 @@ class RiggedHand:
             or not math.isfinite(factor)
             or not factor > 1
         ):
-            raise ValueError(f"rigged factor must be a number above 1, got {factor!r}")
+            raise FaultError("rigged.factor", f"must be a number above 1, got {factor!r}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -121,11 +132,13 @@ class TableFaults:
 
     def __post_init__(self) -> None:
         if self.rigged is not None and not isinstance(self.rigged, RiggedHand):
-            raise ValueError(f"rigged must be a RiggedHand or None, got {self.rigged!r}")
+            raise FaultError("rigged", f"must be a RiggedHand or None, got {self.rigged!r}")
         dead = _seat("dead_sensor_seat", self.dead_sensor_seat)
         stuck = _seat("stuck_sensor_seat", self.stuck_sensor_seat)
         if dead is not None and dead == stuck:
-            raise ValueError(f"seat {dead}'s bet sensor cannot be both dead and stuck")
+            raise FaultError(
+                "stuck_sensor_seat", f"seat {dead}'s bet sensor cannot be both dead and stuck"
+            )
         object.__setattr__(
             self,
             "false_claims_per_round",
@@ -138,18 +151,19 @@ class TableFaults:
             _hand("unreported_hand", self.unreported_hand)
 
     def check_for(self, game: Game, seats: int) -> None:
-        """Refuse (ValueError) what a table of ``game`` with ``seats`` seats cannot do."""
-        for name, seat in (
+        """Refuse (FaultError) what a table of ``game`` with ``seats`` seats cannot do."""
+        for key, seat in (
             ("dead_sensor_seat", self.dead_sensor_seat),
             ("stuck_sensor_seat", self.stuck_sensor_seat),
         ):
             if seat is not None and seat > seats:
-                raise ValueError(f"{name} must be a seat of the table, 1-{seats}, got {seat}")
+                raise FaultError(key, f"must be a seat of the table, 1-{seats}, got {seat}")
         paid = paying_hands(game)
         if self.unreported_hand is not None and self.unreported_hand not in paid:
-            raise ValueError(
-                f"unreported_hand: a {game.label} table pays no {self.unreported_hand.label}, "
-                f"so there is no such hit to leave unreported; it pays {_labels(game, paid)}"
+            raise FaultError(
+                "unreported_hand",
+                f"a {game.label} table pays no {self.unreported_hand.label}, so there is no "
+                f"such hit to leave unreported; it pays {_labels(game, paid)}",
             )
         if self.rigged is not None:
             rigging_chances(game, self.rigged, seats)  # refuses what cannot be dealt
@@ -181,28 +195,32 @@ def rigging_chances(game: Game, rigged: RiggedHand, seats: int) -> tuple[Fractio
     round is dealt as it falls. A seat then holds the hand with probability
     ``(1 - w) p + w / n``, which is ``factor x p`` for ``w = n (factor - 1) p / (1 - n p)``.
     Forcing each seat alone with its own chance would not be exact: the cards one seat is
-    forced take from the deck (in the Let It Ride bonus, the community cards it fixes) change
-    the others' chances. Refused where w would pass 1 (``seats x factor x p`` above 1) or the
-    game is not one whose hands the simulator can draw to order.
+    forced take from the deck (in the Let It Ride bonus, the community cards it fixes, and one
+    seat's hand at most) change the others' chances; three of a kind there at five times its
+    odds would come about 4.2 times as often. Refused where w would pass 1 (``seats x factor
+    x p`` above 1) or the game is not one whose hands the simulator can draw to order.
     """
     if game not in RIGGED_GAMES:
-        raise ValueError(
-            f"rigged: the simulator rigs only the five-card games "
-            f"({', '.join(g.value for g in RIGGED_GAMES)}), not {game.value}"
+        raise FaultError(
+            "rigged",
+            f"the simulator rigs only the five-card games "
+            f"({', '.join(g.value for g in RIGGED_GAMES)}), not {game.value}",
         )
     rules = game.rules
     if rigged.hand not in paying_hands(game):
-        raise ValueError(
-            f"rigged: a {game.label} table pays no {rigged.hand.label}; rig one of "
-            f"{_labels(game, paying_hands(game))}"
+        raise FaultError(
+            "rigged.hand",
+            f"a {game.label} table pays no {rigged.hand.label}; rig one of "
+            f"{_labels(game, paying_hands(game))}",
         )
     p = rules.probability(rigged.hand)
     factor = Fraction(rigged.factor)
     if seats * factor * p > 1:
-        raise ValueError(
-            f"rigged: {rigged.hand.label} at {rigged.factor:g} times its odds cannot be dealt "
-            f"at {seats} seats (seats x factor x probability {float(seats * factor * p):.3g} "
-            "is above 1)"
+        raise FaultError(
+            "rigged.factor",
+            f"{rigged.hand.label} at {rigged.factor:g} times its odds cannot be dealt at "
+            f"{seats} seats (seats x factor x probability {float(seats * factor * p):.3g} is "
+            "above 1)",
         )
     return tuple(n * (factor - 1) * p / (1 - n * p) for n in range(seats + 1))
 

@@ -201,8 +201,8 @@ class SteppedFloor:
                 profiles[version] = load_profile(_PROFILES[version])
             # A string seed is hashed the same on every run (unlike hash() of a string).
             table = SimTable(config, random.Random(f"{seed}/{table_id}"))
-            # Staggered over one round, on the poll grid.
-            offset = index * round_us // len(tables) // poll_us * poll_us
+            # Staggered over one round, on the poll grid, from the poll after the first.
+            offset = poll_us + index * round_us // len(tables) // poll_us * poll_us
             run = _Run(index, table_id, table, profiles[version], start_us + offset)
             # The deal comes 3 x phase_us after the bets, the phases between one apart.
             between = len(run.phases) - 1
