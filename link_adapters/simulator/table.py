@@ -17,6 +17,12 @@ counter at every reading, and hit sequence numbers that strictly increase for th
 table (a power cycle zeroes the counters but keeps the hit FIFO and its numbering). The bet
 bitmap shows the seats that bet in the round the round counter names, so a head hit of that
 round finds its seat, and every other seat with a side bet, there.
+
+A round is played at once (``play_round``) or in phases a poll can see between
+(``take_bets``, ``lock_out``, ``take_late_bet``, ``deal``); between the bets and the deal the
+bet bitmap shows the round being played, the round counter still the last one dealt. A table
+built with faults (``SimTableConfig.faults``, ``faults.py``) shows them only in what it
+reports; without faults, both ways deal exactly the rounds the same seed always dealt.
 """
 
 from __future__ import annotations

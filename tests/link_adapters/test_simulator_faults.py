@@ -37,6 +37,7 @@ from link_adapters.simulator.faults import (
     TableFaults,
     rigging_chances,
 )
+from link_adapters.simulator.gateway import GatewaySpec
 from link_adapters.simulator.registers import (
     ADDR_BET_BITMAP,
     ADDR_CREDITS,
@@ -602,3 +603,26 @@ async def test_a_served_table_with_late_bets_shows_them_to_a_modbus_poll(tmp_pat
     assert len(seen_late) == len(late)
     for a, b in seen_late:
         assert b[ADDR_BET_BITMAP] & ~a[ADDR_BET_BITMAP] in {1 << s for s in range(7)}
+
+
+def test_a_table_dealing_in_phases_survives_a_power_cycle_mid_round() -> None:
+    clock = VirtualClock()
+    config = table(heartbeat_timeout_us=10**12, faults=TableFaults(late_bets_per_round=0.5))
+    spec = GatewaySpec(game=STUD, tables=1, port=0, table=config)
+    floor = SimFloor([spec], rounds_per_second=1 / 60, seed=2, now_us=clock.now_us, autodeal=False)
+    sim = floor.tables[("caribbean_stud", 1)]
+    sim.heartbeat(1, clock.now_us())
+    cycled = False
+    for _ in range(600):
+        clock.advance(1)
+        floor.deal_due()
+        if sim.round_open and sim.rounds == 3 and not cycled:
+            floor.power_cycle("caribbean_stud", 1)
+            sim.heartbeat(2, clock.now_us())
+            cycled = True
+    assert cycled
+    # The round cut by the power cycle is lost; the table counts its rounds from 1 again and
+    # deals on in phases, about one a minute.
+    rounds = [r.round for r in floor.records()[("caribbean_stud", 1)]]
+    after = len(rounds) - 3
+    assert rounds == [1, 2, 3, *range(1, after + 1)] and after >= 5 and sim.rounds == after
