@@ -98,7 +98,12 @@ def _hand(key: str, value: object) -> HandCategory:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RiggedHand:
     """``hand`` dealt at ``factor`` times the game's exact probability of it (``factor`` above
-    1, e.g. 20 for a royal flush twenty times as often as the odds say)."""
+    1, e.g. 20 for a royal flush twenty times as often as the odds say).
+
+    In Caribbean Draw a seat's hand is the one after the simulated player's draw, whose
+    chance the par sheet (the five cards as dealt) does not give: there the rigging adds
+    about (factor - 1) x p to the chance after the draw, a rigged hand standing pat.
+    """
 
     hand: HandCategory
     factor: float

@@ -289,8 +289,8 @@ class SteppedFloor:
             if run.table.hit_fifo:
                 heapq.heappush(heap, (t + poll_us, index, False))
             elif run.to_deal:
-                # The next phase can never fall before ``t``: a round's hits are read within
-                # round_us - 3 x phase_us of its deal unless a round queues dozens.
+                # A round's hits are read a poll apart after its deal; only a round with
+                # dozens of them would put the next round's bets off.
                 heapq.heappush(heap, (max(run.phase_at(), t + poll_us), index, True))
 
     def _read(self, run: _Run, t: int, due: bool) -> TableRegisters:
