@@ -8,7 +8,8 @@ reading is the table's registers encoded as its Modbus server would serve them
 (``profile_decoding.decode_words``, with the table's profile, ``reference-v1`` or
 ``reference-v2``). Like the controller, the floor writes the heartbeat at every poll (the
 progressive is never disabled) and acknowledges the head hit of every reading through the
-table's register writes, so each hit is read as the head once and then popped.
+table's register writes (``registers.apply_write``), so each hit is read as the head once and
+then popped.
 
 Two ways to poll: every table every ``poll_us`` (``phases_only=False``, as a controller
 polls), or only right after each phase of a table's round, plus every ``poll_us`` while hits
@@ -93,7 +94,6 @@ class _Run:
 
     __slots__ = (
         "ack_at",
-        "hb_at",
         "heartbeat",
         "index",
         "next_phase",
@@ -116,7 +116,6 @@ class _Run:
         self.table = table
         self.profile = profile
         self.ack_at = profile.ack_address
-        self.hb_at = profile.heartbeat_address
         self.heartbeat = 0
         faults = table.config.faults
         late = faults is not None and faults.late_bets_per_round > 0
@@ -301,8 +300,10 @@ class SteppedFloor:
             run.started = True
             # Never disable the progressive: register 102 says take side bets.
             apply_write(table, run.profile.command_address, [0], t)
+        # The heartbeat register, set as apply_write sets it, without checking the one word
+        # again at every reading: a long run reads tens of millions of times.
         run.heartbeat = next_heartbeat(run.heartbeat)
-        apply_write(table, run.hb_at, [run.heartbeat], t)
+        table.heartbeat(run.heartbeat, t)
         if due:
             self._play_phase(run, t)
         registers = decode_words(run.profile, encode_block(table, t), table=run.table_id)
