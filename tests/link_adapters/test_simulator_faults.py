@@ -28,7 +28,7 @@ from controller.core.games import Game
 from controller.core.games.five_card import category_counts
 from controller.core.hands import HandCategory, evaluate
 from link_adapters.reading import HitHand, TableRegisters
-from link_adapters.simulator.cards import random_hand
+from link_adapters.simulator.cards import random_hand, shuffle
 from link_adapters.simulator.clock import VirtualClock
 from link_adapters.simulator.config import SimConfigError, load_config
 from link_adapters.simulator.faults import (
@@ -147,6 +147,16 @@ def test_a_table_without_faults_deals_as_before_at_once_or_in_phases(game: Game)
     assert rounds_digest(game, phased=True) == BEFORE_FAULTS[game]
     # Faults that do nothing draw nothing either.
     assert rounds_digest(game, phased=True, faults=TableFaults()) == BEFORE_FAULTS[game]
+
+
+def test_the_fast_shuffle_draws_exactly_as_random_shuffle() -> None:
+    for seed in range(300):
+        for size in (2, 13, 29, 52):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            cards, expected = list(range(size)), list(range(size))
+            shuffle(ours, cards)
+            theirs.shuffle(expected)
+            assert cards == expected and ours.getstate() == theirs.getstate()
 
 
 def test_the_phases_of_a_round_show_in_the_registers_in_order() -> None:
