@@ -23,8 +23,23 @@ Every other table setting of ``SimTableConfig`` may be given per gateway too: ``
 ``bet_probability_pct``, ``seat_change_pct``, ``credits_per_bet``, ``start_rounds``,
 ``first_hit_seq``, ``register_map`` and ``heartbeat_timeout_seconds``. Unknown keys are
 refused, and every message names the file, the gateway (counted from 1, in file order) and
-the key. A Super Sevens table (blackjack from a six-deck shoe, $1 side bet) or a Pai Gow Poker
-table (52 cards and the joker, six seats at most) refuses ``register_map = 1``.
+the key. A Super Sevens table (blackjack from a six-deck shoe, $1 side bet) or a Pai Gow
+Poker table (52 cards and the joker, six seats at most) refuses ``register_map = 1``.
+
+Faults (``faults.TableFaults``), for every table of the gateway; each shows only in the
+registers:
+
+```toml
+rigged = { hand = "royal_flush", factor = 20 }  # dealt at 20 times its odds (five-card games)
+dead_sensor_seat = 3          # register 7 never shows seat 3; its credits still count
+stuck_sensor_seat = 5         # register 7 always shows seat 5
+false_claims_per_round = 0.001  # a seat claims the top hand with cards that do not make it
+late_bets_per_round = 0.01    # a side bet taken after the lockout (rounds dealt in phases)
+unreported_hand = "flush"     # flushes are dealt but never reported
+```
+
+Hands are named as ``HandCategory`` names in lower case (``royal_flush``, ``four_of_a_kind``).
+A gateway with ``late_bets_per_round`` deals its rounds in phases (``dealer.Dealer``).
 """
 
 from __future__ import annotations
@@ -37,7 +52,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.core.games import Game
+from controller.core.hands import HandCategory
 from link_adapters.simulator.dealer import DEFAULT_ROUNDS_PER_SECOND, MAX_ROUNDS_PER_SECOND
+from link_adapters.simulator.faults import FaultError, RiggedHand, TableFaults
 from link_adapters.simulator.gateway import DEFAULT_HOST, MAX_UNITS, GatewaySpec
 from link_adapters.simulator.table_types import DEALT_GAMES, U32, SimTableConfig
 
@@ -69,6 +86,14 @@ _TABLE_INTS: Final[Mapping[str, tuple[int, int]]] = {
     "first_hit_seq": (0, U32 - 1),
     "register_map": (1, 2),  # reference map v1 or v2 (docs/register-map-v2.md)
 }
+_FAULT_KEYS: Final = (
+    "rigged",
+    "dead_sensor_seat",
+    "stuck_sensor_seat",
+    "false_claims_per_round",
+    "late_bets_per_round",
+    "unreported_hand",
+)
 _GATEWAY_KEYS: Final = (
     "game",
     "name",
@@ -80,7 +105,13 @@ _GATEWAY_KEYS: Final = (
     *_TABLE_INTS,
     "heartbeat_timeout_seconds",
     "report_cards",
+    *_FAULT_KEYS,
 )
+_RIGGED_KEYS: Final = ("hand", "factor")
+# The hands a fault can name, by the lower-case name of their HandCategory.
+_HANDS: Final[Mapping[str, HandCategory]] = {
+    h.name.lower(): h for h in HandCategory if h is not HandCategory.MYSTERY
+}
 
 
 def load_config(path: Path) -> SimConfig:
@@ -207,6 +238,9 @@ def _gateway(entry: Mapping[str, Any], number: int, outer: _Fail) -> GatewaySpec
             raise fail(f"key 'report_cards': must be true or false, got {entry['report_cards']!r}")
         overrides["report_cards"] = entry["report_cards"]
 
+    if any(key in entry for key in _FAULT_KEYS):
+        overrides["faults"] = _faults(entry, fail)
+
     tables = integer("tables", 1, MAX_UNITS)
     baudrate = integer("baudrate", 1, 10_000_000)
     try:
@@ -221,8 +255,58 @@ def _gateway(entry: Mapping[str, Any], number: int, outer: _Fail) -> GatewaySpec
             table=table if overrides else None,
             name=text("name") or "",
         )
+    except FaultError as exc:  # a fault the game or the seats cannot have
+        raise fail(f"key {exc.key!r}: {exc.message}") from exc
     except ValueError as exc:  # a rule of SimTableConfig or GatewaySpec not checked above
         raise fail(str(exc)) from exc
+
+
+def _faults(entry: Mapping[str, Any], fail: _Fail) -> TableFaults:
+    """The gateway's fault keys as a TableFaults; types here, the rest in TableFaults."""
+
+    def hand(key: str, value: object) -> HandCategory:
+        if not isinstance(value, str) or value not in _HANDS:
+            raise fail(f"key {key!r}: {value!r} is not a hand; one of {', '.join(_HANDS)}")
+        return _HANDS[value]
+
+    def number(key: str, value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise fail(f"key {key!r}: must be a number, got {value!r}")
+        return float(value)
+
+    def seat(key: str) -> int | None:
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise fail(f"key {key!r}: must be a seat number, got {value!r}")
+        return value
+
+    rigged: tuple[HandCategory, float] | None = None
+    if "rigged" in entry:
+        table = entry["rigged"]
+        if not isinstance(table, dict):
+            raise fail(
+                f"key 'rigged': must be a table, e.g. {{ hand = \"royal_flush\", factor = 20 }}, "
+                f"got {table!r}"
+            )
+        _refuse_unknown(table, _RIGGED_KEYS, fail, "in 'rigged'")
+        for key in _RIGGED_KEYS:
+            if key not in table:
+                raise fail(f"key 'rigged.{key}' is missing")
+        rigged = hand("rigged.hand", table["hand"]), number("rigged.factor", table["factor"])
+    unreported = entry.get("unreported_hand")
+    try:
+        return TableFaults(
+            rigged=None if rigged is None else RiggedHand(hand=rigged[0], factor=rigged[1]),
+            dead_sensor_seat=seat("dead_sensor_seat"),
+            stuck_sensor_seat=seat("stuck_sensor_seat"),
+            false_claims_per_round=number(
+                "false_claims_per_round", entry.get("false_claims_per_round", 0)
+            ),
+            late_bets_per_round=number("late_bets_per_round", entry.get("late_bets_per_round", 0)),
+            unreported_hand=None if unreported is None else hand("unreported_hand", unreported),
+        )
+    except FaultError as exc:
+        raise fail(f"key {exc.key!r}: {exc.message}") from exc
 
 
 def _refuse_clashes(gateways: list[GatewaySpec], fail: _Fail) -> None:

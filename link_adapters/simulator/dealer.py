@@ -1,7 +1,12 @@
 """When simulated tables deal: every table's round schedule on the floor's clock.
 
 Each table has its own schedule, drawn from its own random generator, so a seed fixes every
-table's timing. Rounds are dealt by ``deal_forever`` (a background task on the wall clock, or
+table's timing. A table with the late-bet fault (``faults.TableFaults.late_bets_per_round``)
+deals its rounds in phases an eighth of the mean interval apart (bets, lockout, late bet,
+deal: ``SimTable.take_bets`` ...), so that a controller polling it sees a bet come in while
+the bets are locked out; every other table deals each round at once (``play_round``).
+
+Rounds are dealt by ``deal_forever`` (a background task on the wall clock, or
 any clock) or by explicit steps (``deal_due`` with ``catch_up``, after moving a
 ``VirtualClock``), which deal exactly the rounds the clock has reached.
 """
@@ -46,6 +51,11 @@ class _Scheduled(NamedTuple):
     unit: int
     table: SimTable
     rng: random.Random  # the table's schedule, apart from its cards
+    phased: bool  # deals in phases (a table with late bets)
+
+
+# The phases of a round dealt in phases, in order (a heap entry's step).
+_BETS, _LOCKOUT, _LATE_BET, _DEAL = range(4)
 
 
 class Dealer:
@@ -63,13 +73,20 @@ class Dealer:
                 f"{MAX_ROUNDS_PER_SECOND:g}, got {rounds_per_second!r}"
             )
         self._period_us = 1_000_000 / rounds_per_second
+        # Three gaps: the deal comes well before the next round's bets (half an interval
+        # at the soonest).
+        self._phase_us = max(1, round(self._period_us / 8))
         self._now_us = now_us
         self._tables: list[_Scheduled] = []
-        self._heap: list[tuple[int, int]] = []  # (next round time, index into _tables)
+        # (time, index into _tables, phase): the next round's bets, or the next phase of a
+        # round being dealt in phases.
+        self._heap: list[tuple[int, int, int]] = []
 
     def add(self, gateway: str, unit: int, table: SimTable, schedule: random.Random) -> None:
         """A table dealing on ``schedule`` (its own generator); before ``schedule_from``."""
-        self._tables.append(_Scheduled(gateway, unit, table, schedule))
+        faults = table.config.faults
+        phased = faults is not None and faults.late_bets_per_round > 0
+        self._tables.append(_Scheduled(gateway, unit, table, schedule, phased))
 
     @property
     def scheduled(self) -> bool:
@@ -79,7 +96,7 @@ class Dealer:
         """Every table's first round, within one mean interval of ``now``."""
         heap = []
         for index, entry in enumerate(self._tables):
-            heap.append((now + round(self._period_us * entry.rng.random()), index))
+            heap.append((now + round(self._period_us * entry.rng.random()), index, _BETS))
         heapq.heapify(heap)
         self._heap = heap
 
@@ -97,14 +114,38 @@ class Dealer:
         heap = self._heap
         dealt: list[DealtRound] = []
         while heap and heap[0][0] <= now and (catch_up or len(dealt) < _MAX_ROUNDS_PER_PASS):
-            due, index = heapq.heappop(heap)
+            due, index, phase = heapq.heappop(heap)
             entry = self._tables[index]
-            dealt.append(DealtRound(entry.gateway, entry.unit, entry.table.play_round(due)))
-            next_us = due + self._interval_us(entry)
+            table = entry.table
+            if entry.phased:
+                if phase != _BETS and not table.round_open:
+                    # The table lost the round (a power cycle): it bets again next round.
+                    heapq.heappush(heap, (due + self._interval_us(entry), index, _BETS))
+                    continue
+                if phase == _BETS and table.round_open:
+                    phase = _DEAL  # rescheduled mid-round (the clock went back): deal it
+            if entry.phased and phase != _DEAL:
+                if phase == _BETS:
+                    table.take_bets(due)
+                elif phase == _LOCKOUT:
+                    table.lock_out(due)
+                else:
+                    table.take_late_bet(due)
+                heapq.heappush(heap, (due + self._phase_us, index, phase + 1))
+                continue
+            if entry.phased:
+                table.lock_out(due)  # already, unless the round is dealt early (above)
+                record = table.deal(due)
+                started = due - 3 * self._phase_us
+            else:
+                record = table.play_round(due)
+                started = due
+            dealt.append(DealtRound(entry.gateway, entry.unit, record))
+            next_us = started + self._interval_us(entry)
             if not catch_up and now - next_us > _MAX_BEHIND_US:
                 # The loop stalled: a real dealer does not catch up at machine speed.
                 next_us = now + self._interval_us(entry)
-            heapq.heappush(heap, (next_us, index))
+            heapq.heappush(heap, (next_us, index, _BETS))
         return dealt
 
     async def deal_forever(self) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from controller.core.games import Game
 from controller.core.hands import HandCategory, InvalidCards
 from link_adapters.simulator.blackjack import build_sevens, deal_super_sevens, deciding
-from link_adapters.simulator.cards import build_hand, deal_cards
+from link_adapters.simulator.cards import build_hand, deal_cards, random_hand
 from link_adapters.simulator.pai_gow_deal import build_pai_gow, deal_pai_gow
 from link_adapters.simulator.shoe import Shoe
 from link_adapters.simulator.table_types import SeatHand
@@ -25,6 +25,10 @@ __all__ = ["Deal", "Dealing"]
 
 # (every occupied seat's hand, the dealer's cards, the community cards)
 Deal = tuple[dict[int, SeatHand], tuple[int, ...], tuple[int, ...]]
+
+# A rigged round deals the other seats again until none makes the rigged hand; the rigged
+# hands allowed (faults.rigging_chances) need a few deals at most, so this many means a bug.
+_MOST_REDEALS = 10_000
 
 
 class Dealing:
@@ -49,6 +53,22 @@ class Dealing:
             hands, dealer = deal_pai_gow(self._shoe, self._rng, seats, forced)
             return hands, dealer, ()
         return deal_cards(self._game, self._rng, seats, forced)
+
+    def deal_rigged(self, seats: Sequence[int], seat: int, hand: HandCategory) -> Deal:
+        """One round's cards with ``seat`` dealt a random hand of the category ``hand`` (real
+        cards, judged by the game's module) and the other ``seats`` dealt from what is left,
+        again until none of them makes ``hand`` (``faults.rigging_chances`` says why). The
+        five-card games only."""
+        cards = random_hand(hand, self._rng)
+        problem = self.claim_problem(hand, cards)
+        if problem is not None:
+            raise RuntimeError(f"a rigged hand is not what it was built to be: {problem}")
+        forced = {seat: cards}
+        for _ in range(_MOST_REDEALS):
+            deal = self.deal(seats, forced)
+            if all(held.category is not hand for s, held in deal[0].items() if s != seat):
+                return deal
+        raise RuntimeError(f"{_MOST_REDEALS} deals all gave a second seat {hand.label}")
 
     def build(self, hand: HandCategory, used: Iterable[int]) -> tuple[int, ...]:
         """Cards that make exactly ``hand`` at this table beside the ``used`` ones: five for

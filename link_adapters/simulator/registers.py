@@ -88,6 +88,8 @@ ADDR_METER: Final = 103  # u32, 103-104
 ADDR_HEARTBEAT: Final = 105
 
 _U16_MAX: Final = 0xFFFF
+# Registers 9-19 with no hit pending.
+_NO_HEAD: Final = (0,) * (ADDR_SEAT_CREDITS - ADDR_HEAD_SEQ)
 _NAMES: Final = {
     ADDR_ACK: "hit acknowledge",
     ADDR_COMMAND: "command bits",
@@ -122,35 +124,48 @@ def read_count(table: SimTable) -> int:
 
 def encode_block(table: SimTable, now_us: int) -> list[int]:
     """Registers 0-33 (map v1) or 0-37 (map v2) as the table shows them at ``now_us``."""
+    # Every read of every table comes here: 32-bit values are split inline (the table keeps
+    # its counters within 0..2**32 - 1, high word first as the map says).
     v2 = table.config.register_map == 2
-    block = [0] * (READ_COUNT_V2 if v2 else READ_COUNT)
-    block[ADDR_PROFILE_ID] = PROFILE_ID
-    block[ADDR_PROFILE_VERSION] = PROFILE_VERSION_V2 if v2 else PROFILE_VERSION
-    block[ADDR_STATUS] = table.status_bits(now_us)
-    block[ADDR_ROUNDS : ADDR_ROUNDS + 2] = u32_pair(table.rounds)
-    block[ADDR_CREDITS : ADDR_CREDITS + 2] = u32_pair(table.credits)
-    block[ADDR_BET_BITMAP] = table.bet_bitmap
-    # A register cannot say more than 65535; the controller only needs "some are pending".
-    block[ADDR_PENDING_HITS] = min(len(table.hit_fifo), _U16_MAX)
-    head = table.head_hit
-    if head is not None:
-        block[ADDR_HEAD_SEQ : ADDR_HEAD_SEQ + 2] = u32_pair(head.seq)
-        block[ADDR_HEAD_SEAT] = head.seat
-        block[ADDR_HEAD_HAND] = hand_code_named(head.hand.name, 2 if v2 else 1)
-        block[ADDR_HEAD_ROUND : ADDR_HEAD_ROUND + 2] = u32_pair(head.round)
+    rounds, credits = table.rounds, table.credits
+    fifo = table.hit_fifo
+    block = [
+        PROFILE_ID,
+        PROFILE_VERSION_V2 if v2 else PROFILE_VERSION,
+        table.status_bits(now_us),
+        rounds >> 16,
+        rounds & _U16_MAX,
+        credits >> 16,
+        credits & _U16_MAX,
+        table.bet_bitmap,
+        # A register cannot say more than 65535; the controller only needs "some are pending".
+        min(len(fifo), _U16_MAX),
+    ]
+    v2_tail: tuple[int, ...] = (0, 0, 0, 0)  # registers 34-37: level, card count, cards 6-7
+    if fifo:
+        head = fifo[0]
+        block += (
+            head.seq >> 16,
+            head.seq & _U16_MAX,
+            head.seat,
+            hand_code_named(head.hand.name, 2 if v2 else 1),
+            head.round >> 16,
+            head.round & _U16_MAX,
+        )
         if v2:
             cards = head.cards if table.config.report_cards else ()
             slots = [*cards, *(CARD_NOT_REPORTED,) * (_CARD_SLOTS - len(cards))]
-            block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = slots[:5]
-            block[ADDR_HEAD_MORE_CARDS : ADDR_HEAD_MORE_CARDS + 2] = slots[5:]
-            block[ADDR_HEAD_CARD_COUNT] = len(cards)
-            block[ADDR_HEAD_LEVEL] = head.level or 0
+            v2_tail = (head.level or 0, len(cards), *slots[5:])
         else:
             cards = head.cards if table.config.report_cards else (CARD_NOT_REPORTED,) * 5
-            block[ADDR_HEAD_CARDS : ADDR_HEAD_CARDS + 5] = cards
-    for index, credits in enumerate(table.per_seat_credits):
-        start = ADDR_SEAT_CREDITS + 2 * index
-        block[start : start + 2] = u32_pair(credits)
+            slots = list(cards)
+        block += slots[:5]
+    else:
+        block += _NO_HEAD
+    for seat_credits in table.per_seat_credits:
+        block += (seat_credits >> 16, seat_credits & _U16_MAX)
+    if v2:
+        block += v2_tail
     return block
 
 

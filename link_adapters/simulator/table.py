@@ -17,15 +17,21 @@ counter at every reading, and hit sequence numbers that strictly increase for th
 table (a power cycle zeroes the counters but keeps the hit FIFO and its numbering). The bet
 bitmap shows the seats that bet in the round the round counter names, so a head hit of that
 round finds its seat, and every other seat with a side bet, there.
+
+A round is played at once (``play_round``) or in phases a poll can see between
+(``take_bets``, ``lock_out``, ``take_late_bet``, ``deal``); between the bets and the deal the
+bet bitmap shows the round being played, the round counter still the last one dealt. A table
+built with faults (``SimTableConfig.faults``, ``faults.py``) shows them only in what it
+reports; without faults, both ways deal exactly the rounds the same seed always dealt.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
-from controller.core.games import default_paytable
 from controller.core.hands import HandCategory
 from link_adapters.register_map import (
     COMMAND_DISABLE_PROGRESSIVE,
@@ -36,12 +42,14 @@ from link_adapters.register_map import (
     seat_bitmap,
 )
 from link_adapters.simulator.dealing import Dealing
-from link_adapters.simulator.forcing import Forcing
+from link_adapters.simulator.faults import RoundFaults, paying_hands, rigging_chances, top_hand
+from link_adapters.simulator.forcing import Claim, Forcing
 from link_adapters.simulator.table_types import (
     MAX_SEATS,
     U16_MAX,
     U32,
     RoundRecord,
+    SeatHand,
     SimHit,
     SimTableConfig,
     all_hits,
@@ -56,6 +64,33 @@ from link_adapters.simulator.table_types import (
 __all__ = ["SimTable"]
 
 
+class _OpenRound:
+    """A round whose bets are taken and whose cards are not yet dealt."""
+
+    __slots__ = (
+        "bet_seats",
+        "claims",
+        "forced",
+        "late_done",
+        "late_seat",
+        "locked",
+        "refused",
+        "seats",
+    )
+
+    def __init__(
+        self, seats: list[int], forced: dict[int, tuple[int, ...]], claims: dict[int, Claim]
+    ) -> None:
+        self.seats = seats  # occupied: dealt in
+        self.forced = forced
+        self.claims = claims
+        self.bet_seats: list[int] = []
+        self.refused: list[int] = []
+        self.locked = False
+        self.late_done = False
+        self.late_seat: int | None = None
+
+
 class SimTable:
     """One table controller. Not thread-safe: drive it from one task or thread."""
 
@@ -67,11 +102,17 @@ class SimTable:
         self._config = config
         self._rng = rng
         game = config.game
-        self._paying: frozenset[HandCategory] = frozenset(
-            line.hand
-            for line in default_paytable(game).lines
-            if line.hand >= game.lowest_paying_hand
-        )
+        self._paying = paying_hands(game)
+        self._top_hand = top_hand(game)
+        faults = config.faults
+        # The exact chance a round is rigged, by the seats dealt in it.
+        self._rigging: tuple[Fraction, ...] = ()
+        if faults is not None and faults.rigged is not None:
+            self._rigging = rigging_chances(game, faults.rigged, config.seat_count)
+        # Register 7 as the sensors show it: a dead sensor's bit never, a stuck one's always.
+        self._sensor_keep = 0x7F if faults is None else faults.sensor_keep_mask
+        self._sensor_stuck = 0 if faults is None else faults.sensor_stuck_mask
+        self._open: _OpenRound | None = None
         self._dealing = Dealing(game, rng)
         self._forcing = Forcing(config, self._dealing)
         self._credits = config.start_credits
@@ -123,7 +164,8 @@ class SimTable:
 
     @property
     def bet_bitmap(self) -> int:
-        return self._bet_bitmap
+        """Register 7: the seats whose bet sensor shows a side bet this round."""
+        return (self._bet_bitmap & self._sensor_keep) | self._sensor_stuck
 
     @property
     def occupied_seats(self) -> tuple[int, ...]:
@@ -188,7 +230,8 @@ class SimTable:
 
     def status_bits(self, now_us: int) -> int:
         """Register 2: bit0 lockout, bit1 door open, bit2 fault, bit3 progressive disabled."""
-        bits = STATUS_LOCKOUT if self._lockout else 0
+        locked = self._lockout or (self._open is not None and self._open.locked)
+        bits = STATUS_LOCKOUT if locked else 0
         bits |= STATUS_DOOR_OPEN if self._door_open else 0
         bits |= STATUS_FAULT if self._fault else 0
         if self.progressive_disabled(now_us):
@@ -271,7 +314,7 @@ class SimTable:
         a controller's tables keep theirs across a controller restart. ``seat_credits``: the
         seven per-seat counters, adding up to ``credits`` modulo 2**32; without them
         ``credits`` is shared out over the seats (``split_credits``)."""
-        if self._records:
+        if self._records or self._open is not None:
             raise ValueError("a table resumes only before its first round")
         credits = check_int("credits", credits, 0, U32 - 1)
         if seat_credits is None:
@@ -301,6 +344,7 @@ class SimTable:
         self._rounds = 0
         self._per_seat = [0] * MAX_SEATS
         self._bet_bitmap = 0
+        self._open = None  # a round being played is lost with the table's RAM
         self._command_bits = 0
         self._meter_cents = 0
         self._heartbeat_value = None
@@ -345,9 +389,73 @@ class SimTable:
 
     # --- a round -------------------------------------------------------------------------
 
+    @property
+    def round_open(self) -> bool:
+        """A round is being played in phases: bets taken (``take_bets``), not yet dealt."""
+        return self._open is not None
+
     def play_round(self, now_us: int) -> RoundRecord:
-        """Seats come and go, side bets are placed, cards are dealt and judged, hits queue."""
+        """Seats come and go, side bets are placed, cards are dealt and judged, hits queue: a
+        whole round at once, as one reading sees it. The dealer's lockout switch is left as
+        it is (on, it refuses every bet)."""
         now_us = check_time(now_us)
+        if self._open is not None:
+            raise RuntimeError("a round is being played in phases: deal it first")
+        bets = self._take_bets(now_us)
+        self._take_late_bet(bets, now_us)
+        return self._deal(bets, now_us)
+
+    # A round in phases, as a controller polling between them sees it: the bets (credits,
+    # per-seat credits and the bet bitmap rise), the lockout (status bit0), a bet taken after
+    # the lockout where the table has that fault, and the deal (the round counter moves on,
+    # hits queue, the lockout is released). Between the bets and the deal the bet bitmap
+    # shows the round being played, the round counter still the last one dealt. The same
+    # seed deals the same rounds as ``play_round``.
+
+    def take_bets(self, now_us: int) -> None:
+        """Phase 1: seats come and go and side bets are placed (refused while the dealer's
+        lockout switch is on or the progressive is disabled)."""
+        now_us = check_time(now_us)
+        if self._open is not None:
+            raise RuntimeError("the bets of this round are already taken: deal it first")
+        self._open = self._take_bets(now_us)
+
+    def lock_out(self, now_us: int) -> None:
+        """Phase 2: the dealer locks the bets out (status bit0) before dealing."""
+        check_time(now_us)
+        bets = self._opened("lock the bets out")
+        bets.locked = True
+
+    def take_late_bet(self, now_us: int) -> int | None:
+        """Phase 3, after ``lock_out``: at a table with ``late_bets_per_round``, with that
+        chance one more seat's side bet is taken although the bets are locked out. Returns
+        the seat, or None."""
+        now_us = check_time(now_us)
+        bets = self._opened("take a late bet")
+        if not bets.locked:
+            raise RuntimeError("a late bet comes after the lockout: call lock_out first")
+        if bets.late_done:
+            raise RuntimeError("this round's late bet was already looked at")
+        return self._take_late_bet(bets, now_us)
+
+    def deal(self, now_us: int) -> RoundRecord:
+        """Phase 4, after ``lock_out``: cards are dealt and judged, the round counter moves
+        on, hits queue, and the lockout is released."""
+        now_us = check_time(now_us)
+        bets = self._opened("deal")
+        if not bets.locked:
+            raise RuntimeError("a round is dealt after the lockout: call lock_out first")
+        if not bets.late_done:
+            self._take_late_bet(bets, now_us)
+        self._open = None
+        return self._deal(bets, now_us)
+
+    def _opened(self, what: str) -> _OpenRound:
+        if self._open is None:
+            raise RuntimeError(f"no round is open to {what}: call take_bets first")
+        return self._open
+
+    def _take_bets(self, now_us: int) -> _OpenRound:
         config = self._config
         rng = self._rng
         for index in range(config.seat_count):
@@ -359,52 +467,135 @@ class SimTable:
         seats = self.occupied_seats
 
         accepting = not self._lockout and not self.progressive_disabled(now_us)
-        bet_seats: list[int] = []
-        refused: list[int] = []
+        bets = _OpenRound(list(seats), forced, claims)
         for seat in seats:
             # Draw for every occupied seat, forced or not, so forcing a hand or refusing bets
             # does not shift the random stream of later rounds.
             wants = rng.randrange(100) < config.bet_probability_pct
             wants = wants or seat in forced or seat in claims
             if wants:
-                (bet_seats if accepting else refused).append(seat)
+                (bets.bet_seats if accepting else bets.refused).append(seat)
+        for seat in bets.bet_seats:
+            self._bet(seat)
+        self._bet_bitmap = seat_bitmap(bets.bet_seats)
+        return bets
 
-        hands, dealer, community = self._dealing.deal(seats, forced)
+    def _bet(self, seat: int) -> None:
+        per_bet = self._config.credits_per_bet
+        self._credits = (self._credits + per_bet) % U32
+        self._per_seat[seat - 1] = (self._per_seat[seat - 1] + per_bet) % U32
 
+    def _take_late_bet(self, bets: _OpenRound, now_us: int) -> int | None:
+        bets.late_done = True
+        faults = self._config.faults
+        if faults is None or not faults.late_bets_per_round:
+            return None
+        rng = self._rng
+        if rng.random() >= faults.late_bets_per_round:
+            return None
+        # A seat without a side bet this round, sitting or sitting down; drawn whatever
+        # happens next, so a disabled progressive does not shift the random stream.
+        free = [s for s in range(1, self._config.seat_count + 1) if s not in bets.bet_seats]
+        if not free:
+            return None
+        seat = free[rng.randrange(len(free))]
+        if self.progressive_disabled(now_us):
+            bets.refused.append(seat)
+            return None
+        if seat not in bets.seats:
+            self._occupied[seat - 1] = True
+            bets.seats = sorted((*bets.seats, seat))
+        bets.bet_seats.append(seat)
+        bets.late_seat = seat
+        self._bet(seat)
+        self._bet_bitmap |= 1 << (seat - 1)
+        return seat
+
+    def _deal(self, bets: _OpenRound, now_us: int) -> RoundRecord:
+        faults = self._config.faults
+        seats, forced, claims = bets.seats, bets.forced, bets.claims
+        rigged_seat = None
+        if faults is not None and faults.rigged is not None and seats and not forced and not claims:
+            # A round with hands forced by a test is never rigged besides.
+            chance = self._rigging[len(seats)]
+            if self._rng.randrange(chance.denominator) < chance.numerator:
+                rigged_seat = seats[self._rng.randrange(len(seats))]
+        if rigged_seat is not None:
+            assert faults is not None and faults.rigged is not None
+            hands, dealer, community = self._dealing.deal_rigged(
+                seats, rigged_seat, faults.rigged.hand
+            )
+        else:
+            hands, dealer, community = self._dealing.deal(seats, forced)
         self._rounds = (self._rounds + 1) % U32
-        added = config.credits_per_bet * len(bet_seats)
-        self._credits = (self._credits + added) % U32
-        for seat in bet_seats:
-            self._per_seat[seat - 1] = (self._per_seat[seat - 1] + config.credits_per_bet) % U32
-        self._bet_bitmap = seat_bitmap(bet_seats)
 
+        false_claim_seat = None
+        if faults is not None and faults.false_claims_per_round:
+            false_claim_seat = self._false_claim(bets, hands, faults.false_claims_per_round)
+        unreported = None if faults is None else faults.unreported_hand
         hits: list[SimHit] = []
-        for seat in bet_seats:
+        unreported_seats: list[int] = []
+        for seat in bets.bet_seats:
             claim = claims.get(seat)
             if claim is not None:
                 # An honest claim was dealt: its cards are the seat's and judged its hand.
                 assert claim.lying or hands[seat][:2] == (claim.cards, claim.hand)
+                if claim.hand is unreported and not claim.lying:
+                    unreported_seats.append(seat)
+                    continue
                 seq = self._next_seq()
                 hits.append(SimHit(seq, seat, claim.hand, self._rounds, claim.cards, claim.level))
                 continue
             hand = hands[seat]
             if hand.category in self._paying:
+                if hand.category is unreported:
+                    unreported_seats.append(seat)
+                    continue
                 hits.append(SimHit(self._next_seq(), seat, hand.category, self._rounds, hand.cards))
         self._fifo.extend(hits)
 
         record = RoundRecord(
             round=self._rounds,
             time_us=now_us,
-            bet_seats=tuple(bet_seats),
-            refused_seats=tuple(refused),
-            credits=added,
+            bet_seats=tuple(bets.bet_seats),
+            refused_seats=tuple(bets.refused),
+            credits=self._config.credits_per_bet * len(bets.bet_seats),
             hands=hands,
             hits=tuple(hits),
             dealer_cards=dealer,
             community_cards=community,
+            faults=None
+            if faults is None
+            else RoundFaults(
+                sensor_bitmap=self.bet_bitmap,
+                rigged_seat=rigged_seat,
+                late_bet_seat=bets.late_seat,
+                false_claim_seat=false_claim_seat,
+                unreported_seats=tuple(unreported_seats),
+            ),
         )
         self._records.append(record)
         return record
+
+    def _false_claim(
+        self, bets: _OpenRound, hands: Mapping[int, SeatHand], chance: float
+    ) -> int | None:
+        """With ``chance``, one seat with a side bet and no paying hand is made to claim the
+        paytable's top hand with the cards it was dealt (a lying claim, as ``force_hit``
+        with ``lying=True`` makes one). Returns the seat, or None."""
+        rng = self._rng
+        if rng.random() >= chance:
+            return None
+        honest = [
+            s
+            for s in bets.bet_seats
+            if s not in bets.claims and hands[s].category not in self._paying
+        ]
+        if not honest:
+            return None
+        seat = honest[rng.randrange(len(honest))]
+        bets.claims[seat] = Claim(self._top_hand, hands[seat].cards, None, lying=True)
+        return seat
 
     def _next_seq(self) -> int:
         seq = self._next_hit_seq

@@ -14,6 +14,7 @@ from typing import Final, NamedTuple
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from link_adapters.register_map import MAX_CARD_CODE, seat_bitmap
+from link_adapters.simulator.faults import RoundFaults, TableFaults
 
 __all__ = [
     "DEALT_GAMES",
@@ -120,6 +121,8 @@ class SimTableConfig:
     # to seven cards per hit, docs/register-map-v2.md); the controller reads it with the
     # profile reference-v1 or reference-v2.
     register_map: int | None = None
+    # What is wrong with the table (faults.py); None: nothing.
+    faults: TableFaults | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -158,6 +161,10 @@ class SimTableConfig:
             raise ValueError(f"register_map must be 1 or 2, got {self.register_map!r}")
         if self.register_map < least_map(self.game):
             raise ValueError(_needs_v2(self.game))
+        if self.faults is not None:
+            if not isinstance(self.faults, TableFaults):
+                raise ValueError(f"faults must be a TableFaults or None, got {self.faults!r}")
+            self.faults.check_for(self.game, seats)
 
     @property
     def seat_count(self) -> int:
@@ -245,7 +252,8 @@ class RoundRecord:
     ``hands`` holds every occupied seat, betting or not. ``refused_seats`` wanted to bet but
     the table refused (progressive disabled or locked out): they added nothing.
     ``dealer_cards``: the dealer's five (Caribbean games), blackjack hand (Super Sevens) or
-    seven (Pai Gow Poker); ``community_cards``: the Let It Ride bonus's two.
+    seven (Pai Gow Poker); ``community_cards``: the Let It Ride bonus's two. ``faults``:
+    what the table's faults did (None at a table without faults).
     """
 
     round: int
@@ -257,9 +265,11 @@ class RoundRecord:
     hits: tuple[SimHit, ...]
     dealer_cards: tuple[int, ...] = ()
     community_cards: tuple[int, ...] = ()
+    faults: RoundFaults | None = None
 
     @property
     def bet_bitmap(self) -> int:
+        """The seats that really bet (a faulty bet sensor shows ``faults.sensor_bitmap``)."""
         return seat_bitmap(self.bet_seats)
 
 
