@@ -110,10 +110,17 @@ class Reader:
             self.seq += 1
             add(
                 Seen(
-                    "bench", self.seq, r.at_us, t, hit_id=f"{t}#{claim.table_seq}",
-                    seat=claim.seat, hand=claim.hand.name, cards=claim.cards,
-                    hit_source="table", hit_kind="hand",
-                )  # fmt: skip
+                    "bench",
+                    self.seq,
+                    r.at_us,
+                    t,
+                    hit_id=f"{t}#{claim.table_seq}",
+                    seat=claim.seat,
+                    hand=claim.hand.name,
+                    cards=claim.cards,
+                    hit_source="table",
+                    hit_kind="hand",
+                )
             )
 
 
@@ -180,10 +187,18 @@ def honest_share(args: tuple[int, int, int, int, int, int]) -> dict[str, object]
         "hits": hits,
         "cpu_s": time.process_time() - started,
         "raised": [
-            (at, f.scope.value, f.subject, f.line, f.window, f.observed, float(f.expected),
-             f.p_value)
+            (
+                at,
+                f.scope.value,
+                f.subject,
+                f.line,
+                f.window,
+                f.observed,
+                float(f.expected),
+                f.p_value,
+            )
             for at, f in alarms.raised
-        ],  # fmt: skip
+        ],
         "threshold": watch.threshold(),
         "tests_per_month": watch.tests_per_month(),
     }
@@ -284,10 +299,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261128)
     args = parser.parse_args(argv)
     per_day = args.rounds_per_day
+    default = float(Watch(Tallies(CALENDAR, {})).false_alarms_per_month)
     print(
         f"game protection on {args.tables} tables, {per_day:,} rounds a gaming day each, "
-        f"looks every hour, default false alarms {float(Watch(Tallies(CALENDAR, {})).false_alarms_per_month)} "
-        "a floor a month"
+        f"looks every hour, default false alarms {default} a floor a month"
     )
     sys.stdout.flush()
     pool = multiprocessing.get_context("fork").Pool(args.jobs)
@@ -318,8 +333,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  false alarms: {len(raised)} in {args.days} gaming days "
             f"({float(len(raised) / months):.2f} a month; the default allows 0.1)"
         )
-        for at, scope, subject, line, window, observed, expected, p in raised:
-            print(f"    {subject} ({scope}) {line} in {window}: {observed} seen, {expected:.3g} expected, p {p:.2g}")
+        for _, scope, subject, line, window, observed, expected, p in raised:
+            print(
+                f"    {subject} ({scope}) {line} in {window}: {observed} seen, "
+                f"{expected:.3g} expected, p {p:.2g}"
+            )
         sys.stdout.flush()
     if args.part in ("faults", "all"):
         runs = pool.map(

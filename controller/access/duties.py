@@ -25,9 +25,9 @@ confirmed by a different one:
   asked for or confirmed for the other (``check_independent``); the same holds for the
   second signature of a jackpot and its verifier.
 
-Other roles (display, dealer, auditor, surveillance) check no one's work: one admin changes their accounts
-at once, through the same records. Taking a role's powers away (disabling, demoting out of
-it) is one admin's act, within the floor of two enabled admins.
+Other roles (display, dealer, auditor, surveillance) check no one's work: one admin changes
+their accounts at once, through the same records. Taking a role's powers away (disabling,
+demoting out of it) is one admin's act, within the floor of two enabled admins.
 """
 
 from __future__ import annotations
