@@ -407,11 +407,17 @@ class Tallies:
 
     # -- windows ---------------------------------------------------------------------------------
 
+    def window_since(self, window: Window, now_us: int) -> int:
+        """When ``window`` starts at ``now_us``: the shift's start, or the first gaming day's."""
+        if window.days == 0:
+            return self.floor.shift_start(now_us)
+        return self.floor.day_start(self.floor.day(now_us) - timedelta(days=window.days - 1))
+
     def window_sums(self, subject: _Subject, window: Window, now_us: int) -> tuple[int, list[int]]:
         """``(since_us, sums)`` of ``subject`` over ``window`` at ``now_us``."""
         width = _LINES + len(self.lines(subject.game))
+        since = self.window_since(window, now_us)
         if window.days == 0:
-            since = self.floor.shift_start(now_us)
             return since, list(subject.shifts.get(since, [0] * width))
         today = self.floor.day(now_us)
         first = today - timedelta(days=window.days - 1)
@@ -420,7 +426,7 @@ class Tallies:
             if first <= day <= today:
                 for i, v in enumerate(sums):
                     total[i] += v
-        return self.floor.day_start(first), total
+        return since, total
 
     def daily(self, subject: _Subject, now_us: int) -> list[tuple[date, list[int]]]:
         """The subject's sums of each of the kept gaming days up to ``now_us``'s, oldest first
