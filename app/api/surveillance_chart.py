@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from controller.core.luck import count_text
 from controller.core.protection import DayPoint
 
 WIDTH, HEIGHT = 640, 260
@@ -45,7 +46,8 @@ def line_chart_svg(days: Sequence[DayPoint], *, title: str) -> str:
     summary = (
         ""
         if last is None
-        else f"{last.observed} seen, {float(last.expected):.3g} expected in {last.hands:,} hands"
+        else f"{last.observed} seen, {count_text(float(last.expected))} expected in "
+        f"{last.hands:,} hands"
     )
     # Presentation attributes, never a <style> element: a page's Content-Security-Policy
     # (style-src 'self') drops inline styles, and a chart inlined into a page must look the
