@@ -29,7 +29,12 @@ from controller.storage.papers.documents import DocumentFile
 router = APIRouter(prefix="/api/v1/links", tags=["links"])
 
 AUDIT_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN)
-HIT_READERS = require(Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN)
+# Surveillance reads the history and the hits behind game protection's alerts (each alert
+# links to them); it changes nothing.
+HISTORY_READERS = require(Role.AUDITOR, Role.SUPERVISOR, Role.ADMIN, Role.SURVEILLANCE)
+LINK_HIT_READERS = require(
+    Role.TECHNICIAN, Role.SUPERVISOR, Role.AUDITOR, Role.ADMIN, Role.SURVEILLANCE
+)
 
 NOT_FOUND = errors(401, 403, 404, 422)
 
@@ -160,7 +165,7 @@ class HistoryRead(BaseModel):
 async def link_history(
     link_id: IdText,
     service: ServiceDep,
-    _: Annotated[Principal, Depends(AUDIT_READERS)],
+    _: Annotated[Principal, Depends(HISTORY_READERS)],
     since: SinceQuery = None,
     until: UntilQuery = None,
     after_seq: Annotated[
@@ -243,7 +248,7 @@ async def link_meter(
 async def link_hits(
     link_id: IdText,
     service: ServiceDep,
-    _: Annotated[Principal, Depends(HIT_READERS)],
+    _: Annotated[Principal, Depends(LINK_HIT_READERS)],
     pending: Annotated[bool, Query(description="only hits with technician work left")] = False,
     limit: Annotated[int, Query(ge=1, le=record_views.MAX_PAGE)] = 200,
 ) -> list[HitRead]:

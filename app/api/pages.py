@@ -1,5 +1,5 @@
-"""The pages: the landing page, the technician's, dealer's, auditor's, commission's,
-supervisor's and admin's pages: plain HTML, CSS and JavaScript files.
+"""The pages: the landing page, the technician's, dealer's, auditor's, surveillance's,
+commission's, supervisor's and admin's pages: plain HTML, CSS and JavaScript files.
 
 The pages hold no data of their own; their scripts sign in and call the JSON API, so what a
 page shows is what the API says, role checks included.
@@ -90,6 +90,11 @@ async def dealer_page(request: Request, table_id: str) -> HTMLResponse:
 @router.get("/audit", response_class=HTMLResponse)
 async def audit_page(request: Request) -> HTMLResponse:
     return _served(request, "audit.html")
+
+
+@router.get("/surveillance", response_class=HTMLResponse)
+async def surveillance_page(request: Request) -> HTMLResponse:
+    return _served(request, "surveillance.html")
 
 
 @router.get("/commission", response_class=HTMLResponse)

@@ -14,7 +14,7 @@ from app.api.deps import ServiceDep
 from app.api.floor_models import SinceQuery, UntilQuery, errors, instant, period
 from app.api.surveillance_chart import line_chart_svg
 from app.security.authentication import Principal, require
-from controller.core.luck import luck_text
+from controller.core.luck import count_text, luck_text
 from controller.core.protection import (
     WINDOWS,
     Scope,
@@ -98,7 +98,8 @@ class AlertRead(BaseModel):
         seen = "seen" if a.scope != "dealer" else "dealt"
         text = (
             f"{a.subject}: {a.observed} {a.line_label} {seen} in {WINDOW_LABEL[a.window]} "
-            f"where {_round(expected):.4g} were expected ({a.direction.replace('_', ' ')}): "
+            f"where {count_text(float(expected))} were expected "
+            f"({a.direction.replace('_', ' ')}): "
             f"{luck}"
         )
         history = hits = None
@@ -177,8 +178,19 @@ class TableRankRead(BaseModel):
     alarming: bool
 
 
+class WindowRead(BaseModel):
+    window: Literal["shift", "gaming_day", "7_days", "30_days"]
+    label: str = Field(examples=["this gaming day"])
+    since: str = Field(
+        description="when the window starts (ISO 8601, UTC): the shift's start, "
+        "or its first gaming day's"
+    )
+    since_us: int
+
+
 class FloorRead(BaseModel):
     at: str
+    windows: list[WindowRead] = Field(description="the windows judged, as they stand now")
     threshold: float = Field(description="the p-value at or below which an alert is raised")
     threshold_luck: str
     false_alarms_per_month: float = Field(
@@ -203,9 +215,10 @@ async def floor(service: ServiceDep, _: Reader) -> FloorRead:
     now = service.now_us()
 
     def ranked(watch):  # type: ignore[no-untyped-def]
-        return floor_ranks(watch, now), watch.threshold(), watch.tests_per_month()
+        starts = [(w, watch.tallies.window_since(w, now)) for w in WINDOWS]
+        return floor_ranks(watch, now), watch.threshold(), watch.tests_per_month(), starts
 
-    ranks, at, per_month = await protection.run_in_watch(ranked)
+    ranks, at, per_month, starts = await protection.run_in_watch(ranked)
     open_alerts = await service.protection_records.alerts()
     tables = [
         TableRankRead(
@@ -231,6 +244,10 @@ async def floor(service: ServiceDep, _: Reader) -> FloorRead:
     ]
     return FloorRead(
         at=iso_text(now),
+        windows=[
+            WindowRead(window=w.name, label=w.label, since=iso_text(since), since_us=since)
+            for w, since in starts
+        ],
         threshold=at,
         threshold_luck=luck_text(at),
         false_alarms_per_month=float(protection.false_alarms_per_month),

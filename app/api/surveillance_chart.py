@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from controller.core.luck import count_text
 from controller.core.protection import DayPoint
 
 WIDTH, HEIGHT = 640, 260
@@ -30,7 +31,7 @@ def line_chart_svg(days: Sequence[DayPoint], *, title: str) -> str:
     expected = " ".join(f"{x(i):.1f},{y(float(d.expected)):.1f}" for i, d in enumerate(days))
     observed = " ".join(f"{x(i):.1f},{y(d.observed):.1f}" for i, d in enumerate(days))
     outside = [
-        f'<circle cx="{x(i):.1f}" cy="{y(d.observed):.1f}" r="4" class="out"/>'
+        f'<circle cx="{x(i):.1f}" cy="{y(d.observed):.1f}" r="4" class="out" fill="#b3261e"/>'
         for i, d in enumerate(days)
         if d.hands and not d.band_low <= d.observed <= d.band_high
     ]
@@ -45,28 +46,29 @@ def line_chart_svg(days: Sequence[DayPoint], *, title: str) -> str:
     summary = (
         ""
         if last is None
-        else f"{last.observed} seen, {float(last.expected):.3g} expected in {last.hands:,} hands"
+        else f"{last.observed} seen, {count_text(float(last.expected))} expected in "
+        f"{last.hands:,} hands"
     )
+    # Presentation attributes, never a <style> element: a page's Content-Security-Policy
+    # (style-src 'self') drops inline styles, and a chart inlined into a page must look the
+    # same as one opened on its own.
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="{escape(title)}: {escape(summary)}">'
-        "<style>text{font:11px sans-serif;fill:#444}.band{fill:#cfe3d6}"
-        ".exp{fill:none;stroke:#2a6f4b;stroke-dasharray:5 4;stroke-width:1.5}"
-        ".obs{fill:none;stroke:#b3261e;stroke-width:2.5}.out{fill:#b3261e}"
-        ".axis{stroke:#999}</style>"
-        f'<text x="{LEFT}" y="16" style="font-weight:bold">{escape(title)}</text>'
+        f'<polygon class="band" fill="#cfe3d6" points="{" ".join(band)}"/>'
+        '<polyline class="exp" fill="none" stroke="#2a6f4b" stroke-dasharray="5 4" '
+        f'stroke-width="1.5" points="{expected}"/>'
+        '<polyline class="obs" fill="none" stroke="#b3261e" stroke-width="2.5" '
+        f'points="{observed}"/>' + "".join(outside) + '<g class="axis" stroke="#999">'
+        f'<line x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - RIGHT}" y2="{TOP + plot_h}"/>'
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + plot_h}"/></g>'
+        '<g font-family="sans-serif" font-size="11" fill="#444">'
+        f'<text x="{LEFT}" y="16" font-weight="bold">{escape(title)}</text>'
         f'<text x="{WIDTH - RIGHT}" y="16" text-anchor="end">{escape(summary)}</text>'
-        f'<polygon class="band" points="{" ".join(band)}"/>'
-        f'<polyline class="exp" points="{expected}"/>'
-        f'<polyline class="obs" points="{observed}"/>'
-        + "".join(outside)
-        + f'<line class="axis" x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - RIGHT}" '
-        f'y2="{TOP + plot_h}"/>'
-        f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + plot_h}"/>'
         f'<text x="{LEFT - 6}" y="{TOP + 4}" text-anchor="end">{top:,.0f}</text>'
         f'<text x="{LEFT - 6}" y="{TOP + plot_h}" text-anchor="end">0</text>'
         + "".join(ticks)
         + f'<text x="{LEFT}" y="{HEIGHT - 2}">seen (red), expected (dashed), '
-        "band: no alert inside</text>"
+        "band: no alert inside</text></g>"
         "</svg>"
     )

@@ -156,6 +156,18 @@ const Api = (() => {
     return data;
   }
 
+  // A text the API answers (an SVG chart), fetched with the token; on 401 the sign-in form
+  // comes back.
+  async function text(path) {
+    const answer = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
+    if (!answer.ok) {
+      const data = await answer.json().catch(() => null);
+      if (answer.status === 401) showLogin(describe(data, 401));
+      throw new ApiError(describe(data, answer.status), answer.status);
+    }
+    return answer.text();
+  }
+
   // A download that needs the token: fetched, then handed to the browser as a file.
   async function download(path) {
     const answer = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
@@ -360,7 +372,7 @@ const Api = (() => {
   }
 
   return {
-    call, download, start, cardFace, hitCards, loadFailed, cents, rate, time, el, echo, fold,
+    call, text, download, start, cardFace, hitCards, loadFailed, cents, rate, time, el, echo, fold,
     hitRows, linkName, message, ApiError, token, user, roleName,
   };
 })();

@@ -9,19 +9,22 @@ const PAGES = {
   tech: { href: "/tech", title: "Technician", line: "Hits to verify, hand pays to record, tables to reset or take out of play." },
   supervisor: { href: "/supervisor", title: "Supervisor", line: "Submissions to file, meter corrections to ask for, anomalies to review." },
   audit: { href: "/audit", title: "Audit", line: "Meter history, reconciliation, every reduction with its reason, exports and ledger proof." },
+  surveillance: { href: "/surveillance", title: "Surveillance", line: "Every table's luck held against the odds: the floor ranked, alerts, each line's chart." },
   commission: { href: "/commission", title: "Commission", line: "Rate changes and new links to approve or reject, with their packets." },
   admin: { href: "/admin", title: "Admin", line: "People and their roles, display device tokens, the audit log." },
   dealer: { href: "/dealer", title: "Dealer", line: "The side bets a table accepted this round, seat by seat, to count against the chips." },
 };
 // What each role does first, and the other pages its role may use (controller/access/roles.py
 // and the routes' role checks: a supervisor works hits and tables, approves corrections on the
-// audit page and files submissions; an admin approves corrections and files submissions).
+// audit page and files submissions; an admin approves corrections and files submissions;
+// surveillance, auditors, supervisors and admins watch game protection).
 const ROLE_PAGES = {
   technician: { main: ["tech"], also: [] },
-  supervisor: { main: ["supervisor"], also: ["tech", "audit", "commission"] },
-  auditor: { main: ["audit"], also: ["commission"] },
+  supervisor: { main: ["supervisor"], also: ["tech", "audit", "surveillance", "commission"] },
+  auditor: { main: ["audit"], also: ["surveillance", "commission"] },
+  surveillance: { main: ["surveillance"], also: [] },
   commission_agent: { main: ["commission"], also: [] },
-  admin: { main: ["admin"], also: ["audit", "commission"] },
+  admin: { main: ["admin"], also: ["audit", "surveillance", "commission"] },
   dealer: { main: ["dealer"], also: [] },
   display: { main: [], also: [] },
 };

@@ -34,6 +34,7 @@ __all__ = [
     "Tally",
     "at_least",
     "at_most",
+    "count_text",
     "judge",
     "luck_text",
     "threshold",
@@ -132,10 +133,12 @@ def threshold(tests_per_month: int, false_alarms_per_month: Fraction) -> float:
 
 def luck_text(p_value: float) -> str:
     """``2.4e-7`` -> ``1 in 4.2 million by luck``: how a person reads a small probability."""
-    if not 0 < p_value <= 1:
-        if p_value == 0:
-            return "less than 1 in a billion billion by luck"
+    if not 0 <= p_value <= 1:
         raise ValueError(f"a probability is needed, not {p_value}")
+    # Past a billion billion the figure says nothing more to a person (and a tail that small
+    # is past what the floating point holds exactly): "1 in 46,007,771,448,917 trillion" no.
+    if p_value < 1e-18:
+        return "less than 1 in a billion billion by luck"
     one_in = 1 / p_value
     if one_in < 1.05:
         return "as likely as not by luck"
@@ -143,6 +146,14 @@ def luck_text(p_value: float) -> str:
         if one_in >= size:
             return f"1 in {_figure(one_in / size)} {word} by luck"
     return f"1 in {_figure(one_in)} by luck"
+
+
+def count_text(value: float) -> str:
+    """An expected count as a person reads it, never in scientific notation: ``9.5e-05`` ->
+    ``0.000095``, ``4.321`` -> ``4.3``, ``1204.4`` -> ``1,204``."""
+    if value < 0:
+        raise ValueError(f"a count is never negative: {value}")
+    return "0" if value == 0 else _figure(value)
 
 
 def _figure(value: float) -> str:

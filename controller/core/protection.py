@@ -457,6 +457,12 @@ class Tallies:
 
     # -- windows ---------------------------------------------------------------------------------
 
+    def window_since(self, window: Window, now_us: int) -> int:
+        """When ``window`` starts at ``now_us``: the shift's start, or the first gaming day's."""
+        if window.days == 0:
+            return self.floor.shift_start(now_us)
+        return self.floor.day_start(self.floor.day(now_us) - timedelta(days=window.days - 1))
+
     def window_sums(self, subject: _Subject, window: Window, now_us: int) -> tuple[int, list[int]]:
         """``(since_us, sums)`` of ``subject`` over ``window`` at ``now_us``. The days before
         today are summed once per day and kept (``_Subject.closed``); a day closed that gains

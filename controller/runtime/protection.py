@@ -31,6 +31,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from controller.core.dealers import DealerSpan
 from controller.core.games import Game
+from controller.core.luck import count_text
 from controller.core.protection import (
     KEPT_DAYS,
     Calendar,
@@ -290,12 +291,12 @@ class GameProtection:
             if a.alert_id in written:
                 self.raised_total += 1
                 log.warning(
-                    "game protection: %s, %s in %s: %d seen, %.2f expected (%s)",
+                    "game protection: %s, %s in %s: %d seen, %s expected (%s)",
                     a.subject,
                     a.line_label,
                     a.window.replace("_", " "),
                     a.observed,
-                    float(Fraction(a.expected)),
+                    count_text(float(Fraction(a.expected))),
                     alarming[alert_key(a)].text,
                 )
         closed = set(await self.records.close_alerts(closings, at_us=now_us, actor=ACTOR))

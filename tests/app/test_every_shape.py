@@ -523,6 +523,7 @@ PAGES: dict[str, Role | None] = {
     "/": Role.TECHNICIAN,
     "/tech": Role.TECHNICIAN,
     "/audit": Role.AUDITOR,
+    "/surveillance": Role.SURVEILLANCE,
     "/dealer": Role.DEALER,
     "/supervisor": Role.SUPERVISOR,
     "/commission": Role.COMMISSION_AGENT,

@@ -22,6 +22,7 @@ FIRST = {
     Role.TECHNICIAN: "/tech",
     Role.SUPERVISOR: "/supervisor",
     Role.AUDITOR: "/audit",
+    Role.SURVEILLANCE: "/surveillance",
     Role.COMMISSION_AGENT: "/commission",
     Role.ADMIN: "/admin",
     Role.DEALER: "/dealer",

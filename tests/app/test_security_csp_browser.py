@@ -74,6 +74,7 @@ async def test_the_pages_work_under_the_policy_and_inline_script_is_refused(
         for path, role in (
             ("/tech", Role.TECHNICIAN),
             ("/audit", Role.AUDITOR),
+            ("/surveillance", Role.SURVEILLANCE),
             ("/commission", Role.COMMISSION_AGENT),
             ("/dealer", Role.DEALER),
             ("/dealer/stud-1", Role.DEALER),

@@ -96,6 +96,9 @@ async def test_too_many_royal_flushes_at_one_table_raise_an_alert_surveillance_r
         assert floor["tables"][1]["table_id"] == "stud-2"
         assert floor["open_alerts"] == len(answer.json())
         assert floor["tests_per_month"] > 0 and floor["threshold"] < 1e-6
+        starts = {w["window"]: w["since_us"] for w in floor["windows"]}
+        assert list(starts) == ["shift", "gaming_day", "7_days", "30_days"]
+        assert starts["30_days"] < starts["7_days"] < starts["gaming_day"] <= starts["shift"]
 
         lines = (await http.get("/api/v1/surveillance/tables/stud-1", headers=eye)).json()
         royal_day = [

@@ -230,7 +230,10 @@ def bets_record(
     sensed = None if reading.bet_seats is None else seat_mask(reading.bet_seats)
     if reading.seat_credits is not None:
         seats = seat_mask(s for s, c in enumerate(reading.seat_credits, start=1) if c)
-        if sensed is not None and seats & ~sensed:
+        # The sensors show one round: only a reading within one round holds them against
+        # every seat credited (two rounds apart, a seat may have bet in the first alone).
+        one_round = rounds is not None and rounds <= 1
+        if one_round and sensed is not None and seats & ~sensed:
             record["unsensed"] = seats & ~sensed
     elif sensed:
         seats = sensed

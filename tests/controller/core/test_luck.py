@@ -18,6 +18,7 @@ from controller.core.luck import (
     Tally,
     at_least,
     at_most,
+    count_text,
     judge,
     luck_text,
     threshold,
@@ -161,7 +162,17 @@ def test_impossible_counts_are_refused() -> None:
         (3e-10, "1 in 3.3 billion by luck"),
         (1.0, "as likely as not by luck"),
         (0.0, "less than 1 in a billion billion by luck"),
+        (2.2e-29, "less than 1 in a billion billion by luck"),
+        (1e-18, "1 in 1,000,000 trillion by luck"),
     ],
 )
 def test_the_chance_reads_as_one_in_so_many(p_value: float, text: str) -> None:
     assert luck_text(p_value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(9.5e-05, "0.000095"), (0.0, "0"), (4.321, "4.3"), (1204.4, "1,204"), (0.5, "0.50")],
+)
+def test_an_expected_count_reads_without_scientific_notation(value: float, text: str) -> None:
+    assert count_text(value) == text
