@@ -306,7 +306,7 @@ class GameProtection:
         if self.webhook_url and (written or closed):
             posts = [("raised", a._asdict()) for a in raised if a.alert_id in written]
             posts += [("closed", c._asdict()) for c in closings if c.alert_id in closed]
-            await asyncio.to_thread(self._post, posts)
+            await self._run(self._post, posts)  # in the watch's own thread
         return raised, closings
 
     def _post(self, posts: list[tuple[str, dict[str, Any]]]) -> None:

@@ -3,9 +3,15 @@ the tables report over the register map, read by surveillance, closed when its w
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import http.server
 import io
+import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 from sqlalchemy import select, update
@@ -22,6 +28,31 @@ from tests.integration.harness import wait_until
 from tests.pdf_text import pdf_text_or_skip
 
 LINKS = {"stud": (Game.CARIBBEAN_STUD, 2)}
+
+
+@contextlib.contextmanager
+def posts_received() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A webhook on loopback: its URL, and the JSON bodies posted to it."""
+    posts: list[dict[str, Any]] = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            posts.append(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook", posts
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def watch(wf: WebFloor) -> GameProtection:
@@ -64,10 +95,18 @@ async def test_too_many_royal_flushes_at_one_table_raise_an_alert_surveillance_r
 
         for seat in (1, 2, 3):
             await deal_royal(wf, clock, seat)
-        await watch(wf).step(look_now=True)
+        with posts_received() as (url, posts):
+            watch(wf).webhook_url = url
+            await watch(wf).step(look_now=True)
+            watch(wf).webhook_url = None
 
         answer = await http.get("/api/v1/surveillance/alerts", headers=eye)
         assert answer.status_code == 200, answer.text
+        # Each alert raised was posted to the webhook, as JSON.
+        assert sorted(p["alert"]["alert_id"] for p in posts) == sorted(
+            a["alert_id"] for a in answer.json()
+        )
+        assert {p["event"] for p in posts} == {"protection_alert_raised"}
         royal = [a for a in answer.json() if a["scope"] == "table"]
         assert {a["window"] for a in royal} == {"shift", "gaming_day", "7_days", "30_days"}
         a = royal[0]
