@@ -335,18 +335,22 @@ class Tallies:
         if dealer is not None:
             subjects.append(self._subject(Scope.DEALER, dealer, game, dealer=dealer))
         subjects.append(self._subject(Scope.GAME, game.value, game))
-        late = self._newest_day is not None and day < self._newest_day
         for s in subjects:
-            if late and s.closed:
-                s.closed.clear()
-            day_sums = s.days.get(day)
-            if day_sums is None:
-                day_sums = s.days[day] = [0] * width
-            shift_sums = s.shifts.get(shift)
-            if shift_sums is None:
-                shift_sums = s.shifts[shift] = [0] * width
-            out += (day_sums, shift_sums)
+            out += self._sums(s, day, shift, width)
         return out
+
+    def _sums(self, s: _Subject, day: date, shift: int, width: int) -> tuple[list[int], list[int]]:
+        """The subject's sums of ``day`` and of the shift starting at ``shift``, made when new;
+        an entry of a day already closed makes it forget the closed days' sums."""
+        if self._newest_day is not None and day < self._newest_day and s.closed:
+            s.closed.clear()
+        day_sums = s.days.get(day)
+        if day_sums is None:
+            day_sums = s.days[day] = [0] * width
+        shift_sums = s.shifts.get(shift)
+        if shift_sums is None:
+            shift_sums = s.shifts[shift] = [0] * width
+        return day_sums, shift_sums
 
     def _subject(self, scope: Scope, name: str, game: Game, **who: object) -> _Subject:
         key = (scope, name, game)
@@ -420,17 +424,8 @@ class Tallies:
             table_id=facts.table_id,
             seat=seat,
         )
-        width = _LINES + len(self.lines(facts.game))
         day, shift = self._when(at_us)
-        if self._newest_day is not None and day < self._newest_day and s.closed:
-            s.closed.clear()
-        day_sums = s.days.get(day)
-        if day_sums is None:
-            day_sums = s.days[day] = [0] * width
-        shift_sums = s.shifts.get(shift)
-        if shift_sums is None:
-            shift_sums = s.shifts[shift] = [0] * width
-        return day_sums, shift_sums
+        return self._sums(s, day, shift, _LINES + len(self.lines(facts.game)))
 
     def _add_hit(self, facts: TableFacts, seen: Seen) -> None:
         assert seen.hit_id is not None
