@@ -221,7 +221,7 @@ function alertCard(group, closed) {
   const a = group[0]; // the most unlikely (open) or the newest closed
   const head = el("div", { class: "alert-head" },
     closed ? el("span", { class: "badge closed" }, "CLOSED") : el("span", { class: "badge" }, "ALERT"),
-    el("strong", { class: "subject" }, a.scope === "game" ? `${game(a.subject)}, every table` : a.subject),
+    el("strong", { class: "subject" }, a.subject),
     el("span", { class: "what" }, `${a.line_label} · ${DIRECTION[a.direction]}`),
     el("span", { class: "luck" }, a.luck));
   const open = a.table_id

@@ -334,7 +334,7 @@ class Tallies:
         dealer = self.dealer_of(facts.table_id, at_us)
         if dealer is not None:
             subjects.append(self._subject(Scope.DEALER, dealer, game, dealer=dealer))
-        subjects.append(self._subject(Scope.GAME, game.value, game))
+        subjects.append(self._subject(Scope.GAME, f"{game.label}, every table", game))
         for s in subjects:
             out += self._sums(s, day, shift, width)
         return out
