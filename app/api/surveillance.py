@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Annotated, Literal
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, HTTPException, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
 from app.api.deps import ServiceDep
@@ -348,7 +348,12 @@ async def table_lines(service: ServiceDep, _: Reader, table_id: str) -> TableLin
     response_class=Response,
     responses={**errors(401, 403, 404, 503), 200: {"content": {"image/svg+xml": {}}}},
 )
-async def line_chart(service: ServiceDep, _: Reader, table_id: str, line: str) -> Response:
+async def line_chart(
+    service: ServiceDep,
+    _: Reader,
+    table_id: str,
+    line: Annotated[str, Query(max_length=32, description="a paytable hand: ROYAL_FLUSH, ...")],
+) -> Response:
     protection = _watching(service)
     now = service.now_us()
     hand = hand_of(line)

@@ -262,6 +262,21 @@ CALLS: dict[str, Calls] = {
     "/metrics": _once("/metrics"),
     "/readyz": _once("/readyz"),
     "/api/v1/self-check": _once("/api/v1/self-check"),
+    "/api/v1/surveillance/alerts": _once(
+        "/api/v1/surveillance/alerts", "/api/v1/surveillance/alerts?since=2000-01-01"
+    ),
+    "/api/v1/surveillance/floor": _once("/api/v1/surveillance/floor"),
+    "/api/v1/surveillance/tables/{table_id}": lambda f: [
+        f"/api/v1/surveillance/tables/{t}" for t in f.tables
+    ],
+    "/api/v1/surveillance/tables/{table_id}/chart.svg": lambda f: [
+        f"/api/v1/surveillance/tables/{t}/chart.svg?line={hand}"
+        for t in f.tables
+        for hand in ("ROYAL_FLUSH", "FIVE_ACES", "THREE_SUITED_SEVENS")
+    ],
+    "/api/v1/surveillance/hold-report.{fmt}": _once(
+        "/api/v1/surveillance/hold-report.csv", "/api/v1/surveillance/hold-report.pdf"
+    ),
 }
 # GET routes that show no link, table or hit, and why.
 NO_SHAPE: dict[str, str] = {

@@ -44,6 +44,7 @@ OPEN: dict[tuple[str, str], str] = {
     ("GET", "/dealer"): PAGE,
     ("GET", "/dealer/{table_id}"): PAGE,
     ("GET", "/audit"): PAGE,
+    ("GET", "/surveillance"): PAGE,
     ("GET", "/commission"): PAGE,
     ("GET", "/admin"): PAGE,
     ("GET", "/supervisor"): PAGE,

@@ -258,6 +258,18 @@ async def test_every_privileged_write_leaves_an_audit_entry(tmp_path: Path) -> N
             Expected("table.release", "table:stud-1", changes=True),
         )  # fmt: skip
 
+        # --- who deals: a supervisor signs a dealer in at a table, and out
+        await headers_for(wf, Role.DEALER, "dee.dealer")
+        await check.write(
+            ("POST", "/api/v1/tables/{table_id}/dealer"), "/api/v1/tables/stud-2/dealer", sup,
+            Expected("dealer.sign_in", "table:stud-2", changes=True),
+            json={"dealer": "dee.dealer"},
+        )  # fmt: skip
+        await check.write(
+            ("DELETE", "/api/v1/tables/{table_id}/dealer"), "/api/v1/tables/stud-2/dealer", sup,
+            Expected("dealer.sign_out", "table:stud-2", changes=True),
+        )  # fmt: skip
+
         # --- rate change submissions: filed, rejected; filed again, approved
         await wait_until(
             lambda: wf.service.runtime.memory.states["stud"].jackpot_won_since_rate_set
