@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from scipy.stats import binom
-
 __all__ = [
     "DEFAULT_FALSE_ALARMS_PER_MONTH",
     "Direction",
@@ -66,6 +64,8 @@ def at_least(observed: int, trials: int, p: Fraction) -> float:
     _check(observed, trials, p)
     if observed == 0:
         return 1.0
+    from scipy.stats import binom  # imported when first needed: a second of every start
+
     return float(binom.sf(observed - 1, trials, float(p)))
 
 
@@ -74,6 +74,8 @@ def at_most(observed: int, trials: int, p: Fraction) -> float:
     _check(observed, trials, p)
     if observed == trials:
         return 1.0
+    from scipy.stats import binom
+
     return float(binom.cdf(observed, trials, float(p)))
 
 

@@ -24,15 +24,13 @@ the tail probabilities are floating point, and no amount is ever derived from th
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any, Final, NamedTuple, Protocol
-
-import numpy
-from scipy.stats import binom
 
 from controller.core.games import Game, rules_of
 from controller.core.hands import HandCategory, InvalidCards
@@ -587,6 +585,11 @@ class Watch:
             self._candidates(subject, now_us, rows)
         if not rows:
             return []
+        # Imported when first judged: scipy is a second of every process's start (each
+        # command of the command line among them), and most never judge.
+        import numpy
+        from scipy.stats import binom
+
         observed = numpy.array([r[5] for r in rows], dtype=numpy.int64)
         trials = numpy.array([r[6] for r in rows], dtype=numpy.int64)
         chance = numpy.array([r[9] for r in rows], dtype=numpy.float64)
@@ -778,21 +781,22 @@ def daily_line(
         return []
     at = watch.threshold()
     days = watch.tallies.daily(subject, now_us)
+    import numpy
+    from scipy.stats import binom
+
     hands = numpy.cumsum([sums[_HANDS_HIGH] for _, sums in days])
     seen = numpy.cumsum([sums[index] for _, sums in days])
     lows = binom.ppf(at, hands, float(p))
     highs = binom.isf(at, hands, float(p))
     return [
-        DayPoint(
-            day, int(n), int(k), int(n) * p, int(numpy.nan_to_num(lo)), int(numpy.nan_to_num(hi))
-        )
+        DayPoint(day, int(n), int(k), int(n) * p, _whole(lo), _whole(hi))
         for (day, _), n, k, lo, hi in zip(days, hands, seen, lows, highs, strict=True)
     ]
 
 
 def _whole(value: float) -> int:
     """A quantile of no hands (nan) as 0."""
-    return 0 if numpy.isnan(value) else int(value)
+    return 0 if math.isnan(value) else int(value)
 
 
 @dataclass(frozen=True, slots=True)
