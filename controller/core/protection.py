@@ -220,21 +220,21 @@ class _Subject:
 
 
 # A finding before its tail is taken: subject, window, since, line, label, observed, trials,
-# exposure, chance, chance as a float, direction.
-_Row = tuple["_Subject", "Window", int, str, str, int, int, int, Fraction, float, Direction]
+# exposure, chance, direction.
+_Row = tuple["_Subject", "Window", int, str, str, int, int, int, Fraction, Direction]
 _LINE_ODDS: dict[tuple[Game, tuple[tuple[HandCategory, int], ...]], list[Any]] = {}
 
 
 def _line_odds(
     game: Game, lines: Mapping[HandCategory, int]
-) -> list[tuple[str, str, int, int, int, Fraction, float]]:
+) -> list[tuple[str, str, int, int, int, Fraction]]:
     """Each line with odds, as a judge reads it: name, label, index, ways, total, chance."""
     key = (game, tuple(lines.items()))
     found = _LINE_ODDS.get(key)
     if found is None:
         odds = odds_of(game)
         found = _LINE_ODDS[key] = [
-            (h.name, h.label, i, odds[h].numerator, odds[h].denominator, odds[h], float(odds[h]))
+            (h.name, h.label, i, odds[h].numerator, odds[h].denominator, odds[h])
             for h, i in lines.items()
             if h in odds
         ]
@@ -592,8 +592,11 @@ class Watch:
 
         observed = numpy.array([r[5] for r in rows], dtype=numpy.int64)
         trials = numpy.array([r[6] for r in rows], dtype=numpy.int64)
-        chance = numpy.array([r[9] for r in rows], dtype=numpy.float64)
-        many = numpy.array([r[10] is Direction.TOO_MANY for r in rows])
+        # The exact chances, divided only here: scipy's tails take them in floating point
+        # (probabilities, never amounts).
+        ways = numpy.array([r[8].numerator for r in rows], dtype=numpy.float64)
+        chance = ways / numpy.array([r[8].denominator for r in rows], dtype=numpy.float64)
+        many = numpy.array([r[9] is Direction.TOO_MANY for r in rows])
         values = numpy.where(
             many,
             binom.sf(observed - 1, trials, chance),
@@ -628,7 +631,6 @@ class Watch:
                 n,
                 exposure,
                 odds,
-                _,
                 direction,
             ), value in zip(rows, values, strict=True)
         ]
@@ -640,7 +642,7 @@ class Watch:
         for window in WINDOWS:
             since, sums = tallies.window_sums(subject, window, now_us)
             low, high = sums[_HANDS_LOW], sums[_HANDS_HIGH]
-            for name, label, index, ways, total, p, chance in lines:
+            for name, label, index, ways, total, p in lines:
                 observed = sums[index]
                 if observed * total > high * ways:
                     rows.append(
@@ -654,14 +656,11 @@ class Watch:
                             max(high, observed),
                             high,
                             p,
-                            chance,
                             many,
                         )
                     )
                 elif observed * total < low * ways:
-                    rows.append(
-                        (subject, window, since, name, label, observed, low, low, p, chance, few)
-                    )
+                    rows.append((subject, window, since, name, label, observed, low, low, p, few))
             if subject.scope is not Scope.TABLE:
                 continue
             rate = self.fault_rate
@@ -681,7 +680,6 @@ class Watch:
                         trials,
                         trials,
                         rate,
-                        float(rate),
                         many,
                     )
                 )
