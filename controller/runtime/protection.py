@@ -194,6 +194,10 @@ class GameProtection:
                 self.cursors[link_id] = await self.records.first_seq_at(link_id, since)
         for a in await self.records.alerts():
             self.open[alert_key(a)] = a
+        # The first look is the next quarter hour's, as every look after it: the alerts left
+        # open stand until then, and a process that starts (a command, a standby taking over)
+        # does not judge the whole floor on its way up.
+        self.last_look_us = now // self.watch.look_us * self.watch.look_us
         self.loaded = True
 
     async def step(self, *, look_now: bool = False) -> None:
