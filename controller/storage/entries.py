@@ -15,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, SealedEntry
 from controller.core.reducer import EntryKind
 from controller.core.reducer.conservation import entry_details
-from controller.storage.models import LedgerAnchorRow, MeterEntryRow, table_of
+from controller.storage.blocks import BLOCK_FORM, BLOCK_KINDS, BlockRange, decode, encode
+from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow, table_of
 
 __all__ = [
     "ENTRIES",
@@ -31,6 +32,7 @@ __all__ = [
 # The Core table: a list of parameters becomes one executemany (one prepared statement,
 # pipelined), where the ORM bulk path would build a statement per row.
 ENTRIES = table_of(MeterEntryRow)
+BLOCKS = table_of(MeterBlockRow)
 SEALED_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]  # what a SealedEntry is read from
 _SEALS_PER_QUERY = 500
 # A hit's entries carry the hit's own time; a minute's margin costs nothing on the index.
@@ -98,11 +100,16 @@ class Entries:
 
     async def extents(self) -> dict[str, tuple[int, int]]:
         """Every chain's first and last sequence number in the table, by link."""
-        m = MeterEntryRow
-        rows = await self.conn.execute(
-            select(m.link_id, func.min(m.seq), func.max(m.seq)).group_by(m.link_id)
-        )
-        return {lid: (lo, hi) for lid, lo, hi in rows}
+        m, b = MeterEntryRow, MeterBlockRow
+        out: dict[str, tuple[int, int]] = {}
+        for q in (
+            select(m.link_id, func.min(m.seq), func.max(m.seq)).group_by(m.link_id),
+            select(b.link_id, func.min(b.first_seq), func.max(b.last_seq)).group_by(b.link_id),
+        ):
+            for lid, lo, hi in await self.conn.execute(q):
+                was = out.get(lid)
+                out[lid] = (lo, hi) if was is None else (min(was[0], lo), max(was[1], hi))
+        return out
 
     async def purges(self) -> dict[str, list[dict[str, Any]]]:
         """What each chain's retention purge entries say (where the chain resumes), by link."""
@@ -125,38 +132,125 @@ class Entries:
                 )
             ):
                 out[(lid, seq)] = h
+        missing = [p for p in pairs if p not in out]
+        for e in (await self._from_blocks(missing)).values():
+            out[(e.link_id, e.seq)] = e.hash
         return out
 
     async def after(self, link_id: str, after_seq: int, limit: int) -> list[SealedEntry]:
         """Up to ``limit`` of the link's entries after ``after_seq``, in order."""
-        rows = await self.conn.execute(
-            select(*SEALED_COLUMNS)
-            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
-            .order_by(ENTRIES.c.seq)
-            .limit(limit)
-        )
-        return [SealedEntry._make(row) for row in rows]
+        out: list[SealedEntry] = []
+        async for e in self.stream(link_id, after_seq, limit=limit):
+            out.append(e)
+        return out
 
-    async def stream(self, link_id: str, after_seq: int) -> AsyncIterator[SealedEntry]:
-        """All the link's entries after ``after_seq``, in order, read as they are used."""
-        rows = await self.conn.stream(
+    async def stream(
+        self, link_id: str, after_seq: int, *, limit: int | None = None
+    ) -> AsyncIterator[SealedEntry]:
+        """All the link's entries after ``after_seq`` (or the first ``limit`` of them), in
+        order, read as they are used: the rows and the blocks of closed days, merged."""
+        q = (
             select(*SEALED_COLUMNS)
             .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
             .order_by(ENTRIES.c.seq)
         )
-        async for row in rows:
-            yield SealedEntry._make(row)
+        rows = await self.conn.stream(q if limit is None else q.limit(limit))
+        blocks = self.blocks_after(link_id, after_seq)
+        n = 0
+        async for e in merged(rows, blocks):
+            if e.seq <= after_seq:
+                continue
+            yield e
+            n += 1
+            if limit is not None and n >= limit:
+                break
+        await rows.close()
+
+    async def blocks_after(self, link_id: str, after_seq: int) -> AsyncIterator[SealedEntry]:
+        """The entries of the link's blocks that end after ``after_seq``, in order, a block
+        read at a time."""
+        cursor = after_seq
+        while True:
+            row = (
+                await self.conn.execute(
+                    select(BLOCKS.c.first_seq, BLOCKS.c.body)
+                    .where(BLOCKS.c.link_id == link_id, BLOCKS.c.last_seq > cursor)
+                    .order_by(BLOCKS.c.first_seq)
+                    .limit(1)
+                )
+            ).one_or_none()
+            if row is None:
+                return
+            block = decode(link_id, row.body)
+            for e in block:
+                yield e
+            cursor = max(cursor, block[-1].seq if block else row.first_seq)
+
+    async def _from_blocks(
+        self, pairs: Sequence[tuple[str, int]]
+    ) -> dict[tuple[str, int], SealedEntry]:
+        """The entries at (link, sequence number) ``pairs`` that blocks hold."""
+        out: dict[tuple[str, int], SealedEntry] = {}
+        for lid, seq in pairs:
+            body = await self.conn.scalar(
+                select(BLOCKS.c.body).where(
+                    BLOCKS.c.link_id == lid, BLOCKS.c.first_seq <= seq, BLOCKS.c.last_seq >= seq
+                )
+            )
+            if body is None:
+                continue
+            for e in decode(lid, body):
+                if e.seq == seq:
+                    out[(lid, seq)] = e
+        return out
+
+    async def add_block(self, entries: Sequence[SealedEntry]) -> BlockRange:
+        """``entries`` (one link's, blockable, in order) as a block; the caller deletes their
+        rows (``remove_blocked``) in the same transaction."""
+        body, r = encode(entries)
+        await self.conn.execute(
+            BLOCKS.insert().values(
+                link_id=entries[0].link_id,
+                first_seq=r.first_seq,
+                last_seq=r.last_seq,
+                first_at_us=r.first_at_us,
+                last_at_us=r.last_at_us,
+                entries=r.entries,
+                form=BLOCK_FORM,
+                body=body,
+            )
+        )
+        return r
+
+    async def remove_blocked(self, link_id: str, seqs: Sequence[int]) -> int:
+        """Delete the rows of entries a block now holds (the database lets only such rows go
+        before the retention period ends)."""
+        n = 0
+        for i in range(0, len(seqs), _SEALS_PER_QUERY):
+            chunk = list(seqs[i : i + _SEALS_PER_QUERY])
+            result = await self.conn.execute(
+                ENTRIES.delete().where(
+                    ENTRIES.c.link_id == link_id,
+                    ENTRIES.c.seq.in_(chunk),
+                    ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
+                )
+            )
+            n += int(result.rowcount or 0)
+        return n
 
     async def at(self, pairs: Iterable[tuple[str, int]]) -> dict[str, SealedEntry]:
         """Each named link's entry at the given sequence number, by link (those that exist)."""
-        return {
+        wanted = list(pairs)
+        out = {
             row[0]: SealedEntry._make(row)
             for row in await self.conn.execute(
-                select(*SEALED_COLUMNS).where(
-                    tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(list(pairs))
-                )
+                select(*SEALED_COLUMNS).where(tuple_(ENTRIES.c.link_id, ENTRIES.c.seq).in_(wanted))
             )
         }
+        missing = [(lid, seq) for lid, seq in wanted if lid not in out]
+        for (lid, _), e in (await self._from_blocks(missing)).items():
+            out[lid] = e
+        return out
 
     async def of_hit(
         self, link_id: str, hit_id: str, at_us: int, kinds: Iterable[EntryKind]
@@ -182,14 +276,19 @@ class Entries:
 
     async def ends(self, link_ids: Sequence[str]) -> dict[str, int]:
         """How far each link's chain really goes: its greatest sequence number."""
-        return {
-            lid: seq
-            for lid, seq in await self.conn.execute(
-                select(ENTRIES.c.link_id, func.max(ENTRIES.c.seq))
-                .where(ENTRIES.c.link_id.in_(list(link_ids)))
-                .group_by(ENTRIES.c.link_id)
-            )
-        }
+        ids = list(link_ids)
+        out: dict[str, int] = {}
+        for q in (
+            select(ENTRIES.c.link_id, func.max(ENTRIES.c.seq))
+            .where(ENTRIES.c.link_id.in_(ids))
+            .group_by(ENTRIES.c.link_id),
+            select(BLOCKS.c.link_id, func.max(BLOCKS.c.last_seq))
+            .where(BLOCKS.c.link_id.in_(ids))
+            .group_by(BLOCKS.c.link_id),
+        ):
+            for lid, seq in await self.conn.execute(q):
+                out[lid] = max(out.get(lid, seq), seq)
+        return out
 
     async def opened_in_demonstration(self, link_ids: Sequence[str]) -> set[str]:
         """Links whose history says they were opened in demonstration mode: their first entry
@@ -278,18 +377,35 @@ class Entries:
     async def newest_at(
         self, link_id: str, table_id: str, kinds: Iterable[EntryKind]
     ) -> int | None:
-        """The time of the table's newest entry of ``kinds``."""
-        at: int | None = await self.conn.scalar(
-            select(ENTRIES.c.at_us)
-            .where(
-                ENTRIES.c.link_id == link_id,
-                ENTRIES.c.table_id == table_id,
-                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+        """The time of the table's newest entry of ``kinds`` (rows first, then the blocks
+        newer than the newest row found, newest first)."""
+        names = [str(k) for k in kinds]
+        row = (
+            await self.conn.execute(
+                select(ENTRIES.c.seq, ENTRIES.c.at_us)
+                .where(
+                    ENTRIES.c.link_id == link_id,
+                    ENTRIES.c.table_id == table_id,
+                    ENTRIES.c.kind.in_(names),
+                )
+                .order_by(ENTRIES.c.seq.desc())
+                .limit(1)
             )
-            .order_by(ENTRIES.c.seq.desc())
-            .limit(1)
+        ).one_or_none()
+        if BLOCK_KINDS.isdisjoint(names):
+            return None if row is None else int(row.at_us)
+        bodies = await self.conn.execute(
+            select(BLOCKS.c.body)
+            .where(BLOCKS.c.link_id == link_id, BLOCKS.c.last_seq > (0 if row is None else row.seq))
+            .order_by(BLOCKS.c.first_seq.desc())
         )
-        return at
+        for (body,) in bodies:
+            for e in reversed(decode(link_id, body)):
+                if row is not None and e.seq <= row.seq:
+                    break
+                if e.table_id == table_id and e.kind in names:
+                    return e.at_us
+        return None if row is None else int(row.at_us)
 
     async def newest_kind(
         self, link_id: str, table_id: str, kinds: Iterable[EntryKind]
@@ -353,3 +469,27 @@ def _demonstration(details: str) -> bool:
     if '"demonstration"' not in details:
         return False
     return entry_details(details).get("demonstration") is True
+
+
+async def merged(rows: Any, blocks: AsyncIterator[SealedEntry]) -> AsyncIterator[SealedEntry]:
+    """Entry rows (a streamed result of ``SEALED_COLUMNS``) and blocks' entries, each in
+    sequence order, as one sequence in order."""
+    row_it = rows.__aiter__()
+    block_it = blocks.__aiter__()
+    r = await _next(row_it)
+    b = await _next(block_it)
+    while r is not None or b is not None:
+        if b is None or (r is not None and r[1] < b.seq):
+            assert r is not None
+            yield SealedEntry._make(r)
+            r = await _next(row_it)
+        else:
+            yield b
+            b = await _next(block_it)
+
+
+async def _next(it: Any) -> Any:
+    try:
+        return await it.__anext__()
+    except StopAsyncIteration:
+        return None

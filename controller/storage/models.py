@@ -176,6 +176,28 @@ class MeterEntryRow(Base):
     )
 
 
+class MeterBlockRow(Base):
+    """A link's ordinary entries of one gaming day, packed (``controller.storage.blocks``):
+    the history of closed days at a fraction of a row an entry. Append-only, as the entries
+    (0014)."""
+
+    __tablename__ = "meter_blocks"
+
+    link_id: Mapped[str] = mapped_column(Id, primary_key=True)
+    first_seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    last_seq: Mapped[int] = mapped_column(BigInteger)
+    first_at_us: Mapped[int] = mapped_column(BigInteger)
+    last_at_us: Mapped[int] = mapped_column(BigInteger)
+    entries: Mapped[int] = mapped_column(Integer)
+    form: Mapped[int] = mapped_column(Integer)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+
+    __table_args__ = (
+        CheckConstraint("first_seq <= last_seq AND entries >= 1", name="holds_entries"),
+        Index("ix_meter_blocks_link_at", "link_id", "first_at_us"),
+    )
+
+
 class HitRow(Base):
     __tablename__ = "hits"
 

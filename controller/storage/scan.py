@@ -17,11 +17,16 @@ import asyncpg
 
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier, entry_bytes
 from controller.core.meter_trail import TrailPart, TrailState
+from controller.storage.blocks import decode
 
 BATCH = 20_000
 _SELECT = (
     f"SELECT {', '.join(ENTRY_COLUMNS)} FROM meter_entries "
     "WHERE link_id = {link} AND seq >= {lo} AND seq <= {hi} ORDER BY seq"
+)
+_BLOCKS = (
+    "SELECT body FROM meter_blocks "
+    "WHERE link_id = {link} AND last_seq >= {lo} AND first_seq <= {hi} ORDER BY first_seq"
 )
 
 
@@ -71,9 +76,11 @@ class SegmentResult:
 def _sqlite_rows(path: str, seg: Segment, lo: int) -> Iterator[list[Any]]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        cur = conn.execute(_SELECT.format(link="?", lo="?", hi="?"), (seg.link_id, lo, seg.hi))
-        while batch := cur.fetchmany(BATCH):
-            yield batch
+        args = (seg.link_id, lo, seg.hi)
+        cur = conn.execute(_SELECT.format(link="?", lo="?", hi="?"), args)
+        bodies = conn.execute(_BLOCKS.format(link="?", lo="?", hi="?"), args)
+        rows = (row for batch in iter(lambda: cur.fetchmany(BATCH), []) for row in batch)
+        yield from _batches(_merge(rows, _block_entries(seg.link_id, bodies, lo, seg.hi)))
     finally:
         conn.close()
 
@@ -82,9 +89,12 @@ async def _pg_batches(target: dict[str, Any], seg: Segment, lo: int) -> list[lis
     conn = await asyncpg.connect(target["dsn"], server_settings=target["server_settings"])
     query = _SELECT.format(link="$1", lo="$2", hi="$3")
     try:
-        out: list[list[Any]] = []
-        # Keyset chunks; the next is requested before this one is kept, so the server works
-        # on it meanwhile.
+        # The segment's blocks are asked for first, and its rows in keyset chunks, the next
+        # requested before this one is kept, so the server works on it meanwhile.
+        bodies = await conn.fetch(
+            _BLOCKS.format(link="$1", lo="$2", hi="$3"), seg.link_id, lo, seg.hi
+        )
+        rows: list[Any] = []
         start = lo
         pending = asyncio.ensure_future(
             conn.fetch(query, seg.link_id, start, min(seg.hi, start + BATCH - 1))
@@ -99,14 +109,67 @@ async def _pg_batches(target: dict[str, Any], seg: Segment, lo: int) -> list[lis
                 if start <= seg.hi
                 else None
             )
-            out.append(batch)
-        return out
+            rows.extend(batch)
+        return list(_batches(_merge(iter(rows), _block_entries(seg.link_id, bodies, lo, seg.hi))))
     finally:
         await conn.close()
 
 
+def _block_entries(link_id: str, bodies: Any, lo: int, hi: int) -> Iterator[Any]:
+    """The entries ``lo .. hi`` the blocks hold, in order. A block whose bytes are not a block
+    gives an entry that fails the walk where it stands (its range is not trusted)."""
+    for (body,) in bodies:
+        try:
+            entries = decode(link_id, bytes(body))
+        except ValueError as exc:
+            raise UnreadableBlock(str(exc)) from exc
+        for e in entries:
+            if lo <= e.seq <= hi:
+                yield e
+
+
+class UnreadableBlock(ValueError):
+    """A block of the history whose bytes are not a block (edited)."""
+
+
+def _merge(rows: Iterator[Any], blocks: Iterator[Any]) -> Iterator[Any]:
+    """Rows and block entries, each in sequence order, as one sequence in order."""
+    r = next(rows, None)
+    b = next(blocks, None)
+    while r is not None or b is not None:
+        if b is None or (r is not None and r[1] < b[1]):
+            yield r
+            r = next(rows, None)
+        else:
+            yield b
+            b = next(blocks, None)
+
+
+def _batches(items: Iterator[Any]) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def check_segment(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> SegmentResult:
     """Verify one segment; runs in a worker process or in the caller's thread."""
+    try:
+        return _walk(kind, target, key, seg)
+    except UnreadableBlock as exc:
+        problem = ChainProblem(
+            seg.link_id,
+            None,
+            f"a block of entries {seg.lo} to {seg.hi} is not readable: {exc} (edited)",
+        )
+        return SegmentResult(seg, 0, problem, None, [], [])
+
+
+def _walk(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> SegmentResult:
     if seg.first:
         lo = seg.lo
         verifier = ChainVerifier(key, seg.link_id, seg.start, seg.meters)

@@ -1,0 +1,152 @@
+"""The meter history of closed gaming days, kept as blocks: a link's ordinary entries of one
+gaming day (contributions and registered bets, the floor's bulk) packed into one row.
+
+68 IAC 10-6-5(d) asks for five years of meter history. Kept a row an entry, a floor of 300
+tables writes about 550 million rows in five years, each with its two seals as text, its
+explanation and details: hundreds of gigabytes. A block keeps exactly the same entries, their
+sealed bytes unchanged: each entry's fields as the sealed form writes them, one line an entry,
+compressed together, and the seals as 32 raw bytes each after them. What one entry repeats of
+the one before it (the previous seal, the meter it starts from, a sequence number one
+greater) is left out and put back when read. Nothing is re-sealed: ``ledger verify``
+recomputes each entry's seal from the bytes read back, as it does for a row.
+
+Kept apart from the rest of storage (no SQLAlchemy): the worker processes of ``ledger verify``
+read blocks too.
+
+The form of a block (``BLOCK_FORM`` 1), for an auditor's own tools::
+
+    u32 (big-endian) n, the length of z
+    z: zlib (RFC 1950) of the lines, joined by "\\n"; each line the fields
+       seq, at_us, meter_before, delta, meter_after, kind, table_id, explanation, details,
+       prev_hash, joined by U+001F, where
+         seq is written as the difference from the line before (the first: from 0),
+         at_us likewise,
+         meter_before is empty when it is the line before's meter_after,
+         prev_hash is empty when it is the line before's seal,
+         table_id is U+001E when NULL;
+    32 x entries bytes: each entry's seal, raw, in the order of the lines.
+
+The link is the block's row's; an entry in a block refers to no hit, anomaly or correction.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from controller.core.ledger import NULL_MARK, US, SealedEntry
+from controller.core.reducer import EntryKind
+
+BLOCK_FORM = 1
+# The kinds a block holds: the entries the floor writes by the million, which no read looks
+# for by kind. Every other entry (a hit's, a change's, a purge's, ...) stays a row of its own,
+# found by the queries that look for it.
+BLOCK_KINDS = frozenset({str(EntryKind.CONTRIBUTION), str(EntryKind.BETS_REGISTERED)})
+_LEN = struct.Struct(">I")
+_SEAL = 32
+
+
+class BlockRange(NamedTuple):
+    """What a block's row says of it beside its bytes (kept for finding it, never trusted:
+    ``ledger verify`` checks them against what the bytes hold)."""
+
+    first_seq: int
+    last_seq: int
+    first_at_us: int
+    last_at_us: int
+    entries: int
+
+
+def blockable(e: SealedEntry) -> bool:
+    """May ``e`` go into a block? An ordinary entry whose text fits the block's lines."""
+    return (
+        e.kind in BLOCK_KINDS
+        and e.hit_id is None
+        and e.anomaly_id is None
+        and e.correction_id is None
+        and e.delta_units >= 0
+        and "\n" not in e.explanation
+        and "\n" not in e.details
+        and (e.table_id is None or "\n" not in e.table_id)
+    )
+
+
+def encode(entries: Sequence[SealedEntry]) -> tuple[bytes, BlockRange]:
+    """One link's entries, in sequence order, as a block's bytes and range."""
+    if not entries:
+        raise ValueError("a block holds at least one entry")
+    link = entries[0].link_id
+    lines: list[str] = []
+    seals = bytearray()
+    seq = at = 0
+    after: int | None = None
+    prev: str | None = None
+    for e in entries:
+        if e.link_id != link or e.seq <= seq or not blockable(e):
+            raise ValueError(f"link {link}, entry {e.seq}: not an entry of this block")
+        lines.append(
+            f"{e.seq - seq}\x1f{e.at_us - at}"
+            f"\x1f{'' if e.meter_before_units == after else e.meter_before_units}"
+            f"\x1f{e.delta_units}\x1f{e.meter_after_units}\x1f{e.kind}"
+            f"\x1f{NULL_MARK if e.table_id is None else e.table_id}"
+            f"\x1f{e.explanation}\x1f{e.details}\x1f{'' if e.prev_hash == prev else e.prev_hash}"
+        )
+        seals += bytes.fromhex(e.hash)
+        seq, at, after, prev = e.seq, e.at_us, e.meter_after_units, e.hash
+    z = zlib.compress("\n".join(lines).encode(), 6)
+    body = _LEN.pack(len(z)) + z + bytes(seals)
+    first = entries[0]
+    return body, BlockRange(first.seq, seq, first.at_us, at, len(entries))
+
+
+def decode(link_id: str, body: bytes) -> list[SealedEntry]:
+    """A block's entries, as they were sealed. Raises ``ValueError`` when the bytes are not a
+    block (``ledger verify`` names such a block as edited)."""
+    try:
+        (n,) = _LEN.unpack_from(body)
+        text = zlib.decompress(body[4 : 4 + n]).decode()
+    except (struct.error, zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"not a block of entries: {exc}") from exc
+    seals = body[4 + n :]
+    lines = text.split("\n")
+    if len(seals) != _SEAL * len(lines):
+        raise ValueError("the block's seals do not match its entries")
+    out: list[SealedEntry] = []
+    seq = at = 0
+    after: int | None = None
+    prev: str | None = None
+    mk = SealedEntry
+    for i, line in enumerate(lines):
+        f = line.split(US)
+        if len(f) != 10:
+            raise ValueError(f"entry {i + 1} of the block has {len(f)} fields, not 10")
+        seq += int(f[0])
+        at += int(f[1])
+        before = after if f[2] == "" else int(f[2])
+        p = prev if f[9] == "" else f[9]
+        if before is None or p is None:
+            raise ValueError("the block's first entry does not say where it starts")
+        h = seals[_SEAL * i : _SEAL * (i + 1)].hex()
+        after = int(f[4])
+        out.append(
+            mk(
+                link_id, seq, at, f[5], before, int(f[3]), after,
+                None if f[6] == NULL_MARK else f[6], None, None, None, f[7], f[8], p, h,
+            )
+        )  # fmt: skip
+        prev = h
+    return out
+
+
+def runs(entries: Iterable[SealedEntry], *, most: int) -> list[list[SealedEntry]]:
+    """The blockable of ``entries`` (one link's, in order), at most ``most`` to a block. The
+    others stay rows: a block's range may hold entries that are not in it."""
+    out: list[list[SealedEntry]] = [[]]
+    for e in entries:
+        if blockable(e):
+            if len(out[-1]) >= most:
+                out.append([])
+            out[-1].append(e)
+    return [r for r in out if r]
