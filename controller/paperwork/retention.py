@@ -22,6 +22,7 @@ from controller.core import reducer
 from controller.core.meter_trail import MeterTrail, TrailState
 from controller.paperwork.links import Links
 from controller.rules.meter_records import check_retention_not_shortened, check_retention_years
+from controller.schedule import ScheduledJob
 from controller.storage.errors import StoreError
 from controller.storage.handles import Connection, Database
 from controller.storage.papers import retention as stored
@@ -304,13 +305,15 @@ async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[s
     return manifest
 
 
-class RetentionJob:
+class RetentionJob(ScheduledJob):
     """The purge on a schedule: first ``first_run_s`` after ``start()``, then every
     ``interval_s``.
 
     A purge that fails is logged and tried again at the next run; it never stops the service.
     ``stop()`` lets a purge under way finish (it is one transaction per link) and then ends.
     """
+
+    name = "retention"
 
     def __init__(
         self,
@@ -321,43 +324,19 @@ class RetentionJob:
         first_run_s: float,
         interval_s: float,
     ) -> None:
+        super().__init__(first_run_s=first_run_s, interval_s=interval_s)
         self.purge = purge
         self.meter_years = meter_years
         self.integrity_years = integrity_years
-        self.first_run_s = first_run_s
-        self.interval_s = interval_s
         self.runs = 0  # purges attempted, failed ones included
         self.failures = 0
         self.last_report: RetentionReport | None = None
-        self._stopping = asyncio.Event()
         self._ran = asyncio.Condition()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="retention")
-
-    async def stop(self) -> None:
-        self._stopping.set()
-        task, self._task = self._task, None
-        if task is not None:
-            await task
 
     async def wait_for_runs(self, runs: int) -> None:
         """Until ``runs`` purges have been attempted since the job started."""
         async with self._ran:
             await self._ran.wait_for(lambda: self.runs >= runs)
-
-    async def _loop(self) -> None:
-        delay = self.first_run_s
-        while True:
-            try:
-                await asyncio.wait_for(self._stopping.wait(), delay)
-                return
-            except TimeoutError:
-                pass
-            delay = self.interval_s
-            await self.run_once()
 
     async def run_once(self) -> RetentionReport | None:
         report: RetentionReport | None = None

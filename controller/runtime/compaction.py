@@ -8,19 +8,21 @@ block under way finish and ends the run.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.periods import FloorCalendar
+from controller.schedule import ScheduledJob
 from controller.storage.compaction import Compacted, compact_link
 
 log = logging.getLogger(__name__)
 
 
-class CompactionJob:
+class CompactionJob(ScheduledJob):
+    name = "compaction"
+
     def __init__(
         self,
         engine: AsyncEngine,
@@ -31,27 +33,14 @@ class CompactionJob:
         first_run_s: float,
         interval_s: float,
     ) -> None:
+        super().__init__(first_run_s=first_run_s, interval_s=interval_s)
         self.engine = engine
         self.link_ids = link_ids
         self.calendar = calendar
         self.now_us = now_us
-        self.first_run_s = first_run_s
-        self.interval_s = interval_s
         self.runs = 0
         self.failures = 0
         self.moved = Compacted()  # since start
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="compaction")
-
-    async def stop(self) -> None:
-        self._stopping.set()
-        task, self._task = self._task, None
-        if task is not None:
-            await task
 
     async def run_once(self) -> Compacted:
         """Every link's closed days into blocks, now."""
@@ -60,7 +49,7 @@ class CompactionJob:
         until = cal.day_start(cal.day(self.now_us()))
         total = Compacted()
         for link_id in sorted(self.link_ids()):
-            if self._stopping.is_set():
+            if self.stopping:
                 break
             try:
                 done = await compact_link(
@@ -68,7 +57,7 @@ class CompactionJob:
                     link_id,
                     until_us=until,
                     day_end=self.calendar.day_end,
-                    stop=self._stopping.is_set,
+                    stop=lambda: self.stopping,
                 )
             except Exception:
                 self.failures += 1
@@ -87,14 +76,3 @@ class CompactionJob:
                 total.blocks,
             )
         return total
-
-    async def _loop(self) -> None:
-        delay = self.first_run_s
-        while True:
-            try:
-                await asyncio.wait_for(self._stopping.wait(), delay)
-                return
-            except TimeoutError:
-                pass
-            delay = self.interval_s
-            await self.run_once()
