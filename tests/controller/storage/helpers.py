@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
+from controller.core.ledger import SealedEntry
 from controller.core.reducer import HitClaim, TableConfig, TableReading
 from controller.runtime.links import LinkRuntime
+from controller.storage.blocks import BLOCK_KINDS, runs
+from controller.storage.entries import ENTRIES, SEALED_COLUMNS, Entries
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 
 ROYAL = parse_cards("As Ks Qs Js Ts")
+DAY_US = 86_400 * 1_000_000
 
 
 def table(table_id: str, denom: int = 100, location: str = "pit 1") -> TableSpec:
@@ -47,15 +54,17 @@ async def make_link(
 
 
 class Poller:
-    """Hands out readings the way a poller would: increasing poll sequence and time."""
+    """Hands out readings the way a poller would: increasing poll sequence and time, a
+    reading ``step_us`` after the one before."""
 
-    def __init__(self) -> None:
+    def __init__(self, step_us: int = 1_000_000) -> None:
         self.seq: dict[str, int] = {}
         self.at = T0
+        self.step_us = step_us
 
     def reading(self, table_id: str, credits: int, **kw: Any) -> TableReading:
         self.seq[table_id] = self.seq.get(table_id, 0) + 1
-        self.at += 1_000_000
+        self.at += self.step_us
         return TableReading(
             table_id=table_id, poll_seq=self.seq[table_id], at_us=self.at, credits=credits, **kw
         )
@@ -131,3 +140,31 @@ async def accept_hits_again(conn: AsyncConnection) -> None:
         await conn.execute(text("DROP FUNCTION refuse_hits()"))
         return
     await conn.execute(text("DROP TRIGGER refuse_hits"))
+
+
+async def compact(
+    engine: AsyncEngine, link_id: str, *, most: int = 50, breaks: Sequence[int] = ()
+) -> int:
+    """Move the link's ordinary entry rows into blocks as the compactor does, each block and
+    the deletion of the rows it took in one transaction: a block holds entries of one UTC day,
+    at most ``most`` of them, none on both sides of a moment of ``breaks``. The blocks made."""
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            select(*SEALED_COLUMNS)
+            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)))
+            .order_by(ENTRIES.c.seq)
+        )
+        entries = [SealedEntry._make(r) for r in rows]
+
+    def stretch(e: SealedEntry) -> tuple[int, int]:
+        return e.at_us // DAY_US, bisect.bisect_right(breaks, e.at_us)
+
+    made = 0
+    for _, day in itertools.groupby(entries, key=stretch):
+        for run in runs(day, most=most):
+            async with engine.begin() as conn:
+                stored = Entries(conn)
+                await stored.add_block(run)
+                assert await stored.remove_blocked(link_id, [e.seq for e in run]) == len(run)
+            made += 1
+    return made
