@@ -212,6 +212,10 @@ class FloorCalendar:
     def day_start(self, day: date) -> int:
         return gaming_day(day, starts=self.day_starts, zone=self.zone).since_us
 
+    def day_end(self, at_us: int) -> int:
+        """When the gaming day holding ``at_us`` ends (the next one starts)."""
+        return self.day_start(self.day(at_us) + timedelta(days=1))
+
     def shift_start(self, at_us: int) -> int:
         """When the shift holding ``at_us`` started (the gaming day's start if no shift has
         started yet that day)."""

@@ -143,6 +143,10 @@ class Settings(BaseSettings):
     # The retention purge runs this long after the service starts, then at this interval.
     retention_first_run_s: float = Field(default=60.0, gt=0)
     retention_interval_s: float = Field(default=24 * 60 * 60.0, gt=0)
+    # Closed gaming days' ordinary entries moved into blocks (controller.storage.blocks): the
+    # first run this long after start, then every interval.
+    compaction_first_run_s: float = Field(default=120.0, gt=0)
+    compaction_interval_s: float = Field(default=15 * 60.0, gt=0)
 
     # Signed checkpoints of every chain head (controller.paperwork.checkpoints): the history
     # anchored outside the database. The private key signs (only the controller has it); the public

@@ -31,6 +31,7 @@ from controller.runtime import readiness
 from controller.runtime.anchoring import Checkpointer, Sinks
 from controller.runtime.change_feed import ChangeFeed
 from controller.runtime.clock import SystemClock
+from controller.runtime.compaction import CompactionJob
 from controller.runtime.config_entries import FloorConfig
 from controller.runtime.dealers import Dealers
 from controller.runtime.floor_approvals import FloorMismatch
@@ -160,6 +161,8 @@ class FloorService:
         self.link_locks: LinkLocks | None = None
         self.change_feed: ChangeFeed | None = None
         self.retention: RetentionJob | None = None
+        # Closed gaming days moved into blocks, by the process that polls the tables.
+        self.compaction: CompactionJob | None = None
         self.checkpoints: Checkpointer | None = None
         self.self_check: SelfCheck | None = None
         # Game protection: every table's luck against the exact odds, off the poll path.
@@ -361,6 +364,17 @@ class FloorService:
                     interval_s=self.settings.retention_interval_s,
                 )
                 self.retention.start()
+            if self._retention_schedule and self.floor is not None:
+                memory = self._runtime.memory
+                self.compaction = CompactionJob(
+                    engine,
+                    link_ids=lambda: list(memory.states),
+                    calendar=self.settings.calendar,
+                    now_us=self.clock.now_us,
+                    first_run_s=self.settings.compaction_first_run_s,
+                    interval_s=self.settings.compaction_interval_s,
+                )
+                self.compaction.start()
             if self._protection:
                 memory = self._runtime.memory
                 settings = self.settings
@@ -398,6 +412,9 @@ class FloorService:
         retention, self.retention = self.retention, None
         if retention is not None:
             await retention.stop()
+        compaction, self.compaction = self.compaction, None
+        if compaction is not None:
+            await compaction.stop()
         locks, self.link_locks = self.link_locks, None
         if locks is not None:
             await locks.stop()  # no link taken over while stopping

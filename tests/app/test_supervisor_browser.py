@@ -4,6 +4,7 @@ that tells any other role it is not theirs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -131,9 +132,12 @@ async def test_a_rate_change_is_filed_with_the_directors_waiver(
         await file.click()
         await expect(page.locator("#file-result")).to_contain_text("Filed sub-")
         await shot(page, "supervisor-waiver-filed")
-        sid = await page.locator("#submissions tbody tr").first.get_attribute("data-id")
+        # The submission the page says it filed (the list below may not show it yet).
+        said = await page.locator("#file-result").inner_text()
+        found = re.search(r"Filed (sub-[\w-]+)", said)
+        assert found, said
         auditor = await headers_for(wf, Role.AUDITOR)
-        filed = (await http.get(f"/api/v1/submissions/{sid}", headers=auditor)).json()
+        filed = (await http.get(f"/api/v1/submissions/{found[1]}", headers=auditor)).json()
         assert filed["waiver"] == {
             "given_by": "J. Doe, Executive Director",
             "reference": "IGC letter 2026-114",

@@ -263,6 +263,14 @@ async def test_every_fault_at_once_on_a_busy_floor(store: LedgerStore, db_url: s
                 _, back = steps.pop(0)
                 wall.offset_us -= back
                 tally.faults["clock_step_back"] += 1
+                # Seen by the running controller's clock before anything else happens (a
+                # restart right after would start a clock that never knew the time before).
+                await wait_until(
+                    lambda: (
+                        sum(c.steps_back for c in tally.clocks) >= tally.faults["clock_step_back"]
+                    ),
+                    10.0,
+                )
             if restarts and share >= restarts[0]:
                 restarts.pop(0)
                 await stop_controller()

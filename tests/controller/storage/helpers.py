@@ -87,6 +87,7 @@ async def drop_guards(conn: AsyncConnection) -> None:
     if conn.dialect.name == "postgresql":
         for t in (
             "meter_entries",
+            "meter_blocks",
             "hits",
             "links",
             "anomalies",

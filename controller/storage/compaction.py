@@ -1,0 +1,87 @@
+"""Moving the ordinary entries of closed gaming days into blocks (``controller.storage.blocks``).
+
+One block a transaction: the block is written and the rows it holds are deleted together, so
+an entry is always in exactly one place. Only entries of days that have ended move (entries
+are written in time order, so no entry joins a closed day), a block never spans two gaming
+days (a day's history is read, reported and purged whole), and the newest rows of a day
+still open stay rows: the poll path writes rows and never waits on a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from controller.core.ledger import SealedEntry
+from controller.storage.blocks import BLOCK_KINDS, blockable
+from controller.storage.entries import ENTRIES, SEALED_COLUMNS
+from controller.storage.errors import Duplicate
+from controller.storage.unit_of_work import unit_of_work
+
+# Entries to a block: a busy link's hour or so. Large enough that the seal of each entry is
+# most of its size, small enough that reading one entry of a block costs a few milliseconds
+# and that one transaction holds SQLite's writer lock for a moment only.
+BLOCK_MOST = 8_192
+
+
+@dataclass(slots=True)
+class Compacted:
+    blocks: int = 0
+    entries: int = 0
+
+
+async def compact_link(
+    engine: AsyncEngine,
+    link_id: str,
+    *,
+    until_us: int,
+    day_end: Callable[[int], int],
+    most: int = BLOCK_MOST,
+    stop: Callable[[], bool] = lambda: False,
+) -> Compacted:
+    """Move the link's blockable rows older than ``until_us`` (the start of the gaming day
+    still open) into blocks, a block at a time, each within the gaming day that ``day_end``
+    (an entry's time -> the end of its gaming day) gives. ``stop`` is asked between blocks."""
+    done = Compacted()
+    after = 0
+    while not stop():
+        block: list[SealedEntry] = []
+        try:
+            async with unit_of_work(engine) as uow:
+                rows = [
+                    SealedEntry._make(r)
+                    for r in await uow.conn.execute(
+                        select(*SEALED_COLUMNS)
+                        .where(
+                            ENTRIES.c.link_id == link_id,
+                            ENTRIES.c.seq > after,
+                            ENTRIES.c.at_us < until_us,
+                            ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
+                        )
+                        .order_by(ENTRIES.c.seq)
+                        .limit(most)
+                    )
+                ]
+                if not rows:
+                    break
+                end = min(until_us, day_end(rows[0].at_us))
+                block = [e for e in rows if e.at_us < end and blockable(e)]
+                after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
+                if block:
+                    await uow.entries.add_block(block)
+                    moved = await uow.entries.remove_blocked(link_id, [e.seq for e in block])
+                    if moved != len(block):
+                        raise RuntimeError(
+                            f"link {link_id}: {moved} rows deleted for a block of "
+                            f"{len(block)} entries"
+                        )
+        except Duplicate:
+            # Another process (a standby) moved these first: nothing is lost, go on.
+            continue
+        if block:
+            done.blocks += 1
+            done.entries += len(block)
+    return done
