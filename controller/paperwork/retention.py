@@ -124,7 +124,7 @@ async def run_retention(
                 continue
             try:
                 manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
-            except MetersBroken as exc:
+            except (MetersBroken, HistoryMoved) as exc:
                 log.warning("retention: link %s skipped: %s", link_id, exc)
                 continue
             if manifest is not None:
@@ -159,6 +159,11 @@ class MetersBroken(StoreError):
     nothing is purged (the purge would seal a manifest it cannot vouch for)."""
 
 
+class HistoryMoved(StoreError):
+    """Entries to purge moved into a block after the purge read them (the compactor, at the
+    same time): nothing is purged now, the next run purges them."""
+
+
 @dataclass(slots=True)
 class _Removed:
     """What the manifest says of the entries a purge removes, taken one at a time as they
@@ -167,6 +172,7 @@ class _Removed:
     first: SealedEntry | None = None
     tail: SealedEntry | None = None
     last_at_us: int = 0
+    count: int = 0
     seals: Any = field(default_factory=hashlib.sha256)  # of the removed entries' seals
     corrections: list[str] = field(default_factory=list)
 
@@ -174,6 +180,7 @@ class _Removed:
         if self.first is None:
             self.first = e
         self.tail = e
+        self.count += 1
         self.last_at_us = max(self.last_at_us, e.at_us)
         self.seals.update(e.hash.encode())
         if e.correction_id:
@@ -220,6 +227,12 @@ async def _purge_link(
 
     async def purge(conn: Connection) -> None:
         counts["meter_entries"] = await stored.delete_entries_through(conn, link_id, last_seq)
+        if counts["meter_entries"] != removed.count:
+            # What the manifest seals is what was read: it must be what goes.
+            raise HistoryMoved(
+                f"link {link_id}: {removed.count} entries read up to entry {last_seq}, "
+                f"{counts['meter_entries']} there now; purged at the next run"
+            )
         counts["hits"] = await stored.delete_hits_before(
             conn, link_id, cutoff_us, kept_after_seq=last_seq
         )

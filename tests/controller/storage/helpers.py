@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
-from controller.core.ledger import SealedEntry
 from controller.core.reducer import HitClaim, TableConfig, TableReading
 from controller.runtime.links import LinkRuntime
-from controller.storage.blocks import BLOCK_KINDS, runs
-from controller.storage.entries import ENTRIES, SEALED_COLUMNS, Entries
+from controller.storage.compaction import compact_link
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
@@ -146,26 +143,14 @@ async def accept_hits_again(conn: AsyncConnection) -> None:
 async def compact(
     engine: AsyncEngine, link_id: str, *, most: int = 50, breaks: Sequence[int] = ()
 ) -> int:
-    """Move the link's ordinary entry rows into blocks as the compactor does, each block and
-    the deletion of the rows it took in one transaction: a block holds entries of one UTC day,
-    at most ``most`` of them, none on both sides of a moment of ``breaks``. The blocks made."""
-    async with engine.connect() as conn:
-        rows = await conn.execute(
-            select(*SEALED_COLUMNS)
-            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)))
-            .order_by(ENTRIES.c.seq)
-        )
-        entries = [SealedEntry._make(r) for r in rows]
+    """Move the link's ordinary entries into blocks with the compactor, every day closed: a
+    block holds at most ``most`` entries of one UTC day, and none on both sides of a moment
+    of ``breaks``. The blocks made."""
 
-    def stretch(e: SealedEntry) -> tuple[int, int]:
-        return e.at_us // DAY_US, bisect.bisect_right(breaks, e.at_us)
+    def day_end(at_us: int) -> int:
+        end = (at_us // DAY_US + 1) * DAY_US
+        later = breaks[bisect.bisect_right(breaks, at_us) :]
+        return min([end, *later[:1]])
 
-    made = 0
-    for _, day in itertools.groupby(entries, key=stretch):
-        for run in runs(day, most=most):
-            async with engine.begin() as conn:
-                stored = Entries(conn)
-                await stored.add_block(run)
-                assert await stored.remove_blocked(link_id, [e.seq for e in run]) == len(run)
-            made += 1
-    return made
+    done = await compact_link(engine, link_id, until_us=2**62, day_end=day_end, most=most)
+    return done.blocks

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import func, select
 
 from controller.core.games import Game
-from controller.core.ledger import GENESIS, seal
+from controller.core.ledger import GENESIS, SealedEntry, seal
 from controller.core.reducer import EntryKind, MeterEvent
 from controller.paperwork import reconciliation, record_views
 from controller.paperwork.corrections import CorrectionCategory, Corrections
@@ -31,6 +31,7 @@ from controller.storage.blocks import never_blocked
 from controller.storage.database import make_engine
 from controller.storage.entries import Entries
 from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow
+from controller.storage.papers import retention as stored_retention
 from controller.storage.papers.reconciliation import opening_units
 from controller.storage.protection import ProtectionRecords
 from controller.storage.store import LedgerStore
@@ -312,6 +313,35 @@ async def test_the_purge_keeps_whole_a_block_that_reaches_past_the_cut(
     assert held is not None and held > 0
     assert kept[:-1] == history[last:]
     assert kept[-1].kind == EntryKind.RETENTION_PURGE
+    report = await verify_ledger(store.engine, KEY)
+    assert report.ok, report.problems
+
+
+async def test_entries_moved_into_a_block_while_the_purge_reads_wait_for_the_next_run(
+    store: LedgerStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    now = _noon_now()
+    await _old_history(store, now)
+    read = stored_retention.entries_through
+
+    async def compacted_meanwhile(*args: Any) -> AsyncIterator[SealedEntry]:
+        async for e in read(*args):
+            yield e
+        # The compactor, at the same moment: the cut's day goes into one block.
+        await compact(store.engine, "old", most=1_000)
+
+    monkeypatch.setattr(stored_retention, "entries_through", compacted_meanwhile)
+    rt = LinkRuntime(store, FixedClock(now))
+    await rt.memory.load()
+    assert (await run_retention(rt, meter_years=5, integrity_years=1)).links == {}
+    assert "there now; purged at the next run" in caplog.text
+    async with store.engine.connect() as conn:
+        assert await conn.scalar(select(func.min(MeterEntryRow.seq))) == 1  # nothing went
+    monkeypatch.undo()
+    manifest = await _purge(store, now)
+    async with store.engine.connect() as conn:
+        first = await conn.scalar(select(func.min(MeterBlockRow.first_seq)))
+    assert first == manifest["last_seq"] + 1  # the block across the cut is kept whole
     report = await verify_ledger(store.engine, KEY)
     assert report.ok, report.problems
 
