@@ -112,10 +112,15 @@ async def run_retention(
             raise RetentionBusy("another process of this floor is purging now")
         await _periods_in_force(runtime, meter_years, integrity_years)
         now = runtime.memory.clock.now_us()
+        async with connected(runtime.memory.store.engine) as conn:
+            database_now = await stored.database_now_us(conn)
         report = RetentionReport(
             meter_years,
             integrity_years,
-            years_before(now, meter_years),
+            # The database refuses to remove what its own clock says is younger than the
+            # period: a controller's clock held ahead of it (at the newest recorded time)
+            # never asks it to.
+            min(years_before(now, meter_years), years_before(database_now, meter_years)),
             years_before(now, integrity_years),
         )
         for link_id in sorted(runtime.memory.states):

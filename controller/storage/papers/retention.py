@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Collection, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Delete, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Delete, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -93,6 +93,16 @@ async def change_period(conn: AsyncConnection, name: str, years: int) -> None:
 
 
 # ----------------------------------------------------------------------------- meter history
+
+
+async def database_now_us(conn: AsyncConnection) -> int:
+    """Now by the database's own clock, the one its guard of the retention period reads
+    (migration 0014), to the second."""
+    if conn.dialect.name == "postgresql":
+        q = text("SELECT (EXTRACT(EPOCH FROM now()) * 1000000)::bigint")
+    else:
+        q = text("SELECT CAST(strftime('%s', 'now') AS INTEGER) * 1000000")
+    return int(await conn.scalar(q) or 0)
 
 
 async def load_anchor(conn: AsyncConnection, link_id: str) -> LedgerAnchor | None:

@@ -346,6 +346,22 @@ async def test_entries_moved_into_a_block_while_the_purge_reads_wait_for_the_nex
     assert report.ok, report.problems
 
 
+async def test_a_clock_ahead_of_the_databases_purges_only_what_the_database_lets_go(
+    store: LedgerStore,
+) -> None:
+    now = _noon_now()
+    await _old_history(store, now)
+    await compact(store.engine, "old", most=3)
+    # The controller's clock two days ahead of the database's (held at a newest recorded
+    # time from a clock that ran fast): the database's own five-year mark bounds the cut.
+    ahead = time.time_ns() // 1_000 + 2 * DAY_US
+    manifest = await _purge(store, ahead)
+    assert manifest["last_at_us"] < years_before(time.time_ns() // 1_000, 5)
+    assert manifest["cutoff_us"] < years_before(ahead, 5)
+    report = await verify_ledger(store.engine, KEY)
+    assert report.ok, report.problems
+
+
 async def test_a_link_of_levels_purged_over_blocks_keeps_its_meters_and_commitment(
     store: LedgerStore, twin: LedgerStore
 ) -> None:
