@@ -243,6 +243,7 @@ EMPTY_DIGEST = hashlib.sha256().hexdigest()
 _REDUCING = frozenset(str(k) for k in REDUCING_KINDS)
 _AWARD_KIND = str(EntryKind.AWARD)
 _REF_FOR = {str(EntryKind.AWARD): 8, str(EntryKind.CORRECTION): 10}  # hit_id, correction_id
+_CONTRIBUTION_KIND = str(EntryKind.CONTRIBUTION)
 
 
 class ChainVerifier:
@@ -346,14 +347,18 @@ class ChainVerifier:
         link, seq, prev, meter = self.link_id, self.seq, self.prev_hash, self.meter
         fresh = _keyed(self.key).copy
         split = self.trail.meters is not None  # a link of levels: every move needs the trail
-        armed, mark = ARMED_KIND, METERS_MARK
+        armed, mark, moving = ARMED_KIND, METERS_MARK, _CONTRIBUTION_KIND
+        trail_split = self.trail.feed_split
         done = 0
         for row in rows:
             lid, s, at, kind, before, delta, after, t, h, a, c, expl, det, ph, hs = row
+            # A contribution of a link of levels moves its meters: checked here too, its seal
+            # first, then its meters (``feed_split``).
+            meters_move = kind == moving and (mark in det or (split and delta))
             if (
                 lid != link or s != seq + 1 or ph != prev or before != meter or delta < 0
                 or after != before + delta or h is not None or a is not None or c is not None
-                or (split and delta) or kind == armed or mark in det
+                or (not meters_move and ((split and delta) or mark in det)) or kind == armed
                 or US in kind or US in expl or US in det or US in ph
                 or (t is not None and (US in t or NULL_MARK in t))
             ):  # fmt: skip
@@ -367,6 +372,13 @@ class ChainVerifier:
                 )
                 m.update(sealed)
                 ok = m.hexdigest() == hs
+                if ok and meters_move:
+                    broken = trail_split(s, kind, before, delta, det)
+                    if broken is not None:
+                        self.seq, self.prev_hash, self.meter = seq, prev, meter
+                        self.count += done
+                        return self._fail(s, broken)
+                    split = True
                 if ok and digests:
                     for d in digests:
                         d.update(sealed)

@@ -25,6 +25,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,6 +38,8 @@ from controller.core.reducer.state import EntryKind
 ARMED_KIND = str(EntryKind.MYSTERY_ARMED)
 AWARD_KIND = str(EntryKind.AWARD)
 METERS_MARK = '"meters"'  # how a split entry's canonical details name its meters
+_METERS_OPEN = '"meters":{'
+_METER_PAIR = re.compile(r'"(L[0-9]+(?:\.reserve|\.overflow)?)":\[([0-9]+),(-?[0-9]+)\]')
 MYSTERY_MARK = '"mystery"'
 
 
@@ -147,6 +150,20 @@ class MeterTrail:
             or METERS_MARK in details
             or (kind == AWARD_KIND and MYSTERY_MARK in details)
         )
+
+    def feed_split(self, seq: int, kind: str, before: int, delta: int, details: str) -> str | None:
+        """``feed`` for an entry that only moves meters (a contribution of a link of levels),
+        its details as the ledger sealed them: canonical JSON, whose ``"meters"`` object holds
+        nothing but ``"key":[before,units]`` pairs, read here without decoding the rest. Call
+        it only after the entry's seal is checked (the text is then the controller's)."""
+        i = details.find(_METERS_OPEN)
+        j = details.find("}", i)
+        if i < 0 or j < 0 or kind in (ARMED_KIND, AWARD_KIND):
+            return self.feed(seq, kind, before, delta, details)
+        pairs = _METER_PAIR.findall(details, i, j)
+        if len(pairs) != details.count("[", i, j):  # not as the ledger writes them
+            return self.feed(seq, kind, before, delta, details)
+        return self._split(seq, before, delta, {k: (int(w), int(u)) for k, w, u in pairs})
 
     def feed(self, seq: int, kind: str, before: int, delta: int, details: str) -> str | None:
         """One entry (``before``/``delta`` the pool's total); what is wrong with it, if

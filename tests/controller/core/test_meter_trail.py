@@ -130,30 +130,33 @@ def test_a_reveal_repeated_is_caught() -> None:
     assert v.problem is not None and v.problem.seq == second + 1
 
 
-def test_a_split_that_does_not_add_up_is_caught() -> None:
+@pytest.mark.parametrize("many", [False, True])  # entry by entry, and a batch's fast path
+def test_a_split_that_does_not_add_up_is_caught(many: bool) -> None:
     events = played().events
     c = index_of(events, K.CONTRIBUTION)
     forged = rewritten(
         events, c, lambda d: d["meters"]["L2"].__setitem__(1, d["meters"]["L2"][1] + 1)
     )
-    v = walk(sealed(forged))
+    v = walk(sealed(forged), many=many)
     assert v.problem is not None and v.problem.seq == c + 1
     assert "move by" in v.problem.what and "its delta is" in v.problem.what
 
 
-def test_a_meter_that_does_not_continue_is_caught_naming_it() -> None:
+@pytest.mark.parametrize("many", [False, True])  # entry by entry, and a batch's fast path
+def test_a_meter_that_does_not_continue_is_caught_naming_it(many: bool) -> None:
     events = played().events
     c = index_of(events, K.CONTRIBUTION, 1)
 
     def shift(d: dict[str, Any]) -> None:  # L1's before raised: its moves still add up
         d["meters"]["L1"][0] += 7
 
-    v = walk(sealed(rewritten(events, c, shift)))
+    v = walk(sealed(rewritten(events, c, shift)), many=many)
     assert v.problem is not None and v.problem.seq == c + 1
     assert v.problem.what.startswith("meter L1 starts from")
 
 
-def test_a_meter_below_zero_is_caught() -> None:
+@pytest.mark.parametrize("many", [False, True])  # entry by entry, and a batch's fast path
+def test_a_meter_below_zero_is_caught(many: bool) -> None:
     events = played().events
     c = index_of(events, K.CONTRIBUTION)
 
@@ -161,7 +164,7 @@ def test_a_meter_below_zero_is_caught() -> None:
         d["meters"]["L1.reserve"] = [0, -5]
         d["meters"]["L1"][1] += 5
 
-    v = walk(sealed(rewritten(events, c, drain)))
+    v = walk(sealed(rewritten(events, c, drain)), many=many)
     assert v.problem is not None and "L1.reserve goes below zero" in v.problem.what
 
 
