@@ -125,8 +125,15 @@ def db_kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def db_url(db_kind: str, tmp_path: Path) -> AsyncIterator[str]:
     """An empty, migrated database of each kind, as a SQLAlchemy URL."""
-    if db_kind == "sqlite":
-        path = tmp_path / "progressive.db"
+    async with empty_database(db_kind, tmp_path / "progressive.db") as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def empty_database(kind: str, path: Path) -> AsyncIterator[str]:
+    """An empty, migrated database of ``kind`` as a SQLAlchemy URL: SQLite's the file
+    ``path``, PostgreSQL's a schema of its own, dropped after."""
+    if kind == "sqlite":
         await _SQLITE.copy_to(path)
         yield f"sqlite+aiosqlite:///{path}"
         return

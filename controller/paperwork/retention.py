@@ -5,6 +5,8 @@
 older than the period in force (the database refuses anything younger, but the job never asks),
 and seals a manifest of what it removed (counts, ranges, the removed entries' seals) into the
 link's own chain, which then resumes at a ledger anchor, so ``ledger verify`` stays whole.
+The history is read from its rows and its blocks of closed days alike, and a block is removed
+whole or kept whole: the manifest is the one the same entries kept as rows would give.
 A period can be set longer than the regulations ask, never shorter, and once in force it can
 only lengthen.
 """
@@ -14,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from controller.core import reducer
+from controller.core.ledger import SealedEntry
 from controller.core.meter_trail import MeterTrail, TrailState
 from controller.paperwork.links import Links
 from controller.rules.meter_records import check_retention_not_shortened, check_retention_years
@@ -109,10 +113,15 @@ async def run_retention(
             raise RetentionBusy("another process of this floor is purging now")
         await _periods_in_force(runtime, meter_years, integrity_years)
         now = runtime.memory.clock.now_us()
+        async with connected(runtime.memory.store.engine) as conn:
+            database_now = await stored.database_now_us(conn)
         report = RetentionReport(
             meter_years,
             integrity_years,
-            years_before(now, meter_years),
+            # The database refuses to remove what its own clock says is younger than the
+            # period: a controller's clock held ahead of it (at the newest recorded time)
+            # never asks it to.
+            min(years_before(now, meter_years), years_before(database_now, meter_years)),
             years_before(now, integrity_years),
         )
         for link_id in sorted(runtime.memory.states):
@@ -121,7 +130,7 @@ async def run_retention(
                 continue
             try:
                 manifest = await _purge_link(runtime, link_id, report.meter_cutoff_us, actor)
-            except MetersBroken as exc:
+            except (MetersBroken, HistoryMoved) as exc:
                 log.warning("retention: link %s skipped: %s", link_id, exc)
                 continue
             if manifest is not None:
@@ -156,27 +165,80 @@ class MetersBroken(StoreError):
     nothing is purged (the purge would seal a manifest it cannot vouch for)."""
 
 
+class HistoryMoved(StoreError):
+    """Entries to purge moved into a block after the purge read them (the compactor, at the
+    same time): nothing is purged now, the next run purges them."""
+
+
+@dataclass(slots=True)
+class _Removed:
+    """What the manifest says of the entries a purge removes, taken one at a time as they
+    are read (a first purge of years of history is never in memory at once)."""
+
+    first: SealedEntry | None = None
+    tail: SealedEntry | None = None
+    last_at_us: int = 0
+    count: int = 0
+    seals: Any = field(default_factory=hashlib.sha256)  # of the removed entries' seals
+    corrections: list[str] = field(default_factory=list)
+
+    def take(self, e: SealedEntry) -> None:
+        if self.first is None:
+            self.first = e
+        self.tail = e
+        self.count += 1
+        self.last_at_us = max(self.last_at_us, e.at_us)
+        self.seals.update(e.hash.encode())
+        if e.correction_id:
+            self.corrections.append(e.correction_id)
+
+
 async def _purge_link(
     runtime: Links, link_id: str, cutoff_us: int, actor: str
 ) -> dict[str, Any] | None:
+    removed = _Removed()
     async with connected(runtime.memory.store.engine) as conn:
         anchor = await stored.load_anchor(conn, link_id)
+        after = anchor.seq if anchor else 0
         young = await stored.first_seq_from(conn, link_id, cutoff_us)
         last_seq = young - 1 if young is not None else await stored.last_seq(conn, link_id)
-        if last_seq is None or last_seq <= (anchor.seq if anchor else 0):
+        if last_seq is None or last_seq <= after:
             return None
-        removed = await stored.entries_through(conn, link_id, last_seq)
-        if not removed:
+        # A block of a closed day goes whole or stays whole: the cut goes back to before one
+        # that reaches past it, and a little more than the period is kept (68 IAC 10-6-5(d)
+        # asks for at least five years).
+        last_seq = await stored.whole_blocks_through(conn, link_id, last_seq)
+        if last_seq <= after:
             return None
-        levels = await _levels_at(conn, link_id, anchor, last_seq)
-    seals = hashlib.sha256("".join(r.hash for r in removed).encode()).hexdigest()
-    tail = removed[-1]
-    purged_corrections = [r.correction_id for r in removed if r.correction_id]
+        trail = await _trail(conn, link_id, anchor)
+        async with aclosing(stored.entries_through(conn, link_id, after, last_seq)) as entries:
+            async for e in entries:
+                removed.take(e)
+                if trail is None:
+                    continue
+                broken = trail.feed(e.seq, e.kind, e.meter_before_units, e.delta_units, e.details)
+                if broken is not None:
+                    raise MetersBroken(
+                        f"link {link_id}, entry {e.seq}: {broken}; nothing purged "
+                        "(see ledger verify)"
+                    )
+    first, tail = removed.first, removed.tail
+    if first is None or tail is None:
+        return None
+    levels = {} if trail is None else TrailState(trail.meters, trail.armed).manifest()
+    seals = removed.seals.hexdigest()
+    purged_corrections = removed.corrections
     counts: dict[str, int] = {}
     documents: list[str] = []
 
     async def purge(conn: Connection) -> None:
         counts["meter_entries"] = await stored.delete_entries_through(conn, link_id, last_seq)
+        if counts["meter_entries"] != removed.count:
+            # What the manifest seals is what was read: it must be what goes.
+            raise HistoryMoved(
+                f"link {link_id}: {removed.count} entries read up to entry {last_seq}, "
+                f"{counts['meter_entries']} there now; purged at the next run"
+            )
         counts["hits"] = await stored.delete_hits_before(
             conn, link_id, cutoff_us, kept_after_seq=last_seq
         )
@@ -205,12 +267,12 @@ async def _purge_link(
         await stored.write_anchor(conn, link_id, new_anchor, replacing=anchor is not None)
 
     manifest: dict[str, Any] = {
-        "first_seq": removed[0].seq,
+        "first_seq": first.seq,
         "last_seq": tail.seq,
-        "first_at_us": removed[0].at_us,
-        "last_at_us": max(r.at_us for r in removed),
+        "first_at_us": first.at_us,
+        "last_at_us": removed.last_at_us,
         "cutoff_us": cutoff_us,
-        "first_prev_hash": removed[0].prev_hash,
+        "first_prev_hash": first.prev_hash,
         "last_hash": tail.hash,
         "meter_units_at_anchor": tail.meter_after_units,
         "seals_sha256": seals,
@@ -243,27 +305,16 @@ async def _purge_link(
     return manifest
 
 
-async def _levels_at(
-    conn: Connection, link_id: str, anchor: LedgerAnchor | None, last_seq: int
-) -> dict[str, Any]:
-    """The meters and mystery commitments of a link of levels after entry ``last_seq``, from
-    where the previous purge left them (nothing for a classic link, nor when a purge from
-    before meters were kept left them unknown)."""
+async def _trail(conn: Connection, link_id: str, anchor: LedgerAnchor | None) -> MeterTrail | None:
+    """What follows the meters of a link's levels from where the previous purge left them
+    (None: a purge from before meters were kept left them unknown)."""
     start: TrailState | None = TrailState()
     if anchor is not None:
         manifest = await stored.purge_manifest(conn, link_id, anchor.seq)
         start = None if manifest is None else TrailState.from_manifest(manifest)
         if start is None:
-            return {}
-    trail = MeterTrail(link_id, start, total=anchor.meter_units if anchor else 0)
-    async for rows in stored.entry_moves(conn, link_id, anchor.seq if anchor else 0, last_seq):
-        for seq, kind, before, delta, details in rows:
-            broken = trail.feed(seq, kind, before, delta, details)
-            if broken is not None:
-                raise MetersBroken(
-                    f"link {link_id}, entry {seq}: {broken}; nothing purged (see ledger verify)"
-                )
-    return TrailState(trail.meters, trail.armed).manifest()
+            return None
+    return MeterTrail(link_id, start, total=anchor.meter_units if anchor else 0)
 
 
 async def _purge_integrity(runtime: Links, cutoff_us: int, actor: str) -> dict[str, Any]:

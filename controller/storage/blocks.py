@@ -73,6 +73,15 @@ def blockable(e: SealedEntry) -> bool:
     )
 
 
+def never_blocked(kinds: Iterable[str]) -> list[str]:
+    """``kinds`` as a query of rows alone names them: refused when a block may hold one, as
+    such a query would miss the entries of closed days."""
+    names = sorted(str(k) for k in kinds)
+    if not BLOCK_KINDS.isdisjoint(names):
+        raise ValueError(f"{names}: blocks hold entries of these kinds; read rows and blocks")
+    return names
+
+
 def encode(entries: Sequence[SealedEntry]) -> tuple[bytes, BlockRange]:
     """One link's entries, in sequence order, as a block's bytes and range."""
     if not entries:

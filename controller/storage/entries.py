@@ -6,16 +6,26 @@ database rows.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
+from contextlib import AsyncExitStack, aclosing
+from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import and_, func, or_, select, tuple_
+from sqlalchemy import Select, and_, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
 
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, SealedEntry
 from controller.core.reducer import EntryKind
 from controller.core.reducer.conservation import entry_details
-from controller.storage.blocks import BLOCK_FORM, BLOCK_KINDS, BlockRange, decode, encode
+from controller.storage.blocks import (
+    BLOCK_FORM,
+    BLOCK_KINDS,
+    BlockRange,
+    decode,
+    encode,
+    never_blocked,
+)
 from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow, table_of
 
 __all__ = [
@@ -27,6 +37,8 @@ __all__ = [
     "SEALED_COLUMNS",
     "TAKING_EFFECT",
     "Entries",
+    "Stretch",
+    "entry_of",
 ]
 
 # The Core table: a list of parameters becomes one executemany (one prepared statement,
@@ -35,6 +47,7 @@ ENTRIES = table_of(MeterEntryRow)
 BLOCKS = table_of(MeterBlockRow)
 SEALED_COLUMNS = [ENTRIES.c[c] for c in ENTRY_COLUMNS]  # what a SealedEntry is read from
 _SEALS_PER_QUERY = 500
+BATCH = 2_000  # rows a streamed read takes from the database at a time
 # A hit's entries carry the hit's own time; a minute's margin costs nothing on the index.
 _HIT_ENTRY_WITHIN_US = 60_000_000
 
@@ -65,8 +78,73 @@ TAKING_EFFECT = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stretch:
+    """Which of one link's entries a read wants: those after ``after_seq`` and through
+    ``through_seq``, made in ``[since_us, until_us)``, of ``kinds``, and with ``reductions``
+    only those that lowered the meter (a bound of None: none). The one test, put to a row in
+    SQL (``rows``) and to an entry of a block in Python (``holds``)."""
+
+    link_id: str
+    after_seq: int = 0
+    through_seq: int | None = None
+    since_us: int | None = None
+    until_us: int | None = None
+    kinds: frozenset[str] | None = None
+    reductions: bool = False
+
+    def rows(self) -> list[ColumnElement[bool]]:
+        c = ENTRIES.c
+        out = [c.link_id == self.link_id, c.seq > self.after_seq]
+        if self.through_seq is not None:
+            out.append(c.seq <= self.through_seq)
+        if self.since_us is not None:
+            out.append(c.at_us >= self.since_us)
+        if self.until_us is not None:
+            out.append(c.at_us < self.until_us)
+        if self.kinds is not None:
+            out.append(c.kind.in_(sorted(self.kinds)))
+        if self.reductions:
+            out.append(c.delta_units < 0)
+        return out
+
+    @property
+    def in_blocks(self) -> bool:
+        """May a block hold an entry wanted? None holds a reduction, nor an entry of a kind
+        outside ``BLOCK_KINDS`` (``blocks.blockable``)."""
+        return not self.reductions and (
+            self.kinds is None or not BLOCK_KINDS.isdisjoint(self.kinds)
+        )
+
+    def blocks(self) -> list[ColumnElement[bool]]:
+        """The blocks that may hold an entry wanted, by what their rows say of them."""
+        c = BLOCKS.c
+        out = [c.link_id == self.link_id, c.last_seq > self.after_seq]
+        if self.through_seq is not None:
+            out.append(c.first_seq <= self.through_seq)
+        if self.since_us is not None:
+            out.append(c.last_at_us >= self.since_us)
+        if self.until_us is not None:
+            out.append(c.first_at_us < self.until_us)
+        return out
+
+    def holds(self, e: SealedEntry) -> bool:
+        return (
+            e.seq > self.after_seq
+            and (self.through_seq is None or e.seq <= self.through_seq)
+            and (self.since_us is None or e.at_us >= self.since_us)
+            and (self.until_us is None or e.at_us < self.until_us)
+            and (self.kinds is None or e.kind in self.kinds)
+            and (not self.reductions or e.delta_units < 0)
+        )
+
+
 class Entries:
-    """The meter history, read and appended through one connection."""
+    """The meter history, read and appended through one connection.
+
+    An entry is a row or in a block of a closed day (``controller.storage.blocks``): a read
+    of entries of any kind takes both (``read``, ``stream``); a read by a kind no block holds
+    (a hit's, a change's, a purge's) takes rows alone, and says so (``never_blocked``)."""
 
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
@@ -145,46 +223,149 @@ class Entries:
         return out
 
     async def stream(
-        self, link_id: str, after_seq: int, *, limit: int | None = None
-    ) -> AsyncIterator[SealedEntry]:
-        """All the link's entries after ``after_seq`` (or the first ``limit`` of them), in
-        order, read as they are used: the rows and the blocks of closed days, merged."""
-        q = (
-            select(*SEALED_COLUMNS)
-            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.seq > after_seq)
-            .order_by(ENTRIES.c.seq)
-        )
-        rows = await self.conn.stream(q if limit is None else q.limit(limit))
-        blocks = self.blocks_after(link_id, after_seq)
-        n = 0
-        async for e in merged(rows, blocks):
-            if e.seq <= after_seq:
-                continue
-            yield e
-            n += 1
-            if limit is not None and n >= limit:
-                break
-        await rows.close()
+        self,
+        link_id: str,
+        after_seq: int,
+        *,
+        limit: int | None = None,
+        through_seq: int | None = None,
+    ) -> AsyncGenerator[SealedEntry]:
+        """All the link's entries after ``after_seq`` (through ``through_seq``, or the first
+        ``limit`` of them), in order, read as they are used: the rows and the blocks of closed
+        days, merged."""
+        stretch = Stretch(link_id=link_id, after_seq=after_seq, through_seq=through_seq)
+        async with aclosing(self.read(select(*SEALED_COLUMNS), stretch, limit=limit)) as lines:
+            async for batch in lines:
+                for r in batch:
+                    yield entry_of(r)
 
-    async def blocks_after(self, link_id: str, after_seq: int) -> AsyncIterator[SealedEntry]:
-        """The entries of the link's blocks that end after ``after_seq``, in order, a block
-        read at a time."""
-        cursor = after_seq
+    async def read(
+        self,
+        q: Select[*tuple[Any, ...]],
+        stretch: Stretch,
+        *,
+        shape: Callable[[SealedEntry], Sequence[Any]] | None = None,
+        limit: int | None = None,
+        batch: int = BATCH,
+    ) -> AsyncGenerator[list[Sequence[Any]]]:
+        """The entries ``stretch`` wants, in sequence order, in batches of about ``batch``:
+        the rows ``q`` selects (its first two columns a row's link and sequence number, as in
+        ``SEALED_COLUMNS``; filtered and ordered here), and between them the entries of the
+        link's blocks made rows of the same columns by ``shape``. By default an entry of a
+        block is its own columns and NULL for each further one: it names no hit, anomaly or
+        correction, so what ``q`` joins on them finds nothing, as for such a row. Rows are
+        streamed and blocks read one at a time: the memory of a batch and a block, however
+        long the stretch."""
+        if shape is None:
+            pad = (None,) * (len(q.selected_columns) - len(SEALED_COLUMNS))
+            shape = _as_row(pad)
+        q = q.where(*stretch.rows()).order_by(ENTRIES.c.seq)
+        if limit is not None:
+            q = q.limit(limit)
+            batch = min(batch, limit)
+        async with AsyncExitStack() as stack:
+            rows = await self.conn.stream(q.execution_options(yield_per=batch))
+            stack.push_async_callback(rows.close)
+            # Each generator is closed here, not left to the collector, when the read stops.
+            blocks = await stack.enter_async_context(aclosing(self.blocks_after(stretch)))
+            parts = await stack.enter_async_context(
+                aclosing(cast(AsyncGenerator[Sequence[Any]], rows.partitions()))
+            )
+            lines = await stack.enter_async_context(aclosing(merged(parts, blocks, shape)))
+            out = await stack.enter_async_context(aclosing(_rebatched(lines, batch)))
+            n = 0
+            async for chunk in out:
+                if limit is not None and n + len(chunk) >= limit:
+                    yield chunk[: limit - n]
+                    return
+                n += len(chunk)
+                yield chunk
+
+    async def blocks_after(self, stretch: Stretch) -> AsyncGenerator[list[SealedEntry]]:
+        """The entries of the link's blocks that ``stretch`` wants, in order, a block read at
+        a time (each block's wanted, when it has any; nothing read when no block can hold
+        one)."""
+        if not stretch.in_blocks:
+            return
+        c = BLOCKS.c
+        link = c.link_id == stretch.link_id
+        # A link's blocks do not reach into one another, and an entry's time never goes back
+        # along a chain: no block before the last to start at or before ``after_seq``, nor
+        # before the last to start before ``since_us``, holds an entry wanted.
+        floor = await self.conn.scalar(
+            select(func.max(c.first_seq)).where(link, c.first_seq <= stretch.after_seq)
+        )
+        floor = stretch.after_seq + 1 if floor is None else floor
+        if stretch.since_us is not None:
+            started = await self.conn.scalar(
+                select(c.first_seq)
+                .where(link, c.first_at_us < stretch.since_us)
+                .order_by(c.first_at_us.desc(), c.first_seq.desc())
+                .limit(1)
+            )
+            floor = max(floor, started or 0)
         while True:
             row = (
                 await self.conn.execute(
-                    select(BLOCKS.c.first_seq, BLOCKS.c.body)
-                    .where(BLOCKS.c.link_id == link_id, BLOCKS.c.last_seq > cursor)
-                    .order_by(BLOCKS.c.first_seq)
+                    select(c.first_seq, c.body)
+                    .where(*stretch.blocks(), c.first_seq >= floor)
+                    .order_by(c.first_seq)
                     .limit(1)
                 )
             ).one_or_none()
             if row is None:
                 return
-            block = decode(link_id, row.body)
-            for e in block:
-                yield e
-            cursor = max(cursor, block[-1].seq if block else row.first_seq)
+            entries = decode(stretch.link_id, row.body)
+            wanted = [e for e in entries if stretch.holds(e)]
+            if wanted:
+                yield wanted
+            if stretch.until_us is not None and entries and entries[-1].at_us >= stretch.until_us:
+                return  # the blocks after it are later still
+            floor = row.first_seq + 1
+
+    async def first_at(self, link_id: str, at_us: int) -> int | None:
+        """The sequence number of the link's first entry made at or after ``at_us``, if any
+        (an entry's time never goes back along a chain: in time order, it is the first)."""
+        c = ENTRIES.c
+        seq: int | None = await self.conn.scalar(
+            select(c.seq)
+            .where(c.link_id == link_id, c.at_us >= at_us)
+            .order_by(c.at_us, c.seq)
+            .limit(1)
+        )
+        before = Stretch(
+            link_id=link_id, since_us=at_us, through_seq=None if seq is None else seq - 1
+        )
+        async with aclosing(self.blocks_after(before)) as blocks:
+            async for entries in blocks:
+                return entries[0].seq
+        return seq
+
+    async def last_before(self, link_id: str, at_us: int) -> SealedEntry | None:
+        """The link's last entry made before ``at_us``, if any."""
+        c, b = ENTRIES.c, BLOCKS.c
+        row = (
+            await self.conn.execute(
+                select(*SEALED_COLUMNS)
+                .where(c.link_id == link_id, c.at_us < at_us)
+                .order_by(c.seq.desc())
+                .limit(1)
+            )
+        ).one_or_none()
+        last = None if row is None else SealedEntry._make(row)
+        # The block that holds the last entry before ``at_us``, if one does, is the last to
+        # start before it.
+        body = await self.conn.scalar(
+            select(b.body)
+            .where(b.link_id == link_id, b.first_at_us < at_us)
+            .order_by(b.first_at_us.desc(), b.first_seq.desc())
+            .limit(1)
+        )
+        if body is not None:
+            for e in reversed(decode(link_id, body)):
+                if e.at_us < at_us:
+                    return e if last is None or e.seq > last.seq else last
+        return last
 
     async def _from_blocks(
         self, pairs: Sequence[tuple[str, int]]
@@ -266,7 +447,7 @@ class Entries:
                     ENTRIES.c.at_us >= at_us,
                     ENTRIES.c.at_us <= at_us + _HIT_ENTRY_WITHIN_US,
                     ENTRIES.c.hit_id == hit_id,
-                    ENTRIES.c.kind.in_([str(k) for k in kinds]),
+                    ENTRIES.c.kind.in_(never_blocked(kinds)),
                 )
                 .order_by(ENTRIES.c.seq)
                 .limit(1)
@@ -348,7 +529,7 @@ class Entries:
         details hold, as JSON reads it (None: no such entry)."""
         details = await self.conn.scalar(
             select(ENTRIES.c.details)
-            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.kind.in_([str(k) for k in kinds]))
+            .where(ENTRIES.c.link_id == link_id, ENTRIES.c.kind.in_(never_blocked(kinds)))
             .order_by(ENTRIES.c.seq.desc())
             .limit(1)
         )
@@ -416,7 +597,7 @@ class Entries:
             .where(
                 ENTRIES.c.link_id == link_id,
                 ENTRIES.c.table_id == table_id,
-                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+                ENTRIES.c.kind.in_(never_blocked(kinds)),
             )
             .order_by(ENTRIES.c.seq.desc())
             .limit(1)
@@ -427,7 +608,7 @@ class Entries:
         seq: int | None = await self.conn.scalar(
             select(func.max(ENTRIES.c.seq)).where(
                 ENTRIES.c.link_id == link_id,
-                ENTRIES.c.kind.in_([str(k) for k in kinds]),
+                ENTRIES.c.kind.in_(never_blocked(kinds)),
             )
         )
         return seq
@@ -438,7 +619,7 @@ class Entries:
             .select_from(ENTRIES)
             .where(
                 ENTRIES.c.link_id == link_id,
-                ENTRIES.c.kind == str(kind),
+                ENTRIES.c.kind.in_(never_blocked([kind])),
                 ENTRIES.c.seq > after_seq,
             )
         )
@@ -471,21 +652,65 @@ def _demonstration(details: str) -> bool:
     return entry_details(details).get("demonstration") is True
 
 
-async def merged(rows: Any, blocks: AsyncIterator[SealedEntry]) -> AsyncIterator[SealedEntry]:
-    """Entry rows (a streamed result of ``SEALED_COLUMNS``) and blocks' entries, each in
-    sequence order, as one sequence in order."""
-    row_it = rows.__aiter__()
-    block_it = blocks.__aiter__()
-    r = await _next(row_it)
-    b = await _next(block_it)
+async def merged(
+    rows: AsyncIterator[Sequence[Any]],
+    blocks: AsyncIterator[list[SealedEntry]],
+    shape: Callable[[SealedEntry], Sequence[Any]],
+) -> AsyncGenerator[Sequence[Sequence[Any]]]:
+    """Batches of a link's entry rows (their sequence number second, as in
+    ``SEALED_COLUMNS``) and of its blocks' entries (made rows by ``shape``), each in sequence
+    order, as batches of one sequence in order."""
+    r: Sequence[Any] | None = await _next(rows)
+    b: list[SealedEntry] | None = await _next(blocks)
+    i = j = 0
     while r is not None or b is not None:
-        if b is None or (r is not None and r[1] < b.seq):
+        if b is None:
             assert r is not None
-            yield SealedEntry._make(r)
-            r = await _next(row_it)
+            yield r[i:] if i else r
+            r, i = await _next(rows), 0
+        elif r is None:
+            yield [shape(e) for e in b[j:]]
+            b, j = await _next(blocks), 0
         else:
-            yield b
-            b = await _next(block_it)
+            out: list[Sequence[Any]] = []
+            while i < len(r) and j < len(b):
+                if r[i][1] < b[j].seq:
+                    out.append(r[i])
+                    i += 1
+                else:
+                    out.append(shape(b[j]))
+                    j += 1
+            if out:
+                yield out
+            if i == len(r):
+                r, i = await _next(rows), 0
+            if j == len(b):
+                b, j = await _next(blocks), 0
+
+
+async def _rebatched(batches: AsyncIterator[Sequence[Any]], size: int) -> AsyncGenerator[list[Any]]:
+    """``batches`` as batches of at least ``size`` (the last: what is left), so that rows
+    between blocks do not come one batch each."""
+    out: list[Any] = []
+    async for b in batches:
+        out.extend(b)
+        if len(out) >= size:
+            yield out
+            out = []
+    if out:
+        yield out
+
+
+def entry_of(row: Sequence[Any]) -> SealedEntry:
+    """An entry that ``Entries.read`` gave as a row of ``SEALED_COLUMNS`` (one of a block's
+    comes as it is)."""
+    return row if isinstance(row, SealedEntry) else SealedEntry._make(row)
+
+
+def _as_row(pad: tuple[None, ...]) -> Callable[[SealedEntry], Sequence[Any]]:
+    if not pad:
+        return lambda e: e
+    return lambda e: (*e, *pad)
 
 
 async def _next(it: Any) -> Any:

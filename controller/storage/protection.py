@@ -3,7 +3,8 @@
 What the watch reads (``seen_after``): the entries of a link's history that record side bets
 (contributions, registered bets) and hits, each hit with its claim's seat, hand and cards,
 in the order of the chain, a batch at a time. Where to start (``first_seq_at``): the first
-entry at or after a moment, found by halving the chain (its times never go back).
+entry at or after a moment (its times never go back along a chain). Side bets are read from
+rows and from the blocks of closed days alike (``Entries.read``); hits are rows alone.
 
 Its alerts are records (``protection_alerts``, ``protection_alert_closings``): written once,
 never edited (the database refuses it, migration 0012). The same alert raised by two
@@ -15,13 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Executable, Table, func, select
+from sqlalchemy import Executable, Table, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from controller.core.ledger import SealedEntry
 from controller.storage.audit import write_audit
 from controller.storage.codec import cards_of
+from controller.storage.entries import Entries, Stretch
 from controller.storage.handles import Database
 from controller.storage.models import (
     HitRow,
@@ -45,6 +48,7 @@ CLOSINGS = table_of(ProtectionAlertClosingRow)
 # The kinds of entry that record side bets, and those that record a hit.
 BET_KINDS = ("contribution", "bets_registered")
 HIT_KINDS = ("award", "paid_at_table", "hit_refused")
+_SEEN_KINDS = frozenset((*BET_KINDS, *HIT_KINDS))
 
 
 class SeenRow(NamedTuple):
@@ -104,6 +108,15 @@ _ALERT = columns(
 )  # fmt: skip
 
 
+def _seen_row(e: SealedEntry) -> tuple[Any, ...]:
+    """An entry of a block as ``seen_after`` selects a row: it names no hit."""
+    return (e.link_id, e.seq, e.at_us, e.kind, e.table_id, None, e.details, *(None,) * 5)
+
+
+def _bet_row(e: SealedEntry) -> tuple[Any, ...]:
+    return (e.link_id, e.seq, e.table_id, e.details)
+
+
 def _insert_once(conn: AsyncConnection, table: Table, rows: Sequence[dict[str, Any]]) -> Executable:
     if conn.dialect.name == "postgresql":
         return pg_insert(table).values(rows).on_conflict_do_nothing()
@@ -137,16 +150,11 @@ class ProtectionRecords:
             )
             .select_from(e)
             .outerjoin(h, h.hit_id == e.hit_id)
-            .where(
-                e.link_id == link_id,
-                e.seq > after_seq,
-                e.kind.in_((*BET_KINDS, *HIT_KINDS)),
-            )
-            .order_by(e.seq)
-            .limit(limit)
         )
+        stretch = Stretch(link_id=link_id, after_seq=after_seq, kinds=_SEEN_KINDS)
         async with connected(self.engine) as conn:
-            rows = (await conn.execute(statement)).all()
+            lines = Entries(conn).read(statement, stretch, shape=_seen_row, limit=limit)
+            rows = [r async for batch in lines for r in batch]
         return [SeenRow._make((*r[:9], cards_of(r[9] or ""), *r[10:])) for r in rows]
 
     async def bets_in(
@@ -154,18 +162,19 @@ class ProtectionRecords:
     ) -> list[tuple[str, str]]:
         """(table id, details) of every entry of side bets in ``[since_us, until_us)``."""
         e = MeterEntryRow
+        statement = select(e.link_id, e.seq, e.table_id, e.details)
         out: list[tuple[str, str]] = []
         async with connected(self.engine) as conn:
+            entries = Entries(conn)
             for link_id in link_ids:
-                rows = await conn.execute(
-                    select(e.table_id, e.details).where(
-                        e.link_id == link_id,
-                        e.at_us >= since_us,
-                        e.at_us < until_us,
-                        e.kind.in_(BET_KINDS),
-                    )
+                stretch = Stretch(
+                    link_id=link_id,
+                    since_us=since_us,
+                    until_us=until_us,
+                    kinds=frozenset(BET_KINDS),
                 )
-                out += [(r[0], r[1]) for r in rows if r[0] is not None]
+                async for rows in entries.read(statement, stretch, shape=_bet_row):
+                    out += [(r[2], r[3]) for r in rows if r[2] is not None]
         return out
 
     async def paid_in(
@@ -187,42 +196,18 @@ class ProtectionRecords:
     async def head(self, link_id: str) -> int:
         """The link's last sequence number (0: no history)."""
         async with connected(self.engine) as conn:
-            value = await conn.scalar(
-                select(func.max(MeterEntryRow.seq)).where(MeterEntryRow.link_id == link_id)
-            )
-        return int(value or 0)
+            ends = await Entries(conn).ends([link_id])
+        return ends.get(link_id, 0)
 
     async def first_seq_at(self, link_id: str, at_us: int) -> int:
-        """The sequence number before the link's first entry at or after ``at_us`` (an entry's
-        time never goes back along a chain: halving finds it in a few reads)."""
-        e = MeterEntryRow
+        """The sequence number before the link's first entry at or after ``at_us`` (the last
+        when none is; 0: no history)."""
         async with connected(self.engine) as conn:
-            row = (
-                await conn.execute(
-                    select(func.min(e.seq), func.max(e.seq)).where(e.link_id == link_id)
-                )
-            ).one()
-            if row[0] is None:
-                return 0
-            lo, hi = int(row[0]), int(row[1])
-            # The first seq in [lo, hi + 1) whose time is at or after at_us.
-            end = hi + 1
-            while lo < end:
-                mid = (lo + end) // 2
-                # A purge may have left no entry at mid: take the next one there is.
-                found = (
-                    await conn.execute(
-                        select(e.seq, e.at_us)
-                        .where(e.link_id == link_id, e.seq >= mid)
-                        .order_by(e.seq)
-                        .limit(1)
-                    )
-                ).first()
-                if found is None or found[1] >= at_us:
-                    end = mid
-                else:
-                    lo = int(found[0]) + 1
-            return lo - 1
+            entries = Entries(conn)
+            first = await entries.first_at(link_id, at_us)
+            if first is None:
+                return (await entries.ends([link_id])).get(link_id, 0)
+            return first - 1
 
     async def raise_alerts(
         self, alerts: Sequence[AlertRecord], *, at_us: int, actor: str

@@ -5,6 +5,7 @@ as an entry of it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 
 from controller.core.games import make_paytable
@@ -93,14 +94,15 @@ async def recovery_of(
     v = ChainVerifier(book.key, link_id, anchor, start)
     rebuilt = PoolRebuilder(link_id, start=start, total=v.meter, purged=anchor is not None)
     last_at = 0
-    async for entry in uow.entries.stream(link_id, v.seq):
-        if v.feed(entry) is not None:
-            break
-        try:
-            rebuilt.feed(entry)
-        except RebuildError as exc:
-            raise StoreError(f"cannot recover from a broken history: {exc}") from None
-        last_at = entry.at_us
+    async with aclosing(uow.entries.stream(link_id, v.seq)) as chain:
+        async for entry in chain:
+            if v.feed(entry) is not None:
+                break
+            try:
+                rebuilt.feed(entry)
+            except RebuildError as exc:
+                raise StoreError(f"cannot recover from a broken history: {exc}") from None
+            last_at = entry.at_us
     if v.problem is not None:
         raise StoreError(f"cannot recover from a broken history: {v.problem}")
     pool = rebuilt.result()

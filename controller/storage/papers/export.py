@@ -1,7 +1,11 @@
 """The rows of the auditors' exports, streamed from the database a batch at a time so a
 five-year export never sits in memory: history entries and reductions with their corrections
 (the hits stream from ``storage.hits``). Periods are half-open ``[since_us, until_us)``; no
-``link_id``: every link."""
+``link_id``: every link.
+
+The history is read link by link, each link's rows merged with its blocks of closed days, a
+block at a time (``Entries.read``): the memory of a batch and a block, whatever the period.
+Reductions are rows alone: no block holds an entry that lowered a meter."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.ledger import SealedEntry
-from controller.storage.entries import SEALED_COLUMNS, Entries
+from controller.storage.entries import SEALED_COLUMNS, Entries, Stretch, entry_of
 from controller.storage.models import CorrectionRow, LinkRow, MeterEntryRow
 from controller.storage.papers.correction_records import (
     NOTE_COLUMNS,
@@ -64,15 +68,23 @@ async def history_batches(
     conn: AsyncConnection, *, scope: Scope, batch: int
 ) -> AsyncIterator[list[SealedEntry]]:
     """History entries by link, then sequence."""
-    q = _entries(select(*SEALED_COLUMNS), scope)
-    async for rows in _batches(conn, q, batch):
-        yield [SealedEntry._make(r) for r in rows]
+    if scope.link_id:
+        links = [scope.link_id]
+    else:
+        links = list(await conn.scalars(select(LinkRow.link_id).order_by(LinkRow.link_id)))
+    entries = Entries(conn)
+    q = select(*SEALED_COLUMNS)
+    for link_id in links:
+        stretch = Stretch(link_id=link_id, since_us=scope.since_us, until_us=scope.until_us)
+        async for rows in entries.read(q, stretch, batch=batch):
+            yield [entry_of(r) for r in rows]
 
 
 async def reduction_batches(
     conn: AsyncConnection, *, scope: Scope, batch: int
 ) -> AsyncIterator[list[Reduction]]:
-    """Entries that lowered a meter, by link, then sequence."""
+    """Entries that lowered a meter, by link, then sequence (rows alone: no block holds
+    one, ``Stretch.in_blocks``)."""
     q = _entries(
         select(*SEALED_COLUMNS, *NOTE_COLUMNS)
         .outerjoin(_c, _c.correction_id == _m.correction_id)

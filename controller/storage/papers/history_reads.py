@@ -1,5 +1,6 @@
 """Reads of the records for people: a page of meter history, the meter over time
-and the links' names. Reads only; periods are half-open ``[since_us, until_us)``."""
+and the links' names. Reads only; periods are half-open ``[since_us, until_us)``. Entries
+are read from rows and blocks alike (``Entries.read``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from controller.core.ledger import SealedEntry
-from controller.storage.entries import SEALED_COLUMNS
+from controller.storage.entries import ENTRIES, SEALED_COLUMNS, Entries, Stretch
 from controller.storage.models import (
     CorrectionRow,
     DocumentRow,
@@ -63,24 +64,22 @@ async def history_lines(
         select(*_HISTORY)
         .outerjoin(_c, _c.correction_id == _m.correction_id)
         .outerjoin(_d, _d.sha256 == _c.document_sha256)
-        .where(
-            _m.link_id == link_id,
-            _m.at_us >= since_us,
-            _m.at_us < until_us,
-            _m.seq > after_seq,
-        )
-        .order_by(_m.seq)
-        .limit(limit)
     )
-    if reductions_only:
-        q = q.where(_m.delta_units < 0)
+    stretch = Stretch(
+        link_id=link_id,
+        after_seq=after_seq,
+        since_us=since_us,
+        until_us=until_us,
+        reductions=reductions_only,
+    )
     return [
         HistoryLine(
             SealedEntry._make(r[:_NOTE_AT]),
             correction_note(r[_NOTE_AT:_FILE_AT]),
             document_file(r[_FILE_AT:]),
         )
-        for r in await conn.execute(q)
+        async for rows in Entries(conn).read(q, stretch, limit=limit)
+        for r in rows
     ]
 
 
@@ -89,14 +88,15 @@ async def meter_readings(
 ) -> AsyncIterator[list[MeterReading]]:
     """The meter before and after each entry of the period, in sequence order, ``batch``
     entries at a time as the database sends them."""
-    q = (
-        select(*_READING)
-        .where(_m.link_id == link_id, _m.at_us >= since_us, _m.at_us < until_us)
-        .order_by(_m.seq)
-    )
-    result = await conn.stream(q.execution_options(yield_per=batch))
-    async for rows in result.partitions():
-        yield [MeterReading._make(r) for r in rows]
+    c = ENTRIES.c
+    q = select(c.link_id, c.seq, *_READING)
+    stretch = Stretch(link_id=link_id, since_us=since_us, until_us=until_us)
+    async for rows in Entries(conn).read(q, stretch, shape=_reading_row, batch=batch):
+        yield [MeterReading._make(r[2:]) for r in rows]
+
+
+def _reading_row(e: SealedEntry) -> tuple[str, int, int, int, int]:
+    return (e.link_id, e.seq, e.at_us, e.meter_before_units, e.meter_after_units)
 
 
 async def link_names(conn: AsyncConnection) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """What reconciling a link's meter reads: the entries of a period, the meter before it, the
-awards the hits record as paid from the meter, and the chain head."""
+awards the hits record as paid from the meter, and the chain head. Entries are read from
+rows and blocks alike, each entry of a block decoded (``Entries.read``): the reconciliation
+recomputes every contribution from what it records, so no sum is kept beside a block."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from controller.core.games import Game
 from controller.core.ledger import SealedEntry
 from controller.rules.pools import fixed_pay_only
-from controller.storage.entries import SEALED_COLUMNS
+from controller.storage.blocks import never_blocked
+from controller.storage.entries import SEALED_COLUMNS, Entries, Stretch, entry_of
 from controller.storage.models import HitRow, LinkRow, MeterEntryRow
 from controller.storage.typed_rows import columns
 
@@ -32,29 +35,18 @@ async def link_exists(conn: AsyncConnection, link_id: str) -> bool:
 
 async def opening_units(conn: AsyncConnection, link_id: str, since_us: int) -> int:
     """The meter as the last entry before the period left it (0: none)."""
-    before = (
-        await conn.execute(
-            select(_m.meter_after_units)
-            .where(_m.link_id == link_id, _m.at_us < since_us)
-            .order_by(_m.seq.desc())
-            .limit(1)
-        )
-    ).scalar_one_or_none()
-    return before if before is not None else 0
+    before = await Entries(conn).last_before(link_id, since_us)
+    return before.meter_after_units if before is not None else 0
 
 
 async def entry_batches(
     conn: AsyncConnection, link_id: str, since_us: int, until_us: int, *, batch: int
 ) -> AsyncIterator[list[SealedEntry]]:
-    """The period's entries in sequence order, ``batch`` at a time as the database sends them."""
-    q = (
-        select(*SEALED_COLUMNS)
-        .where(_m.link_id == link_id, _m.at_us >= since_us, _m.at_us < until_us)
-        .order_by(_m.seq)
-    )
-    result = await conn.stream(q.execution_options(yield_per=batch))
-    async for rows in result.partitions():
-        yield [SealedEntry._make(r) for r in rows]
+    """The period's entries in sequence order, about ``batch`` at a time as the database
+    sends them."""
+    stretch = Stretch(link_id=link_id, since_us=since_us, until_us=until_us)
+    async for rows in Entries(conn).read(select(*SEALED_COLUMNS), stretch, batch=batch):
+        yield [entry_of(r) for r in rows]
 
 
 async def awarded_from_meter_cents(
@@ -107,7 +99,7 @@ async def award_entries(conn: AsyncConnection, link_id: str) -> list[SealedEntry
     """Every award of the link's history, newest first (awards are rare: a few a day)."""
     rows = await conn.execute(
         select(*SEALED_COLUMNS)
-        .where(_m.link_id == link_id, _m.kind == "award")
+        .where(_m.link_id == link_id, _m.kind.in_(never_blocked(["award"])))
         .order_by(_m.seq.desc())
     )
     return [SealedEntry._make(r) for r in rows]

@@ -3,22 +3,25 @@ with what hangs on it (hits, anomalies, corrections and their requests, document
 anchor, and the integrity records past their period.
 
 Each removal is one statement; the purge decides what goes and in which order, in its own
-transaction.
+transaction. A link's history is read from its rows and its blocks of closed days alike
+(``Entries``), and a block goes whole: its row is deleted, as the rows of the entries around
+it are.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncGenerator, Collection, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Delete, and_, delete, insert, or_, select, update
+from sqlalchemy import Delete, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from controller.core.ledger import SealedEntry
 from controller.core.reducer import EntryKind
 from controller.core.reducer.conservation import entry_details
-from controller.storage.entries import SEALED_COLUMNS
+from controller.storage.blocks import never_blocked
+from controller.storage.entries import Entries
 from controller.storage.models import (
     AnomalyRow,
     CorrectionRow,
@@ -26,6 +29,7 @@ from controller.storage.models import (
     HitRow,
     LedgerAnchorRow,
     LedgerMetaRow,
+    MeterBlockRow,
     MeterEntryRow,
 )
 from controller.storage.paperwork import (
@@ -53,7 +57,7 @@ class ExpiredRecord(NamedTuple):
     notice_sha256: str
 
 
-_m, _a = MeterEntryRow, LedgerAnchorRow
+_m, _b, _a = MeterEntryRow, MeterBlockRow, LedgerAnchorRow
 _ANCHOR = columns(LedgerAnchor, _a.seq, _a.hash, _a.meter_units, _a.purged_at_us)
 _r = IntegrityRecordRow
 _EXPIRED = columns(
@@ -91,6 +95,16 @@ async def change_period(conn: AsyncConnection, name: str, years: int) -> None:
 # ----------------------------------------------------------------------------- meter history
 
 
+async def database_now_us(conn: AsyncConnection) -> int:
+    """Now by the database's own clock, the one its guard of the retention period reads
+    (migration 0014), to the second."""
+    if conn.dialect.name == "postgresql":
+        q = text("SELECT (EXTRACT(EPOCH FROM now()) * 1000000)::bigint")
+    else:
+        q = text("SELECT CAST(strftime('%s', 'now') AS INTEGER) * 1000000")
+    return int(await conn.scalar(q) or 0)
+
+
 async def load_anchor(conn: AsyncConnection, link_id: str) -> LedgerAnchor | None:
     row = (await conn.execute(select(*_ANCHOR).where(_a.link_id == link_id))).one_or_none()
     return None if row is None else LedgerAnchor._make(row)
@@ -98,26 +112,42 @@ async def load_anchor(conn: AsyncConnection, link_id: str) -> LedgerAnchor | Non
 
 async def first_seq_from(conn: AsyncConnection, link_id: str, at_us: int) -> int | None:
     """The first entry at or after ``at_us``, if any."""
-    return await conn.scalar(
-        select(_m.seq).where(_m.link_id == link_id, _m.at_us >= at_us).order_by(_m.seq).limit(1)
-    )
+    return await Entries(conn).first_at(link_id, at_us)
 
 
 async def last_seq(conn: AsyncConnection, link_id: str) -> int | None:
-    return await conn.scalar(
-        select(_m.seq).where(_m.link_id == link_id).order_by(_m.seq.desc()).limit(1)
-    )
+    return (await Entries(conn).ends([link_id])).get(link_id)
 
 
-async def entries_through(conn: AsyncConnection, link_id: str, seq: int) -> list[SealedEntry]:
-    """The link's entries up to ``seq``, in sequence order."""
-    q = select(*SEALED_COLUMNS).where(_m.link_id == link_id, _m.seq <= seq).order_by(_m.seq)
-    return [SealedEntry._make(r) for r in await conn.execute(q)]
+async def whole_blocks_through(conn: AsyncConnection, link_id: str, seq: int) -> int:
+    """``seq``, or the entry before the block that holds entries on both sides of it: a cut
+    there leaves every block whole, removed or kept."""
+    while True:
+        block = (
+            await conn.execute(
+                select(_b.first_seq, _b.last_seq)
+                .where(_b.link_id == link_id, _b.first_seq <= seq)
+                .order_by(_b.first_seq.desc())
+                .limit(1)
+            )
+        ).one_or_none()
+        if block is None or block.last_seq <= seq:
+            return seq
+        seq = block.first_seq - 1
+
+
+def entries_through(
+    conn: AsyncConnection, link_id: str, after_seq: int, through_seq: int
+) -> AsyncGenerator[SealedEntry]:
+    """The link's entries ``after_seq + 1 .. through_seq``, in order, read as they are used."""
+    return Entries(conn).stream(link_id, after_seq, through_seq=through_seq)
 
 
 async def purge_manifest(conn: AsyncConnection, link_id: str, seq: int) -> dict[str, Any] | None:
     """What the purge that left the chain's anchor at ``seq`` sealed, if its entry is kept."""
-    q = select(_m.details).where(_m.link_id == link_id, _m.kind == str(EntryKind.RETENTION_PURGE))
+    q = select(_m.details).where(
+        _m.link_id == link_id, _m.kind.in_(never_blocked([EntryKind.RETENTION_PURGE]))
+    )
     for details in (await conn.scalars(q)).all():
         d = entry_details(details)
         if d.get("last_seq") == seq:
@@ -125,31 +155,17 @@ async def purge_manifest(conn: AsyncConnection, link_id: str, seq: int) -> dict[
     return None
 
 
-MOVES_BATCH = 5_000
-
-
-async def entry_moves(
-    conn: AsyncConnection, link_id: str, after_seq: int, through_seq: int
-) -> AsyncIterator[list[tuple[int, str, int, int, str]]]:
-    """The link's entries ``after_seq + 1 .. through_seq`` as (seq, kind, meter before, delta,
-    details), in keyset batches: what the meters of its levels follow from."""
-    seq = after_seq
-    while seq < through_seq:
-        q = (
-            select(_m.seq, _m.kind, _m.meter_before_units, _m.delta_units, _m.details)
-            .where(_m.link_id == link_id, _m.seq > seq, _m.seq <= through_seq)
-            .order_by(_m.seq)
-            .limit(MOVES_BATCH)
-        )
-        rows = [(int(a), str(b), int(c), int(d), str(e)) for a, b, c, d, e in await conn.execute(q)]
-        if not rows:
-            return
-        yield rows
-        seq = rows[-1][0]
-
-
 async def delete_entries_through(conn: AsyncConnection, link_id: str, seq: int) -> int:
-    return await _removed(conn, delete(_m).where(_m.link_id == link_id, _m.seq <= seq))
+    """The link's entries up to ``seq``, rows and blocks (a cut that leaves every block whole,
+    ``whole_blocks_through``); how many entries went."""
+    held = await conn.scalar(
+        select(func.coalesce(func.sum(_b.entries), 0)).where(
+            _b.link_id == link_id, _b.last_seq <= seq
+        )
+    )
+    await conn.execute(delete(_b).where(_b.link_id == link_id, _b.last_seq <= seq))
+    rows = await _removed(conn, delete(_m).where(_m.link_id == link_id, _m.seq <= seq))
+    return rows + int(held or 0)
 
 
 async def delete_hits_before(

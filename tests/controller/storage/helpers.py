@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from controller.core.games import Game
 from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableConfig, TableReading
 from controller.runtime.links import LinkRuntime
+from controller.storage.compaction import compact_link
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
 from tests.conftest import T0
 
 ROYAL = parse_cards("As Ks Qs Js Ts")
+DAY_US = 86_400 * 1_000_000
 
 
 def table(table_id: str, denom: int = 100, location: str = "pit 1") -> TableSpec:
@@ -47,15 +51,17 @@ async def make_link(
 
 
 class Poller:
-    """Hands out readings the way a poller would: increasing poll sequence and time."""
+    """Hands out readings the way a poller would: increasing poll sequence and time, a
+    reading ``step_us`` after the one before."""
 
-    def __init__(self) -> None:
+    def __init__(self, step_us: int = 1_000_000) -> None:
         self.seq: dict[str, int] = {}
         self.at = T0
+        self.step_us = step_us
 
     def reading(self, table_id: str, credits: int, **kw: Any) -> TableReading:
         self.seq[table_id] = self.seq.get(table_id, 0) + 1
-        self.at += 1_000_000
+        self.at += self.step_us
         return TableReading(
             table_id=table_id, poll_seq=self.seq[table_id], at_us=self.at, credits=credits, **kw
         )
@@ -132,3 +138,19 @@ async def accept_hits_again(conn: AsyncConnection) -> None:
         await conn.execute(text("DROP FUNCTION refuse_hits()"))
         return
     await conn.execute(text("DROP TRIGGER refuse_hits"))
+
+
+async def compact(
+    engine: AsyncEngine, link_id: str, *, most: int = 50, breaks: Sequence[int] = ()
+) -> int:
+    """Move the link's ordinary entries into blocks with the compactor, every day closed: a
+    block holds at most ``most`` entries of one UTC day, and none on both sides of a moment
+    of ``breaks``. The blocks made."""
+
+    def day_end(at_us: int) -> int:
+        end = (at_us // DAY_US + 1) * DAY_US
+        later = breaks[bisect.bisect_right(breaks, at_us) :]
+        return min([end, *later[:1]])
+
+    done = await compact_link(engine, link_id, until_us=2**62, day_end=day_end, most=most)
+    return done.blocks
