@@ -84,7 +84,7 @@ CONTROLLER_FLOORS: tuple[tuple[str, ...], ...] = (
     ("refusal",),
     ("core", "roles", "text"),
     ("rules",),
-    ("manifest", "periods"),
+    ("manifest", "periods", "schedule"),
     ("storage",),
     ("settings",),
     ("access",),

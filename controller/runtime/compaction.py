@@ -11,11 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from controller.periods import FloorCalendar
 from controller.schedule import ScheduledJob
 from controller.storage.compaction import Compacted, compact_link
+from controller.storage.handles import Database
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +24,7 @@ class CompactionJob(ScheduledJob):
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        engine: Database,
         *,
         link_ids: Callable[[], Iterable[str]],
         calendar: FloorCalendar,
