@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -145,6 +146,7 @@ class LinkSpec:
     schema: str
     every: int  # a checkpoint every this many entries
     seed: int
+    now_us: int  # when the history is built: no entry after it
 
 
 @dataclass(slots=True)
@@ -174,7 +176,9 @@ def _events_of_day(
     written as ``canonical_details`` writes them (keys in order, no spaces): made by hand
     here, for speed, and checked against it now and then."""
     out: list[MeterEvent] = []
-    step = 20 * HOUR // max(1, n)
+    # Twenty hours of play; the day still open only until now.
+    play = min(20 * HOUR, max(HOUR, spec.now_us - start - HOUR - 60_000_000))
+    step = play // max(1, n)
     pool_bp = sum(bp for _, bp in spec.level_bp)
     tables = spec.tables
     rate = spec.rate_bp
@@ -507,6 +511,7 @@ async def _build(
                 link_id, not state.levels, sorted(state.tables), per_link,
                 (head[0], head[1], state.meter_units), meters, level_bp, limits,
                 state.rate_bp, days, schema, args.checkpoint_every, 1000 + i,
+                int(time.time() * 1_000_000),
             )
         )  # fmt: skip
     t0 = time.perf_counter()
@@ -526,6 +531,90 @@ async def _build(
     )
     print(f"  {sum(b.blocks for b in built):,} blocks, {sum(b.rows for b in built):,} rows")
     return built
+
+
+def live_floor(url: str, folder: str, tables: int) -> None:
+    """A small floor polled by the controller for as long as the measurements run, in a
+    process of its own (a worker of ``multiprocessing``): its commits are the heartbeat.
+    Stops when ``folder``/stop appears; writes each commit's time to ``folder``/commits."""
+    asyncio.run(_live_floor(url, Path(folder), tables))
+
+
+async def _live_floor(url: str, folder: Path, tables: int) -> None:
+    from bench._floor import Bus, floor_config, simulator_process
+    from controller.core.games import Game
+    from controller.paperwork.filing_desk import FilingDesk
+    from controller.paperwork.submissions import ReviewDesk
+    from controller.runtime.clock import SystemClock
+    from controller.runtime.poller import Poller
+
+    bus = Bus("live", Game.CARIBBEAN_STUD, tables)
+    async with simulator_process(folder, [bus], rounds_per_second=0.5, seed=7) as sim:
+        floor = floor_config(
+            [replace(bus, port=sim.ports["live"])], poll_interval_ms=1000, min_round_ms=1000
+        )
+        engine = make_engine(url)
+        store = LedgerStore(engine, KEY, law=NEW_JERSEY)
+        runtime = await open_floor(store, floor, SystemClock(), demonstration=True)
+        await ReviewDesk(FilingDesk(runtime)).approve_new_links(
+            reviewer="commission", role=Role.COMMISSION_AGENT
+        )
+        commits: list[float] = []
+        apply = runtime.readings.apply
+
+        async def timed(readings: Any) -> Any:
+            done = await apply(readings)
+            commits.append(time.time())
+            return done
+
+        setattr(runtime.readings, "apply", timed)  # noqa: B010
+        poller = Poller(runtime, floor)
+        poller.build()
+        await poller.start()
+        (folder / "started").touch()
+        while not (folder / "stop").exists():  # noqa: ASYNC110 (another process says stop)
+            await asyncio.sleep(0.2)
+        await poller.stop()
+        await engine.dispose()
+    (folder / "commits").write_text(json.dumps(commits))
+
+
+class Heartbeat:
+    """The live floor's process, and the worst gap between its commits in each phase."""
+
+    def __init__(self, url: str, tables: int) -> None:
+        self.folder = Path(tempfile.mkdtemp())
+        self.proc = multiprocessing.get_context("spawn").Process(
+            target=live_floor, args=(url, str(self.folder), tables)
+        )
+        self.phases: list[tuple[str, float, float]] = []
+
+    async def __aenter__(self) -> Heartbeat:
+        self.proc.start()
+        for _ in range(1200):
+            if (self.folder / "started").exists() or not self.proc.is_alive():
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(5)  # the floor's first readings baseline its tables
+        return self
+
+    def phase(self, name: str, t0: float) -> None:
+        self.phases.append((name, t0, time.time()))
+
+    async def __aexit__(self, *exc: object) -> None:
+        (self.folder / "stop").touch()
+        self.proc.join(60)
+        commits = self.folder / "commits"
+        if not commits.exists():
+            print("the live floor did not report its commits")
+            return
+        times = json.loads(commits.read_text())
+        print(f"the live floor ({len(times):,} commits) meanwhile, worst gap between two:")
+        for name, a, b in self.phases:
+            inside = [t for t in times if a <= t <= b]
+            edges = [a, *inside, b]
+            gap = max(y - x for x, y in itertools.pairwise(edges))
+            print(f"  {name}: {gap:.2f} s ({len(inside):,} commits)")
 
 
 async def _measure(
@@ -548,9 +637,25 @@ async def _measure(
         f"  {FLOOR_ENTRIES:,} entries: {FLOOR_ENTRIES * per_entry / 1e9:,.0f} GB "
         f"(a row each: {FLOOR_ENTRIES * before / 1e9:,.0f} GB)"
     )
+    async with Heartbeat(url, args.live_tables) as beat:
+        await _timed_phases(args, url, schema, folder, signed, days, counted, beat)
+
+
+async def _timed_phases(
+    args: argparse.Namespace,
+    url: str,
+    schema: str,
+    folder: Path,
+    signed: list[Any],
+    days: list[int],
+    counted: int,
+    beat: Heartbeat,
+) -> None:
     engine = make_engine(url)
+    w0 = time.time()
     t0 = time.perf_counter()
     report = await verify_ledger(engine, KEY, checkpoints=signed, workers=args.workers)
+    beat.phase("verify", w0)
     verify_s = time.perf_counter() - t0
     assert report.ok, report.problems[:3]
     rate = report.entries / verify_s
@@ -563,12 +668,14 @@ async def _measure(
 
     year_from, year_to = days[len(days) // 2], days[len(days) // 2 + 365]
     out = folder / "year.csv"
+    w0 = time.time()
     with RssWatch() as mem, out.open("w") as f:
         t0 = time.perf_counter()
         rows = await export(
             engine, f, kind=ExportKind.HISTORY, fmt="csv", since_us=year_from, until_us=year_to
         )
         export_s = time.perf_counter() - t0
+    beat.phase("a year's export", w0)
     print(
         f"a year's history export (csv, {out.stat().st_size / 1e9:.2f} GB): {rows:,} entries in "
         f"{export_s:,.0f} s, {rows / export_s:,.0f} entries/s; memory {mem.start:.0f} MB at "
@@ -583,18 +690,20 @@ async def _measure(
     link_ids = sorted({cp.checkpoint.link_id for cp in signed})
     day = CALENDAR.day(days[-2])
     period = FloorPeriod(day, None, days[-2], days[-1])
-    t0 = time.perf_counter()
+    w0, t0 = time.time(), time.perf_counter()
     for link_id in link_ids:
         await floor_report(engine, link_id, period, link_name=link_id)
     day_s = time.perf_counter() - t0
+    beat.phase("gaming-day report", w0)
     print(f"a gaming day's report of every link ({len(link_ids)} links): {day_s:,.1f} s")
-    t0 = time.perf_counter()
+    w0, t0 = time.time(), time.perf_counter()
     n = 0
     for link_id in link_ids:
         total, weeks = await reconciliation(engine, link_id, days[0], days[-1] + DAY)
         assert not total.problems, total.problems[:3]
         n += len(weeks)
     rec_s = time.perf_counter() - t0
+    beat.phase("five-year reconciliation", w0)
     print(
         f"five-year reconciliation of every link ({n:,} weeks): {rec_s:,.0f} s, "
         f"{counted / rec_s:,.0f} entries/s; {FLOOR_ENTRIES:,} entries: "
@@ -607,10 +716,15 @@ async def _measure(
     store = LedgerStore(engine, KEY, law=NEW_JERSEY)
     runtime = LinkRuntime(store, SystemClock())
     await runtime.memory.load()
-    t0 = time.perf_counter()
+    w0, t0 = time.time(), time.perf_counter()
     purged = await run_retention(runtime, meter_years=YEARS, integrity_years=YEARS)
     purge_s = time.perf_counter() - t0
-    print(f"retention purge at the five-year mark: {purge_s:,.1f} s; {purged}")
+    beat.phase("retention purge", w0)
+    removed = sum(m["counts"]["meter_entries"] for m in purged.links.values())
+    print(
+        f"retention purge at the five-year mark: {removed:,} entries of {len(purged.links)} "
+        f"links removed in {purge_s:,.1f} s"
+    )
     report = await verify_ledger(engine, KEY, workers=args.workers)
     assert report.ok, report.problems[:3]
     await engine.dispose()
@@ -624,6 +738,7 @@ async def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--checkpoint-every", type=int, default=100_000)
     ap.add_argument("--rows-sample", type=int, default=500_000)
+    ap.add_argument("--live-tables", type=int, default=16, help="tables polled meanwhile")
     ap.add_argument("--keep", metavar="SCHEMA", help="build into this schema and keep it")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a schema built with --keep")
     args = ap.parse_args()
