@@ -415,6 +415,7 @@ async def _rows_sample(schema: str, n: int) -> float:
     """Bytes per entry of ``n`` of the history's entries kept a row each (before blocks)."""
     conn = await asyncpg.connect(PG_DSN, server_settings={"search_path": schema})
     try:
+        await conn.execute("DROP TABLE IF EXISTS rows_sample")  # a run stopped half-way
         await conn.execute(
             "CREATE TABLE rows_sample (LIKE meter_entries INCLUDING DEFAULTS "
             "INCLUDING CONSTRAINTS INCLUDING INDEXES)"
@@ -438,6 +439,53 @@ async def _rows_sample(schema: str, n: int) -> float:
         return size / len(records)
     finally:
         await conn.close()
+
+
+async def _sqlite_sizes(schema: str, n: int) -> tuple[float, float]:
+    """Bytes per entry on SQLite of ``n`` of the history's entries: kept as the blocks they
+    are in, and the same entries a row each (each a fresh, migrated, vacuumed file)."""
+    from controller.storage.blocks import decode
+
+    conn = await asyncpg.connect(PG_DSN, server_settings={"search_path": schema})
+    try:
+        blocks = await conn.fetch(
+            "SELECT * FROM meter_blocks ORDER BY first_at_us DESC LIMIT $1", max(1, n // 2000)
+        )
+    finally:
+        await conn.close()
+    sizes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for kept in ("blocks", "rows"):
+            path = Path(tmp) / f"{kept}.db"
+            engine = make_engine(f"sqlite+aiosqlite:///{path}")
+            await upgrade(engine)
+            entries = 0
+            async with engine.begin() as c:
+                for b in blocks:
+                    if kept == "blocks":
+                        await c.exec_driver_sql(
+                            "INSERT INTO meter_blocks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            tuple(b[k] for k in BLOCK_COLUMNS),
+                        )
+                        entries += b["entries"]
+                        continue
+                    rows = decode(b["link_id"], bytes(b["body"]))
+                    await c.exec_driver_sql(
+                        f"INSERT INTO meter_entries ({', '.join(ENTRY_COLUMNS)}) "
+                        f"VALUES ({', '.join('?' * len(ENTRY_COLUMNS))})",
+                        [tuple(e) for e in rows],
+                    )
+                    entries += len(rows)
+            async with engine.connect() as c:
+                await c.exec_driver_sql("VACUUM")
+            await engine.dispose()
+            empty = Path(tmp) / "empty.db"
+            if not empty.exists():
+                e2 = make_engine(f"sqlite+aiosqlite:///{empty}")
+                await upgrade(e2)
+                await e2.dispose()
+            sizes.append((path.stat().st_size - empty.stat().st_size) / entries)
+    return sizes[0], sizes[1]
 
 
 def _peak_rss_mb() -> float:
@@ -637,6 +685,11 @@ async def _measure(
         f"  {FLOOR_ENTRIES:,} entries: {FLOOR_ENTRIES * per_entry / 1e9:,.0f} GB "
         f"(a row each: {FLOOR_ENTRIES * before / 1e9:,.0f} GB)"
     )
+    in_blocks, in_rows = await _sqlite_sizes(schema, args.rows_sample)
+    print(
+        f"bytes per entry on SQLite ({args.rows_sample:,} entries sampled): {in_blocks:.1f} in "
+        f"blocks, {in_rows:.1f} a row each ({in_rows / in_blocks:.1f}x as much)"
+    )
     async with Heartbeat(url, args.live_tables) as beat:
         await _timed_phases(args, url, schema, folder, signed, days, counted, beat)
 
@@ -672,12 +725,19 @@ async def _timed_phases(
     with RssWatch() as mem, out.open("w") as f:
         t0 = time.perf_counter()
         rows = await export(
-            engine, f, kind=ExportKind.HISTORY, fmt="csv", since_us=year_from, until_us=year_to
+            engine,
+            f,
+            kind=ExportKind.HISTORY,
+            fmt="csv",
+            since_us=year_from,
+            until_us=year_to,
+            link_id=args.one_link,
         )
         export_s = time.perf_counter() - t0
     beat.phase("a year's export", w0)
     print(
-        f"a year's history export (csv, {out.stat().st_size / 1e9:.2f} GB): {rows:,} entries in "
+        f"a year's history export of link {args.one_link} (csv, "
+        f"{out.stat().st_size / 1e9:.2f} GB): {rows:,} entries in "
         f"{export_s:,.0f} s, {rows / export_s:,.0f} entries/s; memory {mem.start:.0f} MB at "
         f"start, {mem.peak:.0f} MB at most; a floor's year ({FLOOR_ENTRIES // 5:,} entries): "
         f"{FLOOR_ENTRIES // 5 / (rows / export_s) / 60:,.0f} min"
@@ -697,17 +757,16 @@ async def _timed_phases(
     beat.phase("gaming-day report", w0)
     print(f"a gaming day's report of every link ({len(link_ids)} links): {day_s:,.1f} s")
     w0, t0 = time.time(), time.perf_counter()
-    n = 0
-    for link_id in link_ids:
-        total, weeks = await reconciliation(engine, link_id, days[0], days[-1] + DAY)
-        assert not total.problems, total.problems[:3]
-        n += len(weeks)
+    total, weeks = await reconciliation(engine, args.one_link, days[0], days[-1] + DAY)
+    assert not total.problems, total.problems[:3]
+    n = len(weeks)
     rec_s = time.perf_counter() - t0
+    reconciled = counted // len(link_ids)  # the link's share of the history
     beat.phase("five-year reconciliation", w0)
     print(
-        f"five-year reconciliation of every link ({n:,} weeks): {rec_s:,.0f} s, "
-        f"{counted / rec_s:,.0f} entries/s; {FLOOR_ENTRIES:,} entries: "
-        f"{FLOOR_ENTRIES / (counted / rec_s) / 60:,.0f} min"
+        f"five-year reconciliation of link {args.one_link} ({n:,} weeks, about "
+        f"{reconciled:,} entries): {rec_s:,.0f} s, {reconciled / rec_s:,.0f} entries/s; "
+        f"{FLOOR_ENTRIES:,} entries: {FLOOR_ENTRIES / (reconciled / rec_s) / 60:,.0f} min"
     )
     from controller.paperwork.retention import run_retention
     from controller.runtime.clock import SystemClock
@@ -739,6 +798,9 @@ async def main() -> int:
     ap.add_argument("--checkpoint-every", type=int, default=100_000)
     ap.add_argument("--rows-sample", type=int, default=500_000)
     ap.add_argument("--live-tables", type=int, default=16, help="tables polled meanwhile")
+    ap.add_argument(
+        "--one-link", default="h00", help="the link whose year is exported and reconciled"
+    )
     ap.add_argument("--keep", metavar="SCHEMA", help="build into this schema and keep it")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a schema built with --keep")
     args = ap.parse_args()
