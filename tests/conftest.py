@@ -24,6 +24,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -146,6 +147,34 @@ async def fresh_schema(prefix: str) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(prefix: str) -> AsyncIterator[tuple[str, str]]:
+    """A migrated, empty database of its own on the test server: its name and SQLAlchemy URL;
+    dropped after. For a run that cuts every connection to its database and refuses new ones
+    for a while, which a schema of the shared database cannot have done to it alone."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    url = urlsplit(_pg_url())
+    admin = await asyncpg.connect(PG_DSN)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            own = urlunsplit(url._replace(path=f"/{name}"))
+            await _migrate(own)
+            yield name, own
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def own_database() -> AsyncIterator[tuple[str, str]]:
+    """A PostgreSQL database of the test's own (``fresh_database``): its name and URL."""
+    need_postgres(await _pg_available())
+    async with fresh_database("t") as made:
+        yield made
 
 
 async def _migrate(url: str) -> None:

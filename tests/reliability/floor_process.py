@@ -18,28 +18,48 @@ import contextlib
 import multiprocessing
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+# What the floor's process imports is all it loads (it is started afresh, not forked): the
+# simulator, not the controller's service nor the database's driver, which take seconds.
 from controller.core.games import Game
 from link_adapters.simulator.gateway import GatewaySpec
 from link_adapters.simulator.server import SimFloor
-from tests.integration.harness import SERIAL_BAUD, LinkPlan, PausableClock
-from tests.reliability.exact import RecordPart, summed
+from link_adapters.simulator.table_types import RoundRecord
+from tests.pausable_clock import PausableClock
 from tests.reliability.process_figures import rss_mb
 from tests.serial_line import SerialLine
 
-__all__ = ["FloorAddresses", "FloorProcess", "Taken"]
+if TYPE_CHECKING:
+    from tests.integration.harness import LinkPlan
+
+__all__ = ["FloorAddresses", "FloorProcess", "RecordPart", "Taken", "summed"]
+
+RecordPart = tuple[int, int, list[tuple[int, str]]]  # credits, rounds, hits (seq, hand name)
 
 # What the simulator's process answers to "take": per (gateway, unit), the rounds dealt since
 # the last take (summed, without the hits), how many hits they dealt, and the table's live
 # state (its credit counter, hits queued in its FIFO).
 Taken = dict[tuple[str, int], tuple[RecordPart, int, int, int]]
 
-# One gateway as the floor's process is told of it: name, game, tables, on a serial line.
-Gateway = tuple[str, str, int, bool]
+# One gateway as the floor's process is told of it: name, game, tables, and the baud rate of
+# its serial line (None: on TCP).
+Gateway = tuple[str, str, int, int | None]
+
+
+def summed(records: Iterable[RoundRecord]) -> RecordPart:
+    """One table's rounds, reduced to what the comparison needs (small enough to send)."""
+    credits = rounds = 0
+    hits: list[tuple[int, str]] = []
+    for r in records:
+        credits += r.credits
+        rounds += 1
+        hits += [(h.seq, h.hand.name) for h in r.hits]
+    return credits, rounds, hits
 
 
 @dataclass(frozen=True)
@@ -61,11 +81,11 @@ async def _serve_floor(conn: Connection, gateways: list[Gateway], rate: float, s
     folder = Path(tempfile.mkdtemp(prefix="floor-lines-"))
     lines: dict[str, SerialLine] = {}
     specs = []
-    for name, game, tables, serial in gateways:
-        if serial:
+    for name, game, tables, baudrate in gateways:
+        if baudrate is not None:
             line = lines[name] = SerialLine(folder / f"ttyRS485-{name}")
             line.open()
-            where: dict[str, Any] = {"serial_port": line.near, "baudrate": SERIAL_BAUD}
+            where: dict[str, Any] = {"serial_port": line.near, "baudrate": baudrate}
         else:
             where = {"port": 0}
         specs.append(GatewaySpec(game=Game(game), tables=tables, name=name, **where))
@@ -128,13 +148,18 @@ async def _serve_floor(conn: Connection, gateways: list[Gateway], rate: float, s
 class FloorProcess:
     """The floor's process, and the soak's end of its pipe."""
 
-    def __init__(self, plans: tuple[LinkPlan, ...], rate: float, seed: int) -> None:
+    def __init__(
+        self, plans: tuple[LinkPlan, ...], rate: float, seed: int, *, baudrate: int
+    ) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        gateways = [(p.gateway, p.game, p.tables, p.serial) for p in plans]
+        gateways = [(p.gateway, p.game, p.tables, baudrate if p.serial else None) for p in plans]
         self.proc = ctx.Process(
             target=serve_floor, args=(child, gateways, rate, seed), name="simulated floor"
         )
+        # One question at a time on the pipe, each with its own answer: the soak asks from
+        # more than one task (its technician, its faults).
+        self._turn = asyncio.Lock()
 
     async def start(self) -> FloorAddresses:
         self.proc.start()
@@ -142,8 +167,9 @@ class FloorProcess:
         return addresses
 
     async def ask(self, command: str, *args: Any) -> Any:
-        self._conn.send((command, *args))
-        return await self._answer(60)
+        async with self._turn:
+            self._conn.send((command, *args))
+            return await self._answer(60)
 
     async def _answer(self, within_s: float) -> Any:
         async with asyncio.timeout(within_s):

@@ -161,7 +161,7 @@ class SoakFloor:
         self.plans = plans
         self.say = say
         self.migrate = migrate
-        self.floor = FloorProcess(plans, rate, seed)
+        self.floor = FloorProcess(plans, rate, seed, baudrate=SERIAL_BAUD)
         self.service: FloorService | None = None
         self.addresses: FloorAddresses | None = None
         self.sim = SimTotals()
@@ -170,6 +170,7 @@ class SoakFloor:
         self.released = 0  # technician resets of held tables
         # The technician's requests that failed (the database away): tried again next time.
         self.technician_failures = 0
+        self.technician_slowest_s = 0.0  # the longest a held table's reset took
         self.table_ids = [table_id(p, u) for p in plans for u in range(1, p.tables + 1)]
         self.tid_of = {
             (p.gateway, u): table_id(p, u) for p in plans for u in range(1, p.tables + 1)
@@ -224,6 +225,7 @@ class SoakFloor:
         for tid in self.table_ids:
             if not runtime.memory.states[self.link_of[tid]].table(tid).hit_pending:
                 continue
+            began = time.monotonic()
             try:
                 for hit in await runtime.hits.unverified(tid):
                     await runtime.hits.verify(hit.hit_id, actor="tech")
@@ -233,6 +235,8 @@ class SoakFloor:
                 if self.technician_failures == 1 or self.technician_failures % 100 == 0:
                     self.say(f"technician at {tid}: {type(exc).__name__}: {exc}")
                 continue
+            finally:
+                self.technician_slowest_s = max(self.technician_slowest_s, time.monotonic() - began)
             released += 1
         self.released += released
         return released
