@@ -72,18 +72,29 @@ def quick_password_hashes() -> Iterator[None]:
     hashing._dummy_hash.cache_clear()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def tree_manifest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The manifest of the tree under test, made once per session, named by the setting."""
-    path = tmp_path_factory.mktemp("manifest") / MANIFEST_NAME
+@contextlib.contextmanager
+def named_manifest(folder: Path) -> Iterator[Path]:
+    """The manifest of the tree under test, made in ``folder`` and named by the setting while
+    the block runs: for the suite's session, and for the long runs of tests/reliability run
+    as commands."""
+    path = folder / MANIFEST_NAME
     make_manifest(path)
     before = os.environ.get(MANIFEST_SETTING)
     os.environ[MANIFEST_SETTING] = str(path)
-    yield path
-    if before is None:
-        os.environ.pop(MANIFEST_SETTING, None)
-    else:
-        os.environ[MANIFEST_SETTING] = before
+    try:
+        yield path
+    finally:
+        if before is None:
+            os.environ.pop(MANIFEST_SETTING, None)
+        else:
+            os.environ[MANIFEST_SETTING] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tree_manifest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The manifest of the tree under test, made once per session, named by the setting."""
+    with named_manifest(tmp_path_factory.mktemp("manifest")) as path:
+        yield path
 
 
 def process_env() -> dict[str, str]:

@@ -25,9 +25,11 @@ import argparse
 import asyncio
 import math
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from controller.core.games import Game
 from tests.integration.harness import LinkPlan
@@ -198,7 +200,7 @@ async def run_soak(
 
 
 async def main_async(days: float, tables: int, rate: float) -> int:
-    from tests.conftest import fresh_schema
+    from tests.conftest import fresh_schema, named_manifest
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -208,8 +210,9 @@ async def main_async(days: float, tables: int, rate: float) -> int:
         f"{round(days * ROUNDS_PER_TABLE_DAY * tables)} rounds, dealt at {rate:g} rounds/s "
         "per table"
     )
-    async with fresh_schema("soak") as url:
-        report = await run_soak(url, days=days, tables=tables, rate=rate, say=say)
+    with tempfile.TemporaryDirectory(prefix="soak-") as folder, named_manifest(Path(folder)):
+        async with fresh_schema("soak") as url:
+            report = await run_soak(url, days=days, tables=tables, rate=rate, say=say)
     for line in report.lines():
         say(line)
     return 0 if report.ok else 1

@@ -23,11 +23,12 @@ its own so that they also overlap, each held for a while and then lifted:
 
 Every half second a watch reads each table as ``GET /api/v1/tables`` shows it
 (``FloorService.table_status``) and, when it must, what ``/readyz`` says
-(``FloorService.readiness``). A table that has answered no poll for longer than
-``SILENT_BOUND_S`` (three times the ceiling of the poll backoff) must be shown offline with
-the reason; one whose readings have not been recorded that long must be shown with why
-(offline, held as unrecorded, or ``/readyz`` naming it, its link, the database or the link
-locks). A table that was not is a silent table: there must be none.
+(``FloorService.readiness``). A table unanswered or unrecorded must be shown so: offline (or
+held as unrecorded) with the reason, or, while it answers but its readings are not recorded,
+named by ``/readyz`` (itself, its link, the database or the link locks). One that goes
+unanswered or unrecorded for longer than ``SILENT_BOUND_S`` (three times the ceiling of the
+poll backoff), and unshown for longer than that within it, is a silent table: there must be
+none. (Shown until its cause went, a table catching up is not silent.)
 
 Every ``--sample-s`` the run samples its own process: resident memory, open file descriptors,
 asyncio tasks, threads (the tables are in another process). Each is reported at the start (the
@@ -47,6 +48,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import logging
 import random
 import statistics
 import sys
@@ -75,6 +77,8 @@ KINDS: Final = (SERIAL_REFUSED, GATEWAY_OFF, DATABASE_DOWN)
 # A table unanswered this long must be shown offline with the reason: three times the longest
 # a failing table waits between polls.
 SILENT_BOUND_S: Final = 3 * FAILURE_BACKOFF_MAX_S
+# A table unanswered or unrecorded this long is looked at: is it shown so?
+LOOKED_AT_S: Final = 2.0
 WATCH_S: Final = 0.5
 # Once every fault is lifted, every table should answer and record again within this: a link
 # that could not connect waits up to 30 s (the reconnect backoff's ceiling) before it tries.
@@ -151,6 +155,7 @@ class Injected:
     ended_us: int | None = None
     shown_s: float | None = None  # begun -> every table shown offline (/readyz: the database)
     back_s: float | None = None  # ended -> every table answering and recorded again
+    masked: bool = False  # another fault took all its tables before they were back
 
 
 @dataclass
@@ -178,6 +183,7 @@ class FaultSoakReport:
     not_back: list[str] = field(default_factory=list)
     longest_unanswered_s: float = 0.0
     longest_unrecorded_s: float = 0.0
+    longest_unshown_s: float = 0.0  # ... of those, not shown so
     checks: EndChecks = field(default_factory=EndChecks)
     ledger_command: tuple[int, str] | None = None  # ``progressive ledger verify``: exit, last line
     rounds: int = 0
@@ -242,11 +248,13 @@ class FaultSoakReport:
             holds = [i.fault.for_s for i in done]
             shown = [i.shown_s for i in done if i.shown_s is not None]
             back = [i.back_s for i in done if i.back_s is not None]
+            masked = sum(1 for i in done if i.masked)
             targets = sorted({i.fault.target for i in done})
             out.append(
                 f"{kind}: {len(done)} times ({', '.join(targets)}), held {min(holds):.0f}-"
                 f"{max(holds):.0f} s; shown within {_spread(shown)} (of {len(shown)}); "
-                f"back within {_spread(back)} (of {len(back)})"
+                f"back within {_spread(back)} (of {len(back)}"
+                + (f"; {masked} had all their tables taken by another first)" if masked else ")")
             )
         out.append(
             f"serial settings refused: {self.refusals} times; database connections cut: "
@@ -254,7 +262,8 @@ class FaultSoakReport:
         )
         out.append(
             f"longest a table went unanswered: {self.longest_unanswered_s:.1f} s, unrecorded: "
-            f"{self.longest_unrecorded_s:.1f} s (bound for being shown: {SILENT_BOUND_S:g} s)"
+            f"{self.longest_unrecorded_s:.1f} s; of such a time, unshown: "
+            f"{self.longest_unshown_s:.1f} s (bound: {SILENT_BOUND_S:g} s)"
         )
         out.append(f"silent tables: {len(self.silences)}")
         for s in self.silences[:20]:
@@ -296,6 +305,7 @@ class Watch:
         self.report = report
         self.started = started
         self.silent: dict[str, Silence] = {}
+        self.shown_us: dict[str, int] = {}  # when each table was last shown not playing, why
         self.since_us = soak.running.now_us()  # before its first answer, a table counts from here
 
     def active(self) -> list[Injected]:
@@ -319,21 +329,38 @@ class Watch:
             unrecorded = (now - (st.last_reading_us or self.since_us)) / 1e6
             report.longest_unanswered_s = max(report.longest_unanswered_s, unanswered)
             report.longest_unrecorded_s = max(report.longest_unrecorded_s, unrecorded)
-            why = None
-            shown_offline = (st.state == "offline" and bool(st.poll_problem)) or (
+            stale = max(unanswered, unrecorded)
+            if stale < LOOKED_AT_S:
+                self._note(tid, None, st.state)
+                continue
+            # Shown: offline (or held) with the reason; a table that answers but whose
+            # readings are not recorded may instead be named, with its link, the database or
+            # the link locks, by /readyz.
+            shown = (st.state == "offline" and bool(st.poll_problem)) or (
                 st.state == "unrecorded" and bool(st.unrecorded_reason)
             )
-            if unanswered > SILENT_BOUND_S and not shown_offline:
-                why = f"unanswered {unanswered:.1f} s, poll problem {st.poll_problem!r}"
-            elif unrecorded > SILENT_BOUND_S and not shown_offline:
+            if not shown and unanswered <= SILENT_BOUND_S:
                 said = await readiness()
-                if not any(
+                shown = any(
                     subject in said
                     for subject in (f"table {tid}", f"link {self.soak.link_of[tid]}",
                                     "database", "link locks")
-                ):  # fmt: skip
-                    why = f"unrecorded {unrecorded:.1f} s, /readyz says {dict(said)}"
-            self._note(tid, why, st.state, now)
+                )  # fmt: skip
+            if shown:
+                self.shown_us[tid] = now
+            # Unshown for longer than the bound, within a time unanswered or unrecorded for
+            # longer than it. Shown until its cause went, a table is not silent while it
+            # catches up.
+            unshown = (now - max(now - int(stale * 1e6), self.shown_us.get(tid, 0))) / 1e6
+            report.longest_unshown_s = max(report.longest_unshown_s, unshown)
+            why = None
+            if stale > SILENT_BOUND_S and unshown > SILENT_BOUND_S:
+                why = (
+                    f"unanswered {unanswered:.1f} s, unrecorded {unrecorded:.1f} s, unshown "
+                    f"{unshown:.1f} s; poll problem {st.poll_problem!r}; /readyz says "
+                    f"{dict(await readiness())}"
+                )
+            self._note(tid, why, st.state)
         for i in report.faults:
             if i.began_us is None:
                 continue
@@ -348,17 +375,31 @@ class Watch:
                     shown = all(statuses[t].state in ("offline", "unrecorded") for t in i.tables)
                 if shown:
                     i.shown_s = (now - i.began_us) / 1e6
-            if i.ended_us is not None and i.back_s is None:
+            if i.ended_us is not None and i.back_s is None and not i.masked:
                 end = i.ended_us
-                if all(
+                # Its tables, but those another fault holds now: one still on, or lifted
+                # later and not yet recovered from. With none left, its own recovery is not
+                # seen.
+                taken = {
+                    t
+                    for j in report.faults
+                    if j is not i
+                    and j.began_us is not None
+                    and (j.ended_us is None or (j.ended_us > end and j.back_s is None))
+                    for t in j.tables
+                }
+                judged = [statuses[t] for t in i.tables if t not in taken]
+                if not judged:
+                    i.masked = True
+                elif all(
                     (st.last_answer_us or 0) >= end
                     and (st.last_reading_us or 0) >= end
                     and st.state not in ("offline", "unrecorded")
-                    for st in (statuses[t] for t in i.tables)
+                    for st in judged
                 ):
                     i.back_s = (now - end) / 1e6
 
-    def _note(self, tid: str, why: str | None, state: str, now_us: int) -> None:
+    def _note(self, tid: str, why: str | None, state: str) -> None:
         at = time.monotonic() - self.started
         open_ = self.silent.get(tid)
         if why is None:
@@ -583,7 +624,7 @@ async def verify_by_command(db_url: str) -> tuple[int, str]:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    from tests.conftest import PG_DSN, fresh_database
+    from tests.conftest import PG_DSN, fresh_database, named_manifest
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -610,11 +651,11 @@ async def main_async(args: argparse.Namespace) -> int:
         ledger_command=True,
         say=say,
     )
-    if args.db == "postgres":
-        async with fresh_database("soak_faults") as (name, url):
-            report = await run(url, PostgresRestart(PG_DSN, name))
-    else:
-        with tempfile.TemporaryDirectory(prefix="soak-faults-") as folder:
+    with tempfile.TemporaryDirectory(prefix="soak-faults-") as folder, named_manifest(Path(folder)):
+        if args.db == "postgres":
+            async with fresh_database("soak_faults") as (name, url):
+                report = await run(url, PostgresRestart(PG_DSN, name))
+        else:
             path = Path(folder) / "progressive.db"
             report = await run(f"sqlite+aiosqlite:///{path}", SqliteLock(path), migrate=True)
     for line in report.lines():
@@ -633,7 +674,16 @@ def main() -> None:
     parser.add_argument("--sample-s", type=float, default=60)
     parser.add_argument("--hold-s", type=float, nargs=2, default=(5, 60), metavar=("MIN", "MAX"))
     parser.add_argument("--gap-s", type=float, nargs=2, default=(30, 180), metavar=("MIN", "MAX"))
+    parser.add_argument(
+        "--log", type=Path, help="the controller's log (INFO and up) goes here, not to stderr"
+    )
     args = parser.parse_args()
+    if args.log is not None:
+        logging.basicConfig(
+            filename=args.log,
+            level=logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        )
     sys.exit(asyncio.run(main_async(args)))
 
 
