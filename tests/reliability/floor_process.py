@@ -181,6 +181,9 @@ class FloorProcess:
         return self._conn.recv()
 
     async def stop(self) -> None:
+        if self.proc.pid is None:  # never started
+            self._conn.close()
+            return
         if self.proc.is_alive():
             with contextlib.suppress(Exception):
                 await self.ask("stop")

@@ -48,6 +48,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import importlib
 import logging
 import random
 import statistics
@@ -573,6 +574,14 @@ async def run_fault_soak(
                 asyncio.create_task(every(sample_s, lambda: said(figures())), name="figures"),
             ]
             await asyncio.sleep(warm_up_s)
+            protection = soak.running.protection
+            if protection is not None:
+                # Game protection looks every quarter hour of the floor's clock, in a thread of
+                # its own, and loads what it judges with (scipy, numpy: some 60 MB) once a tail
+                # probability is first needed, minutes into play. Both had now, they are part
+                # of the start, not growth.
+                await protection.step(look_now=True)
+                await protection.run_in_watch(lambda _: importlib.import_module("scipy.stats"))
             back = watch.all_back(soak.running.now_us() - int(SILENT_BOUND_S * 1e6))
             if back:
                 report.not_back += [f"after the warm-up: {b}" for b in back]
