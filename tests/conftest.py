@@ -24,6 +24,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -71,18 +72,29 @@ def quick_password_hashes() -> Iterator[None]:
     hashing._dummy_hash.cache_clear()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def tree_manifest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The manifest of the tree under test, made once per session, named by the setting."""
-    path = tmp_path_factory.mktemp("manifest") / MANIFEST_NAME
+@contextlib.contextmanager
+def named_manifest(folder: Path) -> Iterator[Path]:
+    """The manifest of the tree under test, made in ``folder`` and named by the setting while
+    the block runs: for the suite's session, and for the long runs of tests/reliability run
+    as commands."""
+    path = folder / MANIFEST_NAME
     make_manifest(path)
     before = os.environ.get(MANIFEST_SETTING)
     os.environ[MANIFEST_SETTING] = str(path)
-    yield path
-    if before is None:
-        os.environ.pop(MANIFEST_SETTING, None)
-    else:
-        os.environ[MANIFEST_SETTING] = before
+    try:
+        yield path
+    finally:
+        if before is None:
+            os.environ.pop(MANIFEST_SETTING, None)
+        else:
+            os.environ[MANIFEST_SETTING] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tree_manifest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The manifest of the tree under test, made once per session, named by the setting."""
+    with named_manifest(tmp_path_factory.mktemp("manifest")) as path:
+        yield path
 
 
 def process_env() -> dict[str, str]:
@@ -153,6 +165,34 @@ async def fresh_schema(prefix: str) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(prefix: str) -> AsyncIterator[tuple[str, str]]:
+    """A migrated, empty database of its own on the test server: its name and SQLAlchemy URL;
+    dropped after. For a run that cuts every connection to its database and refuses new ones
+    for a while, which a schema of the shared database cannot have done to it alone."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    url = urlsplit(_pg_url())
+    admin = await asyncpg.connect(PG_DSN)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            own = urlunsplit(url._replace(path=f"/{name}"))
+            await _migrate(own)
+            yield name, own
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def own_database() -> AsyncIterator[tuple[str, str]]:
+    """A PostgreSQL database of the test's own (``fresh_database``): its name and URL."""
+    need_postgres(await _pg_available())
+    async with fresh_database("t") as made:
+        yield made
 
 
 async def _migrate(url: str) -> None:

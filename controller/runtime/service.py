@@ -544,6 +544,14 @@ class FloorService:
         ts = runtime.memory.states[link_id].table(table_id)
         tp: TablePoll | None = self.poller.tables.get(table_id) if self.poller else None
         regs = tp.last if tp is not None else None
+        # Its polls keep failing here: offline now, whether or not that could be recorded yet
+        # (the database away, the link fenced). The record follows once it can be made; until
+        # then the table must not be shown playing.
+        failing = (
+            tp is not None
+            and self.poller is not None
+            and tp.failures >= self.poller.floor.offline_after_failures
+        )
         state: TableStateName
         if runtime.memory.is_inoperable(link_id) is not None:
             state = "inoperable"  # its link's stored state failed its check
@@ -555,7 +563,7 @@ class FloorService:
             state = "unrecorded"  # held: its reading could not be recorded
         elif ts.out_of_play:
             state = "out_of_play"  # 68 IAC 10-1-6.2: removed from play
-        elif not ts.online:
+        elif not ts.online or failing:
             state = "offline"
         elif ts.hit_pending:
             state = "hit_pending"
@@ -567,7 +575,7 @@ class FloorService:
             table_id=table_id,
             link_id=link_id,
             state=state,
-            online=ts.online,
+            online=ts.online and not failing,
             hit_pending=ts.hit_pending,
             credits=ts.credits,
             rounds=ts.rounds,

@@ -9,7 +9,8 @@ request (``registers.encode_block``), a write to 100-105 goes to ``registers.app
 function for function codes other than 3 (read holding registers), 6, 16 (write) and 23
 (read/write), illegal data address for addresses outside the map, illegal data value for a
 write the table refuses (half of a 32-bit field, a register value out of range). A silent
-unit (``set_silent``) sends no response at all.
+unit (``set_silent``) sends no response at all; a gateway switched off (``close_gateway``)
+serves nobody until it is switched on again (``open_gateway``), on the same address.
 
 Rounds are dealt by one task on the floor's clock: every table has its own schedule, drawn
 from its own random generator, so a seed fixes every table's cards and timing
@@ -170,12 +171,7 @@ class SimFloor:
             with contextlib.suppress(asyncio.CancelledError):
                 await dealer
         for gateway in self._gateways.values():
-            server, gateway.server = gateway.server, None
-            if server is None:
-                continue
-            await server.shutdown()  # type: ignore[no-untyped-call]  # pymodbus 3.16
-            if ModbusBaseServer.active_server is server:
-                ModbusBaseServer.active_server = None
+            await self._close(gateway)
         # Let the transports deliver connection_lost before anyone checks for leftovers.
         await asyncio.sleep(0)
         self._started = False
@@ -186,6 +182,14 @@ class SimFloor:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+    async def _close(self, gateway: _Gateway) -> None:
+        server, gateway.server = gateway.server, None
+        if server is None:
+            return
+        await server.shutdown()  # type: ignore[no-untyped-call]  # pymodbus 3.16
+        if ModbusBaseServer.active_server is server:
+            ModbusBaseServer.active_server = None
 
     async def _open(self, gateway: _Gateway) -> None:
         spec = gateway.spec
@@ -200,9 +204,11 @@ class SimFloor:
                 ignore_missing_devices=True,
             )
         else:
-            assert spec.port is not None
+            # Opened again (``open_gateway``), it serves where it served before.
+            port = gateway.port if gateway.port is not None else spec.port
+            assert port is not None
             server = ModbusTcpServer(
-                devices, address=(spec.host, spec.port), ignore_missing_devices=True
+                devices, address=(spec.host, port), ignore_missing_devices=True
             )
         try:
             await server.serve_forever(background=True)
@@ -218,10 +224,14 @@ class SimFloor:
 
     # --- test and fault hooks ------------------------------------------------------------
 
-    def _unit(self, gateway: str, unit: int) -> ServedUnit:
-        found = self._gateways.get(gateway)
+    def _gateway(self, name: str) -> _Gateway:
+        found = self._gateways.get(name)
         if found is None:
-            raise KeyError(f"no gateway {gateway!r}; the gateways are {sorted(self._gateways)}")
+            raise KeyError(f"no gateway {name!r}; the gateways are {sorted(self._gateways)}")
+        return found
+
+    def _unit(self, gateway: str, unit: int) -> ServedUnit:
+        found = self._gateway(gateway)
         spec = found.spec
         if isinstance(unit, bool) or not isinstance(unit, int) or unit not in spec.units:
             raise KeyError(f"gateway {gateway!r} has unit ids 1-{spec.tables}, not {unit!r}")
@@ -267,6 +277,26 @@ class SimFloor:
     def power_cycle(self, gateway: str, unit: int, *, memory_cleared: bool = False) -> None:
         """The table restarts: its counters are zero again (``SimTable.power_cycle``)."""
         self._unit(gateway, unit).table.power_cycle(memory_cleared=memory_cleared)
+
+    async def close_gateway(self, name: str) -> None:
+        """The gateway goes away (switched off, its cable pulled): its server stops, every
+        connection to it is dropped, its TCP port refuses new ones and its serial line goes
+        quiet. Its tables deal on, and take no side bet once their heartbeat times out.
+        Idempotent; ``open_gateway`` brings it back where it was."""
+        if not self._started:
+            raise RuntimeError("the floor is not serving: call start() first")
+        await self._close(self._gateway(name))
+        await asyncio.sleep(0)  # the connections' connection_lost, as in stop()
+
+    async def open_gateway(self, name: str) -> None:
+        """Serve a gateway ``close_gateway`` closed again, on the same port or serial line.
+        Idempotent."""
+        if not self._started:
+            raise RuntimeError("the floor is not serving: call start() first")
+        gateway = self._gateway(name)
+        if gateway.server is None:
+            await self._open(gateway)
+            await asyncio.sleep(0)  # a serial transport registers its reader on the next turn
 
     def set_silent(self, gateway: str, unit: int, silent: bool) -> None:
         """A silent unit sends no response at all (the table keeps dealing)."""

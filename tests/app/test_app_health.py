@@ -68,6 +68,38 @@ async def test_not_ready_naming_a_link_whose_tables_are_all_offline(tmp_path: Pa
         assert problems["link stud"].startswith("every table is offline (stud-1")
 
 
+async def test_a_table_that_stops_answering_is_shown_offline_before_that_is_recorded(
+    tmp_path: Path,
+) -> None:
+    async with web_floor(tmp_path) as wf, httpx.AsyncClient(base_url=wf.base_url) as http:
+        service = wf.service
+        poller = service.poller
+        assert poller is not None
+        await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
+        commands = service.runtime.commands
+        record_offline = commands.table_offline
+
+        async def database_away(table_id: str, *, reason: str) -> NoReturn:
+            raise ConnectionError("the database is not taking connections")
+
+        commands.table_offline = database_away  # type: ignore[assignment,method-assign]
+        wf.sim.set_silent("caribbean_stud", 1, True)
+        tp = poller.tables["stud-1"]
+        await wait_until(lambda: tp.failures >= 4)
+        tech = await headers_for(wf, Role.TECHNICIAN)
+        shown = (await http.get("/api/v1/tables/stud-1", headers=tech)).json()
+        assert shown["state"] == "offline" and shown["online"] is False, shown
+        assert "did not answer" in shown["poll_problem"], shown
+        # Not recorded yet: the ledger says so once it can.
+        assert service.runtime.memory.states["stud"].table("stud-1").online
+        commands.table_offline = record_offline  # type: ignore[method-assign]
+        states = service.runtime.memory.states
+        await wait_until(lambda: not states["stud"].table("stud-1").online)
+        wf.sim.set_silent("caribbean_stud", 1, False)
+        await wait_until(lambda: service.table_status("stud-1").state in ("online", "hit_pending"))
+        assert service.table_status("stud-1").online
+
+
 async def test_an_inoperable_link_is_named_by_readyz_and_shown_by_the_api(
     tmp_path: Path,
 ) -> None:

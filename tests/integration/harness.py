@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,33 +38,10 @@ from link_adapters.simulator.server import SimFloor
 from link_adapters.simulator.table_types import SimTableConfig, total_credits
 from tests.conftest import KEY
 from tests.modbus_faults import FaultyGateway
+from tests.pausable_clock import PausableClock
 from tests.serial_line import pty_line
 
 SERIAL_BAUD = 115_200
-
-
-class PausableClock:
-    """Wall time that can be stopped, so the simulated dealers stop dealing."""
-
-    def __init__(self) -> None:
-        self._offset = 0
-        self._paused_at: int | None = None
-
-    @staticmethod
-    def _wall() -> int:
-        return time.time_ns() // 1000
-
-    def now_us(self) -> int:
-        return (self._paused_at if self._paused_at is not None else self._wall()) - self._offset
-
-    def pause(self) -> None:
-        if self._paused_at is None:
-            self._paused_at = self._wall()
-
-    def resume(self) -> None:
-        if self._paused_at is not None:
-            self._offset += self._wall() - self._paused_at
-            self._paused_at = None
 
 
 async def wait_until(condition: Callable[[], bool], within_s: float = 20.0) -> None:

@@ -331,6 +331,30 @@ async def test_a_silent_unit_times_out_while_its_neighbours_answer() -> None:
         assert (await Unit(client, 2).block())[0] == PROFILE_ID
 
 
+async def test_a_gateway_switched_off_and_on_serves_again_where_it_did() -> None:
+    floor = SimFloor([spec(DRAW, tables=2)], rounds_per_second=SLOW, seed=8)
+    name = "caribbean_draw"
+    async with serving(floor):
+        port = floor.ports[name]
+        async with tcp(port, answer_within=0.3) as client:
+            assert (await Unit(client, 1).block())[0] == PROFILE_ID
+            await floor.close_gateway(name)
+            await floor.close_gateway(name)  # idempotent
+            with pytest.raises(ModbusIOException):  # the connection was dropped
+                await client.read_holding_registers(0, count=READ_COUNT, device_id=1)
+        refused = AsyncModbusTcpClient("127.0.0.1", port=port, timeout=0.3, retries=0)
+        try:
+            assert not await refused.connect()
+        finally:
+            refused.close()
+        await floor.open_gateway(name)
+        assert floor.ports[name] == port
+        async with tcp(port) as client:
+            assert (await Unit(client, 2).block())[0] == PROFILE_ID
+        with pytest.raises(KeyError, match="no gateway 'baccarat'"):
+            await floor.close_gateway("baccarat")
+
+
 async def test_records_add_up_to_the_counters_read_over_modbus_across_the_wrap() -> None:
     clock = [1_767_225_600_000_000]  # the floor deals by this clock only
 
@@ -537,6 +561,24 @@ async def test_several_units_on_one_rtu_line() -> None:
                     with pytest.raises(ModbusIOException):
                         await client.read_holding_registers(0, count=2, device_id=unit)
                 assert (await Unit(client, 3).block())[0] == PROFILE_ID
+            finally:
+                client.close()
+
+
+async def test_an_rtu_gateway_switched_off_goes_quiet_and_answers_once_on() -> None:
+    async with pty_line() as (server_end, client_end):
+        line = GatewaySpec(game=STUD, tables=2, serial_port=server_end, baudrate=38400)
+        floor = SimFloor([line], rounds_per_second=SLOW, seed=10)
+        async with serving(floor):
+            client = AsyncModbusSerialClient(client_end, baudrate=38400, timeout=0.3, retries=0)
+            try:
+                assert await client.connect()
+                assert (await Unit(client, 1).block())[0] == PROFILE_ID
+                await floor.close_gateway("caribbean_stud")
+                with pytest.raises(ModbusIOException):
+                    await client.read_holding_registers(0, count=2, device_id=1)
+                await floor.open_gateway("caribbean_stud")
+                assert (await Unit(client, 2).block())[0] == PROFILE_ID
             finally:
                 client.close()
 

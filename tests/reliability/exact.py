@@ -20,6 +20,7 @@ from controller.core.money import UNITS_PER_CENT, contribution_units
 from controller.core.reducer import EntryKind
 from link_adapters.simulator.table_types import RoundRecord
 from tests.integration.harness import LinkPlan, registered_credits
+from tests.reliability.floor_process import RecordPart, summed
 
 DENOMINATION_CENTS = 100  # the floor files' default table denomination, $1
 
@@ -50,20 +51,6 @@ class SimTotals:
         self.credits[tid] = self.credits.get(tid, 0) + credits
         self.hits += [(tid, seq, hand) for seq, hand in hits]
         self.rounds += rounds
-
-
-RecordPart = tuple[int, int, list[tuple[int, str]]]  # credits, rounds, hits (seq, hand name)
-
-
-def summed(records: Iterable[RoundRecord]) -> RecordPart:
-    """One table's rounds, reduced to what the comparison needs (small enough to send)."""
-    credits = rounds = 0
-    hits: list[tuple[int, str]] = []
-    for r in records:
-        credits += r.credits
-        rounds += 1
-        hits += [(h.seq, h.hand.name) for h in r.hits]
-    return credits, rounds, hits
 
 
 @dataclass

@@ -21,5 +21,5 @@ async def test_half_a_day_of_ten_tables_stays_exact_and_stable(db_url: str) -> N
     print(told)
     assert report.rounds >= ROUNDS_PER_TABLE_DAY * 10 // 2, told
     assert len(report.samples) >= 9, told
-    assert report.comparison is not None and report.comparison.ok, told
+    assert report.checks.comparison is not None and report.checks.comparison.ok, told
     assert report.ok, told
