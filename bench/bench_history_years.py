@@ -795,7 +795,7 @@ async def main() -> int:
     ap.add_argument("--links", type=int, default=12)
     ap.add_argument("--tables", type=int, default=25, help="tables per link")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--checkpoint-every", type=int, default=100_000)
+    ap.add_argument("--checkpoint-every", type=int, default=2_000, help="a busy link's minute")
     ap.add_argument("--rows-sample", type=int, default=500_000)
     ap.add_argument("--live-tables", type=int, default=16, help="tables polled meanwhile")
     ap.add_argument(
