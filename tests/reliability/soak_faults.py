@@ -3,6 +3,7 @@ fail on a schedule. No table may stop silently, the process may not leak, nothin
 be lost.
 
     python -m tests.reliability.soak_faults [--minutes 120] [--db postgres|sqlite] [--seed N]
+                                            [--log FILE]
 
 The floor: Caribbean Stud, Caribbean Draw and Let It Ride bonus tables behind one Modbus TCP
 gateway per game, and Caribbean Stud tables on an RS-485 line (a pseudo-terminal pair whose
@@ -10,8 +11,9 @@ far end is an adapter the run can unplug), dealt in a process of their own
 (``floor_process``) and polled every 100 ms by the real ``FloorService`` in this one
 (``soak_floor``). A technician verifies and resets every table a jackpot holds.
 
-After a warm-up, for ``--minutes``, faults come on a seeded schedule, each kind on a timeline of
-its own so that they also overlap, each held for a while and then lifted:
+After a warm-up (which has game protection look once and load what it judges with, so that
+the start figures include it), for ``--minutes``, faults come on a seeded schedule, each kind
+on a timeline of its own so that they also overlap, each held for a while and then lifted:
 
 * the serial port refusing its settings: the line's adapter is unplugged and plugged back in,
   and opening it again pyserial gets ``termios.error`` (EINVAL), as from an adapter that cannot
