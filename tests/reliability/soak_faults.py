@@ -598,6 +598,7 @@ async def run_fault_soak(
             while (back := watch.all_back(lifted)) and time.monotonic() < deadline:  # noqa: ASYNC110
                 await asyncio.sleep(WATCH_S)
             report.not_back += back
+            await watch.tick()  # the last faults' tables are back: their figures, now
             report.end = figures()
             said(report.end)
             stopping.set()

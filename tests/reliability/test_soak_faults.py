@@ -24,8 +24,8 @@ from tests.serial_line import pty_refuses_parity
 SCHEDULE = (
     Fault(SERIAL_REFUSED, LINE, 0, 5),
     Fault(GATEWAY_OFF, "caribbean_draw", 1, 6),
-    Fault(DATABASE_DOWN, "database", 9, 6),
-    Fault(GATEWAY_OFF, LINE, 10, 8),
+    Fault(GATEWAY_OFF, LINE, 8, 10),  # the line's tables vanish, and go on failing through
+    Fault(DATABASE_DOWN, "database", 9, 6),  # ... the database's absence
 )
 
 
