@@ -10,15 +10,15 @@ import pytest
 
 from tests.conftest import PG_DSN
 from tests.reliability.database_faults import PostgresRestart
-from tests.reliability.soak_faults import (
+from tests.reliability.fault_schedule import (
     DATABASE_DOWN,
     GATEWAY_OFF,
     KINDS,
     LINE,
     SERIAL_REFUSED,
     Fault,
-    run_fault_soak,
 )
+from tests.reliability.soak_faults import run_fault_soak
 from tests.serial_line import pty_refuses_parity
 
 SCHEDULE = (
