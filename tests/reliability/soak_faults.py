@@ -3,6 +3,7 @@ fail on a schedule. No table may stop silently, the process may not leak, nothin
 be lost.
 
     python -m tests.reliability.soak_faults [--minutes 120] [--db postgres|sqlite] [--seed N]
+                                            [--log FILE]
 
 The floor: Caribbean Stud, Caribbean Draw and Let It Ride bonus tables behind one Modbus TCP
 gateway per game, and Caribbean Stud tables on an RS-485 line (a pseudo-terminal pair whose
@@ -10,8 +11,9 @@ far end is an adapter the run can unplug), dealt in a process of their own
 (``floor_process``) and polled every 100 ms by the real ``FloorService`` in this one
 (``soak_floor``). A technician verifies and resets every table a jackpot holds.
 
-After a warm-up, for ``--minutes``, faults come on a seeded schedule, each kind on a timeline of
-its own so that they also overlap, each held for a while and then lifted:
+After a warm-up (which has game protection look once and load what it judges with, so that
+the start figures include it), for ``--minutes``, faults come on a seeded schedule, each kind
+on a timeline of its own so that they also overlap, each held for a while and then lifted:
 
 * the serial port refusing its settings: the line's adapter is unplugged and plugged back in,
   and opening it again pyserial gets ``termios.error`` (EINVAL), as from an adapter that cannot
@@ -50,37 +52,30 @@ import contextlib
 import functools
 import importlib
 import logging
-import random
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.core.games import Game
-from controller.runtime.table_polling import FAILURE_BACKOFF_MAX_S
-from tests.integration.harness import LinkPlan
 from tests.reliability.database_faults import DatabaseFault, PostgresRestart, SqliteLock
-from tests.reliability.exact import table_id
+from tests.reliability.fault_schedule import (
+    KINDS,
+    Fault,
+    Injected,
+    Injector,
+    fault_plans,
+    fault_schedule,
+    refusing_settings,
+)
 from tests.reliability.process_figures import ProcessSample, Trend, sample
-from tests.reliability.soak import GAMES, RSS_GROWTH_MB, TASK_SLACK
+from tests.reliability.soak import RSS_GROWTH_MB, TASK_SLACK
 from tests.reliability.soak_floor import EndChecks, SoakFloor
-from tests.serial_line import SettingsRefusal
+from tests.reliability.table_watch import SILENT_BOUND_S, WATCH_S, Silence, Watch
 
-SERIAL_REFUSED: Final = "serial port refuses its settings"
-GATEWAY_OFF: Final = "gateway switched off"
-DATABASE_DOWN: Final = "database away"
-KINDS: Final = (SERIAL_REFUSED, GATEWAY_OFF, DATABASE_DOWN)
-
-# A table unanswered this long must be shown offline with the reason: three times the longest
-# a failing table waits between polls.
-SILENT_BOUND_S: Final = 3 * FAILURE_BACKOFF_MAX_S
-# A table unanswered or unrecorded this long is looked at: is it shown so?
-LOOKED_AT_S: Final = 2.0
-WATCH_S: Final = 0.5
 # Once every fault is lifted, every table should answer and record again within this: a link
 # that could not connect waits up to 30 s (the reconnect backoff's ceiling) before it tries.
 SETTLE_S: Final = 120.0
@@ -94,81 +89,6 @@ TOLERANCE: Final[Mapping[str, float]] = {
     "tasks": TASK_SLACK,
     "threads": 1,
 }
-LINE: Final = "rs485"  # the serial line's gateway
-
-
-def fault_plans(tables: int) -> tuple[LinkPlan, ...]:
-    """A link of ``tables`` tables per game on TCP, and one of Caribbean Stud on the line."""
-    tcp = tuple(
-        LinkPlan(link_id, game.value, game.value, tables=tables, rate_bp=rate_bp)
-        for link_id, game, rate_bp in GAMES
-    )
-    line = LinkPlan(
-        "line", LINE, Game.CARIBBEAN_STUD.value, tables=tables, rate_bp=8000, serial=True
-    )
-    return (*tcp, line)
-
-
-@dataclass(frozen=True)
-class Fault:
-    kind: str  # one of KINDS
-    target: str  # the gateway (a serial refusal, a gateway off); "database"
-    at_s: float  # after the warm-up
-    for_s: float
-
-
-def fault_schedule(
-    plans: Sequence[LinkPlan],
-    run_s: float,
-    *,
-    seed: int,
-    hold_s: tuple[float, float] = (5.0, 60.0),
-    gap_s: tuple[float, float] = (30.0, 180.0),
-) -> list[Fault]:
-    """Faults of each kind on a timeline of its own (so kinds also overlap): each held for a
-    time drawn from ``hold_s``, the next of its kind after a gap drawn from ``gap_s``, every
-    one lifted by ``run_s``. The kinds start 20 s apart; gateways are switched off in turn."""
-    rng = random.Random(seed)
-    lines = [p.gateway for p in plans if p.serial]
-    gateways = [p.gateway for p in plans if not p.serial] + lines
-    targets = {SERIAL_REFUSED: lines, GATEWAY_OFF: gateways, DATABASE_DOWN: ["database"]}
-    out = []
-    for k, kind in enumerate(KINDS):
-        t, turn = 20.0 * k, 0
-        while targets[kind]:
-            hold = rng.uniform(*hold_s)
-            if t + hold > run_s:
-                break
-            out.append(Fault(kind, targets[kind][turn % len(targets[kind])], t, hold))
-            turn += 1
-            t += hold + rng.uniform(*gap_s)
-    return sorted(out, key=lambda f: f.at_s)
-
-
-@dataclass
-class Injected:
-    """A fault as it happened: when it began and ended (wall clock, µs), the tables it
-    touches, how long until they were shown for it and until they were back after it."""
-
-    fault: Fault
-    tables: tuple[str, ...]
-    began_us: int | None = None
-    ended_us: int | None = None
-    shown_s: float | None = None  # begun -> every table shown offline (/readyz: the database)
-    back_s: float | None = None  # ended -> every table answering and recorded again
-    masked: bool = False  # another fault took all its tables before they were back
-
-
-@dataclass
-class Silence:
-    """A table unanswered or unrecorded beyond the bound, and not shown so."""
-
-    table: str
-    began_s: float  # since the run started
-    lasted_s: float
-    state: str
-    why: str
-    faults: str  # the faults active as it began
 
 
 @dataclass
@@ -297,214 +217,6 @@ def _spread(values: Sequence[float]) -> str:
     return f"median {statistics.median(values):.1f} s, max {max(values):.1f} s"
 
 
-class Watch:
-    """Every table as the API shows it, against how long it has gone unanswered and
-    unrecorded (see the module docstring); and each fault's tables, until shown and back."""
-
-    def __init__(self, soak: SoakFloor, report: FaultSoakReport, started: float) -> None:
-        self.soak = soak
-        self.report = report
-        self.started = started
-        self.silent: dict[str, Silence] = {}
-        self.shown_us: dict[str, int] = {}  # when each table was last shown not playing, why
-        self.since_us = soak.running.now_us()  # before its first answer, a table counts from here
-
-    def active(self) -> list[Injected]:
-        return [i for i in self.report.faults if i.began_us is not None and i.ended_us is None]
-
-    async def tick(self) -> None:
-        service = self.soak.running
-        now = service.now_us()
-        report = self.report
-        statuses = {tid: service.table_status(tid) for tid in self.soak.table_ids}
-        problems: Mapping[str, str] | None = None
-
-        async def readiness() -> Mapping[str, str]:
-            nonlocal problems
-            if problems is None:
-                problems = await service.readiness()
-            return problems
-
-        for tid, st in statuses.items():
-            unanswered = (now - (st.last_answer_us or self.since_us)) / 1e6
-            unrecorded = (now - (st.last_reading_us or self.since_us)) / 1e6
-            report.longest_unanswered_s = max(report.longest_unanswered_s, unanswered)
-            report.longest_unrecorded_s = max(report.longest_unrecorded_s, unrecorded)
-            stale = max(unanswered, unrecorded)
-            if stale < LOOKED_AT_S:
-                self._note(tid, None, st.state)
-                continue
-            # Shown: offline (or held) with the reason; a table that answers but whose
-            # readings are not recorded may instead be named, with its link, the database or
-            # the link locks, by /readyz.
-            shown = (st.state == "offline" and bool(st.poll_problem)) or (
-                st.state == "unrecorded" and bool(st.unrecorded_reason)
-            )
-            if not shown and unanswered <= SILENT_BOUND_S:
-                said = await readiness()
-                shown = any(
-                    subject in said
-                    for subject in (f"table {tid}", f"link {self.soak.link_of[tid]}",
-                                    "database", "link locks")
-                )  # fmt: skip
-            if shown:
-                self.shown_us[tid] = now
-            # Unshown for longer than the bound, within a time unanswered or unrecorded for
-            # longer than it. Shown until its cause went, a table is not silent while it
-            # catches up.
-            unshown = (now - max(now - int(stale * 1e6), self.shown_us.get(tid, 0))) / 1e6
-            report.longest_unshown_s = max(report.longest_unshown_s, unshown)
-            why = None
-            if stale > SILENT_BOUND_S and unshown > SILENT_BOUND_S:
-                why = (
-                    f"unanswered {unanswered:.1f} s, unrecorded {unrecorded:.1f} s, unshown "
-                    f"{unshown:.1f} s; poll problem {st.poll_problem!r}; /readyz says "
-                    f"{dict(await readiness())}"
-                )
-            self._note(tid, why, st.state)
-        for i in report.faults:
-            if i.began_us is None:
-                continue
-            if i.shown_s is None and i.ended_us is None:
-                if i.fault.kind == DATABASE_DOWN:
-                    said = await readiness()
-                    shown = any(
-                        subject in ("database", "link locks") or "not recorded" in problem
-                        for subject, problem in said.items()
-                    )
-                else:
-                    shown = all(statuses[t].state in ("offline", "unrecorded") for t in i.tables)
-                if shown:
-                    i.shown_s = (now - i.began_us) / 1e6
-            if i.ended_us is not None and i.back_s is None and not i.masked:
-                end = i.ended_us
-                # Its tables, but those another fault holds now: one still on, or lifted
-                # later and not yet recovered from. With none left, its own recovery is not
-                # seen.
-                taken = {
-                    t
-                    for j in report.faults
-                    if j is not i
-                    and j.began_us is not None
-                    and (j.ended_us is None or (j.ended_us > end and j.back_s is None))
-                    for t in j.tables
-                }
-                judged = [statuses[t] for t in i.tables if t not in taken]
-                if not judged:
-                    i.masked = True
-                elif all(
-                    (st.last_answer_us or 0) >= end
-                    and (st.last_reading_us or 0) >= end
-                    and st.state not in ("offline", "unrecorded")
-                    for st in judged
-                ):
-                    i.back_s = (now - end) / 1e6
-
-    def _note(self, tid: str, why: str | None, state: str) -> None:
-        at = time.monotonic() - self.started
-        open_ = self.silent.get(tid)
-        if why is None:
-            if open_ is not None:
-                del self.silent[tid]
-            return
-        if open_ is None:
-            faults = ", ".join(f"{i.fault.kind} ({i.fault.target})" for i in self.active())
-            open_ = self.silent[tid] = Silence(tid, at, 0.0, state, why, faults)
-            self.report.silences.append(open_)
-            self.soak.say(f"SILENT {tid}: shown {state!r}, {why}; faults: {faults or 'none'}")
-        open_.lasted_s = at - open_.began_s
-
-    def all_back(self, since_us: int) -> list[str]:
-        """The tables not answering, recorded and shown playing since ``since_us``."""
-        service = self.soak.running
-        out = []
-        for tid in self.soak.table_ids:
-            st = service.table_status(tid)
-            if (
-                (st.last_answer_us or 0) < since_us
-                or (st.last_reading_us or 0) < since_us
-                or st.state not in ("online", "hit_pending")
-            ):
-                out.append(f"{tid}: {st.state}, {st.poll_problem or st.unrecorded_reason or ''}")
-        return out
-
-
-class Injector:
-    """Begins and ends each fault of the schedule at its time."""
-
-    def __init__(
-        self,
-        soak: SoakFloor,
-        database: DatabaseFault,
-        refusal: SettingsRefusal,
-        report: FaultSoakReport,
-    ) -> None:
-        self.soak = soak
-        self.database = database
-        self.refusal = refusal
-        self.report = report
-        assert soak.addresses is not None
-        self.devices = soak.addresses.devices
-        self.tables_of = {
-            p.gateway: tuple(table_id(p, u) for u in range(1, p.tables + 1)) for p in soak.plans
-        }
-
-    def affected(self, fault: Fault) -> tuple[str, ...]:
-        if fault.kind == DATABASE_DOWN:
-            return tuple(self.soak.table_ids)
-        return self.tables_of[fault.target]
-
-    async def run(self, schedule: Sequence[Fault]) -> None:
-        records = [Injected(f, self.affected(f)) for f in schedule]
-        self.report.faults = records
-        events = sorted(
-            [(i.fault.at_s, 1, n) for n, i in enumerate(records)]
-            + [(i.fault.at_s + i.fault.for_s, 0, n) for n, i in enumerate(records)]
-        )
-        t0 = time.monotonic()
-        for at_s, begins, n in events:
-            await asyncio.sleep(max(0.0, t0 + at_s - time.monotonic()))
-            i = records[n]
-            if begins:
-                await self.begin(i.fault)
-                i.began_us = self.soak.running.now_us()
-            else:
-                await self.end(i.fault)
-                i.ended_us = self.soak.running.now_us()
-            self.soak.say(
-                f"{'+' if begins else '-'} {at_s:7.1f} s {i.fault.kind} ({i.fault.target})"
-                + (f" for {i.fault.for_s:.0f} s" if begins else "")
-            )
-
-    async def begin(self, fault: Fault) -> None:
-        if fault.kind == SERIAL_REFUSED:
-            # The adapter pulled out and another put in that cannot do the line's settings.
-            self.refusal.refuse(self.devices[fault.target])
-            await self.soak.floor.ask("replug", fault.target)
-        elif fault.kind == GATEWAY_OFF:
-            await self.soak.floor.ask("switch off", fault.target)
-        else:
-            await self.database.begin()
-
-    async def end(self, fault: Fault) -> None:
-        if fault.kind == SERIAL_REFUSED:
-            self.refusal.accept(self.devices[fault.target])
-        elif fault.kind == GATEWAY_OFF:
-            await self.soak.floor.ask("switch on", fault.target)
-        else:
-            await self.database.end()
-
-
-@contextlib.contextmanager
-def refusing_settings() -> Iterator[SettingsRefusal]:
-    refusal = SettingsRefusal()
-    refusal.install()
-    try:
-        yield refusal
-    finally:
-        refusal.uninstall()
-
-
 async def run_fault_soak(
     db_url: str,
     database: DatabaseFault,
@@ -527,6 +239,7 @@ async def run_fault_soak(
     report = FaultSoakReport(db=db_url.split(":", 1)[0], run_s=run_s, tables=tables * len(plans))
     soak = SoakFloor(db_url, plans, rate=rate, seed=seed, say=say, migrate=migrate)
     background: list[asyncio.Task[None]] = []
+    watch: Watch | None = None
 
     def figures() -> ProcessSample:
         s = sample(time.monotonic() - started)
@@ -551,7 +264,9 @@ async def run_fault_soak(
         offline = sum(
             1 for tid in soak.table_ids if soak.running.table_status(tid).state == "offline"
         )
-        active = [f"{i.fault.kind} ({i.fault.target})" for i in watch.active()]
+        active = (
+            [] if watch is None else [f"{i.fault.kind} ({i.fault.target})" for i in watch.active()]
+        )
         say(
             f"{s.at_s:7.0f} s: RSS {s.rss_mb:.1f} MB, {s.fds} fds, {s.tasks} tasks, "
             f"{s.threads} threads; {soak.sim.rounds} rounds, {soak.hits_dealt} hits; "
@@ -562,7 +277,10 @@ async def run_fault_soak(
         try:
             await soak.start()
             await soak.floor.ask("resume")
-            watch = Watch(soak, report, started)
+            injector = Injector(soak, database, refusal, schedule)
+            report.faults = injector.records
+            watch = Watch(soak, injector.records, started)
+            report.silences = watch.silences
 
             async def tend() -> None:
                 await soak.technician()
@@ -588,7 +306,7 @@ async def run_fault_soak(
             report.start = figures()
             said(report.start)
             faults_from = time.monotonic()
-            await Injector(soak, database, refusal, report).run(schedule)
+            await injector.run()
             await asyncio.sleep(max(0.0, faults_from + run_s - time.monotonic()))
             lifted = soak.running.now_us()
             deadline = time.monotonic() + SETTLE_S
@@ -596,6 +314,7 @@ async def run_fault_soak(
             while (back := watch.all_back(lifted)) and time.monotonic() < deadline:  # noqa: ASYNC110
                 await asyncio.sleep(WATCH_S)
             report.not_back += back
+            await watch.tick()  # the last faults' tables are back: their figures, now
             report.end = figures()
             said(report.end)
             stopping.set()
@@ -614,6 +333,10 @@ async def run_fault_soak(
             report.released, report.technician_failures = soak.released, soak.technician_failures
             report.technician_slowest_s = soak.technician_slowest_s
             report.refusals = refusal.refused
+            if watch is not None:
+                report.longest_unanswered_s = watch.longest_unanswered_s
+                report.longest_unrecorded_s = watch.longest_unrecorded_s
+                report.longest_unshown_s = watch.longest_unshown_s
             await database.close()
             await soak.stop()
             if isinstance(database, PostgresRestart):

@@ -10,22 +10,22 @@ import pytest
 
 from tests.conftest import PG_DSN
 from tests.reliability.database_faults import PostgresRestart
-from tests.reliability.soak_faults import (
+from tests.reliability.fault_schedule import (
     DATABASE_DOWN,
     GATEWAY_OFF,
     KINDS,
     LINE,
     SERIAL_REFUSED,
     Fault,
-    run_fault_soak,
 )
+from tests.reliability.soak_faults import run_fault_soak
 from tests.serial_line import pty_refuses_parity
 
 SCHEDULE = (
     Fault(SERIAL_REFUSED, LINE, 0, 5),
     Fault(GATEWAY_OFF, "caribbean_draw", 1, 6),
-    Fault(DATABASE_DOWN, "database", 9, 6),
-    Fault(GATEWAY_OFF, LINE, 10, 8),
+    Fault(GATEWAY_OFF, LINE, 8, 10),  # the line's tables vanish, and go on failing through
+    Fault(DATABASE_DOWN, "database", 9, 6),  # ... the database's absence
 )
 
 
