@@ -292,10 +292,12 @@ class Entries:
         # A link's blocks do not reach into one another, and an entry's time never goes back
         # along a chain: no block before the last to start at or before ``after_seq``, nor
         # before the last to start before ``since_us``, holds an entry wanted.
-        floor = await self.conn.scalar(
+        # The blocks read start after ``above``: never ``after_seq + 1``, which the largest
+        # position a reader may ask for would take past the database's integers.
+        start = await self.conn.scalar(
             select(func.max(c.first_seq)).where(link, c.first_seq <= stretch.after_seq)
         )
-        floor = stretch.after_seq + 1 if floor is None else floor
+        above = stretch.after_seq if start is None else start - 1
         if stretch.since_us is not None:
             started = await self.conn.scalar(
                 select(c.first_seq)
@@ -303,12 +305,13 @@ class Entries:
                 .order_by(c.first_at_us.desc(), c.first_seq.desc())
                 .limit(1)
             )
-            floor = max(floor, started or 0)
+            if started is not None:
+                above = max(above, started - 1)
         while True:
             row = (
                 await self.conn.execute(
                     select(c.first_seq, c.body)
-                    .where(*stretch.blocks(), c.first_seq >= floor)
+                    .where(*stretch.blocks(), c.first_seq > above)
                     .order_by(c.first_seq)
                     .limit(1)
                 )
@@ -321,7 +324,7 @@ class Entries:
                 yield wanted
             if stretch.until_us is not None and entries and entries[-1].at_us >= stretch.until_us:
                 return  # the blocks after it are later still
-            floor = row.first_seq + 1
+            above = row.first_seq
 
     async def first_at(self, link_id: str, at_us: int) -> int | None:
         """The sequence number of the link's first entry made at or after ``at_us``, if any
