@@ -3,6 +3,7 @@ when another process committed to the link first."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
 from collections.abc import Callable
@@ -47,7 +48,15 @@ class LinkCommands:
         if link_id not in self.memory.states:
             raise NotFound(f"no link {link_id!r}")
         for attempt in range(1, COMMAND_TRIES + 1):
-            async with self.memory.lock(link_id):
+            async with contextlib.AsyncExitStack() as held:
+                await held.enter_async_context(self.memory.lock(link_id))
+                turns: list[str] = []
+                if attempt > 1:
+                    # Overtaken once: the link's turn, waited for, so the controller polling
+                    # it does not overtake this command again however slow the machine.
+                    await held.enter_async_context(self.memory.store.turn(link_id))
+                    await self.memory.reload([link_id])
+                    turns.append(link_id)
                 await self.memory.reload_stale([link_id])
                 self.memory.refuse_inoperable(link_id)
                 at = self.memory.clock.now_us()
@@ -72,7 +81,7 @@ class LinkCommands:
                     },
                 }
                 try:
-                    await self.memory.commit([o], [link_id], audit=audit, extra=extra)
+                    await self.memory.commit([o], [link_id], audit=audit, extra=extra, turns=turns)
                 except StaleState:
                     # Another process (the controller polling the link, when this is a web
                     # process) committed first: the link was read again; decide again from it.

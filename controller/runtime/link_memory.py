@@ -253,9 +253,10 @@ class LinkMemory:
         *,
         audit: Mapping[str, Any] | None = None,
         extra: Extra | None = None,
+        turns: Sequence[str] = (),
     ) -> None:
         try:
-            await self.store.commit(outcomes, audit=audit, extra=extra)
+            await self.store.commit(outcomes, audit=audit, extra=extra, turns=turns)
         except BaseException:
             await asyncio.shield(self._reload_after_failure(link_ids))
             raise

@@ -33,6 +33,7 @@ async def write_outcomes(
     *,
     insert_tables: bool = False,
     expect: Mapping[str, tuple[int, str | None]] | None = None,
+    turns: Sequence[str] = (),
 ) -> list[SealedEntry]:
     """Seal the touched tables' rows, claim each link's chain head with its new seal, then
     write all links' rows in one statement per table.
@@ -58,7 +59,7 @@ async def write_outcomes(
             counters.append(row)
         hits.extend(o.hits)
         anomalies.extend(o.anomalies)
-    entries = await _claim_heads(uow, book, channel, outcomes, table_seals, expect)
+    entries = await _claim_heads(uow, book, channel, outcomes, table_seals, expect, turns)
     await uow.entries.append(entries)
     await uow.tables.write_counters(counters, new=insert_tables)
     await uow.hits.add(hits)
@@ -91,6 +92,7 @@ async def _claim_heads(
     outcomes: Sequence[Outcome],
     table_seals: Mapping[str, str],
     expect: Mapping[str, tuple[int, str | None]] | None = None,
+    turns: Sequence[str] = (),
 ) -> list[SealedEntry]:
     """Seal each link's events onto its chain and claim every head in one statement.
 
@@ -148,7 +150,7 @@ async def _claim_heads(
     if not heads:
         return entries
     name = await channel.of(uow.conn) if uow.conn.dialect.name == "postgresql" else None
-    claimed = await uow.links.claim(heads, name)
+    claimed = await uow.links.claim(heads, name, turns)
     stale = sorted(set(new_heads) - claimed)
     if stale:
         raise StaleState(f"link {stale[0]}: its history moved on since it was loaded")

@@ -101,6 +101,10 @@ _PG_HEAD_UPDATE = text(
     + ", ".join(HEAD_FIELDS)
     + ") WHERE l.link_id = v.link_id AND l.last_seq = v.expected_seq"
     + " AND l.state_seal IS NOT DISTINCT FROM v.expected_seal"
+    # A command at another process holding the link's turn (``sessions.link_turn``) is not
+    # overtaken: the claim only tries for the turn, never waits on it, and is refused.
+    + " AND (l.link_id = ANY(CAST(:turns AS text[])) OR "
+    + "pg_try_advisory_xact_lock_shared(hashtextextended(:channel || ' turn ' || l.link_id, 0)))"
     + " RETURNING l.link_id, l.last_seq)"
     + " SELECT link_id, pg_notify(:channel, last_seq || ':' || link_id) FROM claimed"
 )
@@ -177,18 +181,29 @@ class Links:
             LINKS.update().where(LINKS.c.link_id == link_id).values(paytable_id=paytable_id)
         )
 
-    async def claim(self, heads: Sequence[Mapping[str, Any]], channel: str | None) -> set[str]:
+    async def claim(
+        self,
+        heads: Sequence[Mapping[str, Any]],
+        channel: str | None,
+        turns: Sequence[str] = (),
+    ) -> set[str]:
         """Move the given chain heads (``HEAD_FIELDS`` each) in one statement, each only if
         its row still has the expected last entry and seal; the links claimed.
 
         On PostgreSQL the claim notifies ``channel`` (it must be given there) of each moved
-        link; on SQLite a failed claim is found by the seals the rows now hold.
+        link, and refuses a link whose turn another session holds (``turns``: those this
+        transaction's own process holds); on SQLite, one process's file, a failed claim is
+        found by the seals the rows now hold.
         """
         conn = self.conn
         if conn.dialect.name == "postgresql":
             result = await conn.execute(
                 _PG_HEAD_UPDATE,
-                {"channel": channel, **{k: [h[k] for h in heads] for k in HEAD_FIELDS}},
+                {
+                    "channel": channel,
+                    "turns": list(turns),
+                    **{k: [h[k] for h in heads] for k in HEAD_FIELDS},
+                },
             )
             return {row[0] for row in result}
         result = await conn.execute(

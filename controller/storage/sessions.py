@@ -89,3 +89,25 @@ async def only_one(engine: AsyncEngine, what: str) -> AsyncIterator[bool]:
         finally:
             if got:
                 await unlock(conn, key)
+
+
+_TURN = "hashtextextended(:channel || ' turn ' || :link_id, 0)"
+
+
+@contextlib.asynccontextmanager
+async def link_turn(engine: AsyncEngine, channel: str, link_id: str) -> AsyncIterator[None]:
+    """The link's turn, waited for and held while the context lasts: a session advisory lock
+    that the claim of any other process's commit only tries for (``Links.claim``), so a
+    command that holds it reads the link and commits without being overtaken by the polls of
+    the controller driving it. Nothing on SQLite, where one process owns the file."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    async with engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        args = {"channel": channel, "link_id": link_id}
+        await conn.execute(text(f"SELECT pg_advisory_lock({_TURN})"), args)
+        try:
+            yield
+        finally:
+            await conn.execute(text(f"SELECT pg_advisory_unlock({_TURN})"), args)

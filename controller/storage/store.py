@@ -14,6 +14,7 @@ and checks them, ``recovery`` puts an inoperable link back on its history.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -48,6 +49,7 @@ from controller.storage.loading import load_links
 from controller.storage.meta import DEMONSTRATION_SINCE, KEY_FINGERPRINT
 from controller.storage.recovery import recovery_of
 from controller.storage.seals import SealBook
+from controller.storage.sessions import link_turn
 from controller.storage.unit_of_work import UnitOfWork, reading, unit_of_work
 
 __all__ = ["Extra", "LedgerStore"]
@@ -437,13 +439,15 @@ class LedgerStore:
         audit: Mapping[str, Any] | None = None,
         extra: Extra | None = None,
         notify: Sequence[str] = (),
+        turns: Sequence[str] = (),
     ) -> list[SealedEntry]:
         """Write the outcomes of one poll cycle (any links) in one transaction.
 
         ``extra`` writes the records that belong with them (a review, a correction) in the
         same transaction; ``audit`` adds the audit-log row of a privileged action; ``notify``
         names links whose paperwork ``extra`` changed (whether they may play), for the other
-        processes to read again.
+        processes to read again; ``turns``, the links whose turn this process holds
+        (``link_turn``).
         """
         todo = [o for o in outcomes if o.changed]
         if not todo and extra is None:
@@ -453,7 +457,7 @@ class LedgerStore:
             async with unit_of_work(self.engine) as uow:
                 if extra is not None:
                     await extra(uow.conn)
-                sealed = await self._write(uow, todo)
+                sealed = await self._write(uow, todo, turns=turns)
                 if notify and uow.conn.dialect.name == "postgresql":
                     await notify_paperwork(uow.conn, await self._channel.of(uow.conn), notify)
                 if audit is not None:
@@ -473,13 +477,30 @@ class LedgerStore:
         *,
         insert_tables: bool = False,
         expect: Mapping[str, tuple[int, str | None]] | None = None,
+        turns: Sequence[str] = (),
     ) -> list[SealedEntry]:
         if self.software_fault is not None and outcomes:
             # Nothing is sealed by software that failed its check (controller.rules.software).
             raise SoftwareFailed(f"nothing is written: {self.software_fault}")
         return await write_outcomes(
-            uow, self.book, self._channel, outcomes, insert_tables=insert_tables, expect=expect
+            uow,
+            self.book,
+            self._channel,
+            outcomes,
+            insert_tables=insert_tables,
+            expect=expect,
+            turns=turns,
         )
+
+    @contextlib.asynccontextmanager
+    async def turn(self, link_id: str) -> AsyncIterator[None]:
+        """The link's turn (``sessions.link_turn``), waited for and held while the context
+        lasts: commits with ``turns=[link_id]`` meanwhile are not overtaken by another
+        process's."""
+        async with self.engine.connect() as conn:
+            channel = await self._channel.of(conn) if conn.dialect.name == "postgresql" else ""
+        async with link_turn(self.engine, channel, link_id):
+            yield
 
     async def answers(self, within_s: float = 2.0) -> bool:
         """Whether the database answers a query now."""

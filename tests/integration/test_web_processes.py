@@ -25,6 +25,7 @@ from sqlalchemy import text
 
 from app.serve import Served, serve
 from app.web import create_app
+from controller.core import reducer
 from controller.core.games import Game
 from controller.core.hands import HandCategory
 from controller.paperwork.filing_desk import FilingDesk
@@ -307,6 +308,46 @@ async def _approved_at_a_web_process(wf: WebFloor, w1: WebProcess, d0: Display) 
     assert approved == "stud"
     await wait_until(lambda: all(tp.last_ok_us for tp in poller.tables.values()))
     await wait_until(lambda: set(table_states(d0).values()) <= {"online", "unpolled"})
+
+
+async def test_a_slow_command_at_a_web_process_is_not_overtaken_by_the_polls(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The controller commits the link at every poll (every 100 ms here) while a command at
+    a web process takes longer than that to decide and write (a loaded machine): overtaken
+    once, the command waits for the link's turn, and the controller's claims give way until
+    it has committed. Without the turn every try of the command was overtaken."""
+    settings = pg_settings(db_url, tmp_path)
+    async with (
+        web_floor(tmp_path, links=LINKS, settings=settings) as wf,
+        web_process(settings) as w1,
+    ):
+        memory = wf.service.runtime.memory
+        await wait_until(
+            lambda: all(t.credits is not None for t in memory.states["stud"].tables.values())
+        )
+        tries = 0
+
+        async def slow(conn: Any) -> None:
+            nonlocal tries
+            tries += 1
+            await asyncio.sleep(0.6)  # several polls of the controller
+
+        reset = memory.states["stud"].reset_cents + 1_00
+        o = await w1.service.runtime.commands.command(
+            "stud",
+            lambda s, at: reducer.change_reset_amount(s, reset_cents=reset, at_us=at, by="sup"),
+            actor="sup",
+            action="link.reset_amount",
+            target="link:stud",
+            extra=slow,
+        )
+        assert o.state.reset_cents == reset
+        assert tries == 2  # overtaken once, then its turn
+        # The controller reads the command's commit and goes on recording the floor.
+        await wait_until(lambda: memory.states["stud"].reset_cents == reset)
+        seq = memory.store.head_seq("stud")
+        await wait_until(lambda: (memory.store.head_seq("stud") or 0) > (seq or 0))
 
 
 async def test_a_web_process_reads_again_what_it_missed_while_not_listening(
