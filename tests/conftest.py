@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import httpx
 import pytest
 import pytest_asyncio
 from argon2 import PasswordHasher
@@ -46,7 +47,21 @@ T0 = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z in microseconds
 MANIFEST_SETTING = "PROGRESSIVE_MANIFEST_FILE"
 
 
+# How long a test's HTTP client waits for an answer: httpx's 5 s is less than a floor takes to
+# answer on a loaded two-core machine running four test processes, their browsers and their
+# commands. A test is judged on what a request answers, never how fast (bench/ measures that).
+HTTP_WAIT_S = 30.0
+
+
+def _patient_http_clients() -> None:
+    for client in (httpx.AsyncClient, httpx.Client):
+        defaults = client.__init__.__kwdefaults__
+        if defaults is not None and "timeout" in defaults:
+            defaults["timeout"] = httpx.Timeout(HTTP_WAIT_S)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _patient_http_clients()
     """The suite starts hundreds of Python processes (commands, servers, simulators, the
     rulebook's runs, and the test processes themselves), each of which compiles the project
     again where bytecode is not kept (PYTHONDONTWRITEBYTECODE): it is kept, for the processes

@@ -256,6 +256,40 @@ async def hold_in_memory(
     readings go on. Deal no round at its tables (``stepped_floor``): a contribution would be
     committed under the row's terms.
     """
+
+    def opened_on(now: LinkState) -> LinkState:
+        opened = open_link(
+            law=PERMISSIVE,
+            link_id=link_id,
+            game=game,
+            rate_bp=0,
+            reset_cents=0,
+            paytable=paytable,
+            tables=[ts.config for ts in now.tables.values()],
+            at_us=now.last_at_us,
+            levels=levels,
+            draws=draws,
+            paytables=paytables,
+        ).state
+        return replace(
+            opened,
+            tables=now.tables,
+            last_at_us=now.last_at_us,
+            rate_bp=now.rate_bp,
+            reset_cents=now.reset_cents,
+        )
+
+    return await put_in_memory(wf, link_id, opened_on)
+
+
+async def put_in_memory(
+    wf: WebFloor, link_id: str, change: Callable[[LinkState], LinkState]
+) -> LinkState:
+    """``change`` of ``link_id``'s state put in the runtime's memory in place of it, and the
+    pages told (the reload listeners), once a later reading of every table has been
+    committed on it: put again if a poll cycle computed before it committed after it (a
+    loaded machine), so what the pages show is what was put (its levels but for their draws,
+    its last win)."""
     runtime = wf.service.runtime
     store = wf.service.store
     while True:
@@ -263,26 +297,7 @@ async def hold_in_memory(
         # committed from the state before onto the book's meter put in place here.
         async with runtime.memory.lock(link_id):
             now = runtime.memory.states[link_id]
-            opened = open_link(
-                law=PERMISSIVE,
-                link_id=link_id,
-                game=game,
-                rate_bp=0,
-                reset_cents=0,
-                paytable=paytable,
-                tables=[ts.config for ts in now.tables.values()],
-                at_us=now.last_at_us,
-                levels=levels,
-                draws=draws,
-                paytables=paytables,
-            ).state
-            state = replace(
-                opened,
-                tables=now.tables,
-                last_at_us=now.last_at_us,
-                rate_bp=now.rate_bp,
-                reset_cents=now.reset_cents,
-            )
+            state = change(now)
             store.book.meters[link_id] = state.meter_units
             runtime.memory.states[link_id] = state
         seq = {tid: ts.poll_seq for tid, ts in now.tables.items()}
@@ -293,7 +308,11 @@ async def hold_in_memory(
             )
         )
         # The runtime tops up a mystery level's draws before each step: those may differ.
-        if _without_draws(runtime.memory.states[link_id].levels) == _without_draws(state.levels):
+        later = runtime.memory.states[link_id]
+        if (
+            _without_draws(later.levels) == _without_draws(state.levels)
+            and later.last_win == state.last_win
+        ):
             for listener in runtime.memory.reload_listeners:
                 listener(link_id)
-            return runtime.memory.states[link_id]
+            return later

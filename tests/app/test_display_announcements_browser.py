@@ -22,7 +22,7 @@ from controller.core.reducer.state import LastWin
 from controller.rules.jurisdictions import INDIANA
 from link_adapters.simulator.clock import VirtualClock
 from tests.app.browser import pytestmark, shot
-from tests.app.floor import WebFloor, stepped_floor
+from tests.app.floor import WebFloor, put_in_memory, stepped_floor
 from tests.app.levels_floor import hold_fixed_pay, hold_four_levels
 
 __all__ = ["pytestmark"]
@@ -81,10 +81,7 @@ def mini(at_us: int, cents: int = 55_68, table: str = "stud-2") -> LastWin:
 
 async def win(wf: WebFloor, last: LastWin) -> None:
     """The link's last win is ``last``, and the hub hears of it as after a commit."""
-    runtime = wf.service.runtime
-    runtime.memory.states["stud"] = replace(runtime.memory.states["stud"], last_win=last)
-    for listener in runtime.memory.reload_listeners:
-        listener("stud")
+    await put_in_memory(wf, "stud", lambda now: replace(now, last_win=last))
     await asyncio.sleep(0.3)  # framed before the next win, as two commits are
 
 
@@ -113,9 +110,12 @@ async def test_the_grands_won_and_reset_amounts_in_turn_while_a_mini_hits(
         # What the display showed is kept as the condition is first met: on a slow machine
         # it goes on turning while the screenshot is taken.
         await page.wait_for_function(
-            "() => (window.seen.filter((s) => s.headline === 'Grand now').length > 0"
-            " && document.getElementById('headline').textContent === 'Grand won!')"
-            " && (window.kept = window.seen.slice()).length > 0",
+            """() => {
+              const shown = window.seen.map((s) => s.headline);
+              const reset = shown.indexOf('Grand now');
+              return reset >= 0 && shown.slice(reset).includes('Grand won!')
+                && (window.kept = window.seen.slice()).length > 0;
+            }""",
             timeout=WAIT_MS,
         )
         await shot(page, "display-grand-won-again")

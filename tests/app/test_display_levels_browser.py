@@ -18,7 +18,7 @@ from controller.core.hands import HandCategory, parse_cards
 from controller.core.reducer import HitClaim, TableReading, apply_readings, open_link
 from link_adapters.simulator.clock import VirtualClock
 from tests.app.browser import pytestmark, shot
-from tests.app.floor import stepped_floor
+from tests.app.floor import put_in_memory, stepped_floor
 from tests.app.levels_floor import (
     FOUR_LEVELS,
     TRIGGER,
@@ -124,16 +124,13 @@ async def test_a_won_level_shows_its_won_amount_at_once(tmp_path: Path, browser:
             ],
         ).state
         assert won.last_win is not None and won.last_win.level == "L3"
-        runtime = wf.service.runtime
-        runtime.memory.states["stud"] = replace(
-            runtime.memory.states["stud"],
-            levels=won.levels,
-            last_win=won.last_win,
-            meter_units=won.meter_units,
+        await put_in_memory(
+            wf,
+            "stud",
+            lambda now: replace(
+                now, levels=won.levels, last_win=won.last_win, meter_units=won.meter_units
+            ),
         )
-        wf.service.store.book.meters["stud"] = won.meter_units
-        for listener in runtime.memory.reload_listeners:
-            listener("stud")
         page = await open_display(browser, f"{wf.base_url}/display/stud")
         minor = page.locator("li[data-level='L3']")
         await page.wait_for_function(
