@@ -41,6 +41,7 @@ from controller.paperwork.checkpoints import make_key_pair
 from controller.roles import Role
 from controller.runtime.clock import SystemClock
 from controller.runtime.service import FloorService
+from controller.schedule import set_within
 from controller.settings import Settings, checkpoint_public_key_path, load_ledger_key
 from controller.storage.database import make_engine, upgrade
 from controller.storage.store import LedgerStore
@@ -252,8 +253,7 @@ async def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> 
                     last_board = now
                 if options.duration_s is not None and now - started >= options.duration_s:
                     break
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), timeout=1.0)
+                await set_within(stop, 1.0)
             say("stopping: finishing the polls under way")
             say(floor.board())
     finally:

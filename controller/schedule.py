@@ -11,6 +11,18 @@ import asyncio
 from typing import Any
 
 
+async def set_within(event: asyncio.Event, seconds: float) -> bool:
+    """Whether ``event`` is set within ``seconds``. Waited for in the caller's task, not in a
+    task of its own as ``asyncio.wait_for`` makes one, every wait: a service waiting on its
+    schedules leaves no task behind it at any moment."""
+    try:
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
 class ScheduledJob:
     name = "job"
 
@@ -40,10 +52,7 @@ class ScheduledJob:
     async def _loop(self) -> None:
         delay = self.first_run_s
         while True:
-            try:
-                await asyncio.wait_for(self._stopping.wait(), delay)
+            if await set_within(self._stopping, delay):
                 return
-            except TimeoutError:
-                pass
             delay = self.interval_s
             await self.run_once()

@@ -40,6 +40,7 @@ from controller.paperwork.checkpoints import (
 )
 from controller.periods import Clock, at_text
 from controller.runtime.clock import SystemClock
+from controller.schedule import set_within
 from controller.storage.store import LedgerStore
 
 log = logging.getLogger(__name__)
@@ -234,8 +235,7 @@ class Checkpointer:
             except Exception:
                 log.exception("checkpoints not written; trying again")
             self._jackpot.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._jackpot.wait(), self.interval_s)
+            await set_within(self._jackpot, self.interval_s)
 
     async def _rebuild(self, link_id: str, chain: _Chain) -> None:
         """Read the entries since the link's last checkpoint back from the database."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from controller.manifest import ROOT, SoftwareCheck, verify_install
 from controller.periods import Clock, at_text
 from controller.rules.software import check_software, held_reason
+from controller.schedule import set_within
 
 if TYPE_CHECKING:
     from controller.runtime.anchoring import Checkpointer
@@ -146,11 +147,8 @@ class SelfCheck:
 
     async def _loop(self) -> None:
         while True:
-            try:
-                await asyncio.wait_for(self._stopping.wait(), self.interval_s)
+            if await set_within(self._stopping, self.interval_s):
                 return
-            except TimeoutError:
-                pass
             try:
                 await self.run_once(why="schedule", by="controller")
             except Exception:  # the next one tries again; a failure to check is no pass

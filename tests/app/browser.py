@@ -28,6 +28,11 @@ from tests.pdf_text import ARTIFACTS
 
 CHROMIUM = Path("/usr/bin/chromium")
 
+# How long an assertion on a page waits for it to hold: Playwright's 5 s is less than a page
+# takes to draw a busy floor's lists on a loaded two-core machine running four test
+# processes with their browsers. A page is judged on what it shows, not how fast (bench/).
+expect.set_options(timeout=15_000)
+
 NEEDS_CHROMIUM = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="Debian's chromium is not installed"
 )
