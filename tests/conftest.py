@@ -53,11 +53,21 @@ MANIFEST_SETTING = "PROGRESSIVE_MANIFEST_FILE"
 HTTP_WAIT_S = 30.0
 
 
+# An idle connection is let go before the server's keep-alive (uvicorn: 5 s, httpx's own
+# default too) ends it: at the same 5 s a request sent on it as the server closes it is lost
+# (ReadError), which a loaded machine, its retries waiting seconds, makes happen.
+HTTP_IDLE_S = 1.0
+
+
 def _patient_http_clients() -> None:
     for client in (httpx.AsyncClient, httpx.Client):
         defaults = client.__init__.__kwdefaults__
         if defaults is not None and "timeout" in defaults:
             defaults["timeout"] = httpx.Timeout(HTTP_WAIT_S)
+        if defaults is not None and "limits" in defaults:
+            defaults["limits"] = httpx.Limits(
+                max_connections=100, max_keepalive_connections=20, keepalive_expiry=HTTP_IDLE_S
+            )
 
 
 def pytest_configure(config: pytest.Config) -> None:
