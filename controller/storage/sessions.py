@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from controller.storage.channel import ChannelName
+
 
 def advisory_key(schema: str, what: str) -> int:
     """The advisory lock key of ``what``: the same in every process using ``schema``, distinct
@@ -95,7 +97,7 @@ _TURN = "hashtextextended(:channel || ' turn ' || :link_id, 0)"
 
 
 @contextlib.asynccontextmanager
-async def link_turn(engine: AsyncEngine, channel: str, link_id: str) -> AsyncIterator[None]:
+async def link_turn(engine: AsyncEngine, channel: ChannelName, link_id: str) -> AsyncIterator[None]:
     """The link's turn, waited for and held while the context lasts: a session advisory lock
     that the claim of any other process's commit only tries for (``Links.claim``), so a
     command that holds it reads the link and commits without being overtaken by the polls of
@@ -105,7 +107,7 @@ async def link_turn(engine: AsyncEngine, channel: str, link_id: str) -> AsyncIte
         return
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        args = {"channel": channel, "link_id": link_id}
+        args = {"channel": await channel.of(conn), "link_id": link_id}
         await conn.execute(text(f"SELECT pg_advisory_lock({_TURN})"), args)
         try:
             yield

@@ -497,9 +497,7 @@ class LedgerStore:
         """The link's turn (``sessions.link_turn``), waited for and held while the context
         lasts: commits with ``turns=[link_id]`` meanwhile are not overtaken by another
         process's."""
-        async with self.engine.connect() as conn:
-            channel = await self._channel.of(conn) if conn.dialect.name == "postgresql" else ""
-        async with link_turn(self.engine, channel, link_id):
+        async with link_turn(self.engine, self._channel, link_id):
             yield
 
     async def answers(self, within_s: float = 2.0) -> bool:
