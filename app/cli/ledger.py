@@ -95,11 +95,17 @@ def ledger_keygen(folder: Path) -> None:
 )
 @checkpoints_option
 @public_key_option
+@click.option(
+    "--every-seal",
+    is_flag=True,
+    help="Check each entry of a sealed block too, and every checkpoint's digest (slower).",
+)
 def ledger_verify(
     database_url: str | None,
     links: tuple[str, ...],
     checkpoints: Path | None,
     public_key: Path | None,
+    every_seal: bool,
 ) -> None:
     """Walk every hash chain; exit 0 when whole, 1 naming the first bad entry of each link.
 
@@ -107,7 +113,10 @@ def ledger_verify(
     commitment sealed when its trigger was drawn.
 
     With signed checkpoints, also refuse a chain shorter than, or diverging from, any of them
-    (entries taken away, a database put back from an earlier copy)."""
+    (entries taken away, a database put back from an earlier copy).
+
+    The entries of a sealed block (the controller checked them before it packed them) are
+    checked through the block's seal; --every-seal checks each of them again."""
     settings = settings_for(database_url)
     signed = _signed_checkpoints(settings, checkpoints, public_key, required=False)
     show = sys.stderr.isatty()
@@ -125,6 +134,7 @@ def ledger_verify(
                 link_ids=list(links) or None,
                 progress=progress,
                 checkpoints=signed.checkpoints if signed else (),
+                every_seal=every_seal,
             )
 
     report = run(go())
@@ -144,6 +154,15 @@ def ledger_verify(
         click.echo("no signed checkpoints given: a history cut short would not be seen", err=True)
     else:
         click.echo(f"checked against {report.checkpoints:,} signed checkpoints")
+        if report.digests_by_block_seal:
+            click.echo(
+                f"  of which {report.digests_by_block_seal:,} cover entries of sealed blocks: "
+                "checked by their seal and the blocks' seals (--every-seal: by their digest too)"
+            )
+    if report.sealed:
+        click.echo(
+            f"{report.sealed:,} entries checked through the seals of the blocks that hold them"
+        )
     if report.ok and not file_problems:
         click.echo(f"ledger whole: {report.entries:,} entries in {len(report.links)} links")
     else:
@@ -163,6 +182,7 @@ def ledger_compact(database_url: str | None, links: tuple[str, ...]) -> None:
     The day still open stays as it is."""
     settings = settings_for(database_url)
     calendar = settings.calendar
+    key = load_ledger_key(settings)  # each block sealed after its entries are checked
 
     async def go() -> list[tuple[str, Compacted]]:
         async with database(settings, schema="check", links=links) as engine:
@@ -171,7 +191,9 @@ def ledger_compact(database_url: str | None, links: tuple[str, ...]) -> None:
             until = calendar.day_start(calendar.day(SystemClock().now_us()))
             out = []
             for link_id in ids:
-                done = await compact_link(engine, link_id, until_us=until, day_end=calendar.day_end)
+                done = await compact_link(
+                    engine, link_id, key=key, until_us=until, day_end=calendar.day_end
+                )
                 click.echo(f"link {link_id}: {done.entries:,} entries into {done.blocks:,} blocks")
                 out.append((link_id, done))
             return out

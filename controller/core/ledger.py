@@ -404,6 +404,40 @@ class ChainVerifier:
         self.count += done
         return None
 
+    def feed_run(
+        self,
+        first: int,
+        last: int,
+        prev: str,
+        seal: str,
+        before: int,
+        after: int,
+        meters: Mapping[str, tuple[int, int, int]],
+    ) -> ChainProblem | None:
+        """Entries ``first .. last`` at once, as a sealed block's run says of them (checked
+        entry by entry by the controller before it sealed the block: ``storage.blocks``):
+        joined to the chain where it stands, its meters to the trail."""
+        if self.problem is not None:
+            return self.problem
+        expected = self.seq + 1
+        if first != expected:
+            what = "missing (deleted?)" if first > expected else "out of order or duplicated"
+            return self._fail(expected if first > expected else first, f"entry {expected} {what}")
+        if prev != self.prev_hash:
+            return self._fail(
+                first, "does not point at the previous entry's seal (inserted or re-chained)"
+            )
+        if before != self.meter:
+            return self._fail(
+                first, f"starts from meter {before} but the previous entry ended at {self.meter}"
+            )
+        broken = self.trail.feed_run(first, before, after, meters)
+        if broken is not None:
+            return self._fail(broken[0], broken[1])
+        self.seq, self.prev_hash, self.meter = last, seal, after
+        self.count += last - first + 1
+        return None
+
     def finish(self, head: ChainHead | None) -> ChainProblem | None:
         """After the last row: does the chain end where the link says it does?"""
         if self.problem is not None or head is None:

@@ -186,6 +186,37 @@ class MeterTrail:
             problem = self._reveal(seq, delta, split, d["mystery"])
         return problem
 
+    def feed_run(
+        self, first: int, before: int, after: int, meters: Mapping[str, tuple[int, int, int]]
+    ) -> tuple[int, str] | None:
+        """A checked stretch of contributions at once (``ChainVerifier.feed_run``): each meter
+        it names, ``key -> (seq first named, stood at, left at)``, continues from where it
+        stands, as ``_split`` has it entry by entry; a stretch naming none moves ``L1`` by
+        its total, as ``_unsplit``. Returns (entry, what is wrong), if anything."""
+        if not meters:
+            delta = after - before
+            if delta and self.meters is not None:
+                problem = self._unsplit(first, delta)
+                return None if problem is None else (first, problem)
+            return None
+        if self.meters is None:
+            if self.open:
+                self.meters = {}
+                self.drift = before - self.start_total
+            else:
+                self.meters = {FIRST: before}
+        for key, (seq, was, end) in meters.items():
+            now = self.meters.get(key)
+            if now is None:
+                if self.open:
+                    self.assumed[key] = (seq, was - (self.drift if key == FIRST else 0), was)
+                elif was != 0:
+                    return seq, f"meter {key} first appears at {was} units; a new meter starts at 0"
+            elif now != was:
+                return seq, f"meter {key} starts from {was} units but it stood at {now}"
+            self.meters[key] = end
+        return None
+
     def _split(self, seq: int, before: int, delta: int, split: Mapping[str, Any]) -> str | None:
         if self.meters is None:
             # The history's first split: until now every entry moved L1 alone.

@@ -26,6 +26,7 @@ class CompactionJob(ScheduledJob):
         self,
         engine: Database,
         *,
+        key: bytes,
         link_ids: Callable[[], Iterable[str]],
         calendar: FloorCalendar,
         now_us: Callable[[], int],
@@ -34,6 +35,7 @@ class CompactionJob(ScheduledJob):
     ) -> None:
         super().__init__(first_run_s=first_run_s, interval_s=interval_s)
         self.engine = engine
+        self.key = key  # each block sealed after its entries are checked
         self.link_ids = link_ids
         self.calendar = calendar
         self.now_us = now_us
@@ -54,6 +56,7 @@ class CompactionJob(ScheduledJob):
                 done = await compact_link(
                     self.engine,
                     link_id,
+                    key=self.key,
                     until_us=until,
                     day_end=self.calendar.day_end,
                     stop=lambda: self.stopping,

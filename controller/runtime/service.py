@@ -368,6 +368,7 @@ class FloorService:
                 memory = self._runtime.memory
                 self.compaction = CompactionJob(
                     engine,
+                    key=store.key,
                     link_ids=lambda: list(memory.states),
                     calendar=self.settings.calendar,
                     now_us=self.clock.now_us,

@@ -27,16 +27,36 @@ The form of a block (``BLOCK_FORM`` 1), for an auditor's own tools::
     32 x entries bytes: each entry's seal, raw, in the order of the lines.
 
 The link is the block's row's; an entry in a block refers to no hit, anomaly or correction.
+
+A block is *sealed* when the controller that packs it has checked its entries first, as
+``ledger verify`` would: each entry's seal recomputed, each stretch of consecutive entries
+chained to the one before, its meters continuous. It then writes, beside the body:
+
+    runs: zlib of the canonical JSON list of the block's stretches of consecutive entries,
+          each [first seq, last seq, the seal the first points at, the chain's meter before
+          the first, after the last, {meter: [seq first named, where it stood, where the
+          stretch left it]}] (the meters of a link of levels; {} when none moves);
+    seal: keyed BLAKE2b-256 (the ledger key, person "progressive-blk1") of the link id,
+          U+001F, the length of runs (u32, big-endian), runs and the body.
+
+``ledger verify`` then checks the block's seal and joins each stretch to the chain where it
+stands (its first entry's predecessor, the meters), without reading each entry again: the
+seal could only be made by the key's holder, after the check. ``ledger verify --every-seal``
+and a block without a seal (packed before seals, or a stretch whose meters are not a plain
+continuation) are checked entry by entry.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from controller.core.ledger import NULL_MARK, US, SealedEntry
+from controller.core.ledger import NULL_MARK, US, Anchor, ChainVerifier, SealedEntry
 from controller.core.reducer import EntryKind
 
 BLOCK_FORM = 1
@@ -159,3 +179,141 @@ def runs(entries: Iterable[SealedEntry], *, most: int) -> list[list[SealedEntry]
                 out.append([])
             out[-1].append(e)
     return [r for r in out if r]
+
+
+# ----------------------------------------------------------------------------- sealed blocks
+
+
+class Run(NamedTuple):
+    """A stretch of consecutive entries of a sealed block, as the controller checked it before
+    sealing the block. Laid out as an entry row is where a merge looks (``[0]`` the link,
+    ``[1]`` the first sequence number), so rows and runs merge in sequence order."""
+
+    link_id: str
+    seq: int  # the first entry
+    last: int
+    prev: str  # the seal the first entry points at
+    before: int  # the chain's meter before the first entry
+    after: int  # after the last
+    meters: dict[str, tuple[int, int, int]]  # meter -> (seq first named, stood at, left at)
+    seals: bytes  # the block's seals, raw
+    index: int  # the first entry's place among them
+
+    @property
+    def entries(self) -> int:
+        return self.last - self.seq + 1
+
+    def seal_of(self, seq: int) -> str:
+        """The seal of entry ``seq`` of the run, as hex."""
+        i = _SEAL * (self.index + seq - self.seq)
+        return self.seals[i : i + _SEAL].hex()
+
+    @property
+    def seal(self) -> str:
+        return self.seal_of(self.last)
+
+
+def _stretches(entries: Sequence[SealedEntry]) -> list[list[SealedEntry]]:
+    out: list[list[SealedEntry]] = []
+    for e in entries:
+        if out and e.seq == out[-1][-1].seq + 1:
+            out[-1].append(e)
+        else:
+            out.append([e])
+    return out
+
+
+class BrokenSeal(ValueError):
+    """A block whose seal does not match what it holds."""
+
+
+class UnsealableBlock(ValueError):
+    """Entries that fail the check a block's seal stands for: the history is broken there."""
+
+
+def runs_of(key: bytes, entries: Sequence[SealedEntry]) -> bytes | None:
+    """The ``runs`` of a block of ``entries``, after checking every entry as ``ledger verify``
+    does (raises ``UnsealableBlock`` naming the first that fails). None when a stretch's meters
+    are not a plain continuation (the first split of a link's history, a meter moved before
+    its levels were named): such a block is kept unsealed and checked entry by entry."""
+    out: list[list[object]] = []
+    for run in _stretches(entries):
+        first, last = run[0], run[-1]
+        v = ChainVerifier(
+            key, first.link_id, Anchor(first.seq - 1, first.prev_hash, first.meter_before_units)
+        )
+        problem = v.feed_many(run)
+        if problem is not None:
+            raise UnsealableBlock(str(problem))
+        part = v.trail_part()
+        found = part.state.meters
+        if part.drift or part.pending or part.state.armed:
+            return None
+        if (found or {}).keys() != part.assumed.keys():
+            return None
+        meters = {k: [seq, was, found[k]] for k, (seq, _, was) in part.assumed.items()}
+        out.append(
+            [first.seq, last.seq, first.prev_hash, first.meter_before_units,
+             last.meter_after_units, meters]
+        )  # fmt: skip
+    return zlib.compress(json.dumps(out, separators=(",", ":"), sort_keys=True).encode(), 9)
+
+
+def block_seal(key: bytes, link_id: str, runs: bytes, body: bytes) -> bytes:
+    """The seal of a block's runs and body (keyed BLAKE2b-256, RFC 7693)."""
+    h = hashlib.blake2b(key=key[:64], digest_size=32, person=b"progressive-blk1")
+    h.update(link_id.encode() + b"\x1f" + _LEN.pack(len(runs)))
+    h.update(runs)
+    h.update(body)
+    return h.digest()
+
+
+def sealed_runs(
+    key: bytes, link_id: str, body: bytes, runs: bytes | None, seal: bytes | None
+) -> list[Run] | None:
+    """A sealed block's runs, once its seal is checked; None for a block without a seal.
+    Raises ``BrokenSeal`` when the seal does not match (the block was edited)."""
+    if runs is None or seal is None:
+        return None
+    if not hmac.compare_digest(block_seal(key, link_id, runs, body), bytes(seal)):
+        raise BrokenSeal("the block's seal does not match its entries and runs")
+    try:
+        (n,) = _LEN.unpack_from(body)
+        listed = json.loads(zlib.decompress(runs))
+    except (struct.error, zlib.error, ValueError) as exc:  # sealed, so never: but say so
+        raise ValueError(f"its runs are not readable: {exc}") from exc
+    seals = bytes(body[4 + n :])
+    out: list[Run] = []
+    index = 0
+    for first, last, prev, before, after, meters in listed:
+        out.append(
+            Run(
+                link_id, first, last, prev, before, after,
+                {k: (s, w, e) for k, (s, w, e) in meters.items()}, seals, index,
+            )
+        )  # fmt: skip
+        index += last - first + 1
+    if _SEAL * index != len(seals):
+        raise ValueError("its runs do not match its seals")
+    return out
+
+
+class Packed(NamedTuple):
+    """A block ready to be written: its bytes, range, and runs and seal when sealed."""
+
+    link_id: str
+    body: bytes
+    range: BlockRange
+    runs: bytes | None
+    seal: bytes | None
+
+
+def pack(entries: Sequence[SealedEntry], key: bytes | None = None) -> Packed:
+    """``entries`` as a block, sealed when ``key`` is given: its entries are checked first
+    (``runs_of``, which raises ``UnsealableBlock`` on one that fails). CPU work: callers on an
+    event loop run it in a thread."""
+    body, r = encode(entries)
+    link_id = entries[0].link_id
+    runs = None if key is None else runs_of(key, entries)
+    seal = None if key is None or runs is None else block_seal(key, link_id, runs, body)
+    return Packed(link_id, body, r, runs, seal)

@@ -9,14 +9,16 @@ still open stay rows: the poll path writes rows and never waits on a block.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.ledger import SealedEntry
-from controller.storage.blocks import BLOCK_KINDS, blockable
+from controller.storage.blocks import BLOCK_KINDS, blockable, pack
 from controller.storage.entries import ENTRIES, SEALED_COLUMNS
 from controller.storage.errors import Duplicate
 from controller.storage.unit_of_work import unit_of_work
@@ -37,6 +39,7 @@ async def compact_link(
     engine: AsyncEngine,
     link_id: str,
     *,
+    key: bytes | None,
     until_us: int,
     day_end: Callable[[int], int],
     most: int = BLOCK_MOST,
@@ -44,44 +47,64 @@ async def compact_link(
 ) -> Compacted:
     """Move the link's blockable rows older than ``until_us`` (the start of the gaming day
     still open) into blocks, a block at a time, each within the gaming day that ``day_end``
-    (an entry's time -> the end of its gaming day) gives. ``stop`` is asked between blocks."""
+    (an entry's time -> the end of its gaming day) gives. With ``key`` each block's entries
+    are checked and the block sealed (``blocks.pack``): one that fails its check stays rows
+    (``UnsealableBlock`` is raised, naming it). ``stop`` is asked between blocks."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="compaction") as thread:
+        return await _compact(engine, link_id, key, until_us, day_end, most, stop, thread)
+
+
+async def _compact(
+    engine: AsyncEngine,
+    link_id: str,
+    key: bytes | None,
+    until_us: int,
+    day_end: Callable[[int], int],
+    most: int,
+    stop: Callable[[], bool],
+    thread: ThreadPoolExecutor,
+) -> Compacted:
+    loop = asyncio.get_running_loop()
     done = Compacted()
     after = 0
     while not stop():
-        block: list[SealedEntry] = []
+        # The rows are read, checked and packed outside the transaction that moves them (a
+        # block's check takes a moment of processor): history is append-only, and the move
+        # deletes exactly the rows packed or nothing.
+        async with unit_of_work(engine) as uow:
+            rows = [
+                SealedEntry._make(r)
+                for r in await uow.conn.execute(
+                    select(*SEALED_COLUMNS)
+                    .where(
+                        ENTRIES.c.link_id == link_id,
+                        ENTRIES.c.seq > after,
+                        ENTRIES.c.at_us < until_us,
+                        ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
+                    )
+                    .order_by(ENTRIES.c.seq)
+                    .limit(most)
+                )
+            ]
+        if not rows:
+            break
+        end = min(until_us, day_end(rows[0].at_us))
+        block = [e for e in rows if e.at_us < end and blockable(e)]
+        after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
+        if not block:
+            continue
+        packed = await loop.run_in_executor(thread, pack, block, key)
         try:
             async with unit_of_work(engine) as uow:
-                rows = [
-                    SealedEntry._make(r)
-                    for r in await uow.conn.execute(
-                        select(*SEALED_COLUMNS)
-                        .where(
-                            ENTRIES.c.link_id == link_id,
-                            ENTRIES.c.seq > after,
-                            ENTRIES.c.at_us < until_us,
-                            ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
-                        )
-                        .order_by(ENTRIES.c.seq)
-                        .limit(most)
+                await uow.entries.add_block(packed)
+                moved = await uow.entries.remove_blocked(link_id, [e.seq for e in block])
+                if moved != len(block):
+                    raise RuntimeError(
+                        f"link {link_id}: {moved} rows deleted for a block of {len(block)} entries"
                     )
-                ]
-                if not rows:
-                    break
-                end = min(until_us, day_end(rows[0].at_us))
-                block = [e for e in rows if e.at_us < end and blockable(e)]
-                after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
-                if block:
-                    await uow.entries.add_block(block)
-                    moved = await uow.entries.remove_blocked(link_id, [e.seq for e in block])
-                    if moved != len(block):
-                        raise RuntimeError(
-                            f"link {link_id}: {moved} rows deleted for a block of "
-                            f"{len(block)} entries"
-                        )
         except Duplicate:
             # Another process (a standby) moved these first: nothing is lost, go on.
             continue
-        if block:
-            done.blocks += 1
-            done.entries += len(block)
+        done.blocks += 1
+        done.entries += len(block)
     return done

@@ -22,9 +22,10 @@ from controller.storage.blocks import (
     BLOCK_FORM,
     BLOCK_KINDS,
     BlockRange,
+    Packed,
     decode,
-    encode,
     never_blocked,
+    pack,
 )
 from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow, table_of
 
@@ -388,23 +389,42 @@ class Entries:
                     out[(lid, seq)] = e
         return out
 
-    async def add_block(self, entries: Sequence[SealedEntry]) -> BlockRange:
-        """``entries`` (one link's, blockable, in order) as a block; the caller deletes their
-        rows (``remove_blocked``) in the same transaction."""
-        body, r = encode(entries)
+    async def add_block(self, block: Packed | Sequence[SealedEntry]) -> BlockRange:
+        """A block (``blocks.pack``; entries are packed unsealed) written; the caller deletes
+        the rows of its entries (``remove_blocked``) in the same transaction."""
+        if not isinstance(block, Packed):
+            block = pack(block)
+        r = block.range
         await self.conn.execute(
             BLOCKS.insert().values(
-                link_id=entries[0].link_id,
+                link_id=block.link_id,
                 first_seq=r.first_seq,
                 last_seq=r.last_seq,
                 first_at_us=r.first_at_us,
                 last_at_us=r.last_at_us,
                 entries=r.entries,
                 form=BLOCK_FORM,
-                body=body,
+                body=block.body,
+                runs=block.runs,
+                seal=block.seal,
             )
         )
         return r
+
+    async def block_spans(
+        self, link_ids: Iterable[str] | None = None
+    ) -> dict[str, tuple[list[int], list[int]]]:
+        """Each link's blocks as the sequence numbers they span: (firsts, lasts), in order."""
+        c = BLOCKS.c
+        q = select(c.link_id, c.first_seq, c.last_seq).order_by(c.link_id, c.first_seq)
+        if link_ids is not None:
+            q = q.where(c.link_id.in_(list(link_ids)))
+        out: dict[str, tuple[list[int], list[int]]] = {}
+        for lid, f, last in await self.conn.execute(q):
+            firsts, lasts = out.setdefault(lid, ([], []))
+            firsts.append(f)
+            lasts.append(last)
+        return out
 
     async def remove_blocked(self, link_id: str, seqs: Sequence[int]) -> int:
         """Delete the rows of entries a block now holds (the database lets only such rows go

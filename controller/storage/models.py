@@ -191,6 +191,9 @@ class MeterBlockRow(Base):
     entries: Mapped[int] = mapped_column(Integer)
     form: Mapped[int] = mapped_column(Integer)
     body: Mapped[bytes] = mapped_column(LargeBinary)
+    # A sealed block's stretches of entries and its seal (0015); NULL: checked entry by entry.
+    runs: Mapped[bytes | None] = mapped_column(LargeBinary)
+    seal: Mapped[bytes | None] = mapped_column(LargeBinary)
 
     __table_args__ = (
         CheckConstraint("first_seq <= last_seq AND entries >= 1", name="holds_entries"),

@@ -9,15 +9,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import asyncpg
 
 from controller.core.ledger import ENTRY_COLUMNS, Anchor, ChainProblem, ChainVerifier, entry_bytes
 from controller.core.meter_trail import TrailPart, TrailState
-from controller.storage.blocks import decode
+from controller.storage.blocks import BrokenSeal, Run, decode, sealed_runs
 
 BATCH = 20_000
 _SELECT = (
@@ -25,7 +25,7 @@ _SELECT = (
     "WHERE link_id = {link} AND seq >= {lo} AND seq <= {hi} ORDER BY seq"
 )
 _BLOCKS = (
-    "SELECT body FROM meter_blocks "
+    "SELECT body, runs, seal FROM meter_blocks "
     "WHERE link_id = {link} AND last_seq >= {lo} AND first_seq <= {hi} ORDER BY first_seq"
 )
 
@@ -53,6 +53,8 @@ class Segment:
     # Where the meters of a link of levels stood at ``start`` (a purge manifest's word);
     # None from an anchor: not known here (the first segment from entry 1 knows them).
     meters: TrailState | None = None
+    # Check every entry of a sealed block too, not the block's seal and runs.
+    every_seal: bool = False
 
 
 @dataclass(slots=True)
@@ -68,24 +70,28 @@ class SegmentResult:
     # The meters and mystery armings as the walk found them (``meter_trail.stitch`` checks
     # what a segment not starting from a known state took on trust).
     trail: TrailPart | None = None
+    # Checkpoints whose digest covers entries of a sealed block: checked by their entry's
+    # seal and the block's seal, not by the digest (``--every-seal`` checks the digest).
+    blind: list[int] = field(default_factory=list)
+    sealed: int = 0  # entries checked by their block's seal
 
 
 # ----------------------------------------------------------------------------- reading rows
 
 
-def _sqlite_rows(path: str, seg: Segment, lo: int) -> Iterator[list[Any]]:
+def _sqlite_rows(path: str, key: bytes, seg: Segment, lo: int) -> Iterator[list[Any]]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         args = (seg.link_id, lo, seg.hi)
         cur = conn.execute(_SELECT.format(link="?", lo="?", hi="?"), args)
         bodies = conn.execute(_BLOCKS.format(link="?", lo="?", hi="?"), args)
         rows = (row for batch in iter(lambda: cur.fetchmany(BATCH), []) for row in batch)
-        yield from _batches(_merge(rows, _block_entries(seg.link_id, bodies, lo, seg.hi)))
+        yield from _batches(_merge(rows, _block_items(key, seg, bodies, lo)))
     finally:
         conn.close()
 
 
-async def _pg_batches(target: dict[str, Any], seg: Segment, lo: int) -> list[list[Any]]:
+async def _pg_batches(target: dict[str, Any], key: bytes, seg: Segment, lo: int) -> list[list[Any]]:
     conn = await asyncpg.connect(target["dsn"], server_settings=target["server_settings"])
     query = _SELECT.format(link="$1", lo="$2", hi="$3")
     try:
@@ -110,22 +116,65 @@ async def _pg_batches(target: dict[str, Any], seg: Segment, lo: int) -> list[lis
                 else None
             )
             rows.extend(batch)
-        return list(_batches(_merge(iter(rows), _block_entries(seg.link_id, bodies, lo, seg.hi))))
+        return list(_batches(_merge(iter(rows), _block_items(key, seg, bodies, lo))))
     finally:
         await conn.close()
 
 
-def _block_entries(link_id: str, bodies: Any, lo: int, hi: int) -> Iterator[Any]:
-    """The entries ``lo .. hi`` the blocks hold, in order. A block whose bytes are not a block
-    gives an entry that fails the walk where it stands (its range is not trusted)."""
-    for (body,) in bodies:
+def _block_items(key: bytes, seg: Segment, bodies: Any, lo: int) -> Iterator[Any]:
+    """What the blocks hold of entries ``lo .. seg.hi``, in order: a sealed block's runs
+    whole (``blocks.Run``), or its entries one by one when the segment checks every seal, the
+    block has no seal, or a run reaches past the segment (a run that ends at ``lo``, the entry
+    a later segment resumes from, is whole for it). A block whose bytes are not a block, or
+    whose seal fails, gives an entry that fails the walk where it stands (its range is not
+    trusted)."""
+    hi = seg.hi
+    for body, runs, seal in bodies:
+        body = bytes(body)
+        broken = False
         try:
-            entries = decode(link_id, bytes(body))
+            try:
+                sealed = (
+                    None
+                    if seg.every_seal
+                    else sealed_runs(key, seg.link_id, body, _bytes(runs), _bytes(seal))
+                )
+            except BrokenSeal:
+                # Its entries checked one by one name the one edited; if none is, the mark
+                # after them fails the walk there.
+                sealed, broken = None, True
+            if sealed is not None:
+                wanted = [r for r in sealed if r.last >= lo and r.seq <= hi]
+                if all(_whole(r, seg, lo) for r in wanted):
+                    yield from wanted
+                    continue
+            entries = decode(seg.link_id, body)
         except ValueError as exc:
             raise UnreadableBlock(str(exc)) from exc
         for e in entries:
             if lo <= e.seq <= hi:
                 yield e
+        if broken and entries and lo <= entries[-1].seq <= hi:
+            yield SealMismatch(seg.link_id, entries[-1].seq + 0.5, entries[0].seq, entries[-1].seq)
+
+
+class SealMismatch(NamedTuple):
+    """Where a walk meets a block whose seal fails though each of its entries is whole (its
+    runs or seal edited): just after the block's last entry, in merge order."""
+
+    link_id: str
+    seq: float
+    first: int
+    last: int
+
+
+def _whole(run: Run, seg: Segment, lo: int) -> bool:
+    """Is ``run`` within the segment (or the entry a later segment resumes from, whole)?"""
+    return (lo <= run.seq and run.last <= seg.hi) or (not seg.first and run.last == lo)
+
+
+def _bytes(value: Any) -> bytes | None:
+    return None if value is None else bytes(value)
 
 
 class UnreadableBlock(ValueError):
@@ -177,47 +226,46 @@ def _walk(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> Segmen
         lo = seg.lo - 1  # read the entry before: the chain resumes from its seal and meter
         verifier = None
     batches: Any = (
-        _sqlite_rows(target["path"], seg, lo)
+        _sqlite_rows(target["path"], key, seg, lo)
         if kind == "sqlite"
-        else asyncio.run(_pg_batches(target, seg, lo))
+        else asyncio.run(_pg_batches(target, key, seg, lo))
     )
-    awards: list[str] = []
-    checked: list[tuple[int, str]] = []
-    open_digests: dict[int, Any] = {}  # index -> running SHA-256 of a checkpoint's entries
-    cuts = {c.seq for c in seg.checks} | {c.prev_seq for c in seg.checks if c.digest}
+    walk = _Walk(seg, [], [], {}, [])
     for batch in batches:
-        rows = batch
+        items = batch
         if verifier is None:
-            if not batch or batch[0][1] != lo:
+            if not batch or (batch[0].last if isinstance(batch[0], Run) else batch[0][1]) != lo:
                 break
             first = batch[0]
-            verifier = ChainVerifier(key, seg.link_id, Anchor(first[1], first[14], first[6]))
-            rows = batch[1:]
-        if not seg.checks:
-            if verifier.feed_many(rows, awards) is not None:
-                break
-            continue
-        # Fed in pieces ending at each checkpoint's first entry - 1 and at its own entry, so
-        # every piece goes into the same running digests.
+            verifier = ChainVerifier(
+                key,
+                seg.link_id,
+                Anchor(lo, first.seal, first.after)
+                if isinstance(first, Run)
+                else Anchor(first[1], first[14], first[6]),
+            )
+            items = batch[1:]
+        # Rows are fed in stretches between runs; a run at once.
         start = 0
-        for i, row in enumerate(rows):
-            if row[1] not in cuts and i < len(rows) - 1:
-                continue
-            piece = rows[start : i + 1]
-            start = i + 1
-            s0 = piece[0][1]
-            for c in seg.checks:
-                if c.digest and c.prev_seq + 1 == s0 and c.index not in open_digests:
-                    open_digests[c.index] = hashlib.sha256()
-            if verifier.feed_many(piece, awards, list(open_digests.values())) is not None:
+        for i, item in enumerate(items):
+            if isinstance(item, SealMismatch):
+                if start < i and walk.rows(verifier, items[start:i]) is not None:
+                    break
+                verifier._fail(
+                    item.first,
+                    f"the seal of the block of entries {item.first} to {item.last} does not "
+                    "match what it holds (edited)",
+                )
                 break
-            for c in seg.checks:
-                if c.seq == verifier.seq:
-                    bad = "" if c.hash == verifier.prev_hash else "seal"
-                    d = open_digests.pop(c.index, None)
-                    if not bad and c.digest and (d is None or d.hexdigest() != c.digest):
-                        bad = "digest"
-                    checked.append((c.index, bad))
+            if isinstance(item, Run):
+                if start < i and walk.rows(verifier, items[start:i]) is not None:
+                    break
+                start = i + 1
+                if walk.run(verifier, item) is not None:
+                    break
+        else:
+            if start < len(items):
+                walk.rows(verifier, items[start:])
         if verifier.problem is not None:
             break
     if verifier is None:
@@ -231,23 +279,110 @@ def _walk(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> Segmen
         else None
     )
     return SegmentResult(
-        seg, verifier.count, verifier.problem, end, awards, checked, verifier.trail_part()
+        seg,
+        verifier.count,
+        verifier.problem,
+        end,
+        walk.awards,
+        walk.checked,
+        verifier.trail_part(),
+        sorted(walk.blind),
+        walk.sealed,
     )
 
 
-def digest_range(kind: str, target: dict[str, Any], link_id: str, lo: int, hi: int) -> str:
+@dataclass(slots=True)
+class _Walk:
+    """One segment's walk: rows fed in pieces cut at its checkpoints, runs of sealed blocks
+    whole, and what the checkpoints found."""
+
+    seg: Segment
+    awards: list[str]
+    checked: list[tuple[int, str]]
+    open_digests: dict[int, Any]  # checkpoint index -> running SHA-256 of its entries
+    blind: list[int]  # checkpoints whose entries reach into a sealed block's run
+    sealed: int = 0
+
+    def rows(self, verifier: ChainVerifier, rows: list[Any]) -> ChainProblem | None:
+        seg = self.seg
+        if not seg.checks:
+            return verifier.feed_many(rows, self.awards)
+        cuts = {c.seq for c in seg.checks} | {c.prev_seq for c in seg.checks if c.digest}
+        # Fed in pieces ending at each checkpoint's first entry - 1 and at its own entry, so
+        # every piece goes into the same running digests.
+        start = 0
+        for i, row in enumerate(rows):
+            if row[1] not in cuts and i < len(rows) - 1:
+                continue
+            piece = rows[start : i + 1]
+            start = i + 1
+            self._open(piece[0][1], piece[0][1])
+            digests = list(self.open_digests.values())
+            if verifier.feed_many(piece, self.awards, digests) is not None:
+                return verifier.problem
+            self._close(verifier.seq, verifier.seq, lambda _: verifier.prev_hash)
+        return None
+
+    def run(self, verifier: ChainVerifier, run: Run) -> ChainProblem | None:
+        problem = verifier.feed_run(
+            run.seq, run.last, run.prev, run.seal, run.before, run.after, run.meters
+        )
+        if problem is not None:
+            return problem
+        self.sealed += run.entries
+        self._open(run.seq, run.last)
+        self.blind.extend(i for i in self.open_digests if i not in self.blind)
+        self._close(run.seq, run.last, run.seal_of)
+        return None
+
+    def _open(self, lo: int, hi: int) -> None:
+        for c in self.seg.checks:
+            if c.digest and lo <= c.prev_seq + 1 <= hi and c.index not in self.open_digests:
+                self.open_digests[c.index] = hashlib.sha256()
+
+    def _close(self, lo: int, hi: int, seal_of: Callable[[int], str]) -> None:
+        for c in self.seg.checks:
+            if lo <= c.seq <= hi:
+                bad = "" if c.hash == seal_of(c.seq) else "seal"
+                d = self.open_digests.pop(c.index, None)
+                if (
+                    not bad
+                    and c.digest
+                    and c.index not in self.blind
+                    and (d is None or d.hexdigest() != c.digest)
+                ):
+                    bad = "digest"
+                self.checked.append((c.index, bad))
+
+
+def digest_range(
+    kind: str,
+    target: dict[str, Any],
+    key: bytes,
+    link_id: str,
+    lo: int,
+    hi: int,
+    *,
+    every_seal: bool = False,
+) -> str | None:
     """The checkpoint digest of entries ``lo .. hi`` as stored (their seals are checked by the
-    chain walk), for a checkpoint whose entries span several segments."""
-    seg = Segment(link_id, lo, hi, None, True)
+    chain walk), for a checkpoint whose entries span several segments. None when they reach
+    into a sealed block's run and ``every_seal`` is not asked: the block's seal stands for
+    them."""
+    seg = Segment(link_id, lo, hi, None, True, every_seal=every_seal)
     batches: Any = (
-        _sqlite_rows(target["path"], seg, lo)
+        _sqlite_rows(target["path"], key, seg, lo)
         if kind == "sqlite"
-        else asyncio.run(_pg_batches(target, seg, lo))
+        else asyncio.run(_pg_batches(target, key, seg, lo))
     )
     h = hashlib.sha256()
     expected = lo
     for batch in batches:
         for row in batch:
+            if isinstance(row, SealMismatch):
+                continue
+            if isinstance(row, Run):
+                return None
             if row[1] != expected:
                 return f"entry {expected} missing"
             h.update(entry_bytes(row))

@@ -16,7 +16,7 @@ from controller.runtime.links import LinkRuntime
 from controller.storage.compaction import compact_link
 from controller.storage.links import TableSpec
 from controller.storage.store import LedgerStore
-from tests.conftest import T0
+from tests.conftest import KEY, T0
 
 ROYAL = parse_cards("As Ks Qs Js Ts")
 DAY_US = 86_400 * 1_000_000
@@ -152,5 +152,5 @@ async def compact(
         later = breaks[bisect.bisect_right(breaks, at_us) :]
         return min([end, *later[:1]])
 
-    done = await compact_link(engine, link_id, until_us=2**62, day_end=day_end, most=most)
+    done = await compact_link(engine, link_id, key=KEY, until_us=2**62, day_end=day_end, most=most)
     return done.blocks

@@ -76,7 +76,9 @@ async def test_closed_days_move_into_blocks_and_every_read_gives_the_same(
     async with reading(store.engine) as uow:
         extents, ends = await uow.entries.extents(), await uow.entries.ends(["stud"])
     until = await _open_day_start()
-    done = await compact_link(store.engine, "stud", until_us=until, day_end=day_end, most=50)
+    done = await compact_link(
+        store.engine, "stud", key=KEY, until_us=until, day_end=day_end, most=50
+    )
     blockable_before = [e for e in before if e.at_us < until and blockable(e)]
     assert done.entries == len(blockable_before) > 100
     async with store.engine.connect() as conn:
@@ -113,12 +115,16 @@ async def test_closed_days_move_into_blocks_and_every_read_gives_the_same(
     # A restart resumes from the same chain; a second run has nothing left to move.
     again = await runtime(LedgerStore(store.engine, KEY))
     assert again.memory.states["stud"].meter_units == before[-1].meter_after_units
-    assert (await compact_link(store.engine, "stud", until_us=until, day_end=day_end)).entries == 0
+    assert (
+        await compact_link(store.engine, "stud", key=KEY, until_us=until, day_end=day_end)
+    ).entries == 0
 
 
 async def test_the_database_keeps_blocks_as_history(store: LedgerStore) -> None:
     await _three_days(store)
-    await compact_link(store.engine, "stud", until_us=await _open_day_start(), day_end=day_end)
+    await compact_link(
+        store.engine, "stud", key=KEY, until_us=await _open_day_start(), day_end=day_end
+    )
     async with store.engine.connect() as conn:
         award = await conn.scalar(
             select(MeterEntryRow.seq).where(MeterEntryRow.kind == "award").limit(1)
@@ -142,7 +148,7 @@ async def test_the_database_keeps_blocks_as_history(store: LedgerStore) -> None:
 async def test_an_edited_or_removed_block_is_found(store: LedgerStore) -> None:
     await _three_days(store)
     await compact_link(
-        store.engine, "stud", until_us=await _open_day_start(), day_end=day_end, most=30
+        store.engine, "stud", key=KEY, until_us=await _open_day_start(), day_end=day_end, most=30
     )
     async with store.engine.begin() as conn:
         await drop_guards(conn)
