@@ -197,7 +197,7 @@ class Run(NamedTuple):
     after: int  # after the last
     meters: dict[str, tuple[int, int, int]]  # meter -> (seq first named, stood at, left at)
     seals: bytes  # the block's seals, raw
-    index: int  # the first entry's place among them
+    place: int  # the first entry's place among them
 
     @property
     def entries(self) -> int:
@@ -205,7 +205,7 @@ class Run(NamedTuple):
 
     def seal_of(self, seq: int) -> str:
         """The seal of entry ``seq`` of the run, as hex."""
-        i = _SEAL * (self.index + seq - self.seq)
+        i = _SEAL * (self.place + seq - self.seq)
         return self.seals[i : i + _SEAL].hex()
 
     @property
@@ -251,7 +251,8 @@ def runs_of(key: bytes, entries: Sequence[SealedEntry]) -> bytes | None:
             return None
         if (found or {}).keys() != part.assumed.keys():
             return None
-        meters = {k: [seq, was, found[k]] for k, (seq, _, was) in part.assumed.items()}
+        ends = found or {}
+        meters = {k: [seq, was, ends[k]] for k, (seq, _, was) in part.assumed.items()}
         out.append(
             [first.seq, last.seq, first.prev_hash, first.meter_before_units,
              last.meter_after_units, meters]
