@@ -14,6 +14,7 @@ from app.cli.common import LINK_ID, database, db_option, main, run, settings_for
 from controller.paperwork.checkpoints import (
     CheckpointError,
     CheckpointFile,
+    load_private_key,
     load_public_key,
     make_key_pair,
     read_checkpoints,
@@ -134,6 +135,7 @@ def ledger_verify(
                 link_ids=list(links) or None,
                 progress=progress,
                 checkpoints=signed.checkpoints if signed else (),
+                public_key=signed.public if signed else None,
                 every_seal=every_seal,
             )
 
@@ -183,6 +185,12 @@ def ledger_compact(database_url: str | None, links: tuple[str, ...]) -> None:
     settings = settings_for(database_url)
     calendar = settings.calendar
     key = load_ledger_key(settings)  # each block sealed after its entries are checked
+    # and signed with the checkpoint key, as the controller signs them, when it has one
+    signer = (
+        None
+        if settings.checkpoint_key_file is None
+        else load_private_key(settings.checkpoint_key_file)
+    )
 
     async def go() -> list[tuple[str, Compacted]]:
         async with database(settings, schema="check", links=links) as engine:
@@ -192,7 +200,12 @@ def ledger_compact(database_url: str | None, links: tuple[str, ...]) -> None:
             out = []
             for link_id in ids:
                 done = await compact_link(
-                    engine, link_id, key=key, until_us=until, day_end=calendar.day_end
+                    engine,
+                    link_id,
+                    key=key,
+                    signer=signer,
+                    until_us=until,
+                    day_end=calendar.day_end,
                 )
                 click.echo(f"link {link_id}: {done.entries:,} entries into {done.blocks:,} blocks")
                 out.append((link_id, done))

@@ -119,6 +119,7 @@ class CheckpointFile:
     checkpoints: list[SignedCheckpoint]
     problems: list[str]  # each names its line
     torn_tail: bool  # the last line has no newline: a write cut short (crash, full disk)
+    public: Ed25519PublicKey | None = None  # the key the lines were checked with
 
     def last_per_link(self) -> dict[str, SignedCheckpoint]:
         out: dict[str, SignedCheckpoint] = {}
@@ -172,7 +173,7 @@ def parse_checkpoints(data: bytes, public: Ed25519PublicKey, name: str) -> Check
             problems.append(f"{name} line {n}: {got}{tail}")
         else:
             good.append(SignedCheckpoint(n, got))
-    return CheckpointFile(good, problems, torn)
+    return CheckpointFile(good, problems, torn, public)
 
 
 def read_checkpoints(path: Path, public: Ed25519PublicKey) -> CheckpointFile:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from controller.periods import FloorCalendar
 from controller.schedule import ScheduledJob
 from controller.storage.compaction import Compacted, compact_link
@@ -27,6 +29,7 @@ class CompactionJob(ScheduledJob):
         engine: Database,
         *,
         key: bytes,
+        signer: Ed25519PrivateKey | None = None,
         link_ids: Callable[[], Iterable[str]],
         calendar: FloorCalendar,
         now_us: Callable[[], int],
@@ -36,6 +39,7 @@ class CompactionJob(ScheduledJob):
         super().__init__(first_run_s=first_run_s, interval_s=interval_s)
         self.engine = engine
         self.key = key  # each block sealed after its entries are checked
+        self.signer = signer  # and signed with the checkpoint key, when there is one
         self.link_ids = link_ids
         self.calendar = calendar
         self.now_us = now_us
@@ -57,6 +61,7 @@ class CompactionJob(ScheduledJob):
                     self.engine,
                     link_id,
                     key=self.key,
+                    signer=self.signer,
                     until_us=until,
                     day_end=self.calendar.day_end,
                     stop=lambda: self.stopping,

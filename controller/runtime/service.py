@@ -369,6 +369,7 @@ class FloorService:
                 self.compaction = CompactionJob(
                     engine,
                     key=store.key,
+                    signer=None if self.checkpoints is None else self.checkpoints.key,
                     link_ids=lambda: list(memory.states),
                     calendar=self.settings.calendar,
                     now_us=self.clock.now_us,

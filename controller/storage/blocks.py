@@ -37,13 +37,17 @@ chained to the one before, its meters continuous. It then writes, beside the bod
           the first, after the last, {meter: [seq first named, where it stood, where the
           stretch left it]}] (the meters of a link of levels; {} when none moves);
     seal: keyed BLAKE2b-256 (the ledger key, person "progressive-blk1") of the link id,
-          U+001F, the length of runs (u32, big-endian), runs and the body.
+          U+001F, the length of runs (u32, big-endian), runs and the body;
+    signature: when the controller signs checkpoints, Ed25519 with the checkpoint key over
+          "progressive-block-v1\n", the link id, U+001F and the seal.
 
 ``ledger verify`` then checks the block's seal and joins each stretch to the chain where it
 stands (its first entry's predecessor, the meters), without reading each entry again: the
-seal could only be made by the key's holder, after the check. ``ledger verify --every-seal``
-and a block without a seal (packed before seals, or a stretch whose meters are not a plain
-continuation) are checked entry by entry.
+seal could only be made by the ledger key's holder, after the check. Checked against signed
+checkpoints, it asks the block's signature too, which the ledger key cannot make: a block
+without one, or whose signature fails, is checked entry by entry (only slower).
+``ledger verify --every-seal`` and a block without a seal (packed before seals, or a stretch
+whose meters are not a plain continuation) are checked entry by entry too.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ import struct
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from controller.core.ledger import NULL_MARK, US, Anchor, ChainVerifier, SealedEntry
 from controller.core.reducer import EntryKind
@@ -269,15 +276,46 @@ def block_seal(key: bytes, link_id: str, runs: bytes, body: bytes) -> bytes:
     return h.digest()
 
 
+_SIGNED = b"progressive-block-v1\n"  # block signatures mean nothing elsewhere
+
+
+def sign_block(signer: Ed25519PrivateKey, link_id: str, seal: bytes) -> bytes:
+    """The checkpoint key's signature of a block's seal."""
+    return signer.sign(_SIGNED + link_id.encode() + b"\x1f" + seal)
+
+
+def signed_by(public: bytes, link_id: str, seal: bytes, signature: bytes | None) -> bool:
+    """Does ``signature`` sign the block's seal with the checkpoint key ``public`` (raw)?"""
+    if signature is None:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(
+            bytes(signature), _SIGNED + link_id.encode() + b"\x1f" + seal
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def sealed_runs(
-    key: bytes, link_id: str, body: bytes, runs: bytes | None, seal: bytes | None
+    key: bytes,
+    link_id: str,
+    body: bytes,
+    runs: bytes | None,
+    seal: bytes | None,
+    *,
+    public: bytes | None = None,
+    signature: bytes | None = None,
 ) -> list[Run] | None:
-    """A sealed block's runs, once its seal is checked; None for a block without a seal.
-    Raises ``BrokenSeal`` when the seal does not match (the block was edited)."""
+    """A sealed block's runs, once its seal is checked (and, with ``public``, its signature);
+    None for a block without a seal, or without a signature ``public`` verifies. Raises
+    ``BrokenSeal`` when the seal does not match (the block was edited)."""
     if runs is None or seal is None:
         return None
     if not hmac.compare_digest(block_seal(key, link_id, runs, body), bytes(seal)):
         raise BrokenSeal("the block's seal does not match its entries and runs")
+    if public is not None and not signed_by(public, link_id, bytes(seal), signature):
+        return None
     try:
         (n,) = _LEN.unpack_from(body)
         listed = json.loads(zlib.decompress(runs))
@@ -307,14 +345,21 @@ class Packed(NamedTuple):
     range: BlockRange
     runs: bytes | None
     seal: bytes | None
+    signature: bytes | None
 
 
-def pack(entries: Sequence[SealedEntry], key: bytes | None = None) -> Packed:
-    """``entries`` as a block, sealed when ``key`` is given: its entries are checked first
-    (``runs_of``, which raises ``UnsealableBlock`` on one that fails). CPU work: callers on an
-    event loop run it in a thread."""
+def pack(
+    entries: Sequence[SealedEntry],
+    key: bytes | None = None,
+    signer: Ed25519PrivateKey | None = None,
+) -> Packed:
+    """``entries`` as a block, sealed when ``key`` is given (and signed with the checkpoint
+    key ``signer``): its entries are checked first (``runs_of``, which raises
+    ``UnsealableBlock`` on one that fails). CPU work: callers on an event loop run it in a
+    thread."""
     body, r = encode(entries)
     link_id = entries[0].link_id
     runs = None if key is None else runs_of(key, entries)
     seal = None if key is None or runs is None else block_seal(key, link_id, runs, body)
-    return Packed(link_id, body, r, runs, seal)
+    signature = None if seal is None or signer is None else sign_block(signer, link_id, seal)
+    return Packed(link_id, body, r, runs, seal, signature)

@@ -13,12 +13,14 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.ledger import SealedEntry
-from controller.storage.blocks import BLOCK_KINDS, blockable, pack
+from controller.storage.blocks import BLOCK_KINDS, Packed, blockable, pack
 from controller.storage.entries import ENTRIES, SEALED_COLUMNS
 from controller.storage.errors import Duplicate
 from controller.storage.unit_of_work import unit_of_work
@@ -40,6 +42,7 @@ async def compact_link(
     link_id: str,
     *,
     key: bytes | None,
+    signer: Ed25519PrivateKey | None = None,
     until_us: int,
     day_end: Callable[[int], int],
     most: int = BLOCK_MOST,
@@ -48,16 +51,20 @@ async def compact_link(
     """Move the link's blockable rows older than ``until_us`` (the start of the gaming day
     still open) into blocks, a block at a time, each within the gaming day that ``day_end``
     (an entry's time -> the end of its gaming day) gives. With ``key`` each block's entries
-    are checked and the block sealed (``blocks.pack``): one that fails its check stays rows
+    are checked and the block sealed (``blocks.pack``), and signed with the checkpoint key
+    ``signer`` when there is one: a block that fails its check stays rows
     (``UnsealableBlock`` is raised, naming it). ``stop`` is asked between blocks."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="compaction") as thread:
-        return await _compact(engine, link_id, key, until_us, day_end, most, stop, thread)
+        return await _compact(
+            engine, link_id, partial(pack, key=key, signer=signer), until_us, day_end, most, stop,
+            thread,
+        )  # fmt: skip
 
 
 async def _compact(
     engine: AsyncEngine,
     link_id: str,
-    key: bytes | None,
+    packing: Callable[[list[SealedEntry]], Packed],
     until_us: int,
     day_end: Callable[[int], int],
     most: int,
@@ -93,7 +100,7 @@ async def _compact(
         after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
         if not block:
             continue
-        packed = await loop.run_in_executor(thread, pack, block, key)
+        packed = await loop.run_in_executor(thread, packing, block)
         try:
             async with unit_of_work(engine) as uow:
                 await uow.entries.add_block(packed)

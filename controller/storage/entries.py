@@ -407,6 +407,7 @@ class Entries:
                 body=block.body,
                 runs=block.runs,
                 seal=block.seal,
+                signature=block.signature,
             )
         )
         return r

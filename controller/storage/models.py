@@ -194,6 +194,7 @@ class MeterBlockRow(Base):
     # A sealed block's stretches of entries and its seal (0015); NULL: checked entry by entry.
     runs: Mapped[bytes | None] = mapped_column(LargeBinary)
     seal: Mapped[bytes | None] = mapped_column(LargeBinary)
+    signature: Mapped[bytes | None] = mapped_column(LargeBinary)
 
     __table_args__ = (
         CheckConstraint("first_seq <= last_seq AND entries >= 1", name="holds_entries"),

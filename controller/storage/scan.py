@@ -25,7 +25,7 @@ _SELECT = (
     "WHERE link_id = {link} AND seq >= {lo} AND seq <= {hi} ORDER BY seq"
 )
 _BLOCKS = (
-    "SELECT body, runs, seal FROM meter_blocks "
+    "SELECT body, runs, seal, signature FROM meter_blocks "
     "WHERE link_id = {link} AND last_seq >= {lo} AND first_seq <= {hi} ORDER BY first_seq"
 )
 
@@ -55,6 +55,9 @@ class Segment:
     meters: TrailState | None = None
     # Check every entry of a sealed block too, not the block's seal and runs.
     every_seal: bool = False
+    # The checkpoint key (raw), when checked against signed checkpoints: a sealed block is
+    # taken by its seal only if it signed the block too.
+    public: bytes | None = None
 
 
 @dataclass(slots=True)
@@ -124,12 +127,13 @@ async def _pg_batches(target: dict[str, Any], key: bytes, seg: Segment, lo: int)
 def _block_items(key: bytes, seg: Segment, bodies: Any, lo: int) -> Iterator[Any]:
     """What the blocks hold of entries ``lo .. seg.hi``, in order: a sealed block's runs
     whole (``blocks.Run``), or its entries one by one when the segment checks every seal, the
-    block has no seal, or a run reaches past the segment (a run that ends at ``lo``, the entry
+    block has no seal (or no signature by the segment's checkpoint key), or a run reaches past
+    the segment (a run that ends at ``lo``, the entry
     a later segment resumes from, is whole for it). A block whose bytes are not a block, or
     whose seal fails, gives an entry that fails the walk where it stands (its range is not
     trusted)."""
     hi = seg.hi
-    for body, runs, seal in bodies:
+    for body, runs, seal, signature in bodies:
         body = bytes(body)
         broken = False
         try:
@@ -137,7 +141,15 @@ def _block_items(key: bytes, seg: Segment, bodies: Any, lo: int) -> Iterator[Any
                 sealed = (
                     None
                     if seg.every_seal
-                    else sealed_runs(key, seg.link_id, body, _bytes(runs), _bytes(seal))
+                    else sealed_runs(
+                        key,
+                        seg.link_id,
+                        body,
+                        _bytes(runs),
+                        _bytes(seal),
+                        public=seg.public,
+                        signature=_bytes(signature),
+                    )
                 )
             except BrokenSeal:
                 # Its entries checked one by one name the one edited; if none is, the mark
@@ -364,12 +376,13 @@ def digest_range(
     hi: int,
     *,
     every_seal: bool = False,
+    public: bytes | None = None,
 ) -> str | None:
     """The checkpoint digest of entries ``lo .. hi`` as stored (their seals are checked by the
     chain walk), for a checkpoint whose entries span several segments. None when they reach
     into a sealed block's run and ``every_seal`` is not asked: the block's seal stands for
     them."""
-    seg = Segment(link_id, lo, hi, None, True, every_seal=every_seal)
+    seg = Segment(link_id, lo, hi, None, True, every_seal=every_seal, public=public)
     batches: Any = (
         _sqlite_rows(target["path"], key, seg, lo)
         if kind == "sqlite"

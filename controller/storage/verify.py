@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -89,6 +91,7 @@ async def verify_ledger(
     progress: Callable[[int], None] | None = None,
     workers: int | None = None,
     checkpoints: Sequence[SignedCheckpoint] = (),
+    public_key: Ed25519PublicKey | None = None,
     every_seal: bool = False,
 ) -> VerifyReport:
     """Every chain, and with ``checkpoints`` (read and their signatures checked by the
@@ -97,7 +100,14 @@ async def verify_ledger(
     checkpoint and the one before it have the signed digest.
 
     A sealed block (``storage.blocks``) is checked by its seal, its runs joined to the chain;
+    with ``public_key`` (the checkpoints' key) only if that key signed it too (the ledger key
+    cannot: a history checked against signed checkpoints is no easier to rewrite with it);
     ``every_seal`` checks each of its entries as a row's, and every checkpoint's digest."""
+    public = (
+        None
+        if public_key is None
+        else public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    )
     report = VerifyReport()
     async with unit_of_work(engine, consistent=True) as uow:
         # Heads, extents and paid hits from one snapshot, so a controller committing while
@@ -181,6 +191,7 @@ async def verify_ledger(
                     tuple(checks),
                     meters if lo == first else None,
                     every_seal,
+                    public,
                 )
             )
             lo = hi + 1
@@ -240,6 +251,7 @@ async def verify_ledger(
                         cp.prev_seq + 1,
                         cp.seq,
                         every_seal=every_seal,
+                        public=public,
                     ),
                 )
 

@@ -429,3 +429,23 @@ async def test_a_table_already_on_a_link_is_refused_in_one_line(db_url: str) -> 
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     code, out, _ = await progressive("links", "list", db_url=db_url)
     assert "two" not in out.split(), out
+
+
+async def test_compacted_history_verifies_through_its_blocks_seals(
+    store: LedgerStore, db_url: str
+) -> None:
+    await play(store)
+    code, out, err = await progressive("ledger", "compact", db_url=db_url)
+    assert code == 0, err
+    assert "11 entries of closed gaming days moved into 1 blocks" in out, out
+    code, out, err = await progressive("ledger", "verify", db_url=db_url)
+    assert code == 0, err
+    assert "ledger whole: 16 entries in 1 links" in out
+    assert "11 entries checked through the seals of the blocks that hold them" in out
+    code, out, err = await progressive("ledger", "verify", "--every-seal", db_url=db_url)
+    assert code == 0, err
+    assert "ledger whole: 16 entries in 1 links" in out and "seals of the blocks" not in out
+    # A block's seal edited: named, with the block's entries.
+    await _tamper(store, "UPDATE meter_blocks SET seal = runs")
+    code, out, err = await progressive("ledger", "verify", db_url=db_url)
+    assert code == 1 and "the seal of the block of entries" in err, err

@@ -15,7 +15,16 @@ from sqlalchemy import select, update
 from controller.core.ledger import ChainVerifier, Checkpoint, SealedEntry, digest_of
 from controller.paperwork.checkpoints import parse_checkpoints, sign_line
 from controller.storage import verify as verify_module
-from controller.storage.blocks import BLOCK_KINDS, Run, block_seal, blockable, runs_of
+from controller.storage.blocks import (
+    BLOCK_KINDS,
+    Run,
+    block_seal,
+    blockable,
+    decode,
+    encode,
+    runs_of,
+)
+from controller.storage.compaction import compact_link
 from controller.storage.models import MeterBlockRow
 from controller.storage.store import LedgerStore
 from controller.storage.unit_of_work import reading
@@ -238,3 +247,54 @@ def test_a_run_knows_the_seal_of_each_of_its_entries() -> None:
     run = Run(LINK, 10, 11, "00" * 32, 0, 5, {}, seals, 1)
     assert run.seal_of(10) == bytes(range(32, 64)).hex() and run.seal == bytes(range(64, 96)).hex()
     assert run.entries == 2
+
+
+async def test_against_signed_checkpoints_a_block_counts_only_with_their_key(
+    store: LedgerStore,
+) -> None:
+    """The ledger key makes a block's seal; someone holding it could seal an edited block. A
+    history checked against signed checkpoints asks for the checkpoint key's signature of the
+    block too, which the ledger key cannot make: such a block is then checked entry by entry,
+    and the edit is found."""
+    p = _longer()
+    await store_levels_link(store, p.outcomes)
+    signing = Ed25519PrivateKey.generate()
+    done = await compact_link(
+        store.engine, LINK, key=KEY, signer=signing, until_us=2**62, day_end=_day_end, most=8
+    )
+    assert done.blocks >= 2
+    blocks = await _blocks(store)
+    sealed = [b for b in blocks if b.seal is not None]
+    assert sealed and all(b.signature is not None and len(b.signature) == 64 for b in sealed)
+    public = signing.public_key()
+    signed = await verify_ledger(store.engine, KEY, public_key=public)
+    assert signed.ok and signed.sealed == sum(b.entries for b in sealed)
+    # Another checkpoint key: every block checked entry by entry, the history still whole.
+    other = await verify_ledger(
+        store.engine, KEY, public_key=Ed25519PrivateKey.generate().public_key()
+    )
+    assert other.ok and other.sealed == 0 and other.entries == signed.entries
+    # One credit more in an entry of a block, the block sealed again with the ledger key.
+    target = sealed[-1]
+    entries = decode(LINK, target.body)
+    e = entries[2]
+    entries[2] = e._replace(
+        delta_units=e.delta_units + 1, meter_after_units=e.meter_after_units + 1
+    )
+    body, _ = encode(entries)
+    seal = block_seal(KEY, LINK, target.runs, body)
+    async with store.engine.begin() as conn:
+        await drop_guards(conn)
+        await conn.execute(
+            update(MeterBlockRow)
+            .where(MeterBlockRow.first_seq == target.first_seq)
+            .values(body=body, seal=seal)
+        )
+    (problem,) = (await verify_ledger(store.engine, KEY, public_key=public)).problems
+    assert problem.seq == e.seq and "seal does not match" in problem.what
+    (problem,) = (await verify_ledger(store.engine, KEY, every_seal=True)).problems
+    assert problem.seq == e.seq
+
+
+def _day_end(at_us: int) -> int:
+    return (at_us // 86_400_000_000 + 1) * 86_400_000_000
