@@ -79,6 +79,8 @@ from controller.storage.store import LedgerStore
 from controller.storage.verify import verify_ledger
 
 KEY = b"benchmark ledger key, 32 bytes!!"
+# The checkpoint key: signs the checkpoints and, as the controller's compaction does, the blocks.
+SIGNING = Ed25519PrivateKey.from_private_bytes(b"benchmark checkpoint key, 32 b!!")
 HOUR = 3_600_000_000
 DAY = 24 * HOUR
 YEARS = 5
@@ -88,7 +90,7 @@ CALENDAR = FloorCalendar(
 )
 BLOCK_COLUMNS = (
     "link_id", "first_seq", "last_seq", "first_at_us", "last_at_us", "entries", "form", "body",
-    "runs", "seal",
+    "runs", "seal", "signature",
 )  # fmt: skip
 
 # Four levels as floors run them without a mystery: 80 % of every wager in all.
@@ -310,7 +312,7 @@ async def _build_link(spec: LinkSpec) -> Built:
             if not still_open:
                 for run in runs(sealed, most=BLOCK_MOST):
                     # Checked and sealed as the controller's compaction does it.
-                    block = pack(run, KEY)
+                    block = pack(run, KEY, SIGNING)
                     r = block.range
                     records.append(
                         (
@@ -324,6 +326,7 @@ async def _build_link(spec: LinkSpec) -> Built:
                             block.body,
                             block.runs,
                             block.seal,
+                            block.signature,
                         )
                     )
                     packed.update(e.seq for e in run)
@@ -387,7 +390,7 @@ async def _write_heads(
 
 
 def _signed(built: list[Built], folder: Path) -> tuple[list[Any], Path]:
-    key = Ed25519PrivateKey.generate()
+    key = SIGNING
     lines = [
         sign_line(key, Checkpoint(link_id=b.link_id, **cp)) for b in built for cp in b.checkpoints
     ]
@@ -713,7 +716,9 @@ async def _timed_phases(
     engine = make_engine(url)
     w0 = time.time()
     t0 = time.perf_counter()
-    report = await verify_ledger(engine, KEY, checkpoints=signed, workers=args.workers)
+    report = await verify_ledger(
+        engine, KEY, checkpoints=signed, public_key=SIGNING.public_key(), workers=args.workers
+    )
     beat.phase("verify", w0)
     verify_s = time.perf_counter() - t0
     assert report.ok, report.problems[:3]
