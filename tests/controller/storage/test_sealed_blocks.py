@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 
 from controller.core.ledger import ChainVerifier, Checkpoint, SealedEntry, digest_of
 from controller.paperwork.checkpoints import parse_checkpoints, sign_line
+from controller.runtime.compaction import CompactionJob
 from controller.storage import verify as verify_module
 from controller.storage.blocks import (
     BLOCK_KINDS,
@@ -32,6 +33,7 @@ from controller.storage.verify import verify_ledger
 from tests.conftest import KEY
 from tests.controller.core.levels_history import LINK, Play, played
 from tests.controller.storage.helpers import compact, drop_guards
+from tests.controller.storage.test_blocks import CALENDAR
 from tests.controller.storage.test_verify_levels import store_levels_link
 
 
@@ -298,3 +300,25 @@ async def test_against_signed_checkpoints_a_block_counts_only_with_their_key(
 
 def _day_end(at_us: int) -> int:
     return (at_us // 86_400_000_000 + 1) * 86_400_000_000
+
+
+async def test_the_scheduled_compaction_seals_and_signs(store: LedgerStore) -> None:
+    p = _longer()
+    await store_levels_link(store, p.outcomes)
+    signing = Ed25519PrivateKey.generate()
+    job = CompactionJob(
+        store.engine,
+        key=KEY,
+        signer=signing,
+        link_ids=lambda: [LINK],
+        calendar=CALENDAR,
+        now_us=lambda: p.at + 3 * 86_400_000_000,  # the days played have all closed
+        first_run_s=3600,
+        interval_s=3600,
+    )
+    done = await job.run_once()
+    assert done.entries > 0 and job.failures == 0
+    blocks = await _blocks(store)
+    assert all(b.seal is not None and b.signature is not None for b in blocks[1:])
+    report = await verify_ledger(store.engine, KEY, public_key=signing.public_key())
+    assert report.ok and report.sealed == sum(b.entries for b in blocks if b.seal is not None)
