@@ -194,6 +194,8 @@ async def test_registers_the_profile_cannot_decode(
             raise KeyError(f"hand code {code}")
 
         monkeypatch.setattr(profile_decoding, "hit_hand", undecodable)
+        # A round dealt before the table takes side bets has no hit to decode.
+        await h.taking_bets(h.plans[0], 2)
         h.floor.force_hand(GW, 2, 3, HandCategory.ROYAL_FLUSH)
         h.floor.play_round_now(GW, 2)
         await wait_until(lambda: offline(h, "stud-2"), 30)
