@@ -26,7 +26,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -199,41 +199,39 @@ class MeterTrail:
                 problem = self._unsplit(first, delta)
                 return None if problem is None else (first, problem)
             return None
-        if self.meters is None:
-            if self.open:
-                self.meters = {}
-                self.drift = before - self.start_total
-            else:
-                self.meters = {FIRST: before}
+        meters_now = self._first_split(before)
         for key, (seq, was, end) in meters.items():
-            now = self.meters.get(key)
-            if now is None:
-                if self.open:
-                    self.assumed[key] = (seq, was - (self.drift if key == FIRST else 0), was)
-                elif was != 0:
-                    return seq, f"meter {key} first appears at {was} units; a new meter starts at 0"
-            elif now != was:
-                return seq, f"meter {key} starts from {was} units but it stood at {now}"
-            self.meters[key] = end
+            # The stretch's move of the meter, as one entry's: the same rule, the same words.
+            trust = self._take_on_trust(seq) if self.open else None
+            problem = split_step(meters_now, {key: (was, end - was)}, end - was, first_seen=trust)
+            if problem is not None:
+                return seq, problem
         return None
 
-    def _split(self, seq: int, before: int, delta: int, split: Mapping[str, Any]) -> str | None:
+    def _first_split(self, before: int) -> dict[str, int]:
+        """The meters, made at the history's first split (until then every entry moved L1
+        alone, from the chain's meter ``before``)."""
         if self.meters is None:
-            # The history's first split: until now every entry moved L1 alone.
             if self.open:
                 self.meters = {}
                 self.drift = before - self.start_total
             else:
                 self.meters = {FIRST: before}
-        if not self.open:
-            return split_step(self.meters, split, delta)
+        return self.meters
 
+    def _take_on_trust(self, seq: int) -> Callable[[str, int], str | None]:
         def take_on_trust(key: str, was: int) -> None:
             # An open walk takes a meter where it first finds it, for ``stitch`` to check.
             self.assumed[key] = (seq, was - (self.drift if key == FIRST else 0), was)
             return None
 
-        return split_step(self.meters, split, delta, first_seen=take_on_trust)
+        return take_on_trust
+
+    def _split(self, seq: int, before: int, delta: int, split: Mapping[str, Any]) -> str | None:
+        meters = self._first_split(before)
+        if not self.open:
+            return split_step(meters, split, delta)
+        return split_step(meters, split, delta, first_seen=self._take_on_trust(seq))
 
     def _unsplit(self, seq: int, delta: int) -> str | None:
         assert self.meters is not None
