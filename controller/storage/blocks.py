@@ -241,8 +241,9 @@ class UnsealableBlock(ValueError):
 def runs_of(key: bytes, entries: Sequence[SealedEntry]) -> bytes | None:
     """The ``runs`` of a block of ``entries``, after checking every entry as ``ledger verify``
     does (raises ``UnsealableBlock`` naming the first that fails). None when a stretch's meters
-    are not a plain continuation (the first split of a link's history, a meter moved before
-    its levels were named): such a block is kept unsealed and checked entry by entry."""
+    are not a plain continuation (the pool moved before the stretch first names its levels'
+    meters, as at a link's first split after unsplit entries): such a block is kept unsealed
+    and checked entry by entry."""
     out: list[list[object]] = []
     for run in _stretches(entries):
         first, last = run[0], run[-1]

@@ -75,8 +75,9 @@ async def test_sealed_blocks_verify_as_every_entry_does(
 ) -> None:
     before = await _sealed_levels_link(store)
     blocks = await _blocks(store)
-    # Every block is sealed but one whose stretch holds the history's first split of the
-    # pool: its meters are no continuation of anything, so it is checked entry by entry.
+    # Every block is sealed, but perhaps one: a stretch in which the pool moved before it first
+    # named its levels' meters (the history's first split) continues nothing and is checked
+    # entry by entry.
     sealed = [b for b in blocks if b.seal is not None]
     assert len(sealed) >= len(blocks) - 1 and all(len(b.seal) == 32 for b in sealed)
     monkeypatch.setattr(verify_module, "SEGMENT", segment)
