@@ -118,15 +118,19 @@ def sealed_form(row: Sequence[Any]) -> bytes:
     ).encode()
 
 
-@lru_cache(maxsize=8)
-def _keyed(key: bytes) -> Any:
-    # The keyed state computed once; each seal starts from a copy of it.
-    return hashlib.blake2b(key=key[:64], digest_size=32, person=b"progressive-v1")
+ENTRY_PERSON = b"progressive-v1"  # each kind of seal made with the ledger key has its own
+
+
+@lru_cache(maxsize=16)
+def keyed(key: bytes, person: bytes = ENTRY_PERSON) -> Any:
+    """The ledger key's keyed BLAKE2b-256 (RFC 7693, a MAC by design) under ``person``,
+    computed once: each seal starts from a ``copy()`` of it."""
+    return hashlib.blake2b(key=key[:64], digest_size=32, person=person)
 
 
 def seal_hash(key: bytes, row: Sequence[Any]) -> str:
     """Keyed BLAKE2b-256 (RFC 7693, a MAC by design) of ``sealed_form(row)``, as hex."""
-    h = _keyed(key).copy()
+    h = keyed(key).copy()
     h.update(sealed_form(row))
     return str(h.hexdigest())
 
@@ -345,7 +349,7 @@ class ChainVerifier:
         if self.problem is not None:
             return self.problem
         link, seq, prev, meter = self.link_id, self.seq, self.prev_hash, self.meter
-        fresh = _keyed(self.key).copy
+        fresh = keyed(self.key).copy
         split = self.trail.meters is not None  # a link of levels: every move needs the trail
         armed, mark, moving = ARMED_KIND, METERS_MARK, _CONTRIBUTION_KIND
         trail_split = self.trail.feed_split

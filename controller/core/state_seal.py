@@ -21,12 +21,12 @@ stops, and returns to its prior state only through a recorded recovery).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from controller.core.ledger import keyed
 from controller.core.reducer import TableConfig
 
 PERSON = b"progressive-st1"  # the chain's entries use b"progressive-v1"
@@ -34,11 +34,6 @@ PERSON = b"progressive-st1"  # the chain's entries use b"progressive-v1"
 # ledger_meta row written when the state is first sealed: from then on a row without a seal
 # is not an old row waiting for one but a row someone changed.
 SEALED_SINCE = "state_sealed_since"
-
-
-@lru_cache(maxsize=8)
-def _keyed(key: bytes) -> Any:
-    return hashlib.blake2b(key=key[:64], digest_size=32, person=PERSON)
 
 
 # ``json.dumps(payload, sort_keys=True, separators=(",", ":"))``, the encoder made once (a
@@ -51,7 +46,7 @@ def _mac(key: bytes, payload: Any) -> str:
 
 
 def _mac_text(key: bytes, text: str) -> str:
-    h = _keyed(key).copy()
+    h = keyed(key, PERSON).copy()
     h.update(text.encode())
     return str(h.hexdigest())
 

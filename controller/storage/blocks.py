@@ -52,7 +52,6 @@ whose meters are not a plain continuation) are checked entry by entry too.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import struct
@@ -63,7 +62,7 @@ from typing import NamedTuple
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from controller.core.ledger import NULL_MARK, US, Anchor, ChainVerifier, SealedEntry
+from controller.core.ledger import NULL_MARK, US, Anchor, ChainVerifier, SealedEntry, keyed
 from controller.core.reducer import EntryKind
 
 BLOCK_FORM = 1
@@ -270,11 +269,11 @@ def runs_of(key: bytes, entries: Sequence[SealedEntry]) -> bytes | None:
 
 def block_seal(key: bytes, link_id: str, runs: bytes, body: bytes) -> bytes:
     """The seal of a block's runs and body (keyed BLAKE2b-256, RFC 7693)."""
-    h = hashlib.blake2b(key=key[:64], digest_size=32, person=b"progressive-blk1")
+    h = keyed(key, b"progressive-blk1").copy()
     h.update(link_id.encode() + b"\x1f" + _LEN.pack(len(runs)))
     h.update(runs)
     h.update(body)
-    return h.digest()
+    return bytes(h.digest())
 
 
 _SIGNED = b"progressive-block-v1\n"  # block signatures mean nothing elsewhere
