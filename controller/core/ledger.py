@@ -284,6 +284,23 @@ class ChainVerifier:
         self.problem = ChainProblem(self.link_id, seq, what)
         return self.problem
 
+    def _join(self, seq: int, prev: str, before: int) -> ChainProblem | None:
+        """Does an entry (or a run's first) at ``seq``, pointing at seal ``prev`` and starting
+        from meter ``before``, follow where the chain stands?"""
+        expected = self.seq + 1
+        if seq != expected:
+            what = "missing (deleted?)" if seq > expected else "out of order or duplicated"
+            return self._fail(expected if seq > expected else seq, f"entry {expected} {what}")
+        if prev != self.prev_hash:
+            return self._fail(
+                seq, "does not point at the previous entry's seal (inserted or re-chained)"
+            )
+        if before != self.meter:
+            return self._fail(
+                seq, f"starts from meter {before} but the previous entry ended at {self.meter}"
+            )
+        return None
+
     def feed(self, row: Sequence[Any]) -> ChainProblem | None:
         """``row`` in ``ENTRY_COLUMNS`` order. Returns the problem, if this row has one."""
         if self.problem is not None:
@@ -291,18 +308,8 @@ class ChainVerifier:
         seq = row[1]
         if row[0] != self.link_id:
             return self._fail(seq, f"belongs to link {row[0]!r}")
-        expected = self.seq + 1
-        if seq != expected:
-            what = "missing (deleted?)" if seq > expected else "out of order or duplicated"
-            return self._fail(expected if seq > expected else seq, f"entry {expected} {what}")
-        if row[13] != self.prev_hash:
-            return self._fail(
-                seq, "does not point at the previous entry's seal (inserted or re-chained)"
-            )
-        if row[4] != self.meter:
-            return self._fail(
-                seq, f"starts from meter {row[4]} but the previous entry ended at {self.meter}"
-            )
+        if self._join(seq, row[13], row[4]) is not None:
+            return self.problem
         if row[6] != row[4] + row[5] or row[6] < 0:
             return self._fail(seq, f"amounts do not add up: {row[4]} {row[5]:+d} != {row[6]}")
         if row[5] < 0:
@@ -421,20 +428,8 @@ class ChainVerifier:
         """Entries ``first .. last`` at once, as a sealed block's run says of them (checked
         entry by entry by the controller before it sealed the block: ``storage.blocks``):
         joined to the chain where it stands, its meters to the trail."""
-        if self.problem is not None:
+        if self.problem is not None or self._join(first, prev, before) is not None:
             return self.problem
-        expected = self.seq + 1
-        if first != expected:
-            what = "missing (deleted?)" if first > expected else "out of order or duplicated"
-            return self._fail(expected if first > expected else first, f"entry {expected} {what}")
-        if prev != self.prev_hash:
-            return self._fail(
-                first, "does not point at the previous entry's seal (inserted or re-chained)"
-            )
-        if before != self.meter:
-            return self._fail(
-                first, f"starts from meter {before} but the previous entry ended at {self.meter}"
-            )
         broken = self.trail.feed_run(first, before, after, meters)
         if broken is not None:
             return self._fail(broken[0], broken[1])
