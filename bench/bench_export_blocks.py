@@ -29,6 +29,7 @@ from bench._pg import scratch_schema
 from controller.core.ledger import GENESIS, SealedEntry, seal
 from controller.core.reducer import EntryKind, MeterEvent
 from controller.paperwork.export import ExportKind, export
+from controller.storage.blocks import pack
 from controller.storage.database import make_engine, upgrade
 from controller.storage.entries import ENTRIES, SEALED_COLUMNS, Entries
 
@@ -73,12 +74,12 @@ async def load(url: str, entries: int, days: int) -> None:
         for e in blocked:
             if e.kind != EntryKind.CONTRIBUTION:
                 if day:
-                    await stored.add_block(day)
+                    await stored.add_block(pack(day))
                 day = []
             else:
                 day.append(e)
         if day:
-            await stored.add_block(day)
+            await stored.add_block(pack(day))
     await engine.dispose()
 
 

@@ -253,12 +253,9 @@ def runs_of(key: bytes, entries: Sequence[SealedEntry]) -> bytes | None:
         if problem is not None:
             raise UnsealableBlock(str(problem))
         part = v.trail_part()
-        found = part.state.meters
-        if part.drift or part.pending or part.state.armed:
+        ends = part.state.meters or {}
+        if part.drift or part.pending or part.state.armed or ends.keys() != part.assumed.keys():
             return None
-        if (found or {}).keys() != part.assumed.keys():
-            return None
-        ends = found or {}
         meters = {k: [seq, was, ends[k]] for k, (seq, _, was) in part.assumed.items()}
         out.append(
             [first.seq, last.seq, first.prev_hash, first.meter_before_units,
@@ -279,9 +276,13 @@ def block_seal(key: bytes, link_id: str, runs: bytes, body: bytes) -> bytes:
 _SIGNED = b"progressive-block-v1\n"  # block signatures mean nothing elsewhere
 
 
+def _signed(link_id: str, seal: bytes) -> bytes:
+    return _SIGNED + link_id.encode() + b"\x1f" + seal
+
+
 def sign_block(signer: Ed25519PrivateKey, link_id: str, seal: bytes) -> bytes:
     """The checkpoint key's signature of a block's seal."""
-    return signer.sign(_SIGNED + link_id.encode() + b"\x1f" + seal)
+    return signer.sign(_signed(link_id, seal))
 
 
 def signed_by(public: bytes, link_id: str, seal: bytes, signature: bytes | None) -> bool:
@@ -289,9 +290,7 @@ def signed_by(public: bytes, link_id: str, seal: bytes, signature: bytes | None)
     if signature is None:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(
-            bytes(signature), _SIGNED + link_id.encode() + b"\x1f" + seal
-        )
+        Ed25519PublicKey.from_public_bytes(public).verify(bytes(signature), _signed(link_id, seal))
     except (InvalidSignature, ValueError):
         return False
     return True

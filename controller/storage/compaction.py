@@ -13,14 +13,13 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from controller.core.ledger import SealedEntry
-from controller.storage.blocks import BLOCK_KINDS, Packed, blockable, pack
+from controller.storage.blocks import BLOCK_KINDS, blockable, pack
 from controller.storage.entries import ENTRIES, SEALED_COLUMNS
 from controller.storage.errors import Duplicate
 from controller.storage.unit_of_work import unit_of_work
@@ -54,64 +53,50 @@ async def compact_link(
     are checked and the block sealed (``blocks.pack``), and signed with the checkpoint key
     ``signer`` when there is one: a block that fails its check stays rows
     (``UnsealableBlock`` is raised, naming it). ``stop`` is asked between blocks."""
+    # The entries are checked and packed on a thread: a block's check takes a moment of
+    # processor, the event loop's polls do not wait for it.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="compaction") as thread:
-        return await _compact(
-            engine, link_id, partial(pack, key=key, signer=signer), until_us, day_end, most, stop,
-            thread,
-        )  # fmt: skip
-
-
-async def _compact(
-    engine: AsyncEngine,
-    link_id: str,
-    packing: Callable[[list[SealedEntry]], Packed],
-    until_us: int,
-    day_end: Callable[[int], int],
-    most: int,
-    stop: Callable[[], bool],
-    thread: ThreadPoolExecutor,
-) -> Compacted:
-    loop = asyncio.get_running_loop()
-    done = Compacted()
-    after = 0
-    while not stop():
-        # The rows are read, checked and packed outside the transaction that moves them (a
-        # block's check takes a moment of processor): history is append-only, and the move
-        # deletes exactly the rows packed or nothing.
-        async with unit_of_work(engine) as uow:
-            rows = [
-                SealedEntry._make(r)
-                for r in await uow.conn.execute(
-                    select(*SEALED_COLUMNS)
-                    .where(
-                        ENTRIES.c.link_id == link_id,
-                        ENTRIES.c.seq > after,
-                        ENTRIES.c.at_us < until_us,
-                        ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
-                    )
-                    .order_by(ENTRIES.c.seq)
-                    .limit(most)
-                )
-            ]
-        if not rows:
-            break
-        end = min(until_us, day_end(rows[0].at_us))
-        block = [e for e in rows if e.at_us < end and blockable(e)]
-        after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
-        if not block:
-            continue
-        packed = await loop.run_in_executor(thread, packing, block)
-        try:
+        loop = asyncio.get_running_loop()
+        done = Compacted()
+        after = 0
+        while not stop():
+            # The rows are read, checked and packed outside the transaction that moves them:
+            # history is append-only, and the move deletes exactly the rows packed or nothing.
             async with unit_of_work(engine) as uow:
-                await uow.entries.add_block(packed)
-                moved = await uow.entries.remove_blocked(link_id, [e.seq for e in block])
-                if moved != len(block):
-                    raise RuntimeError(
-                        f"link {link_id}: {moved} rows deleted for a block of {len(block)} entries"
+                rows = [
+                    SealedEntry._make(r)
+                    for r in await uow.conn.execute(
+                        select(*SEALED_COLUMNS)
+                        .where(
+                            ENTRIES.c.link_id == link_id,
+                            ENTRIES.c.seq > after,
+                            ENTRIES.c.at_us < until_us,
+                            ENTRIES.c.kind.in_(sorted(BLOCK_KINDS)),
+                        )
+                        .order_by(ENTRIES.c.seq)
+                        .limit(most)
                     )
-        except Duplicate:
-            # Another process (a standby) moved these first: nothing is lost, go on.
-            continue
-        done.blocks += 1
-        done.entries += len(block)
-    return done
+                ]
+            if not rows:
+                break
+            end = min(until_us, day_end(rows[0].at_us))
+            block = [e for e in rows if e.at_us < end and blockable(e)]
+            after = next((e.seq for e in reversed(rows) if e.at_us < end), rows[-1].seq)
+            if not block:
+                continue
+            packed = await loop.run_in_executor(thread, pack, block, key, signer)
+            try:
+                async with unit_of_work(engine) as uow:
+                    await uow.entries.add_block(packed)
+                    moved = await uow.entries.remove_blocked(link_id, [e.seq for e in block])
+                    if moved != len(block):
+                        raise RuntimeError(
+                            f"link {link_id}: {moved} rows deleted for a block of "
+                            f"{len(block)} entries"
+                        )
+            except Duplicate:
+                # Another process (a standby) moved these first: nothing is lost, go on.
+                continue
+            done.blocks += 1
+            done.entries += len(block)
+        return done

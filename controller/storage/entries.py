@@ -25,7 +25,6 @@ from controller.storage.blocks import (
     Packed,
     decode,
     never_blocked,
-    pack,
 )
 from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow, table_of
 
@@ -389,11 +388,9 @@ class Entries:
                     out[(lid, seq)] = e
         return out
 
-    async def add_block(self, block: Packed | Sequence[SealedEntry]) -> BlockRange:
-        """A block (``blocks.pack``; entries are packed unsealed) written; the caller deletes
-        the rows of its entries (``remove_blocked``) in the same transaction."""
-        if not isinstance(block, Packed):
-            block = pack(block)
+    async def add_block(self, block: Packed) -> BlockRange:
+        """A block (``blocks.pack``) written; the caller deletes the rows of its entries
+        (``remove_blocked``) in the same transaction."""
         r = block.range
         await self.conn.execute(
             BLOCKS.insert().values(

@@ -242,7 +242,7 @@ def _walk(kind: str, target: dict[str, Any], key: bytes, seg: Segment) -> Segmen
         if kind == "sqlite"
         else asyncio.run(_pg_batches(target, key, seg, lo))
     )
-    walk = _Walk(seg, [], [], {}, [])
+    walk = _Walk(seg)
     for batch in batches:
         items = batch
         if verifier is None:
@@ -309,17 +309,23 @@ class _Walk:
     whole, and what the checkpoints found."""
 
     seg: Segment
-    awards: list[str]
-    checked: list[tuple[int, str]]
-    open_digests: dict[int, Any]  # checkpoint index -> running SHA-256 of its entries
-    blind: list[int]  # checkpoints whose entries reach into a sealed block's run
+    awards: list[str] = field(default_factory=list)
+    checked: list[tuple[int, str]] = field(default_factory=list)
+    # checkpoint index -> running SHA-256 of its entries
+    open_digests: dict[int, Any] = field(default_factory=dict)
+    blind: set[int] = field(default_factory=set)  # checkpoints reaching into a sealed run
     sealed: int = 0
+    # Where rows are cut into pieces: each checkpoint's entry and the entry before its first.
+    cuts: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        checks = self.seg.checks
+        self.cuts = frozenset({c.seq for c in checks} | {c.prev_seq for c in checks if c.digest})
 
     def rows(self, verifier: ChainVerifier, rows: list[Any]) -> ChainProblem | None:
-        seg = self.seg
-        if not seg.checks:
+        if not self.seg.checks:
             return verifier.feed_many(rows, self.awards)
-        cuts = {c.seq for c in seg.checks} | {c.prev_seq for c in seg.checks if c.digest}
+        cuts = self.cuts
         # Fed in pieces ending at each checkpoint's first entry - 1 and at its own entry, so
         # every piece goes into the same running digests.
         start = 0
@@ -343,7 +349,7 @@ class _Walk:
             return problem
         self.sealed += run.entries
         self._open(run.seq, run.last)
-        self.blind.extend(i for i in self.open_digests if i not in self.blind)
+        self.blind.update(self.open_digests)
         self._close(run.seq, run.last, run.seal_of)
         return None
 

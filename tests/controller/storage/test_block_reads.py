@@ -27,7 +27,7 @@ from controller.paperwork.export import ExportKind, export
 from controller.paperwork.retention import run_retention, years_before
 from controller.runtime.clock import FixedClock
 from controller.runtime.links import LinkRuntime
-from controller.storage.blocks import never_blocked
+from controller.storage.blocks import never_blocked, pack
 from controller.storage.database import make_engine
 from controller.storage.entries import Entries
 from controller.storage.models import LedgerAnchorRow, MeterBlockRow, MeterEntryRow
@@ -423,7 +423,7 @@ async def _year_of_blocks(store: LedgerStore, days: int) -> int:
         stored = Entries(conn)
         await stored.append([e for e in entries if e.kind != EntryKind.CONTRIBUTION])
         for day in range(days):
-            await stored.add_block(entries[day * PER_DAY + 1 : (day + 1) * PER_DAY])
+            await stored.add_block(pack(entries[day * PER_DAY + 1 : (day + 1) * PER_DAY]))
     return len(entries)
 
 
