@@ -19,6 +19,7 @@ from controller.storage import verify as verify_module
 from controller.storage.blocks import (
     BLOCK_KINDS,
     Run,
+    UnsealableBlock,
     block_seal,
     blockable,
     decode,
@@ -26,7 +27,7 @@ from controller.storage.blocks import (
     runs_of,
 )
 from controller.storage.compaction import compact_link
-from controller.storage.models import MeterBlockRow
+from controller.storage.models import MeterBlockRow, MeterEntryRow
 from controller.storage.store import LedgerStore
 from controller.storage.unit_of_work import reading
 from controller.storage.verify import verify_ledger
@@ -323,3 +324,29 @@ async def test_the_scheduled_compaction_seals_and_signs(store: LedgerStore) -> N
     assert all(b.seal is not None and b.signature is not None for b in blocks[1:])
     report = await verify_ledger(store.engine, KEY, public_key=signing.public_key())
     assert report.ok and report.sealed == sum(b.entries for b in blocks if b.seal is not None)
+
+
+async def test_entries_that_fail_their_check_are_never_packed(store: LedgerStore) -> None:
+    """The compaction seals only what it checked: an entry edited in its row stops the link's
+    compaction there, naming it, and stays a row, where verify finds it."""
+    p = _longer()
+    await store_levels_link(store, p.outcomes)
+    entries = await _entries(store)
+    edited = [e for e in entries if e.kind in BLOCK_KINDS][20]
+    async with store.engine.begin() as conn:
+        await drop_guards(conn)
+        await conn.execute(
+            update(MeterEntryRow)
+            .where(MeterEntryRow.seq == edited.seq)
+            .values(explanation="nothing to see")
+        )
+    with pytest.raises(UnsealableBlock, match=f"entry {edited.seq}: the seal does not match"):
+        await compact(store.engine, LINK, most=8)
+    async with store.engine.connect() as conn:
+        still = await conn.scalar(
+            select(MeterEntryRow.explanation).where(MeterEntryRow.seq == edited.seq)
+        )
+    assert still == "nothing to see"
+    assert all(not b.first_seq <= edited.seq <= b.last_seq for b in await _blocks(store))
+    (problem,) = (await verify_ledger(store.engine, KEY)).problems
+    assert problem.seq == edited.seq
